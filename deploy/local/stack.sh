@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# The local stack: Kafka (KRaft, one node), Apicurio Registry 3 (Confluent-compatible API) and
+# ClickHouse, installed on first use and started on loopback. Data and logs live under .stack/
+# (git-ignored). Usage: stack.sh up | down | status | install | logs [component]
+#
+# Installs are cached: Kafka's jars and the registry's zip come from Maven Central through Maven
+# (they stay in ~/.m2 and .stack/), ClickHouse from Debian's package.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+HERE="$ROOT/deploy/local"
+STACK_DIR="${STACK_DIR:-$ROOT/.stack}"
+LOGS="$STACK_DIR/logs"
+RUN="$STACK_DIR/run"
+
+KAFKA_VERSION="3.9.1"
+REGISTRY_VERSION="${REGISTRY_VERSION:-3.0.9}"
+KAFKA_PORT="${KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
+REGISTRY_PORT="${REGISTRY_PORT:-18081}"
+CLICKHOUSE_HTTP_PORT="${CLICKHOUSE_HTTP_PORT:-18123}"
+CLICKHOUSE_TCP_PORT="${CLICKHOUSE_TCP_PORT:-19000}"
+KAFKA_HEAP="${KAFKA_HEAP:--Xms256m -Xmx768m}"
+REGISTRY_HEAP="${REGISTRY_HEAP:--Xms128m -Xmx512m}"
+READY_TIMEOUT="${STACK_READY_TIMEOUT:-120}"
+
+say() { printf '[stack] %s\n' "$*" >&2; }
+fail() { # component, reason, log file
+  printf '[stack] FAILED: %s: %s\n' "$1" "$2" >&2
+  if [ -n "${3:-}" ] && [ -f "$3" ]; then
+    printf '[stack] last lines of %s:\n' "$3" >&2
+    tail -n 20 "$3" | sed 's/^/    /' >&2
+  fi
+  exit 1
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pid_alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
+
+# A port held by someone else is a clear failure, not a silent reuse of a stranger's server.
+check_port_free() { # component port
+  if port_open "$2"; then
+    fail "$1" "port $2 on 127.0.0.1 is taken by another process (set ${3:-its port variable} to move it)"
+  fi
+}
+
+wait_until() { # component log timeout command...
+  local comp="$1" log="$2" timeout="$3"; shift 3
+  local start=$SECONDS
+  while ! "$@" >/dev/null 2>&1; do
+    if ! pid_alive "$comp"; then fail "$comp" "process exited during start" "$log"; fi
+    if [ $((SECONDS - start)) -ge "$timeout" ]; then fail "$comp" "not ready after ${timeout}s" "$log"; fi
+    sleep 0.5
+  done
+  say "$comp ready in $((SECONDS - start))s"
+}
+
+need_java() {
+  command -v java >/dev/null 2>&1 || fail java "Java is missing: install a JDK 17 (apt-get install openjdk-17-jre-headless)"
+  local v
+  v=$(java -version 2>&1 | head -n1 | sed -E 's/.*"([0-9]+).*/\1/')
+  [ "$v" -ge 17 ] 2>/dev/null || fail java "Java 17 or later is needed, found: $(java -version 2>&1 | head -n1)"
+}
+
+# ---------------------------------------------------------------- install
+install_kafka() {
+  local libs="$STACK_DIR/kafka/libs" marker="$STACK_DIR/kafka/.installed-$KAFKA_VERSION"
+  [ -f "$marker" ] && return 0
+  command -v mvn >/dev/null 2>&1 || fail kafka "Maven (mvn) is missing: it resolves Kafka's jars from Maven Central"
+  say "installing Kafka $KAFKA_VERSION jars from Maven Central (first run only)..."
+  rm -rf "$libs"; mkdir -p "$libs"
+  mvn -B -q -f "$HERE/pom.xml" -Dkafka.version="$KAFKA_VERSION" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$libs" >"$LOGS/install-kafka.log" 2>&1 \
+    || fail kafka "download failed (Maven could not resolve the jars)" "$LOGS/install-kafka.log"
+  touch "$marker"
+  say "Kafka installed: $(ls "$libs" | wc -l) jars"
+}
+
+install_registry() {
+  local dir="$STACK_DIR/registry" marker="$STACK_DIR/registry/.installed-$REGISTRY_VERSION"
+  [ -f "$marker" ] && return 0
+  command -v mvn >/dev/null 2>&1 || fail registry "Maven (mvn) is missing: it fetches the registry from Maven Central"
+  command -v unzip >/dev/null 2>&1 || fail registry "unzip is missing (apt-get install unzip)"
+  say "installing Apicurio Registry $REGISTRY_VERSION from Maven Central (first run only, ~110 MB)..."
+  rm -rf "$dir/app"; mkdir -p "$dir"
+  mvn -B -q dependency:copy -Dartifact="io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:zip:all" \
+    -DoutputDirectory="$dir" >"$LOGS/install-registry.log" 2>&1 \
+    || fail registry "download failed (io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:zip:all)" "$LOGS/install-registry.log"
+  unzip -q -o "$dir/apicurio-registry-app-$REGISTRY_VERSION-all.zip" -d "$dir/app" \
+    || fail registry "could not unzip the registry"
+  rm -f "$dir/apicurio-registry-app-$REGISTRY_VERSION-all.zip"
+  touch "$marker"
+  say "registry installed"
+}
+
+install_clickhouse() {
+  command -v clickhouse-server >/dev/null 2>&1 && return 0
+  say "installing ClickHouse from Debian's clickhouse-server package (first run only)..."
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q clickhouse-server clickhouse-client; } \
+    >"$LOGS/install-clickhouse.log" 2>&1 \
+    || fail clickhouse "apt-get install clickhouse-server failed" "$LOGS/install-clickhouse.log"
+  command -v clickhouse-server >/dev/null 2>&1 || fail clickhouse "clickhouse-server is not on PATH after install"
+  say "ClickHouse installed: $(clickhouse-server --version 2>/dev/null | head -n1)"
+}
+
+do_install() {
+  mkdir -p "$LOGS" "$RUN"
+  need_java
+  install_kafka
+  install_registry
+  install_clickhouse
+}
+
+# ---------------------------------------------------------------- start
+render() { # template out: replaces @VARS@ from the environment of this script
+  sed -e "s#@STACK_DIR@#$STACK_DIR#g" \
+      -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
+      -e "s#@KAFKA_CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
+      -e "s#@CLICKHOUSE_HTTP_PORT@#$CLICKHOUSE_HTTP_PORT#g" \
+      -e "s#@CLICKHOUSE_TCP_PORT@#$CLICKHOUSE_TCP_PORT#g" "$1" >"$2"
+}
+
+start_kafka() {
+  if pid_alive kafka; then say "kafka already running (pid $(cat "$RUN/kafka.pid"))"; return 0; fi
+  check_port_free kafka "$KAFKA_PORT" KAFKA_PORT
+  check_port_free kafka "$KAFKA_CONTROLLER_PORT" KAFKA_CONTROLLER_PORT
+  local dir="$STACK_DIR/kafka" log="$LOGS/kafka.log"
+  mkdir -p "$dir/data"
+  render "$HERE/kafka/server.properties" "$dir/server.properties"
+  cp "$HERE/kafka/log4j.properties" "$dir/log4j.properties"
+  if [ ! -f "$dir/data/meta.properties" ]; then
+    local id
+    id=$(java -cp "$dir/libs/*" kafka.tools.StorageTool random-uuid 2>/dev/null | tail -n1)
+    java -Dlog4j.configuration="file:$dir/log4j.properties" -cp "$dir/libs/*" kafka.tools.StorageTool format \
+      -t "$id" -c "$dir/server.properties" >"$LOGS/kafka-format.log" 2>&1 \
+      || fail kafka "could not format the KRaft storage" "$LOGS/kafka-format.log"
+  fi
+  say "starting kafka on 127.0.0.1:$KAFKA_PORT"
+  # shellcheck disable=SC2086
+  nohup java $KAFKA_HEAP -XX:+UseG1GC -Djava.awt.headless=true \
+    -Dlog4j.configuration="file:$dir/log4j.properties" -Dkafka.logs.dir="$LOGS" \
+    -cp "$dir/libs/*" kafka.Kafka "$dir/server.properties" >"$log" 2>&1 &
+  echo $! >"$RUN/kafka.pid"
+}
+
+start_registry() {
+  if pid_alive registry; then say "registry already running (pid $(cat "$RUN/registry.pid"))"; return 0; fi
+  check_port_free registry "$REGISTRY_PORT" REGISTRY_PORT
+  local dir="$STACK_DIR/registry" log="$LOGS/registry.log"
+  mkdir -p "$dir/data"
+  say "starting registry on 127.0.0.1:$REGISTRY_PORT"
+  # Storage is an H2 database in a file, so schema ids survive restarts (old records keep decoding).
+  (cd "$dir/app" && nohup java $REGISTRY_HEAP -Djava.awt.headless=true \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" \
+    -Dquarkus.log.level=WARN -Dquarkus.log.category.\"io.apicurio\".level=INFO \
+    -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
+    "-Dapicurio.datasource.url=jdbc:h2:file:$dir/data/registry;DB_CLOSE_ON_EXIT=FALSE" \
+    -Dapicurio.datasource.username=sa -Dapicurio.datasource.password=sa \
+    -Dapicurio.rest.deletion.artifact.enabled=true -Dapicurio.rest.deletion.artifact-version.enabled=true \
+    -jar "apicurio-registry-app-$REGISTRY_VERSION-runner.jar" >"$log" 2>&1 &
+    echo $! >"$RUN/registry.pid")
+}
+
+start_clickhouse() {
+  if pid_alive clickhouse; then say "clickhouse already running (pid $(cat "$RUN/clickhouse.pid"))"; return 0; fi
+  check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT
+  check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT
+  local dir="$STACK_DIR/clickhouse" log="$LOGS/clickhouse.log"
+  mkdir -p "$dir/data/tmp" "$dir/data/user_files" "$dir/data/format_schemas"
+  render "$HERE/clickhouse/config.xml" "$dir/config.xml"
+  cp "$HERE/clickhouse/users.xml" "$dir/users.xml"
+  say "starting clickhouse on 127.0.0.1:$CLICKHOUSE_HTTP_PORT (http) and :$CLICKHOUSE_TCP_PORT (native)"
+  nohup clickhouse-server --config-file="$dir/config.xml" >"$log" 2>&1 &
+  echo $! >"$RUN/clickhouse.pid"
+}
+
+kafka_ready() { port_open "$KAFKA_PORT" && grep -q "Kafka Server started" "$LOGS/kafka.log"; }
+registry_ready() { curl -fsS "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects" >/dev/null; }
+clickhouse_ready() { [ "$(curl -fsS "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT/ping" 2>/dev/null)" = "Ok." ]; }
+
+do_up() {
+  local t0=$SECONDS
+  do_install
+  start_kafka
+  start_registry
+  start_clickhouse
+  wait_until clickhouse "$LOGS/clickhouse.log" "$READY_TIMEOUT" clickhouse_ready
+  wait_until kafka "$LOGS/kafka.log" "$READY_TIMEOUT" kafka_ready
+  wait_until registry "$LOGS/registry.log" "$READY_TIMEOUT" registry_ready
+  say "stack up in $((SECONDS - t0))s: kafka 127.0.0.1:$KAFKA_PORT, registry http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
+}
+
+stop_one() {
+  local comp="$1"
+  if ! pid_alive "$comp"; then rm -f "$RUN/$comp.pid"; say "$comp not running"; return 0; fi
+  local pid
+  pid=$(cat "$RUN/$comp.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then say "$comp did not stop in 30s; killing"; kill -9 "$pid" 2>/dev/null || true; fi
+  rm -f "$RUN/$comp.pid"
+  say "$comp stopped"
+}
+
+do_down() {
+  mkdir -p "$RUN"
+  # The registry stores in H2, independent of Kafka; stop order only matters for clean logs.
+  stop_one registry
+  stop_one clickhouse
+  stop_one kafka
+}
+
+do_status() {
+  mkdir -p "$RUN"
+  local rc=0
+  report() { # comp endpoint readyfn
+    if pid_alive "$1" && "$3" >/dev/null 2>&1; then
+      printf '%-11s up    pid %-7s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"
+    elif pid_alive "$1"; then
+      printf '%-11s starting pid %-4s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"; rc=1
+    else
+      printf '%-11s down                %s\n' "$1" "$2"; rc=1
+    fi
+  }
+  report kafka "127.0.0.1:$KAFKA_PORT" kafka_ready
+  report registry "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" registry_ready
+  report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
+  return $rc
+}
+
+case "${1:-}" in
+  up) do_up ;;
+  down) do_down ;;
+  status) do_status ;;
+  install) do_install ;;
+  logs) tail -n 50 "$LOGS/${2:-kafka}.log" ;;
+  *) echo "usage: $0 up|down|status|install|logs [kafka|registry|clickhouse]" >&2; exit 2 ;;
+esac

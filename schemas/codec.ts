@@ -1,0 +1,116 @@
+// Avro in the Confluent wire format (A2): magic byte 0, a 4-byte big-endian schema id, the Avro body.
+// Encoding is done here with avsc and ids cached at start, so the hot path never awaits the registry;
+// decoding resolves the writer's schema by id (fetched once per id) against our reader schema,
+// so records written under an older schema version still read.
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import avro from 'avsc'
+import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry'
+import { SCHEMA_FILES, type SchemaName } from './records.js'
+import type { Topics } from './topics.js'
+
+const AVRO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'avro')
+
+export function loadAvsc(name: SchemaName): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(AVRO_DIR, SCHEMA_FILES[name]), 'utf8'))
+}
+
+/** Which topic carries which record kinds. The accounts topic carries several, so its
+ * subjects use the record name (TopicRecordNameStrategy); the others one each (TopicNameStrategy). */
+export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: string }> {
+  return [
+    { name: 'Event', subject: `${topics.events}-value` },
+    { name: 'Identify', subject: `${topics.identifies}-value` },
+    { name: 'Account', subject: `${topics.accounts}-tracking.v1.Account` },
+    { name: 'Plan', subject: `${topics.accounts}-tracking.v1.Plan` },
+    { name: 'ApiKey', subject: `${topics.accounts}-tracking.v1.ApiKey` },
+    { name: 'DeadLetter', subject: `${topics.dlq}-value` },
+  ]
+}
+
+export class UnknownSchemaError extends Error {
+  readonly code = 'UNKNOWN_SCHEMA'
+  constructor(message: string, readonly schemaId?: number, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+export interface Decoded {
+  name: SchemaName | string
+  schemaId: number
+  value: any
+}
+
+export class Codec {
+  private readonly types = new Map<SchemaName, avro.Type>()
+  private readonly ids = new Map<SchemaName, number>()
+  private readonly writers = new Map<number, { name: string; type: avro.Type; resolver?: any }>()
+
+  constructor(private readonly registry: SchemaRegistry) {
+    for (const name of Object.keys(SCHEMA_FILES) as SchemaName[]) {
+      this.types.set(name, avro.Type.forSchema(loadAvsc(name) as any))
+    }
+  }
+
+  /** Registers every schema under its subject with BACKWARD compatibility (A2) and caches the ids. */
+  async register(topics: Topics): Promise<Map<SchemaName, number>> {
+    for (const { name, subject } of subjectsFor(topics)) {
+      const { id } = await this.registry.register(
+        { type: SchemaType.AVRO, schema: JSON.stringify(loadAvsc(name)) },
+        { subject, compatibility: COMPATIBILITY.BACKWARD },
+      )
+      this.ids.set(name, id)
+      this.writers.set(id, { name, type: this.types.get(name)! })
+    }
+    return new Map(this.ids)
+  }
+
+  schemaId(name: SchemaName): number {
+    const id = this.ids.get(name)
+    if (id === undefined) throw new UnknownSchemaError(`schema ${name} is not registered`)
+    return id
+  }
+
+  encode(name: SchemaName, value: unknown): Buffer {
+    const id = this.schemaId(name)
+    const body = this.types.get(name)!.toBuffer(value)
+    const out = Buffer.allocUnsafe(5 + body.length)
+    out[0] = 0
+    out.writeInt32BE(id, 1)
+    body.copy(out, 5)
+    return out
+  }
+
+  async decode(buf: Buffer): Promise<Decoded> {
+    if (!buf || buf.length < 5 || buf[0] !== 0) throw new UnknownSchemaError('not in the Confluent wire format')
+    const schemaId = buf.readInt32BE(1)
+    const writer = this.writers.get(schemaId) ?? (await this.fetchWriter(schemaId))
+    const body = buf.subarray(5)
+    const reader = this.types.get(writer.name as SchemaName)
+    const value = reader && writer.type !== reader
+      ? reader.fromBuffer(body, writer.resolver)
+      : writer.type.fromBuffer(body)
+    return { name: writer.name, schemaId, value }
+  }
+
+  private async fetchWriter(schemaId: number) {
+    let schema: any
+    try {
+      schema = await this.registry.getSchema(schemaId)
+    } catch (err) {
+      throw new UnknownSchemaError(`schema id ${schemaId} is unknown to the registry`, schemaId, { cause: err })
+    }
+    // avsc's Type carries the record's full name; our reader types are keyed by the short name.
+    const type: avro.Type = typeof schema?.fromBuffer === 'function' ? schema : avro.Type.forSchema(schema)
+    const short = String((type as any).name ?? '').split('.').pop() ?? ''
+    const reader = this.types.get(short as SchemaName)
+    const entry = { name: short, type, resolver: reader ? reader.createResolver(type) : undefined }
+    this.writers.set(schemaId, entry)
+    return entry
+  }
+}
+
+export function createRegistry(url: string): SchemaRegistry {
+  return new SchemaRegistry({ host: url, retry: { retries: 3 } })
+}

@@ -1,0 +1,111 @@
+// TypeScript twins of the Avro schemas in ./avro. Times are epoch milliseconds (UTC).
+// Kept by hand beside the .avsc files; schemas/records.test.ts checks they name the same fields.
+
+export type Environment = 'live' | 'test'
+
+export interface EventRecord {
+  event_id: string
+  account_id: string
+  environment: Environment
+  key_id: string
+  event: string
+  user_id: string
+  user_email: string | null
+  user_traits: string | null
+  timestamp: number
+  original_timestamp: number | null
+  received_at: number
+  sent_at: number | null
+  timestamp_flagged: boolean
+  properties: string
+  context: string
+  ip: string | null
+  user_agent: string | null
+  message_id: string | null
+}
+
+export interface IdentifyRecord {
+  event_id: string
+  account_id: string
+  environment: Environment
+  key_id: string
+  user_id: string
+  email: string | null
+  traits: string
+  timestamp: number
+  original_timestamp: number | null
+  received_at: number
+  sent_at: number | null
+  timestamp_flagged: boolean
+  context: string
+  ip: string | null
+  user_agent: string | null
+  message_id: string | null
+}
+
+export type AccountStatus = 'active' | 'disabled'
+export interface AccountRecord {
+  account_id: string
+  name: string
+  plan: string
+  status: AccountStatus
+  owner_email: string | null
+  password_hash: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface PlanRecord {
+  name: string
+  requests_per_minute: number
+  events_per_second: number
+  events_per_month: number
+  emails_per_month: number
+  updated_at: number
+}
+
+export type KeyType = 'live' | 'test'
+export type KeyStatus = 'active' | 'inactive' | 'revoked'
+export interface ApiKeyRecord {
+  key_id: string
+  account_id: string
+  key_hash: string
+  masked: string
+  name: string
+  type: KeyType
+  status: KeyStatus
+  created_at: number
+  updated_at: number
+}
+
+export interface DeadLetterRecord {
+  topic: string
+  partition: number
+  offset: string
+  key: Buffer | null
+  value: Buffer | null
+  reason: string
+  error_code: string
+  failed_at: number
+}
+
+/** The record kinds the projector and ingest know, each with its .avsc file name. */
+export const SCHEMA_FILES = {
+  Event: 'event.avsc',
+  Identify: 'identify.avsc',
+  Account: 'account.avsc',
+  Plan: 'plan.avsc',
+  ApiKey: 'api-key.avsc',
+  DeadLetter: 'dlq.avsc',
+} as const
+export type SchemaName = keyof typeof SCHEMA_FILES
+
+/** Message keys on the compacted accounts topic: one live value per key (A3). */
+export const accountsKey = {
+  account: (accountId: string) => `account:${accountId}`,
+  plan: (name: string) => `plan:${name}`,
+  apiKey: (keyId: string) => `key:${keyId}`,
+}
+
+/** Message key on the event and identify topics: one user's records stay in order (A3). */
+export const userKey = (accountId: string, userId: string) => `${accountId}\u0000${userId}`
