@@ -1,0 +1,54 @@
+// The ingest service's configuration: read once at start from an env object, validated.
+import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+
+const spec = {
+  ...commonSpec,
+  INGEST_HOST: v.str('127.0.0.1'),
+  INGEST_PORT: v.int(8080, 0, 65535),
+  INGEST_INSTANCE_ID: v.str(`ingest-${process.pid}`),
+  ACCEPTED_KEY_TYPES: v.list(['live', 'test']),
+  TRUSTED_PROXIES: v.list(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+  IP_REQUESTS_PER_MINUTE: v.int(100, 1),
+  PLANS_JSON: v.optionalStr(),
+  PRODUCER_LINGER_MS: v.int(2, 0, 1000),
+  PRODUCER_MAX_BATCH_RECORDS: v.int(5000, 1, 100_000),
+  KAFKA_TRANSACTIONS: v.bool(true),
+  USAGE_REFRESH_MS: v.int(5000, 100),
+  CORS_ORIGINS: v.str('*'),
+  SINGLE_BODY_LIMIT_BYTES: v.int(1_000_000, 1),
+  BATCH_BODY_LIMIT_BYTES: v.int(10_000_000, 1),
+}
+
+export interface IngestConfig extends CommonConfig {
+  host: string
+  port: number
+  instanceId: string
+  acceptedKeyTypes: ReadonlySet<'live' | 'test'>
+  trustedProxies: ReadonlySet<string>
+  ipRequestsPerMinute: number
+  plansJson: string
+  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean }
+  usageRefreshMs: number
+  corsOrigins: string
+  bodyLimits: { single: number; batch: number }
+}
+
+export function loadIngestConfig(env: Record<string, string | undefined>): IngestConfig {
+  const e = readEnv(spec, env)
+  const types = e.ACCEPTED_KEY_TYPES as string[]
+  for (const t of types) if (t !== 'live' && t !== 'test') throw new ConfigError('ACCEPTED_KEY_TYPES', `unknown key type ${t}; use live, test or both`)
+  return {
+    ...commonConfig(e),
+    host: e.INGEST_HOST,
+    port: e.INGEST_PORT,
+    instanceId: e.INGEST_INSTANCE_ID,
+    acceptedKeyTypes: new Set(types as Array<'live' | 'test'>),
+    trustedProxies: new Set(e.TRUSTED_PROXIES),
+    ipRequestsPerMinute: e.IP_REQUESTS_PER_MINUTE,
+    plansJson: e.PLANS_JSON,
+    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS },
+    usageRefreshMs: e.USAGE_REFRESH_MS,
+    corsOrigins: e.CORS_ORIGINS,
+    bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
+  }
+}

@@ -1,0 +1,136 @@
+// Composition root of the ingest service: builds the Kafka, registry and ClickHouse clients at the
+// edge, checks each, follows the accounts topic into the key table (A1), and serves HTTP.
+// `close()` drains: stop taking requests, flush the appender, disconnect.
+import type { Server } from 'node:http'
+import { Partitioners } from 'kafkajs'
+import { Codec, createRegistry } from '../../../schemas/codec.js'
+import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
+import { createClickHouse } from '../../shared/src/clickhouse.js'
+import { followAccounts } from '../../shared/src/accounts-log.js'
+import { createLogger, type Logger } from '../../shared/src/log.js'
+import { monthlyLiveUsage } from '../../projector/src/usage/usage-query.js'
+import { loadIngestConfig, type IngestConfig } from './config.js'
+import { KeyTable } from './auth/index.js'
+import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans } from './limits/index.js'
+import { RecordAppender } from './kafka/record-appender.js'
+import { createIngestApp } from './http/app.js'
+
+export async function createIngestService(cfg: IngestConfig, log: Logger) {
+  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-ingest` }, log)
+  const admin = kafka.admin()
+  await admin.connect()
+  const created = await ensureTopics(admin, cfg.topics, cfg.topicPartitions)
+  await admin.disconnect()
+  if (created.length) log.info('topics created', { topics: created })
+
+  const codec = new Codec(createRegistry(cfg.registryUrl))
+  await codec.register(cfg.topics)
+
+  const ch = await createClickHouse(cfg.clickhouse)
+
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: cfg.producer.transactional ? 1 : 5,
+    transactionalId: cfg.producer.transactional ? `${cfg.instanceId}` : undefined,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { initialRetryTime: 100, retries: 5 },
+  })
+  await producer.connect()
+
+  const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
+  const keys = new KeyTable({ plans })
+  const follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
+    if (e.kind === 'Account') keys.applyAccount(e.value)
+    else if (e.kind === 'Plan') keys.applyPlan(e.value)
+    else keys.applyKey(e.value)
+  }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}` })
+
+  const quota = new MonthlyQuota()
+  // H5: the month's live usage comes from the projector's counters, refreshed in the background.
+  const refreshUsage = async () => {
+    const month = monthKeyOf(Date.now())
+    const usage = await monthlyLiveUsage(ch, cfg.clickhouse.database, month)
+    for (const [account, count] of usage) quota.setProjectedUsage(account, month, count)
+  }
+  let usageTimer: NodeJS.Timeout | undefined
+  const scheduleUsage = () => {
+    usageTimer = setTimeout(() => {
+      refreshUsage().catch((err) => log.warn('usage refresh failed; enforcing from local counts', { err })).finally(scheduleUsage)
+    }, cfg.usageRefreshMs)
+    usageTimer.unref()
+  }
+
+  const appender = new RecordAppender(producer, { ...cfg.producer, maxInFlight: cfg.producer.transactional ? 1 : 4 }, log)
+  const app = createIngestApp({
+    cfg,
+    keys,
+    requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
+    eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
+    quota,
+    codec,
+    appender,
+    log,
+  })
+
+  let server: Server | undefined
+  return {
+    deps: { kafka, codec, producer, keys, quota, appender, ch },
+    async start(): Promise<Server> {
+      await follower.ready
+      await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
+      scheduleUsage()
+      server = app.listen(cfg.port, cfg.host)
+      server.keepAliveTimeout = 65_000
+      await new Promise<void>((resolve, reject) => {
+        server!.once('listening', resolve)
+        server!.once('error', reject)
+      })
+      const addr = server.address()
+      log.info('ingest listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port, keys: keys.keyCount })
+      return server
+    },
+    async close() {
+      if (usageTimer) clearTimeout(usageTimer)
+      if (server) {
+        await new Promise<void>((resolve) => {
+          server!.close(() => resolve())
+          server!.closeIdleConnections?.()
+        })
+      }
+      await appender.close()
+      await follower.stop()
+      await producer.disconnect()
+      await ch.close()
+    },
+  }
+}
+
+async function main() {
+  let cfg: IngestConfig
+  try {
+    cfg = loadIngestConfig(process.env)
+  } catch (err) {
+    process.stderr.write(`ingest: configuration error: ${(err as Error).message}\n`)
+    process.exit(2)
+  }
+  const log = createLogger(cfg.logLevel, { svc: 'ingest' })
+  const svc = await createIngestService(cfg, log)
+  await svc.start()
+  let closing = false
+  const shutdown = async (sig: string) => {
+    if (closing) return
+    closing = true
+    log.info('ingest stopping', { signal: sig })
+    await svc.close().catch((err) => log.error('ingest close failed', { err }))
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err) => {
+    process.stderr.write(`ingest: failed to start: ${err?.stack ?? err}\n`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,41 @@
+// The projector's configuration: read once at start from an env object, validated.
+import { readEnv, commonSpec, commonConfig, v, type CommonConfig } from '../../shared/src/env.js'
+
+const spec = {
+  ...commonSpec,
+  PROJECTOR_HOST: v.str('127.0.0.1'),
+  PROJECTOR_PORT: v.int(8081, 0, 65535),
+  PROJECTOR_GROUP_ID: v.str('tracking-projector'),
+  PROJECTOR_MAX_ROWS: v.int(10_000, 1, 1_000_000),
+  PROJECTOR_MAX_WAIT_MS: v.int(300, 1, 60_000),
+  PROJECTOR_RETRIES: v.int(10, 0, 1000),
+  LIVE_TOKEN: v.optionalStr(),
+  LIVE_BUFFER_ITEMS: v.int(1000, 10, 1_000_000),
+}
+
+export interface ProjectorConfig extends CommonConfig {
+  host: string
+  port: number
+  groupId: string
+  maxRows: number
+  maxWaitMs: number
+  retries: number
+  /** Shared secret for trusted callers (the dashboard) to read any account's live feed. Empty: off. */
+  liveToken: string
+  liveBufferItems: number
+}
+
+export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
+  const e = readEnv(spec, env)
+  return {
+    ...commonConfig(e),
+    host: e.PROJECTOR_HOST,
+    port: e.PROJECTOR_PORT,
+    groupId: e.PROJECTOR_GROUP_ID,
+    maxRows: e.PROJECTOR_MAX_ROWS,
+    maxWaitMs: e.PROJECTOR_MAX_WAIT_MS,
+    retries: e.PROJECTOR_RETRIES,
+    liveToken: e.LIVE_TOKEN,
+    liveBufferItems: e.LIVE_BUFFER_ITEMS,
+  }
+}

@@ -1,0 +1,40 @@
+// The projector's small HTTP surface: /health, /metrics (Prometheus text) and /live (SSE).
+import { createServer, type Server } from 'node:http'
+import type { Metrics } from './consume/metrics.js'
+import type { LiveHub } from './live/live-hub.js'
+import { handleLive, type LiveAuth } from './live/sse.js'
+
+export interface ProjectorHttpDeps {
+  metrics: Metrics
+  hub: LiveHub
+  auth: LiveAuth
+  bufferItems: number
+  health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
+}
+
+export function createProjectorServer(d: ProjectorHttpDeps): Server {
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (req.method === 'GET' && url.pathname === '/live') return handleLive(req, res, url, d.hub, d.auth, d.bufferItems)
+    if (req.method === 'GET' && url.pathname === '/metrics') {
+      const body = d.metrics.render() + `# TYPE projector_live_subscribers gauge\nprojector_live_subscribers ${d.hub.subscribers}\n`
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
+      return res.end(body)
+    }
+    if (req.method === 'GET' && url.pathname === '/health') {
+      d.health().then(
+        (h) => {
+          res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ status: h.ok ? 'ok' : 'degraded', ...h.checks, lag: d.metrics.totalLag() }))
+        },
+        () => {
+          res.writeHead(503, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ status: 'degraded' }))
+        },
+      )
+      return
+    }
+    res.writeHead(404, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: 'No such endpoint' } }))
+  })
+}

@@ -1,0 +1,42 @@
+// Kafka client creation and topic setup, at the edge; services receive the clients they use.
+import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs'
+import type { Logger } from './log.js'
+import type { CommonConfig } from './env.js'
+
+export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
+  const toLog = (level: logLevel) =>
+    level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug'
+  return new Kafka({
+    clientId: cfg.clientId,
+    brokers: cfg.brokers,
+    logLevel: logLevel.WARN,
+    retry: { initialRetryTime: 100, retries: 8 },
+    logCreator: () => ({ namespace, level, log: entry }) => {
+      const { message, timestamp: _t, logger: _l, ...rest } = entry as any
+      // kafkajs warns loudly about rebalances it handles itself; keep them at debug.
+      if (level === logLevel.WARN && /rebalanc|partitioner|Limiting retries/i.test(String(message))) return
+      // Retriable broker answers while a coordinator loads are retried by kafkajs; not errors for us.
+      if (namespace === 'Connection' && /coordinator|not available|loading|leader/i.test(String((rest as any).error))) {
+        log.debug(`kafka: ${message}`, { namespace, ...rest })
+        return
+      }
+      log[toLog(level)](`kafka: ${message}`, { namespace, ...rest })
+    },
+  })
+}
+
+/** Creates the topics of A3 when missing: the accounts topic compacted with one partition
+ * (a total order of account changes), the others with `partitions` partitions and no retention limit. */
+export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'], partitions: number): Promise<string[]> {
+  const existing = new Set(await admin.listTopics())
+  const wanted: ITopicConfig[] = [
+    { topic: topics.events, numPartitions: partitions, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
+    { topic: topics.identifies, numPartitions: partitions, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
+    { topic: topics.accounts, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
+    { topic: topics.dlq, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
+  ].filter((t) => !existing.has(t.topic))
+  if (wanted.length) {
+    await admin.createTopics({ topics: wanted, waitForLeaders: true })
+  }
+  return wanted.map((t) => t.topic)
+}
