@@ -1,0 +1,49 @@
+import t from 'tap'
+import { EVENT_ID_NAMESPACE, eventIdFor, uuidv5, uuidv7, uuidv7Time } from './event-id.js'
+
+const DNS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'
+const URL_NS = '6ba7b811-9dad-11d1-80b4-00c04fd430c8'
+const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+t.test('uuidv5 matches known vectors', async (t) => {
+  t.equal(uuidv5(DNS, 'www.example.com'), '2ed6657d-e927-568b-95e1-2665a8aea6a2')
+  t.equal(uuidv5(DNS, 'python.org'), '886313e1-3b8a-5372-9b90-0c9aee199e5d')
+  t.equal(uuidv5(URL_NS, 'http://python.org/'), '4c565f0d-3f5a-5890-b41b-20cf47701c5e')
+  t.equal(uuidv5(DNS.toUpperCase(), 'www.example.com'), '2ed6657d-e927-568b-95e1-2665a8aea6a2', 'namespace case-insensitive')
+  t.throws(() => uuidv5('not-a-uuid', 'x'), TypeError)
+})
+
+t.test('uuidv7 layout, timestamp and order', async (t) => {
+  const ms = Date.UTC(2030, 0, 1)
+  const id = uuidv7(ms)
+  t.match(id, V7)
+  t.equal(uuidv7Time(id), ms)
+  // RFC 9562 appendix A.6 example time 2022-02-22T19:22:22Z = 0x017F22E279B0.
+  t.equal(uuidv7(0x017f22e279b0).slice(0, 13), '017f22e2-79b0')
+
+  const later = ms + 60_000
+  const ids = Array.from({ length: 5000 }, () => uuidv7(later))
+  t.equal(new Set(ids).size, ids.length, 'unique')
+  for (let i = 1; i < ids.length; i++) {
+    if (!(ids[i - 1]! < ids[i]!)) t.fail(`not monotonic at ${i}: ${ids[i - 1]} !< ${ids[i]}`)
+    if (!V7.test(ids[i]!)) t.fail(`bad layout ${ids[i]}`)
+  }
+  t.ok(uuidv7Time(ids.at(-1)!) >= later && uuidv7Time(ids.at(-1)!) <= later + 2, 'counter overflow borrows at most a ms or two')
+  t.ok(uuidv7(later + 10_000) > ids.at(-1)!, 'next millisecond sorts after')
+  t.throws(() => uuidv7(-1), RangeError)
+  t.throws(() => uuidv7(1.5), RangeError)
+})
+
+t.test('eventIdFor: v5 from account and message_id (H16), else v7', async (t) => {
+  const now = Date.UTC(2031, 0, 1)
+  const a = eventIdFor('acc_1', 'msg-1', now)
+  t.equal(a, uuidv5(EVENT_ID_NAMESPACE, 'acc_1:msg-1'))
+  t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab]/)
+  t.equal(eventIdFor('acc_1', 'msg-1', now + 5000), a, 'retry gives the same id')
+  t.not(eventIdFor('acc_2', 'msg-1', now), a, 'other account, other id')
+  t.not(eventIdFor('acc_1', 'msg-2', now), a)
+  const b = eventIdFor('acc_1', undefined, now)
+  t.match(b, V7)
+  t.equal(uuidv7Time(b), now)
+  t.not(eventIdFor('acc_1', undefined, now), b)
+})

@@ -1,0 +1,108 @@
+// Event ids (H12, H16): UUIDv7 for every accepted item, or UUIDv5 of the account and the
+// client's message_id so a retried message gets the same id and is stored once (A5).
+import { createHash, randomFillSync } from 'node:crypto'
+
+/** Fixed namespace of this project's UUIDv5 event ids (H16). Never change it: ids would change. */
+export const EVENT_ID_NAMESPACE = 'ae69e083-47d3-419d-953c-92366d9c0ef6'
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
+function format(b: Uint8Array): string {
+  return (
+    HEX[b[0]!]! + HEX[b[1]!]! + HEX[b[2]!]! + HEX[b[3]!]! + '-' +
+    HEX[b[4]!]! + HEX[b[5]!]! + '-' +
+    HEX[b[6]!]! + HEX[b[7]!]! + '-' +
+    HEX[b[8]!]! + HEX[b[9]!]! + '-' +
+    HEX[b[10]!]! + HEX[b[11]!]! + HEX[b[12]!]! + HEX[b[13]!]! + HEX[b[14]!]! + HEX[b[15]!]!
+  )
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function parseUuid(s: string): Buffer {
+  if (!UUID_RE.test(s)) throw new TypeError(`not a UUID: ${JSON.stringify(s)}`)
+  return Buffer.from(s.replace(/-/g, ''), 'hex')
+}
+
+const namespaceCache = new Map<string, Buffer>()
+
+/** RFC 9562 section 5.5: name-based UUID with SHA-1. */
+export function uuidv5(namespace: string, name: string): string {
+  let ns = namespaceCache.get(namespace)
+  if (ns === undefined) {
+    ns = parseUuid(namespace)
+    if (namespaceCache.size < 16) namespaceCache.set(namespace, ns)
+  }
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  return format(hash)
+}
+
+// Random bytes drawn in blocks rather than one crypto call per id.
+const POOL_IDS = 256
+const pool = Buffer.alloc(16 * POOL_IDS)
+let poolOffset = pool.length
+
+function random16(): Buffer {
+  if (poolOffset >= pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  const b = pool.subarray(poolOffset, poolOffset + 16)
+  poolOffset += 16
+  return b
+}
+
+// Monotonic state (RFC 9562 section 6.2, method 1): rand_a is a 12-bit counter seeded at
+// random below 2048 each new millisecond and incremented within it. When it runs out, the
+// timestamp moves on by 1 ms; small clock regressions keep counting from the last value.
+let lastMs = -1
+let counter = 0
+const MAX_REGRESSION_MS = 1000
+
+/** RFC 9562 section 5.7: time-ordered UUID; ids made in one process sort in creation order. */
+export function uuidv7(nowMs: number = Date.now()): string {
+  if (!Number.isInteger(nowMs) || nowMs < 0 || nowMs > 0xffff_ffff_ffff) {
+    throw new RangeError(`uuidv7: timestamp out of range: ${nowMs}`)
+  }
+  const b = random16()
+  let ms = nowMs
+  if (nowMs <= lastMs && lastMs - nowMs <= MAX_REGRESSION_MS) {
+    ms = lastMs
+    counter++
+    if (counter > 0xfff) {
+      ms = lastMs + 1
+      counter = ((b[6]! & 0x07) << 8) | b[7]!
+    }
+  } else {
+    counter = ((b[6]! & 0x07) << 8) | b[7]!
+  }
+  lastMs = ms
+  // 48-bit big-endian ms timestamp.
+  const hi = Math.floor(ms / 0x1_0000_0000)
+  const lo = ms >>> 0
+  b[0] = (hi >>> 8) & 0xff
+  b[1] = hi & 0xff
+  b[2] = (lo >>> 24) & 0xff
+  b[3] = (lo >>> 16) & 0xff
+  b[4] = (lo >>> 8) & 0xff
+  b[5] = lo & 0xff
+  b[6] = 0x70 | (counter >>> 8)
+  b[7] = counter & 0xff
+  b[8] = (b[8]! & 0x3f) | 0x80
+  return format(b)
+}
+
+/** Milliseconds encoded in a UUIDv7. */
+export function uuidv7Time(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
+}
+
+/**
+ * H16: with a message_id the id is UUIDv5(EVENT_ID_NAMESPACE, `${accountId}:${messageId}`), so
+ * a retry of the same message maps to the same record; otherwise a fresh UUIDv7 (H12).
+ */
+export function eventIdFor(accountId: string, messageId: string | undefined, nowMs: number): string {
+  return messageId === undefined ? uuidv7(nowMs) : uuidv5(EVENT_ID_NAMESPACE, `${accountId}:${messageId}`)
+}

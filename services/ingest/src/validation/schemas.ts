@@ -1,0 +1,219 @@
+// TypeBox schemas of the ingest HTTP bodies (SPEC.md field tables, DECISIONS H8-H12, H16).
+// They document the wire contract and feed the OpenAPI 3.1 document; the hot-path checks
+// in validate.ts are written by hand for precise messages and speed, and validate.test.ts
+// checks that both agree on sample bodies. Unknown extra fields are allowed everywhere
+// (clients send more than we read).
+import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox'
+import { ISO_DATE_TIME_PATTERN } from './timestamp.js'
+
+/** H9: user ids and event names. */
+export const MAX_NAME_LENGTH = 255
+/** H16: message_id length. */
+export const MAX_MESSAGE_ID_LENGTH = 100
+/** H9: one event's JSON (as JSON.stringify would write it), in bytes. */
+export const MAX_EVENT_BYTES = 32 * 1024
+/** SPEC Limits: events per batch request. */
+export const MAX_BATCH_ITEMS = 100
+
+/** No C0/C1 control characters (H9). Source text, valid as RegExp and as JSON Schema pattern. */
+export const NO_CONTROL_CHARS_PATTERN = '^[^\\x00-\\x1F\\x7F-\\x9F]*$'
+
+const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schema, { $id })
+
+const Name = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
+    pattern: NO_CONTROL_CHARS_PATTERN,
+    description: `${description} Non-empty, at most ${MAX_NAME_LENGTH} characters, no control characters (H9).`,
+  })
+
+const Timestamp = (description: string) =>
+  Type.String({
+    pattern: ISO_DATE_TIME_PATTERN,
+    description: `${description} ISO 8601 date-time (YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm]); no offset means UTC.`,
+    examples: ['2024-05-01T12:30:00.000Z'],
+  })
+
+const JsonObject = (title: string, description: string) =>
+  Type.Object({}, { title, description, additionalProperties: true })
+
+const Traits = JsonObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
+const Properties = JsonObject('Properties', 'Event-specific data.')
+const Context = JsonObject(
+  'Context',
+  'Client-supplied context (platform, app_version, ...). The server adds ip and user_agent, which win over client values (H14).',
+)
+const MessageId = Type.String({
+  minLength: 1,
+  maxLength: MAX_MESSAGE_ID_LENGTH,
+  description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). A retry with the same message_id is stored once (H16).`,
+})
+
+const User = Type.Object(
+  {
+    id: Name('Unique user identifier.'),
+    email: Type.Optional(Type.String({ description: 'User e-mail address.' })),
+    traits: Type.Optional(Traits),
+  },
+  {
+    title: 'User',
+    description: 'The user an event concerns. Must be an object with id; the bare-string form was removed in v1.',
+    additionalProperties: true,
+  },
+)
+export const UserSchema = withId(User, 'User')
+
+/** POST /v1/event body. */
+export const EventBodySchema = Type.Object(
+  {
+    event: Name('Event name, snake_case recommended (object_action).'),
+    user: User,
+    timestamp: Type.Optional(Timestamp('Event time; defaults to the time of receipt.')),
+    properties: Type.Optional(Properties),
+    context: Type.Optional(Context),
+    message_id: Type.Optional(MessageId),
+  },
+  {
+    $id: 'EventBody',
+    title: 'Event',
+    description: 'One event (POST /v1/event). The event name field is `event`; `name` is accepted only in batch items.',
+    additionalProperties: true,
+  },
+)
+
+const batchEventItem = Type.Object(
+  {
+    type: Type.Literal('event'),
+    event: Type.Optional(Name('Event name. One of `event` or `name` is required (H10).')),
+    name: Type.Optional(Name('Event name, alternative spelling of `event` (H10).')),
+    user: User,
+    timestamp: Type.Optional(Timestamp('Event time; corrected for clock skew with the batch sent_at (H13).')),
+    properties: Type.Optional(Properties),
+    context: Type.Optional(Context),
+    message_id: Type.Optional(MessageId),
+  },
+  {
+    title: 'BatchEventItem',
+    description: 'A batch item recording an event. Either `event` or `name` carries the event name (H10).',
+    additionalProperties: true,
+    anyOf: [{ required: ['event'] }, { required: ['name'] }],
+  },
+)
+
+const batchIdentifyItem = Type.Object(
+  {
+    type: Type.Literal('identify'),
+    user: User,
+    traits: Type.Optional(
+      JsonObject('Traits', 'Traits at the top level; merged with user.traits, the top level winning (H10).'),
+    ),
+    timestamp: Type.Optional(Timestamp('Time of the identify; corrected like event times (H13).')),
+    context: Type.Optional(Context),
+    message_id: Type.Optional(MessageId),
+  },
+  {
+    title: 'BatchIdentifyItem',
+    description: 'A batch item updating the user profile; creates no event. `email` in traits or user.email sets the profile email (H10).',
+    additionalProperties: true,
+  },
+)
+
+const batchItem = Type.Union([batchEventItem, batchIdentifyItem], {
+  title: 'BatchItem',
+  description: 'One batch item, of type event or identify.',
+  discriminator: { propertyName: 'type' },
+})
+
+export const BatchEventItemSchema = withId(batchEventItem, 'BatchEventItem')
+export const BatchIdentifyItemSchema = withId(batchIdentifyItem, 'BatchIdentifyItem')
+export const BatchItemSchema = withId(batchItem, 'BatchItem')
+
+/** POST /v1/events body. */
+export const BatchBodySchema = Type.Object(
+  {
+    sent_at: Timestamp('Time the client sent the batch, used to correct item timestamps for clock skew (H13).'),
+    events: Type.Array(batchItem, {
+      minItems: 1,
+      maxItems: MAX_BATCH_ITEMS,
+      description: `1 to ${MAX_BATCH_ITEMS} items.`,
+    }),
+  },
+  {
+    $id: 'BatchBody',
+    title: 'Batch',
+    description: 'A batch of events and identifies (POST /v1/events).',
+    additionalProperties: true,
+  },
+)
+
+const itemError = Type.Object(
+  { code: Type.String(), message: Type.String() },
+  { title: 'ItemError', description: 'Why one batch item failed (H11).' },
+)
+
+const itemResult = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'Zero-based position of the item in the request.' }),
+    success: Type.Boolean({ description: 'Whether the item was accepted.' }),
+    event_id: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+        description: 'UUID of the stored record, present on success (UUIDv7, or UUIDv5 with message_id: H12, H16).',
+      }),
+    ),
+    error: Type.Optional(itemError),
+  },
+  { title: 'ItemResult', description: 'Result of one item.' },
+)
+export const ItemResultSchema = withId(itemResult, 'ItemResult')
+
+/** Shape A plus events_processed (shape B), so both SPEC descriptions hold (H12). */
+export const SuccessBodySchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      processed_count: Type.Integer({ minimum: 0, description: 'Items accepted.' }),
+      failed_count: Type.Integer({ minimum: 0, description: 'Items rejected.' }),
+      results: Type.Array(itemResult, { description: 'One result per item, in request order (H11).' }),
+    }),
+    events_processed: Type.Integer({ minimum: 0, description: 'Same as data.processed_count (shape B).' }),
+  },
+  { $id: 'SuccessBody', title: 'Success', description: 'Body of a 200 answer from /v1/event and /v1/events (H12).' },
+)
+
+const fieldError = Type.Object(
+  {
+    path: Type.String({ description: 'JSON pointer into the request body, e.g. /events/3/user/id.' }),
+    message: Type.String(),
+  },
+  { title: 'FieldError' },
+)
+export const FieldErrorSchema = withId(fieldError, 'FieldError')
+
+/** Shape 1 of SPEC.md's Errors section. */
+export const ErrorBodySchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'Error code, e.g. VALIDATION_ERROR or RATE_LIMIT_EXCEEDED.' }),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Object(
+          {
+            errors: Type.Optional(Type.Array(fieldError, { description: 'Validation problems, all at once (H8).' })),
+            results: Type.Optional(Type.Array(itemResult, { description: 'Per-item results of a rejected batch (H11).' })),
+          },
+          { additionalProperties: true, description: 'Present for rate-limit and validation errors.' },
+        ),
+      ),
+    }),
+  },
+  { $id: 'ErrorBody', title: 'Error', description: 'Error body, shape 1 (H8, H11).' },
+)
+
+export type EventBody = Static<typeof EventBodySchema>
+export type BatchBody = Static<typeof BatchBodySchema>
+export type BatchItemBody = Static<typeof BatchItemSchema>
+export type SuccessBody = Static<typeof SuccessBodySchema>
+export type ErrorBody = Static<typeof ErrorBodySchema>

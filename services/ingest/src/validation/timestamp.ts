@@ -1,0 +1,58 @@
+// ISO 8601 timestamps as this service accepts them (H9, H13): a full date-time with
+// optional fraction and an optional `Z` or ±hh:mm offset; no offset means UTC.
+// A plain date (YYYY-MM-DD) is not a timestamp. One regex plus a calendar check, no Date
+// string parsing (Date.parse is lenient and treats offset-less times as local time).
+
+/** Source of the regex, shared with the TypeBox schemas (schemas.ts) so both agree. */
+export const ISO_DATE_TIME_PATTERN =
+  '^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d{1,9}))?(Z|[+-]\\d{2}:\\d{2})?$'
+
+const ISO_DATE_TIME = new RegExp(ISO_DATE_TIME_PATTERN)
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return 29
+  return DAYS_IN_MONTH[month - 1]!
+}
+
+/** Epoch ms of an ISO 8601 date-time, or NaN when the text is not one (format or calendar). */
+export function timestampMs(s: string): number {
+  const m = ISO_DATE_TIME.exec(s)
+  if (m === null) return NaN
+  const year = +m[1]!
+  const month = +m[2]!
+  const day = +m[3]!
+  const hour = +m[4]!
+  const minute = +m[5]!
+  const second = +m[6]!
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NaN
+  if (hour > 23 || minute > 59 || second > 59) return NaN
+  // Fraction: milliseconds precision, extra digits truncated.
+  const frac = m[7]
+  const ms = frac === undefined ? 0 : +(frac + '00').slice(0, 3)
+  let offsetMin = 0
+  const zone = m[8]
+  if (zone !== undefined && zone !== 'Z') {
+    const oh = +zone.slice(1, 3)
+    const om = +zone.slice(4, 6)
+    if (oh > 23 || om > 59) return NaN
+    offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om)
+  }
+  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear does not.
+  const d = new Date(0)
+  d.setUTCFullYear(year, month - 1, day)
+  d.setUTCHours(hour, minute, second, ms)
+  return d.getTime() - offsetMin * 60_000
+}
+
+export function isIsoDateTime(s: string): boolean {
+  return !Number.isNaN(timestampMs(s))
+}
+
+/** Epoch ms of a timestamp that validation accepted; no offset means UTC (H9). Throws RangeError otherwise. */
+export function parseTimestamp(s: string): number {
+  const ms = timestampMs(s)
+  if (Number.isNaN(ms)) throw new RangeError(`not an ISO 8601 date-time: ${JSON.stringify(s)}`)
+  return ms
+}

@@ -1,0 +1,322 @@
+// Request-body validation for POST /v1/event and POST /v1/events (SPEC field tables,
+// DECISIONS H8-H10, H13, H16). Hand-written checks on the hot path: every problem is
+// reported at once as {path, message} with JSON pointer paths relative to the request
+// root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
+// Unknown extra fields are allowed and ignored.
+import { MAX_BATCH_ITEMS, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH } from './schemas.js'
+import { isIsoDateTime } from './timestamp.js'
+
+export interface FieldError {
+  path: string
+  message: string
+}
+
+export interface EventItem {
+  kind: 'event'
+  event: string
+  user: { id: string; email?: string; traits?: Record<string, unknown> }
+  timestamp?: string
+  properties: Record<string, unknown>
+  context: Record<string, unknown>
+  message_id?: string
+}
+
+export interface IdentifyItem {
+  kind: 'identify'
+  user: { id: string; email?: string }
+  /** user.traits merged with top-level traits, top level winning (H10). */
+  traits: Record<string, unknown>
+  /** From traits.email, else user.email (H10). */
+  email?: string
+  timestamp?: string
+  context: Record<string, unknown>
+  message_id?: string
+}
+
+export type Item = EventItem | IdentifyItem
+
+export type BatchItemResult = { index: number; ok: true; item: Item } | { index: number; ok: false; errors: FieldError[] }
+
+type Obj = Record<string, unknown>
+
+// No C0/C1 control characters (H9); same set as NO_CONTROL_CHARS_PATTERN in schemas.ts.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\x00-\x1F\x7F-\x9F]/
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  const t = typeof v
+  return t === 'object' ? 'an object' : `a ${t}`
+}
+
+/** Length in Unicode code points, counted only when UTF-16 length could exceed the limit. */
+function codePointLength(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+    n++
+  }
+  return n
+}
+
+/** H9: non-empty string, at most 255 characters, no control characters. */
+function checkName(v: unknown, path: string, label: string, errs: FieldError[]): string | undefined {
+  if (typeof v !== 'string') {
+    errs.push({ path, message: `${label} must be a string, got ${kindOf(v)}` })
+    return undefined
+  }
+  if (v.length === 0) {
+    errs.push({ path, message: `${label} must not be empty` })
+    return undefined
+  }
+  let ok = true
+  if (v.length > MAX_NAME_LENGTH) {
+    const n = codePointLength(v)
+    if (n > MAX_NAME_LENGTH) {
+      errs.push({ path, message: `${label} must be at most ${MAX_NAME_LENGTH} characters, got ${n}` })
+      ok = false
+    }
+  }
+  if (CONTROL_CHARS.test(v)) {
+    errs.push({ path, message: `${label} must not contain control characters` })
+    ok = false
+  }
+  return ok ? v : undefined
+}
+
+/** properties, context and traits: JSON objects, not arrays or null (H9). Absent gives undefined. */
+function checkOptionalObject(v: unknown, path: string, label: string, errs: FieldError[]): Obj | undefined {
+  if (v === undefined) return undefined
+  if (!isObject(v)) {
+    errs.push({ path, message: `${label} must be an object, got ${kindOf(v)}` })
+    return undefined
+  }
+  return v
+}
+
+function checkTimestamp(v: unknown, path: string, label: string, errs: FieldError[]): string | undefined {
+  if (typeof v !== 'string') {
+    errs.push({ path, message: `${label} must be an ISO 8601 date-time string, got ${kindOf(v)}` })
+    return undefined
+  }
+  if (!isIsoDateTime(v)) {
+    errs.push({
+      path,
+      message: `${label} must be an ISO 8601 date-time such as 2024-05-01T12:30:00.000Z (offset Z or ±hh:mm, none means UTC)`,
+    })
+    return undefined
+  }
+  return v
+}
+
+/** H16: optional message_id, 1 to 100 characters. */
+function checkMessageId(v: unknown, path: string, errs: FieldError[]): string | undefined {
+  if (v === undefined) return undefined
+  if (typeof v !== 'string') {
+    errs.push({ path, message: `message_id must be a string, got ${kindOf(v)}` })
+    return undefined
+  }
+  const n = v.length > MAX_MESSAGE_ID_LENGTH ? codePointLength(v) : v.length
+  if (n < 1 || n > MAX_MESSAGE_ID_LENGTH) {
+    errs.push({ path, message: `message_id must be 1 to ${MAX_MESSAGE_ID_LENGTH} characters, got ${n}` })
+    return undefined
+  }
+  return v
+}
+
+interface CheckedUser {
+  id: string
+  email?: string
+  traits?: Obj
+}
+
+/** The user object (SPEC User object); a bare string is the removed pre-v1 form (H8). */
+function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | undefined {
+  if (v === undefined) {
+    errs.push({ path, message: 'user is required: an object with at least {"id": "<user id>"}' })
+    return undefined
+  }
+  if (typeof v === 'string') {
+    errs.push({
+      path,
+      message: 'user must be an object {"id": "<user id>"}; the bare-string form was removed in v1',
+    })
+    return undefined
+  }
+  if (!isObject(v)) {
+    errs.push({ path, message: `user must be an object {"id": "<user id>"}, got ${kindOf(v)}` })
+    return undefined
+  }
+  const before = errs.length
+  let id: string | undefined
+  if (v.id === undefined) errs.push({ path: `${path}/id`, message: 'user.id is required' })
+  else id = checkName(v.id, `${path}/id`, 'user.id', errs)
+  const email = v.email
+  if (email !== undefined && typeof email !== 'string') {
+    errs.push({ path: `${path}/email`, message: `user.email must be a string, got ${kindOf(email)}` })
+  }
+  const traits = checkOptionalObject(v.traits, `${path}/traits`, 'user.traits', errs)
+  if (errs.length !== before || id === undefined) return undefined
+  const user: CheckedUser = { id }
+  if (email !== undefined) user.email = email as string
+  if (traits !== undefined) user.traits = traits
+  return user
+}
+
+/** H9: one event's JSON at most 32 KB, measured as JSON.stringify's UTF-8 bytes. */
+function checkSize(raw: unknown, path: string, errs: FieldError[]): void {
+  const json = JSON.stringify(raw)
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: skip the exact count when the answer is certain.
+  if (json.length * 3 <= MAX_EVENT_BYTES) return
+  const bytes = Buffer.byteLength(json, 'utf8')
+  if (bytes > MAX_EVENT_BYTES) {
+    errs.push({ path, message: `event JSON is ${bytes} bytes; at most ${MAX_EVENT_BYTES} bytes (32 KB) allowed` })
+  }
+}
+
+interface Common {
+  user: CheckedUser | undefined
+  timestamp: string | undefined
+  context: Obj | undefined
+  message_id: string | undefined
+}
+
+function checkCommon(o: Obj, path: string, errs: FieldError[]): Common {
+  return {
+    user: checkUser(o.user, `${path}/user`, errs),
+    timestamp: o.timestamp === undefined ? undefined : checkTimestamp(o.timestamp, `${path}/timestamp`, 'timestamp', errs),
+    context: checkOptionalObject(o.context, `${path}/context`, 'context', errs),
+    message_id: checkMessageId(o.message_id, `${path}/message_id`, errs),
+  }
+}
+
+function eventItem(name: string, c: Common, properties: Obj | undefined): EventItem {
+  const item: EventItem = {
+    kind: 'event',
+    event: name,
+    user: c.user!,
+    properties: properties ?? {},
+    context: c.context ?? {},
+  }
+  if (c.timestamp !== undefined) item.timestamp = c.timestamp
+  if (c.message_id !== undefined) item.message_id = c.message_id
+  return item
+}
+
+/** Validates a POST /v1/event body: exactly one event, named by `event` (SPEC Endpoints, H8). */
+export function validateSingle(body: unknown): { ok: true; item: EventItem } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = []
+  if (!isObject(body)) {
+    errors.push({ path: '', message: `request body must be a JSON object (one event), got ${kindOf(body)}` })
+    return { ok: false, errors }
+  }
+  let name: string | undefined
+  if (body.event === undefined) {
+    errors.push({
+      path: '/event',
+      message:
+        body.name !== undefined
+          ? 'event is required: POST /v1/event names the event in "event", not "name" ("name" is accepted only in batch items)'
+          : 'event is required: the event name, e.g. "signup_completed"',
+    })
+  } else {
+    name = checkName(body.event, '/event', 'event', errors)
+  }
+  const common = checkCommon(body, '', errors)
+  const properties = checkOptionalObject(body.properties, '/properties', 'properties', errors)
+  checkSize(body, '', errors)
+  if (errors.length > 0) return { ok: false, errors }
+  return { ok: true, item: eventItem(name!, common, properties) }
+}
+
+function validateItem(raw: unknown, index: number): BatchItemResult {
+  const path = `/events/${index}`
+  const errors: FieldError[] = []
+  if (!isObject(raw)) {
+    errors.push({ path, message: `batch item must be an object, got ${kindOf(raw)}` })
+    return { index, ok: false, errors }
+  }
+  const type = raw.type
+  if (type === undefined) {
+    errors.push({ path: `${path}/type`, message: 'type is required: "event" or "identify"' })
+  } else if (type !== 'event' && type !== 'identify') {
+    errors.push({
+      path: `${path}/type`,
+      message: `type must be "event" or "identify", got ${typeof type === 'string' ? JSON.stringify(type) : kindOf(type)}`,
+    })
+  }
+  const common = checkCommon(raw, path, errors)
+
+  if (type === 'event') {
+    // H10: `event` and `name` are both accepted; `event` is read when both are present.
+    let name: string | undefined
+    if (raw.event !== undefined) name = checkName(raw.event, `${path}/event`, 'event', errors)
+    else if (raw.name !== undefined) name = checkName(raw.name, `${path}/name`, 'name', errors)
+    else errors.push({ path: `${path}/event`, message: 'event name is required: give "event" (or "name")' })
+    const properties = checkOptionalObject(raw.properties, `${path}/properties`, 'properties', errors)
+    checkSize(raw, path, errors)
+    if (errors.length > 0) return { index, ok: false, errors }
+    return { index, ok: true, item: eventItem(name!, common, properties) }
+  }
+
+  const traits = type === 'identify' ? checkOptionalObject(raw.traits, `${path}/traits`, 'traits', errors) : undefined
+  checkSize(raw, path, errors)
+  if (errors.length > 0) return { index, ok: false, errors }
+
+  // type === 'identify' here. H10: user.traits and top-level traits merged, top level winning;
+  // the profile email comes from traits.email, else user.email.
+  const u = common.user!
+  const merged: Obj = u.traits === undefined ? { ...traits } : { ...u.traits, ...traits }
+  const user: IdentifyItem['user'] = { id: u.id }
+  if (u.email !== undefined) user.email = u.email
+  const item: IdentifyItem = { kind: 'identify', user, traits: merged, context: common.context ?? {} }
+  const email = typeof merged.email === 'string' && merged.email !== '' ? merged.email : u.email
+  if (email !== undefined) item.email = email
+  if (common.timestamp !== undefined) item.timestamp = common.timestamp
+  if (common.message_id !== undefined) item.message_id = common.message_id
+  return { index, ok: true, item }
+}
+
+/**
+ * Validates a POST /v1/events body. Envelope problems (sent_at, events not 1..100 items)
+ * reject the whole request (H11); otherwise each item is validated on its own.
+ */
+export function validateBatch(
+  body: unknown,
+): { ok: false; errors: FieldError[] } | { ok: true; sentAt: string; items: BatchItemResult[] } {
+  const errors: FieldError[] = []
+  if (!isObject(body)) {
+    errors.push({ path: '', message: `request body must be a JSON object {sent_at, events}, got ${kindOf(body)}` })
+    return { ok: false, errors }
+  }
+  let sentAt: string | undefined
+  if (body.sent_at === undefined) {
+    errors.push({ path: '/sent_at', message: 'sent_at is required: the ISO 8601 time the batch was sent' })
+  } else {
+    sentAt = checkTimestamp(body.sent_at, '/sent_at', 'sent_at', errors)
+  }
+  const events = body.events
+  if (events === undefined) {
+    errors.push({ path: '/events', message: `events is required: an array of 1 to ${MAX_BATCH_ITEMS} items` })
+  } else if (!Array.isArray(events)) {
+    errors.push({ path: '/events', message: `events must be an array of 1 to ${MAX_BATCH_ITEMS} items, got ${kindOf(events)}` })
+  } else if (events.length === 0) {
+    errors.push({ path: '/events', message: 'events must contain at least 1 item' })
+  } else if (events.length > MAX_BATCH_ITEMS) {
+    errors.push({ path: '/events', message: `events must contain at most ${MAX_BATCH_ITEMS} items, got ${events.length}` })
+  }
+  if (errors.length > 0) return { ok: false, errors }
+  const list = events as unknown[]
+  const items: BatchItemResult[] = new Array(list.length)
+  for (let i = 0; i < list.length; i++) items[i] = validateItem(list[i], i)
+  return { ok: true, sentAt: sentAt!, items }
+}
