@@ -1,0 +1,21 @@
+// Limits subsystem: plans, per-minute request limit (H2/H3), per-second event limit (H4),
+// monthly live-event quota (H5) and the headers/errors they produce. Pure and I/O-free;
+// time is always passed in as `now` (ms since epoch).
+
+export {
+  DEFAULT_EVENTS_PER_SECOND,
+  DEFAULT_IP_REQUESTS_PER_MINUTE,
+  DEFAULT_PLANS,
+  EVENT_WINDOW_SECONDS,
+  FALLBACK_PLAN_NAME,
+  REQUEST_WINDOW_SECONDS,
+  normalizePlanName,
+  parsePlans,
+  planFromRecord,
+  type Plan,
+} from './plans.js'
+export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
+export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
+export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'
+export { MonthlyQuota, monthKeyOf, type QuotaReservation } from './monthly-quota.js'
+export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'

@@ -1,0 +1,107 @@
+import t from 'tap'
+import { MonthlyQuota, monthKeyOf } from './monthly-quota.js'
+
+const MAR_10 = Date.UTC(2025, 2, 10, 12, 0, 0)
+const APR_1 = Date.UTC(2025, 3, 1)
+
+t.test('monthKeyOf is the UTC month', async (t) => {
+  t.equal(monthKeyOf(MAR_10), '2025-03')
+  t.equal(monthKeyOf(APR_1 - 1), '2025-03')
+  t.equal(monthKeyOf(APR_1), '2025-04')
+})
+
+t.test('grants within the limit and reports used, reset time and Retry-After', async (t) => {
+  const q = new MonthlyQuota()
+  const r = q.reserve('acc', 1, 1000, MAR_10)
+  t.same(r, {
+    granted: 1,
+    used: 1,
+    limit: 1000,
+    resetsAt: '2025-04-01T00:00:00.000Z',
+    retryAfterSeconds: (APR_1 - MAR_10) / 1000,
+  })
+  t.equal(q.reserve('acc', 1, 1000, MAR_10).used, 2)
+  t.equal(q.used('acc', MAR_10), 2)
+})
+
+t.test('a batch crossing the limit is partly granted; later requests get nothing', async (t) => {
+  const q = new MonthlyQuota()
+  t.equal(q.reserve('acc', 95, 100, MAR_10).granted, 95)
+  const partial = q.reserve('acc', 10, 100, MAR_10 + 1)
+  t.equal(partial.granted, 5, 'items within the remaining quota are granted (H5)')
+  t.equal(partial.used, 100)
+  const none = q.reserve('acc', 3, 100, MAR_10 + 2)
+  t.equal(none.granted, 0)
+  t.equal(none.used, 100, 'used never passes the limit through refused items')
+  t.equal(q.reserve('other', 3, 100, MAR_10).granted, 3, 'accounts are separate')
+})
+
+t.test('a new UTC month resets the count', async (t) => {
+  const q = new MonthlyQuota()
+  q.reserve('acc', 100, 100, APR_1 - 1)
+  t.equal(q.reserve('acc', 1, 100, APR_1 - 1).granted, 0)
+  const r = q.reserve('acc', 1, 100, APR_1)
+  t.equal(r.granted, 1)
+  t.equal(r.used, 1)
+  t.equal(r.resetsAt, '2025-05-01T00:00:00.000Z')
+  t.equal(q.used('acc', APR_1), 1)
+})
+
+t.test('release gives back a reservation (Kafka failed) in the same month only', async (t) => {
+  const q = new MonthlyQuota()
+  q.reserve('acc', 10, 10, MAR_10)
+  q.release('acc', 4, MAR_10)
+  const r = q.reserve('acc', 10, 10, MAR_10 + 5)
+  t.equal(r.granted, 4)
+  q.release('acc', 1000, MAR_10)
+  t.equal(q.used('acc', MAR_10), 0, 'never below zero')
+  q.reserve('acc', 3, 10, APR_1)
+  q.release('acc', 3, MAR_10) // a March reservation released after April began
+  t.equal(q.used('acc', APR_1), 3, 'April usage untouched')
+})
+
+t.test('projected usage: counts once whether or not the projector has seen local events', async (t) => {
+  const q = new MonthlyQuota()
+  // restart mid-month: the projector already counted 900 events
+  q.setProjectedUsage('acc', '2025-03', 900)
+  const r = q.reserve('acc', 50, 1000, MAR_10)
+  t.equal(r.granted, 50)
+  t.equal(r.used, 950)
+
+  // a single instance from the month start: local 600 accepted, projector lagging at 550
+  const q2 = new MonthlyQuota()
+  q2.reserve('acc', 600, 1000, MAR_10)
+  q2.setProjectedUsage('acc', '2025-03', 550)
+  t.equal(q2.used('acc', MAR_10), 600, 'lagging projection does not lose local events')
+  q2.setProjectedUsage('acc', '2025-03', 600)
+  t.equal(q2.used('acc', MAR_10), 600, 'caught-up projection does not double-count')
+  q2.setProjectedUsage('acc', '2025-03', 980) // other instances' events
+  t.equal(q2.reserve('acc', 50, 1000, MAR_10).granted, 20)
+})
+
+t.test('projected usage for another month', async (t) => {
+  const q = new MonthlyQuota()
+  q.reserve('acc', 10, 100, APR_1)
+  q.setProjectedUsage('acc', '2025-03', 99)
+  t.equal(q.used('acc', APR_1), 10, "last month's count is ignored")
+  q.setProjectedUsage('acc', '2025-04', 40)
+  t.equal(q.used('acc', APR_1), 40)
+  t.throws(() => q.setProjectedUsage('acc', '2025-13', 1), RangeError)
+  t.throws(() => q.setProjectedUsage('acc', '2025-04', -1), RangeError)
+})
+
+t.test('a limit lowered below usage grants nothing; n <= 0 grants nothing', async (t) => {
+  const q = new MonthlyQuota()
+  q.setProjectedUsage('acc', '2025-03', 500)
+  const r = q.reserve('acc', 5, 100, MAR_10)
+  t.equal(r.granted, 0)
+  t.equal(r.used, 500)
+  t.equal(q.reserve('acc', 0, 1000, MAR_10).granted, 0)
+})
+
+t.test('December rolls into January of the next year', async (t) => {
+  const q = new MonthlyQuota()
+  const r = q.reserve('acc', 1, 10, Date.UTC(2025, 11, 31, 23, 59, 59))
+  t.equal(r.resetsAt, '2026-01-01T00:00:00.000Z')
+  t.equal(r.retryAfterSeconds, 1)
+})
