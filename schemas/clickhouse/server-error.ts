@@ -1,0 +1,33 @@
+// Reading ClickHouse server error codes portably. 18.16 answers
+// "Code: 57, e.displayText() = DB::Exception: ..." with no "(TYPE_NAME)" marker, so the
+// client's ClickHouseError parser does not recognise it and hands back a plain Error.
+
+export const CH_ERRORS = {
+  TABLE_ALREADY_EXISTS: 57,
+  UNKNOWN_TABLE: 60,
+  SYNTAX_ERROR: 62,
+  DATABASE_ALREADY_EXISTS: 82,
+  UNKNOWN_DATABASE: 81,
+  TOO_MANY_PARTS: 252,
+  TOO_MANY_SIMULTANEOUS_QUERIES: 202,
+  TIMEOUT_EXCEEDED: 159,
+  MEMORY_LIMIT_EXCEEDED: 241,
+  NETWORK_ERROR: 210,
+  SOCKET_TIMEOUT: 209,
+  CANNOT_PARSE_INPUT: 27,
+  TYPE_MISMATCH: 53,
+  NO_SUCH_COLUMN_IN_TABLE: 16,
+  UNKNOWN_IDENTIFIER: 47,
+  READONLY: 164,
+  ACCESS_DENIED: 497,
+  AUTHENTICATION_FAILED: 516,
+} as const
+
+/** The numeric server error code in an error thrown by @clickhouse/client, if any. */
+export function serverErrorCode(err: unknown): number | undefined {
+  if (!(err instanceof Error)) return undefined
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string' && /^\d+$/.test(code)) return Number(code)
+  const m = /\bCode: (\d+)/.exec(err.message)
+  return m ? Number(m[1]) : undefined
+}

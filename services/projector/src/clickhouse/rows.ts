@@ -1,0 +1,208 @@
+// Pure mapping from log records to ClickHouse insert rows (JSONEachRow shapes).
+// Column meanings: schemas/clickhouse/README.md. Times: each instant is written twice,
+// as DateTime('UTC') text ('YYYY-MM-DD hh:mm:ss', whole seconds) and as epoch ms
+// (Int64), since 18.16 has no DateTime64 (A6). Absent optional times are 0, absent
+// optional strings are ''.
+
+import type { Environment, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import { formatDateTime } from '../../../../schemas/clickhouse/sql.js'
+
+export interface EventRow {
+  event_id: string
+  account_id: string
+  environment: Environment
+  key_id: string
+  event: string
+  user_id: string
+  timestamp: string
+  timestamp_ms: number
+  original_timestamp_ms: number
+  received_at: string
+  received_at_ms: number
+  sent_at_ms: number
+  timestamp_flagged: 0 | 1
+  properties: string
+  context: string
+  ip: string
+  user_agent: string
+  message_id: string
+  user_email: string
+  user_traits: string
+}
+
+export interface IdentifyRow {
+  event_id: string
+  account_id: string
+  environment: Environment
+  key_id: string
+  user_id: string
+  email: string
+  traits: string
+  timestamp: string
+  timestamp_ms: number
+  original_timestamp_ms: number
+  received_at: string
+  received_at_ms: number
+  sent_at_ms: number
+  timestamp_flagged: 0 | 1
+  context: string
+  ip: string
+  user_agent: string
+  message_id: string
+}
+
+export interface TraitRow {
+  account_id: string
+  environment: Environment
+  user_id: string
+  trait_key: string
+  /** JSON text of the trait's value. */
+  value: string
+  set_at: string
+  set_at_ms: number
+  source_event_id: string
+}
+
+/** A record that can never be written as it stands (a retry will not help). */
+export class RowMappingError extends Error {
+  readonly code = 'INVALID_RECORD'
+  constructor(
+    message: string,
+    readonly eventId: string,
+  ) {
+    super(message)
+    this.name = 'RowMappingError'
+  }
+}
+
+// DateTime is UInt32 seconds: 1970-01-01 to 2106-02-07.
+const MAX_MS = 4294967295 * 1000
+
+function instant(ms: number, field: string, eventId: string): { text: string; ms: number } {
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_MS) {
+    throw new RowMappingError(`${field} ${ms} is outside the DateTime range`, eventId)
+  }
+  return { text: formatDateTime(ms), ms }
+}
+
+function optionalMs(ms: number | null, field: string, eventId: string): number {
+  if (ms === null || ms === undefined) return 0
+  if (!Number.isSafeInteger(ms)) throw new RowMappingError(`${field} ${ms} is not an integer`, eventId)
+  return ms
+}
+
+function environment(env: string, eventId: string): Environment {
+  if (env !== 'live' && env !== 'test') throw new RowMappingError(`unknown environment ${env}`, eventId)
+  return env
+}
+
+/** Parses a traits JSON text into an object; null, '' and non-objects give {}. */
+function parseTraits(json: string | null | undefined, eventId: string): Record<string, unknown> {
+  if (json === null || json === undefined || json.trim() === '') return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(json)
+  } catch {
+    throw new RowMappingError('traits are not valid JSON', eventId)
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {}
+  return parsed as Record<string, unknown>
+}
+
+/** `email` from the record, else a string `email` trait (H10), else ''. */
+function profileEmail(email: string | null, traitsJson: string | null, eventId: string): string {
+  if (email) return email
+  const fromTraits = parseTraits(traitsJson, eventId)['email']
+  return typeof fromTraits === 'string' ? fromTraits : ''
+}
+
+export function eventRow(r: EventRecord): EventRow {
+  const ts = instant(r.timestamp, 'timestamp', r.event_id)
+  const received = instant(r.received_at, 'received_at', r.event_id)
+  return {
+    event_id: r.event_id,
+    account_id: r.account_id,
+    environment: environment(r.environment, r.event_id),
+    key_id: r.key_id,
+    event: r.event,
+    user_id: r.user_id,
+    timestamp: ts.text,
+    timestamp_ms: ts.ms,
+    original_timestamp_ms: optionalMs(r.original_timestamp, 'original_timestamp', r.event_id),
+    received_at: received.text,
+    received_at_ms: received.ms,
+    sent_at_ms: optionalMs(r.sent_at, 'sent_at', r.event_id),
+    timestamp_flagged: r.timestamp_flagged ? 1 : 0,
+    properties: r.properties,
+    context: r.context,
+    ip: r.ip ?? '',
+    user_agent: r.user_agent ?? '',
+    message_id: r.message_id ?? '',
+    user_email: profileEmail(r.user_email, r.user_traits, r.event_id),
+    user_traits: r.user_traits ?? '',
+  }
+}
+
+export function identifyRow(r: IdentifyRecord): IdentifyRow {
+  const ts = instant(r.timestamp, 'timestamp', r.event_id)
+  const received = instant(r.received_at, 'received_at', r.event_id)
+  return {
+    event_id: r.event_id,
+    account_id: r.account_id,
+    environment: environment(r.environment, r.event_id),
+    key_id: r.key_id,
+    user_id: r.user_id,
+    email: profileEmail(r.email, r.traits, r.event_id),
+    traits: r.traits,
+    timestamp: ts.text,
+    timestamp_ms: ts.ms,
+    original_timestamp_ms: optionalMs(r.original_timestamp, 'original_timestamp', r.event_id),
+    received_at: received.text,
+    received_at_ms: received.ms,
+    sent_at_ms: optionalMs(r.sent_at, 'sent_at', r.event_id),
+    timestamp_flagged: r.timestamp_flagged ? 1 : 0,
+    context: r.context,
+    ip: r.ip ?? '',
+    user_agent: r.user_agent ?? '',
+    message_id: r.message_id ?? '',
+  }
+}
+
+/**
+ * One row per top-level trait key, versioned by setAtMs (the record's event time), so
+ * the latest event time wins per key and keys a record does not name are untouched.
+ */
+export function traitRows(
+  accountId: string,
+  userId: string,
+  traitsJson: string | null,
+  setAtMs: number,
+  env: Environment = 'live',
+  sourceEventId = '',
+): TraitRow[] {
+  const traits = parseTraits(traitsJson, sourceEventId)
+  const keys = Object.keys(traits)
+  if (keys.length === 0) return []
+  const at = instant(setAtMs, 'timestamp', sourceEventId)
+  const environmentValue = environment(env, sourceEventId)
+  return keys.map((key) => ({
+    account_id: accountId,
+    environment: environmentValue,
+    user_id: userId,
+    trait_key: key,
+    value: JSON.stringify(traits[key] === undefined ? null : traits[key]),
+    set_at: at.text,
+    set_at_ms: at.ms,
+    source_event_id: sourceEventId,
+  }))
+}
+
+/** Trait rows for an event's `user.traits` (H10). */
+export function eventTraitRows(r: EventRecord): TraitRow[] {
+  return traitRows(r.account_id, r.user_id, r.user_traits, r.timestamp, r.environment, r.event_id)
+}
+
+/** Trait rows for an identify's traits. */
+export function identifyTraitRows(r: IdentifyRecord): TraitRow[] {
+  return traitRows(r.account_id, r.user_id, r.traits, r.timestamp, r.environment, r.event_id)
+}

@@ -1,0 +1,79 @@
+import t from 'tap'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { batchRows, classify, ClickHouseWriteError, ClickHouseWriter } from './writer.js'
+import { makeEvent, makeIdentify } from './test-helpers.js'
+
+interface InsertCall {
+  table: string
+  values: unknown[]
+  format: string
+}
+
+function fakeClient(fail?: (table: string) => unknown): { client: ClickHouseClient; calls: InsertCall[] } {
+  const calls: InsertCall[] = []
+  const client = {
+    async insert(params: InsertCall) {
+      calls.push(params)
+      const err = fail?.(params.table)
+      if (err) throw err
+      return {}
+    },
+  } as unknown as ClickHouseClient
+  return { client, calls }
+}
+
+t.test('one JSONEachRow insert per table, empty tables skipped', async (t) => {
+  const { client, calls } = fakeClient()
+  const w = new ClickHouseWriter(client, 'analytics')
+  const stats = await w.write({
+    events: [makeEvent({ user_traits: '{"plan":"pro"}' }), makeEvent()],
+    identifies: [makeIdentify({ traits: '{"a":1,"b":2}' })],
+  })
+  t.same(stats, { events: 2, identifies: 1, traits: 3 })
+  t.same(calls.map((c) => [c.table, c.values.length, c.format]), [
+    ['analytics.events', 2, 'JSONEachRow'],
+    ['analytics.identifies', 1, 'JSONEachRow'],
+    ['analytics.user_traits', 3, 'JSONEachRow'],
+  ])
+  calls.length = 0
+  await w.write({ events: [], identifies: [] })
+  t.equal(calls.length, 0)
+})
+
+t.test('the database name is validated', async (t) => {
+  t.throws(() => new ClickHouseWriter(fakeClient().client, 'x; DROP'))
+})
+
+t.test('an unmappable record fails the batch before any insert, naming it', async (t) => {
+  const { client, calls } = fakeClient()
+  const w = new ClickHouseWriter(client, 'analytics')
+  const err = await w
+    .write({ events: [makeEvent(), makeEvent({ event_id: 'bad', timestamp: -5 })], identifies: [makeIdentify({ event_id: 'bad2', traits: '{x' })] })
+    .catch((e: unknown) => e)
+  t.ok(err instanceof ClickHouseWriteError)
+  const e = err as ClickHouseWriteError
+  t.equal(e.code, 'INVALID_RECORD')
+  t.equal(e.retriable, false)
+  t.same(e.invalid.map((r) => [r.kind, r.event_id]), [['event', 'bad'], ['identify', 'bad2']])
+  t.equal(calls.length, 0)
+  t.equal(batchRows({ events: [makeEvent()], identifies: [] }).invalid.length, 0)
+})
+
+t.test('server and network failures are classified', async (t) => {
+  const parse = new Error('Code: 27, e.displayText() = DB::Exception: Cannot parse input, e.what() = DB::Exception')
+  const { client } = fakeClient((table) => (table.endsWith('identifies') ? parse : undefined))
+  const err = (await new ClickHouseWriter(client, 'db')
+    .write({ events: [makeEvent()], identifies: [makeIdentify()] })
+    .catch((e: unknown) => e)) as ClickHouseWriteError
+  t.equal(err.code, 'INSERT_REJECTED')
+  t.equal(err.retriable, false)
+  t.equal(err.table, 'identifies')
+  t.equal(err.serverCode, 27)
+  t.equal(err.cause, parse)
+
+  const tooMany = classify(new Error('Code: 252, e.displayText() = DB::Exception: Too many parts'), 'events')
+  t.match(tooMany, { code: 'INSERT_FAILED', retriable: true, serverCode: 252 })
+  const net = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
+  t.match(classify(net), { code: 'INSERT_FAILED', retriable: true, serverCode: undefined })
+  t.match(classify(new TypeError('x is not a function')), { code: 'INSERT_FAILED', retriable: false })
+})

@@ -1,0 +1,188 @@
+// Writes one batch of records into ClickHouse: one JSONEachRow insert per table.
+// Retrying is the caller's job; every failure is a ClickHouseWriteError that says
+// whether a retry can help. Writes are idempotent (A5), so retrying a batch that
+// partly landed is safe.
+
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'
+import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
+import {
+  eventRow,
+  eventTraitRows,
+  identifyRow,
+  identifyTraitRows,
+  RowMappingError,
+  type EventRow,
+  type IdentifyRow,
+  type TraitRow,
+} from './rows.js'
+
+export const TABLES = {
+  events: 'events',
+  identifies: 'identifies',
+  userTraits: 'user_traits',
+} as const
+
+export type ClickHouseWriteErrorCode =
+  | 'INVALID_RECORD' // a record cannot be mapped to a row: send it to the DLQ
+  | 'INSERT_REJECTED' // the server refused the data itself (parse, type): not retriable
+  | 'INSERT_FAILED' // network, overload, timeout, missing table...: retry with backoff
+
+export interface InvalidRecord {
+  kind: 'event' | 'identify'
+  event_id: string
+  reason: string
+}
+
+export class ClickHouseWriteError extends Error {
+  readonly code: ClickHouseWriteErrorCode
+  readonly retriable: boolean
+  readonly table: string | undefined
+  readonly serverCode: number | undefined
+  /** For INVALID_RECORD: the records that cannot be written. Nothing was inserted. */
+  readonly invalid: InvalidRecord[]
+
+  constructor(
+    code: ClickHouseWriteErrorCode,
+    message: string,
+    opts: { retriable: boolean; table?: string; serverCode?: number; invalid?: InvalidRecord[]; cause?: unknown },
+  ) {
+    super(message, { cause: opts.cause })
+    this.name = 'ClickHouseWriteError'
+    this.code = code
+    this.retriable = opts.retriable
+    this.table = opts.table
+    this.serverCode = opts.serverCode
+    this.invalid = opts.invalid ?? []
+  }
+}
+
+// Server codes that mean the data itself is unacceptable: retrying cannot help.
+const DATA_ERRORS = new Set([
+  6, // CANNOT_PARSE_TEXT
+  26, // CANNOT_PARSE_QUOTED_STRING
+  27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+  38, // CANNOT_PARSE_DATE
+  41, // CANNOT_PARSE_DATETIME
+  53, // TYPE_MISMATCH
+  69, // ARGUMENT_OUT_OF_BOUND
+  70, // CANNOT_CONVERT_TYPE
+  72, // CANNOT_PARSE_NUMBER
+  117, // INCORRECT_DATA
+  130, // CANNOT_READ_ARRAY_FROM_TEXT
+  131, // TOO_LARGE_STRING_SIZE
+  321, // VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE
+])
+
+export interface WriteBatch {
+  events: EventRecord[]
+  identifies: IdentifyRecord[]
+}
+
+export interface WriteStats {
+  events: number
+  identifies: number
+  traits: number
+}
+
+/** Maps a batch to rows, collecting every record that cannot be mapped. */
+export function batchRows(batch: WriteBatch): {
+  events: EventRow[]
+  identifies: IdentifyRow[]
+  traits: TraitRow[]
+  invalid: InvalidRecord[]
+} {
+  const events: EventRow[] = []
+  const identifies: IdentifyRow[] = []
+  const traits: TraitRow[] = []
+  const invalid: InvalidRecord[] = []
+  const mapOne = (kind: InvalidRecord['kind'], eventId: string, fn: () => void) => {
+    try {
+      fn()
+    } catch (err) {
+      if (!(err instanceof RowMappingError)) throw err
+      invalid.push({ kind, event_id: eventId, reason: err.message })
+    }
+  }
+  for (const r of batch.events) {
+    mapOne('event', r.event_id, () => {
+      const row = eventRow(r)
+      const t = eventTraitRows(r)
+      events.push(row)
+      traits.push(...t)
+    })
+  }
+  for (const r of batch.identifies) {
+    mapOne('identify', r.event_id, () => {
+      const row = identifyRow(r)
+      const t = identifyTraitRows(r)
+      identifies.push(row)
+      traits.push(...t)
+    })
+  }
+  return { events, identifies, traits, invalid }
+}
+
+export class ClickHouseWriter {
+  private readonly database: string
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    database: string,
+  ) {
+    this.database = assertIdentifier(database)
+  }
+
+  /**
+   * Inserts the batch. If any record cannot be mapped, nothing is inserted and an
+   * INVALID_RECORD error lists them, so the caller can dead-letter those and write
+   * the rest.
+   */
+  async write(batch: WriteBatch): Promise<WriteStats> {
+    const rows = batchRows(batch)
+    if (rows.invalid.length > 0) {
+      throw new ClickHouseWriteError(
+        'INVALID_RECORD',
+        `${rows.invalid.length} record(s) cannot be written: ` +
+          rows.invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
+        { retriable: false, invalid: rows.invalid },
+      )
+    }
+    await this.insert(TABLES.events, rows.events)
+    await this.insert(TABLES.identifies, rows.identifies)
+    await this.insert(TABLES.userTraits, rows.traits)
+    return { events: rows.events.length, identifies: rows.identifies.length, traits: rows.traits.length }
+  }
+
+  private async insert(table: string, values: object[]): Promise<void> {
+    if (values.length === 0) return
+    try {
+      await this.client.insert({ table: `${this.database}.${table}`, values, format: 'JSONEachRow' })
+    } catch (cause) {
+      throw classify(cause, table)
+    }
+  }
+}
+
+export function classify(cause: unknown, table?: string): ClickHouseWriteError {
+  const serverCode = serverErrorCode(cause)
+  const message = cause instanceof Error ? cause.message : String(cause)
+  const where = table ? ` into ${table}` : ''
+  if (serverCode !== undefined && DATA_ERRORS.has(serverCode)) {
+    return new ClickHouseWriteError('INSERT_REJECTED', `insert${where} rejected (code ${serverCode}): ${message}`, {
+      retriable: false,
+      table,
+      serverCode,
+      cause,
+    })
+  }
+  // Programmer errors are never retried (STYLE.md).
+  const programmer = cause instanceof TypeError || cause instanceof RangeError || cause instanceof SyntaxError
+  return new ClickHouseWriteError('INSERT_FAILED', `insert${where} failed: ${message}`, {
+    retriable: !programmer,
+    table,
+    serverCode,
+    cause,
+  })
+}
