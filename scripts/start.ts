@@ -1,0 +1,126 @@
+// npm start: the whole thing on this machine. Brings the local stack up (installing on first run),
+// starts the projector and ingest services as child processes, creates a demo account with a test
+// key on first run, and prints the URLs and a ready-to-paste curl. Ctrl-C stops the services.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const STACK = join(ROOT, '.stack')
+const DEMO_FILE = join(STACK, 'demo-key.json')
+const env = { ...process.env }
+const ingestPort = Number(env.INGEST_PORT ?? 8080)
+const projectorPort = Number(env.PROJECTOR_PORT ?? 8081)
+const dashboardPort = Number(env.DASHBOARD_PORT ?? 8082)
+
+function step(msg: string) {
+  process.stdout.write(`\x1b[1m==>\x1b[0m ${msg}\n`)
+}
+
+function run(cmd: string, args: string[]) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', env })
+  if (r.status !== 0) process.exit(r.status ?? 1)
+}
+
+function service(name: string, entry: string, extraEnv: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const prefix = `[${name}] `
+  const pipe = (s: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
+    let buf = ''
+    s.on('data', (d) => {
+      buf += d
+      const lines = buf.split('\n')
+      buf = lines.pop()!
+      for (const l of lines) out.write(prefix + l + '\n')
+    })
+  }
+  pipe(child.stdout!, process.stdout)
+  pipe(child.stderr!, process.stderr)
+  return child
+}
+
+async function waitHealthy(url: string, name: string, child: ChildProcess, timeoutMs = 120_000) {
+  const start = Date.now()
+  while (Date.now() - start < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start (see its lines above)`)
+    try {
+      const r = await fetch(url)
+      if (r.ok) return
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 300))
+  }
+  throw new Error(`${name} not healthy after ${timeoutMs / 1000}s at ${url}`)
+}
+
+async function main() {
+  const t0 = Date.now()
+  step('starting the local stack (Kafka, schema registry, ClickHouse); the first run installs them')
+  run('bash', ['deploy/local/stack.sh', 'up'])
+
+  const liveToken = env.LIVE_TOKEN || 'local-dev-live-token'
+  step('starting projector and ingest')
+  const children: ChildProcess[] = []
+  const projector = service('projector', 'services/projector/src/main.ts', { LIVE_TOKEN: liveToken })
+  children.push(projector)
+  await waitHealthy(`http://127.0.0.1:${projectorPort}/health`, 'projector', projector)
+  const ingest = service('ingest', 'services/ingest/src/main.ts')
+  children.push(ingest)
+  const dashboardEntry = join(ROOT, 'services/dashboard/src/main.ts')
+  let dashboard: ChildProcess | undefined
+  if (existsSync(dashboardEntry)) {
+    dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken })
+    children.push(dashboard)
+  }
+
+  let stopping = false
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    step('stopping services (the stack keeps running: npm run stack:down stops it)')
+    for (const c of children) c.kill('SIGTERM')
+    setTimeout(() => process.exit(0), 8000).unref()
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(0))
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+
+  await waitHealthy(`http://127.0.0.1:${ingestPort}/health`, 'ingest', ingest)
+  if (dashboard) await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) => console.error(String(e)))
+
+  if (!existsSync(DEMO_FILE)) {
+    step('first run: creating the demo account and a test key')
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', 'create', '--account', 'demo', '--name', 'demo key', '--type', 'test', '--json'], { cwd: ROOT, env, encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`could not create the demo key: ${r.stderr}`)
+    mkdirSync(STACK, { recursive: true })
+    writeFileSync(DEMO_FILE, r.stdout.trim().split('\n').pop()!, { mode: 0o600 })
+  }
+  const demo = JSON.parse(readFileSync(DEMO_FILE, 'utf8'))
+  const db = env.CLICKHOUSE_DATABASE ?? 'tracking'
+  const chPort = env.CLICKHOUSE_TCP_PORT ?? '19000'
+  process.stdout.write(`
+\x1b[1mReady in ${((Date.now() - t0) / 1000).toFixed(1)}s.\x1b[0m
+  ingest      http://127.0.0.1:${ingestPort}   (POST /v1/event, /v1/events; GET /openapi.json)
+  projector   http://127.0.0.1:${projectorPort}   (GET /metrics, /health, /live)
+${dashboard ? `  dashboard   http://127.0.0.1:${dashboardPort}\n` : ''}
+Send a first event with the demo test key (${demo.key_id}, kept in .stack/demo-key.json):
+
+  curl -s -X POST http://127.0.0.1:${ingestPort}/v1/event \\
+    -H 'Authorization: Bearer ${demo.key}' \\
+    -H 'Content-Type: application/json' \\
+    -d '{"event":"signup_completed","user":{"id":"user_1"},"properties":{"plan":"pro"}}'
+
+See it in ClickHouse (within a second or two):
+
+  clickhouse-client --port ${chPort} -q "SELECT event_id, event, user_id, timestamp FROM ${db}.events FINAL ORDER BY timestamp DESC LIMIT 5"
+
+Ctrl-C stops the services.
+`)
+}
+
+main().catch((err) => {
+  console.error(`start failed: ${err?.message ?? err}`)
+  process.exit(1)
+})
