@@ -4,11 +4,12 @@
 // Records that can never be written go to the DLQ topic with the reason, and consumption goes on.
 import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
 import type { Codec } from '../../../../schemas/codec.js'
-import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
-import { withRetry, isRetriable } from './retry.js'
+import { ProjectionPipeline, type ProjectionSink } from './projection.js'
 import type { Metrics } from './metrics.js'
+
+export type { ProjectionSink } from './projection.js'
 
 export interface ProjectorOptions {
   groupId: string
@@ -19,28 +20,26 @@ export interface ProjectorOptions {
   fromBeginning: boolean
 }
 
-export interface ProjectionSink {
-  write(batch: ProjectionBatch): Promise<unknown>
-}
-
 export type RecordListener = (batch: ProjectionBatch) => void
 
 export class Projector {
   private consumer: Consumer | null = null
   private readonly batcher: InsertBatcher
+  private readonly pipeline: ProjectionPipeline
   private readonly listeners: RecordListener[] = []
-  private stopping = { aborted: false }
+  private readonly stopping = { aborted: false }
 
   constructor(
     private readonly kafka: Kafka,
-    private readonly producer: Producer,
-    private readonly codec: Codec,
-    private readonly sink: ProjectionSink,
+    producer: Producer,
+    codec: Codec,
+    sink: ProjectionSink,
     private readonly opts: ProjectorOptions,
     private readonly metrics: Metrics,
     private readonly log: Logger,
   ) {
-    this.batcher = new InsertBatcher((b) => this.writeWithRetry(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs })
+    this.pipeline = new ProjectionPipeline(producer, codec, sink, { dlqTopic: opts.topics.dlq, retries: opts.retries }, metrics, log, this.stopping)
+    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs })
   }
 
   /** Called after each successful insert with the records it held (the live feed subscribes). */
@@ -71,20 +70,8 @@ export class Projector {
 
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     if (batch.messages.length === 0) return
-    const part: ProjectionBatch = { events: [], identifies: [] }
-    const dead: DeadLetterRecord[] = []
-    for (const m of batch.messages) {
-      try {
-        if (!m.value) throw Object.assign(new Error('record has no value'), { code: 'EMPTY_VALUE' })
-        const d = await this.codec.decode(m.value)
-        if (d.name === 'Event') part.events.push(d.value as EventRecord)
-        else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
-        else throw Object.assign(new Error(`unexpected record type ${d.name} on ${batch.topic}`), { code: 'UNEXPECTED_TYPE' })
-      } catch (err) {
-        dead.push(this.deadLetter(batch.topic, batch.partition, m.offset, m.key, m.value, err))
-      }
-    }
-    if (dead.length) await this.sendToDlq(dead)
+    const { part, dead } = await this.pipeline.decode(batch.topic, batch.partition, batch.messages)
+    await this.pipeline.sendToDlq(dead)
     await this.batcher.add(part)
     if (!isRunning() || isStale()) return
     resolveOffset(batch.lastOffset())
@@ -92,76 +79,16 @@ export class Projector {
     await heartbeat()
   }
 
-  private deadLetter(topic: string, partition: number, offset: string, key: Buffer | null, value: Buffer | null, err: unknown): DeadLetterRecord {
-    const e = err as { code?: string; message?: string }
-    return {
-      topic,
-      partition,
-      offset,
-      key: key ?? null,
-      value: value ?? null,
-      reason: String(e?.message ?? err),
-      error_code: String(e?.code ?? 'UNKNOWN'),
-      failed_at: Date.now(),
-    }
-  }
-
-  private async sendToDlq(dead: DeadLetterRecord[]) {
-    this.metrics.dlq(dead.length)
-    for (const d of dead) this.log.warn('record sent to the DLQ', { topic: d.topic, partition: d.partition, offset: d.offset, reason: d.reason })
-    await withRetry(
-      () => this.producer.send({
-        topic: this.opts.topics.dlq,
-        acks: -1,
-        messages: dead.map((d) => ({ key: `${d.topic}/${d.partition}/${d.offset}`, value: this.codec.encode('DeadLetter', d) })),
-      }),
-      { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping },
-    )
-  }
-
-  private async writeWithRetry(batch: ProjectionBatch): Promise<void> {
-    const started = process.hrtime.bigint()
-    try {
-      await withRetry(() => this.sink.write(batch), {
-        retries: this.opts.retries,
-        initialMs: 200,
-        maxMs: 10_000,
-        signal: this.stopping,
-        onRetry: (err, attempt, delayMs) => this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err }),
-      })
-    } catch (err) {
-      if (isRetriable(err) || this.stopping.aborted) throw err
-      // A batch the server refuses for its data: find the records at fault one by one, DLQ them, keep the rest.
-      await this.isolateBadRecords(batch, err)
-    }
-    this.metrics.inserted(batch.events.length, batch.identifies.length, Number(process.hrtime.bigint() - started) / 1e9)
+  /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
+  private async writeAndPublish(batch: ProjectionBatch): Promise<void> {
+    const { written } = await this.pipeline.write(batch)
     for (const l of this.listeners) {
       try {
-        l(batch)
+        l(written)
       } catch (err) {
         this.log.error('live listener failed', { err })
       }
     }
-  }
-
-  private async isolateBadRecords(batch: ProjectionBatch, cause: unknown) {
-    this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
-    const dead: DeadLetterRecord[] = []
-    for (const e of batch.events) {
-      try {
-        await this.sink.write({ events: [e], identifies: [] })
-      } catch (err) {
-        dead.push(this.deadLetter('events', -1, e.event_id, null, this.codec.encode('Event', e), err))
-      }
-    }
-    for (const i of batch.identifies) {
-      try {
-        await this.sink.write({ events: [], identifies: [i] })
-      } catch (err) {
-        dead.push(this.deadLetter('identifies', -1, i.event_id, null, this.codec.encode('Identify', i), err))
-      }
-    }
-    if (dead.length) await this.sendToDlq(dead)
   }
 
   async stop(): Promise<void> {
