@@ -1,0 +1,87 @@
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { hashPassword, verifyPassword } from './password.js'
+import { newSession, readSession, sessionToken, passwordFingerprint, sign, unsign } from './tokens.js'
+import { checkCsrf, newCsrfToken } from './csrf.js'
+import { LoginThrottle } from './login-throttle.js'
+
+const FAST = { N: 1024, r: 8, p: 1, keylen: 32 }
+const secret = randomBytes(32)
+
+t.test('scrypt: a hash verifies its password only', async (t) => {
+  const stored = await hashPassword('correct horse battery', FAST)
+  t.match(stored, /^scrypt\$1024\$8\$1\$[\w-]+\$[\w-]+$/)
+  t.equal(await verifyPassword('correct horse battery', stored), true)
+  t.equal(await verifyPassword('correct horse batterY', stored), false)
+  t.equal(await verifyPassword('', stored), false)
+  t.not(await hashPassword('correct horse battery', FAST), stored, 'a fresh salt each time')
+  t.equal(await verifyPassword('x', 'not-a-hash'), false, 'malformed hash: false, no throw')
+  t.equal(await verifyPassword('x', 'scrypt$1000$8$1$AAAA$AAAA'), false, 'N not a power of two')
+  t.equal(await verifyPassword('x', stored.replace(/\$[\w-]+$/, '$AAAA')), false, 'too-short hash')
+})
+
+t.test('default scrypt parameters round-trip', async (t) => {
+  const stored = await hashPassword('pässwörd-ñ')
+  t.equal(await verifyPassword('pässwörd-ñ', stored), true)
+  t.equal(await verifyPassword('passwörd-ñ', stored), false)
+})
+
+t.test('signed tokens: tampering, other purpose, other secret', async (t) => {
+  const tok = sign(secret, 'session', { a: 'acme' })
+  t.same(unsign(secret, 'session', tok), { a: 'acme' })
+  t.equal(unsign(secret, 'csrf', tok), undefined, 'a session token is no CSRF token')
+  t.equal(unsign(randomBytes(32), 'session', tok), undefined)
+  const [body, mac] = tok.split('.')
+  const forged = Buffer.from(JSON.stringify({ a: 'other' })).toString('base64url')
+  t.equal(unsign(secret, 'session', `${forged}.${mac}`), undefined, 'payload swapped under the same mac')
+  t.equal(unsign(secret, 'session', `${body}.${mac!.slice(0, -1)}A`), undefined)
+  t.equal(unsign(secret, 'session', undefined), undefined)
+  t.equal(unsign(secret, 'session', 'garbage'), undefined)
+})
+
+t.test('session cookie: expiry and password fingerprint', async (t) => {
+  const now = 1_700_000_000_000
+  const s = newSession('acme', 'scrypt$hash', 3_600_000, now)
+  const tok = sessionToken(secret, s)
+  t.equal(readSession(secret, tok, now + 1000)?.a, 'acme')
+  t.equal(readSession(secret, tok, now + 3_600_001), undefined, 'expired')
+  t.equal(s.pv, passwordFingerprint('scrypt$hash'))
+  t.not(passwordFingerprint('scrypt$other'), s.pv)
+  t.not(newSession('acme', 'scrypt$hash', 1, now).sid, s.sid)
+})
+
+t.test('CSRF: origin check and signed double submit', async (t) => {
+  const tok = newCsrfToken(secret)
+  const base = { secret, ownOrigin: 'http://127.0.0.1:8082', cookie: tok, header: tok }
+  t.same(checkCsrf({ ...base, method: 'POST', origin: 'http://127.0.0.1:8082' }), { ok: true })
+  t.same(checkCsrf({ ...base, method: 'POST' }), { ok: true }, 'no Origin header: the token alone')
+  t.same(checkCsrf({ ...base, method: 'GET', cookie: undefined, header: undefined, origin: 'http://evil.test' }), { ok: true }, 'safe methods pass')
+  t.match(checkCsrf({ ...base, method: 'POST', origin: 'http://evil.test' }), { ok: false, reason: /cross-origin/ })
+  t.same(checkCsrf({ ...base, method: 'POST', origin: 'http://admin.test', allowedOrigins: new Set(['http://admin.test']) }), { ok: true })
+  t.match(checkCsrf({ ...base, method: 'DELETE', header: undefined }), { ok: false, reason: /missing/ })
+  t.match(checkCsrf({ ...base, method: 'POST', header: newCsrfToken(secret) }), { ok: false, reason: /does not match/ })
+  const unsigned = 'abc.def'
+  t.match(checkCsrf({ ...base, method: 'POST', cookie: unsigned, header: unsigned }), { ok: false, reason: /not issued/ }, 'a cookie planted by someone else')
+  t.match(checkCsrf({ ...base, method: 'POST', cookie: newCsrfToken(randomBytes(32)), header: undefined }), { ok: false })
+})
+
+t.test('login throttle: per email and IP, success clears, window slides', async (t) => {
+  const th = new LoginThrottle({ maxFailures: 3, windowMs: 60_000 })
+  const now = 1_000_000
+  for (let i = 0; i < 3; i++) {
+    t.equal(th.check('A@x.io', '1.1.1.1', now + i).allowed, true)
+    th.fail('a@x.io', '1.1.1.1', now + i)
+  }
+  const v = th.check('a@x.io', '1.1.1.1', now + 10)
+  t.equal(v.allowed, false)
+  t.equal(v.retryAfterSeconds, 60)
+  t.equal(th.check('a@x.io', '2.2.2.2', now + 10).allowed, true, 'another IP is not blocked for that email')
+  t.equal(th.check('b@x.io', '1.1.1.1', now + 10).allowed, true, 'another email from that IP is not blocked')
+  t.equal(th.check('a@x.io', '1.1.1.1', now + 60_001).allowed, true, 'the oldest failure aged out')
+  th.succeed('a@x.io', '1.1.1.1')
+  t.equal(th.check('a@x.io', '1.1.1.1', now + 20).allowed, true, 'success clears')
+
+  const ipOnly = new LoginThrottle({ maxFailures: 100, windowMs: 60_000, maxFailuresPerIp: 5 })
+  for (let i = 0; i < 5; i++) ipOnly.fail(`u${i}@x.io`, '9.9.9.9', now)
+  t.equal(ipOnly.check('fresh@x.io', '9.9.9.9', now + 1).allowed, false, 'many emails from one IP are throttled too')
+})

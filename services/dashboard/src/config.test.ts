@@ -1,0 +1,25 @@
+import t from 'tap'
+import { loadDashboardConfig } from './config.js'
+import { accountIdFor } from './api/routes.js'
+import { ACCOUNT_ID_PATTERN } from '../../shared/src/accounts-admin.js'
+
+t.test('config: defaults, validation naming the variable', async (t) => {
+  const c = loadDashboardConfig({})
+  t.match(c, { port: 8082, host: '127.0.0.1', projectorUrl: 'http://127.0.0.1:8081', ingestUrl: 'http://127.0.0.1:8080', sessionSecretGenerated: true, cookieSecure: false })
+  t.equal(c.sessionSecret.length, 32)
+  t.equal(loadDashboardConfig({ SESSION_SECRET: 'x'.repeat(32) }).sessionSecretGenerated, false)
+  t.throws(() => loadDashboardConfig({ SESSION_SECRET: 'short' }), /SESSION_SECRET/)
+  t.throws(() => loadDashboardConfig({ DASHBOARD_PORT: 'abc' }), /DASHBOARD_PORT/)
+  t.throws(() => loadDashboardConfig({ PROJECTOR_URL: 'ftp://x' }), /PROJECTOR_URL/)
+  t.throws(() => loadDashboardConfig({ DASHBOARD_ALLOWED_ORIGINS: 'http://a.test/path' }), /DASHBOARD_ALLOWED_ORIGINS/)
+  t.same([...loadDashboardConfig({ DASHBOARD_ALLOWED_ORIGINS: 'http://a.test/, https://b.test:8443' }).allowedOrigins], ['http://a.test', 'https://b.test:8443'])
+})
+
+t.test('account ids derived from the email are valid and distinct', async (t) => {
+  for (const email of ['alice@example.com', 'Bob.Smith+tag@x.io', '...@x.io', 'ünïcødé@x.io', `${'a'.repeat(64)}@x.io`]) {
+    const id = accountIdFor(email)
+    t.match(id, ACCOUNT_ID_PATTERN, `${email} -> ${id}`)
+  }
+  t.match(accountIdFor('Bob.Smith+tag@x.io'), /^bob-smith-tag-[0-9a-f]{6}$/)
+  t.not(accountIdFor('a@x.io'), accountIdFor('a@x.io'))
+})

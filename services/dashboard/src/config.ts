@@ -1,0 +1,63 @@
+// The dashboard's configuration: read once at start from an env object, validated (STYLE.md).
+import { randomBytes } from 'node:crypto'
+import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+
+const spec = {
+  ...commonSpec,
+  DASHBOARD_HOST: v.str('127.0.0.1'),
+  DASHBOARD_PORT: v.int(8082, 0, 65535),
+  PROJECTOR_URL: v.url('http://127.0.0.1:8081'),
+  INGEST_URL: v.url('http://127.0.0.1:8080'),
+  /** Shared secret the projector accepts for any account's live feed (it must equal the projector's). */
+  LIVE_TOKEN: v.optionalStr(),
+  /** HMAC key for session and CSRF tokens; at least 32 characters. Empty: a random one per process (sessions end on restart). */
+  SESSION_SECRET: v.optionalStr(),
+  SESSION_TTL_HOURS: v.int(168, 1, 24 * 90),
+  /** Set the Secure flag on cookies (turn on behind HTTPS). */
+  COOKIE_SECURE: v.bool(false),
+  /** Failed sign-ins allowed per email and client IP in LOGIN_WINDOW_MINUTES before sign-in is refused with 429. */
+  LOGIN_MAX_FAILURES: v.int(5, 1, 1000),
+  LOGIN_WINDOW_MINUTES: v.int(15, 1, 24 * 60),
+  /** Extra origins allowed on state-changing requests besides the request's own (comma-separated). */
+  DASHBOARD_ALLOWED_ORIGINS: v.optionalStr(),
+  /** Plan overrides, same format as the ingest's PLANS_JSON, so both show the same limits. */
+  PLANS_JSON: v.optionalStr(),
+}
+
+export interface DashboardConfig extends CommonConfig {
+  host: string
+  port: number
+  projectorUrl: string
+  ingestUrl: string
+  liveToken: string
+  sessionSecret: Buffer
+  sessionSecretGenerated: boolean
+  sessionTtlMs: number
+  cookieSecure: boolean
+  login: { maxFailures: number; windowMs: number }
+  allowedOrigins: ReadonlySet<string>
+  plansJson: string
+}
+
+export function loadDashboardConfig(env: Record<string, string | undefined>): DashboardConfig {
+  const e = readEnv(spec, env)
+  const secret = e.SESSION_SECRET as string
+  if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
+  const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
+  for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
+  return {
+    ...commonConfig(e),
+    host: e.DASHBOARD_HOST,
+    port: e.DASHBOARD_PORT,
+    projectorUrl: (e.PROJECTOR_URL as string).replace(/\/$/, ''),
+    ingestUrl: (e.INGEST_URL as string).replace(/\/$/, ''),
+    liveToken: e.LIVE_TOKEN,
+    sessionSecret: secret ? Buffer.from(secret) : randomBytes(32),
+    sessionSecretGenerated: !secret,
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    cookieSecure: e.COOKIE_SECURE,
+    login: { maxFailures: e.LOGIN_MAX_FAILURES, windowMs: e.LOGIN_WINDOW_MINUTES * 60_000 },
+    allowedOrigins: new Set(origins),
+    plansJson: e.PLANS_JSON,
+  }
+}

@@ -1,0 +1,23 @@
+// The dashboard's errors: one base class with code and status; rendered once, in the error
+// middleware of http/app.ts, as { success: false, error: { code, message, details? } }.
+export class DashboardError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+export const unauthorized = () => new DashboardError('UNAUTHORIZED', 401, 'Sign in first')
+export const invalidCredentials = () => new DashboardError('INVALID_CREDENTIALS', 401, 'Wrong email or password')
+export const forbidden = (reason: string) => new DashboardError('CSRF_REJECTED', 403, `Request refused: ${reason}`)
+export const notFound = (what: string) => new DashboardError('NOT_FOUND', 404, `${what} not found`)
+export const conflict = (message: string) => new DashboardError('CONFLICT', 409, message)
+export const validation = (message: string, details?: Record<string, unknown>) => new DashboardError('VALIDATION_ERROR', 400, message, details)
+export const tooManyAttempts = (retryAfterSeconds: number) =>
+  new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many failed sign-ins; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
+export const unavailable = (what: string, cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, `${what} is unavailable`, undefined, { cause })

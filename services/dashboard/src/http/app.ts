@@ -1,0 +1,118 @@
+// The dashboard's HTTP surface on one origin: the static front end, GET /health and the JSON API.
+// Order: errors, security headers, session, CSRF check (state-changing requests), routes.
+import Koa from 'koa'
+import bodyParser from 'koa-bodyparser'
+import type { Logger } from '../../../shared/src/log.js'
+import type { DashboardConfig } from '../config.js'
+import { DashboardError, forbidden } from '../errors.js'
+import { readSession, passwordFingerprint, checkCsrf, newCsrfToken, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
+import { createApiRouter, SESSION_COOKIE, type ApiDeps, type DashboardState } from '../api/routes.js'
+import { loadAssets, staticFiles } from './static-files.js'
+
+export interface DashboardAppDeps extends ApiDeps {
+  publicDir: string
+  health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
+}
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ')
+
+export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
+  const app = new Koa<DashboardState>()
+  app.proxy = false
+  const { cfg, log } = d
+
+  app.use(async (ctx, next) => {
+    try {
+      await next()
+    } catch (err) {
+      const e = err instanceof DashboardError ? err : undefined
+      const status = e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
+      ctx.status = status
+      ctx.body = {
+        success: false,
+        error: e
+          ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
+          : status < 500
+            ? { code: 'BAD_REQUEST', message: (err as Error).message }
+            : { code: 'INTERNAL', message: 'Internal error' },
+      }
+      if (status >= 500) ctx.app.emit('error', err, ctx)
+    }
+  })
+  app.on('error', (err, ctx) => log.error('dashboard request failed', { err, path: ctx?.path }))
+
+  app.use(async (ctx, next) => {
+    ctx.set('Content-Security-Policy', CSP)
+    ctx.set('X-Content-Type-Options', 'nosniff')
+    ctx.set('Referrer-Policy', 'same-origin')
+    ctx.set('X-Frame-Options', 'DENY')
+    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store')
+    await next()
+  })
+
+  app.use(async (ctx, next) => {
+    ctx.state.ip = ctx.req.socket.remoteAddress ?? 'unknown'
+    const s = readSession(cfg.sessionSecret, ctx.cookies.get(SESSION_COOKIE))
+    if (s) {
+      const a = d.admin.accounts.get(s.a)
+      // A password change (new hash) or a disabled account ends the session.
+      if (a && a.status === 'active' && passwordFingerprint(a.password_hash) === s.pv) {
+        ctx.state.session = s
+        ctx.state.account = a
+      }
+    }
+    // Every visitor gets a signed CSRF token to echo in X-CSRF-Token (double submit).
+    if (!ctx.cookies.get(CSRF_COOKIE)) {
+      ctx.cookies.set(CSRF_COOKIE, newCsrfToken(cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: cfg.cookieSecure, path: '/', overwrite: true })
+    }
+    await next()
+  })
+
+  app.use(async (ctx, next) => {
+    const verdict = checkCsrf({
+      secret: cfg.sessionSecret,
+      method: ctx.method,
+      origin: ctx.get('Origin') || undefined,
+      // Koa 3's ctx.origin is the Origin header; our own origin is the protocol and Host we were reached at.
+      ownOrigin: `${ctx.protocol}://${ctx.host}`,
+      allowedOrigins: cfg.allowedOrigins,
+      cookie: ctx.cookies.get(CSRF_COOKIE),
+      header: ctx.get(CSRF_HEADER) || undefined,
+    })
+    if (!verdict.ok) {
+      log.warn('state-changing request refused', { path: ctx.path, reason: verdict.reason, ip: ctx.state.ip })
+      throw forbidden(verdict.reason)
+    }
+    await next()
+  })
+
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/health') {
+      const h = await d.health()
+      ctx.status = h.ok ? 200 : 503
+      ctx.body = { status: h.ok ? 'ok' : 'degraded', ...h.checks }
+      return
+    }
+    await next()
+  })
+
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', strict: true }))
+  const api = createApiRouter(d)
+  app.use(api.routes())
+  app.use(api.allowedMethods())
+  app.use(staticFiles(loadAssets(d.publicDir)))
+  app.use(async (ctx) => {
+    ctx.status = 404
+    ctx.body = { success: false, error: { code: 'NOT_FOUND', message: 'No such page or endpoint' } }
+  })
+  return app
+}

@@ -1,0 +1,401 @@
+// The dashboard front end: plain JS, no build step. Every value from the server is put in the page
+// with textContent (never innerHTML), so event names, user ids and traits cannot inject markup.
+'use strict'
+
+const $ = (sel, root = document) => root.querySelector(sel)
+const main = () => $('#main')
+
+function h(tag, attrs = {}, ...children) {
+  const svg = ['svg', 'rect', 'text', 'line', 'g', 'title'].includes(tag)
+  const el = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag)
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
+    else if (k === 'class') el.setAttribute('class', v)
+    else if (k in el && !svg && k !== 'list') el[k] = v
+    else el.setAttribute(k, v === true ? '' : String(v))
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)))
+  return el
+}
+
+function cookie(name) {
+  const m = document.cookie.split('; ').find((c) => c.startsWith(name + '='))
+  return m ? decodeURIComponent(m.slice(name.length + 1)) : ''
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.error && body.error.message) || `HTTP ${status}`)
+    this.status = status
+    this.code = body && body.error && body.error.code
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { accept: 'application/json' }
+  if (method !== 'GET') {
+    headers['content-type'] = 'application/json'
+    headers['x-csrf-token'] = cookie('dash_csrf')
+  }
+  const res = await fetch('/api' + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+  const json = await res.json().catch(() => null)
+  if (!res.ok) {
+    if (res.status === 401 && !['/signin', '/signup', '/me'].includes(path)) { state.me = null; showNav(); go('#/signin') }
+    throw new ApiError(res.status, json)
+  }
+  return json.data
+}
+
+const fmtTime = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
+const fmtNum = (n) => Number(n).toLocaleString()
+const qs = (o) => { const p = new URLSearchParams(); for (const [k, v] of Object.entries(o)) if (v) p.set(k, v); const s = p.toString(); return s ? '?' + s : '' }
+const errorBox = (err) => h('p', { class: 'error', role: 'alert' }, err.message || String(err))
+
+const state = { me: null, cleanup: [] }
+
+function go(hash) { if (location.hash !== hash) location.hash = hash; else route() }
+
+function showNav() {
+  $('#nav').hidden = !state.me
+  $('#who').hidden = !state.me
+  if (state.me) {
+    $('#who-email').textContent = state.me.email || state.me.account_id
+    $('#who-plan').textContent = state.me.plan
+  }
+  const page = (location.hash.split('/')[1] || '')
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.page === page)
+}
+
+function render(...nodes) {
+  main().replaceChildren(...nodes)
+}
+
+async function route() {
+  for (const fn of state.cleanup.splice(0)) fn()
+  const [, page = '', arg] = location.hash.split('/')
+  if (!state.me && page !== 'signin' && page !== 'signup') {
+    try { state.me = await api('GET', '/me') } catch { return go('#/signin') }
+  }
+  showNav()
+  try {
+    switch (page) {
+      case 'signin': return authPage('signin')
+      case 'signup': return authPage('signup')
+      case 'keys': return await keysPage()
+      case 'usage': return await usagePage()
+      case 'explorer': return await explorerPage()
+      case 'users': return await userPage(decodeURIComponent(arg || ''))
+      case 'live': return livePage()
+      default: return go('#/live')
+    }
+  } catch (err) {
+    render(errorBox(err))
+  }
+}
+
+// ---- sign-in and sign-up ----
+function authPage(mode) {
+  const signup = mode === 'signup'
+  const err = h('div')
+  const form = h('form', { onsubmit: async (e) => {
+    e.preventDefault()
+    const fd = new FormData(form)
+    err.replaceChildren()
+    const btn = $('button', form)
+    btn.disabled = true
+    try {
+      state.me = await api('POST', signup ? '/signup' : '/signin', { email: fd.get('email'), password: fd.get('password'), ...(signup ? { name: fd.get('name') || undefined } : {}) })
+      go(signup ? '#/keys' : '#/live')
+    } catch (e2) {
+      err.replaceChildren(errorBox(e2))
+    } finally {
+      btn.disabled = false
+    }
+  } },
+    signup ? h('label', {}, 'Company or project name (optional)', h('input', { name: 'name', autocomplete: 'organization' })) : null,
+    h('label', {}, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'email' })),
+    h('label', {}, 'Password', h('input', { name: 'password', type: 'password', required: true, minLength: signup ? 8 : undefined, autocomplete: signup ? 'new-password' : 'current-password' })),
+    h('button', { type: 'submit', id: signup ? 'signup-submit' : 'signin-submit' }, signup ? 'Create account' : 'Sign in'),
+  )
+  render(h('div', { class: 'auth panel' },
+    h('h1', {}, signup ? 'Create your account' : 'Sign in'),
+    form, err,
+    h('p', { class: 'muted' }, signup ? 'Already have an account? ' : 'New here? ', h('a', { href: signup ? '#/signin' : '#/signup' }, signup ? 'Sign in' : 'Create an account')),
+  ))
+}
+
+// ---- API keys ----
+async function keysPage() {
+  const secretBox = h('div')
+  const err = h('div')
+  const tbody = h('tbody')
+  const refresh = async () => {
+    const keys = await api('GET', '/keys')
+    tbody.replaceChildren(...(keys.length ? keys.map(keyRow) : [h('tr', {}, h('td', { colSpan: 7, class: 'muted' }, 'No keys yet. Create one above.'))]))
+  }
+  const act = (k, action, question) => async () => {
+    if (question && !confirm(question)) return
+    err.replaceChildren()
+    try { await api('POST', `/keys/${encodeURIComponent(k.key_id)}/${action}`); await refresh() } catch (e) { err.replaceChildren(errorBox(e)) }
+  }
+  const keyRow = (k) => h('tr', { 'data-key-id': k.key_id },
+    h('td', {}, k.name),
+    h('td', {}, h('span', { class: `badge ${k.type}` }, k.type)),
+    h('td', { class: 'mono' }, k.masked),
+    h('td', {}, h('span', { class: `badge ${k.status}`, 'data-testid': 'key-status' }, k.status)),
+    h('td', {}, fmtTime(k.created_at)),
+    h('td', {}, k.last_used_at ? fmtTime(k.last_used_at) : h('span', { class: 'muted' }, 'never')),
+    h('td', { class: 'row' },
+      k.status === 'active' ? h('button', { class: 'secondary', onclick: act(k, 'deactivate', `Deactivate "${k.name}"? Requests with it will be refused until you reactivate it.`) }, 'Deactivate') : null,
+      k.status === 'inactive' ? h('button', { class: 'secondary', onclick: act(k, 'reactivate') }, 'Reactivate') : null,
+      k.status !== 'revoked' ? h('button', { class: 'danger', 'data-action': 'revoke', onclick: act(k, 'revoke', `Delete "${k.name}" for good? Requests with it will be refused; this cannot be undone.`) }, 'Delete') : null,
+    ),
+  )
+  const form = h('form', { class: 'row', onsubmit: async (e) => {
+    e.preventDefault()
+    const fd = new FormData(form)
+    err.replaceChildren()
+    try {
+      const k = await api('POST', '/keys', { name: fd.get('name'), type: fd.get('type') })
+      form.reset()
+      const code = h('code', { id: 'new-key-secret' }, k.secret)
+      secretBox.replaceChildren(h('div', { class: 'panel secret' },
+        h('strong', {}, `Your new ${k.type} key "${k.name}". Copy it now: it is shown once and never again.`),
+        h('p', {}, code),
+        h('p', { class: 'muted' }, 'Send a first event with it, then watch it arrive on the Live stream page:'),
+        h('pre', {}, `curl -s -X POST ${(state.me && state.me.ingest_url) || location.origin.replace(/:\d+$/, ':8080')}/v1/event \\\n  -H 'Authorization: Bearer ${k.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"event":"signup_completed","user":{"id":"user_1"}}'`),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', onclick: async (ev) => {
+            try { await navigator.clipboard.writeText(k.secret); ev.target.textContent = 'Copied' } catch { getSelection().selectAllChildren(code); ev.target.textContent = 'Selected: press Ctrl+C' }
+          } }, 'Copy'),
+          h('button', { type: 'button', class: 'secondary', onclick: () => secretBox.replaceChildren() }, 'I have stored it'),
+        ),
+      ))
+      await refresh()
+    } catch (e2) { err.replaceChildren(errorBox(e2)) }
+  } },
+    h('label', {}, 'Name', h('input', { name: 'name', required: true, maxLength: 100, placeholder: 'production server' })),
+    h('label', {}, 'Type', h('select', { name: 'type' }, h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))),
+    h('button', { type: 'submit', id: 'create-key' }, 'Create key'),
+  )
+  render(
+    h('h1', {}, 'API keys'),
+    h('div', { class: 'panel' }, form, h('p', { class: 'muted' }, 'Live keys count toward your monthly event limit; test keys never do. Keys work at the ingest within about 2 seconds.')),
+    secretBox, err,
+    h('div', { class: 'panel' }, h('table', { id: 'keys-table' },
+      h('thead', {}, h('tr', {}, ...['Name', 'Type', 'Key', 'Status', 'Created', 'Last used', ''].map((t) => h('th', {}, t)))), tbody)),
+  )
+  await refresh()
+}
+
+// ---- live stream ----
+function livePage() {
+  const MAX = 500
+  const items = []
+  const pending = []
+  let paused = false
+  let selected = null
+  const f = { event: '', user: '', env: '' }
+  const dot = h('span', { class: 'status-dot' })
+  const status = h('span', {}, 'connecting…')
+  const tbody = h('tbody', { id: 'live-rows' })
+  const detail = h('pre', { id: 'live-detail' }, 'Click an event to see its full JSON.')
+  const pauseBtn = h('button', { type: 'button', id: 'live-pause', class: 'secondary', onclick: () => {
+    paused = !paused
+    pauseBtn.textContent = paused ? 'Resume' : 'Pause'
+    if (!paused) { items.unshift(...pending.splice(0).reverse()); items.length = Math.min(items.length, MAX); draw() }
+    drawStatus()
+  } }, 'Pause')
+  const keep = (i) => (!f.event || (i.event || '').includes(f.event)) && (!f.user || i.user_id.includes(f.user)) && (!f.env || i.environment === f.env)
+  const draw = () => {
+    const shown = items.filter(keep)
+    tbody.replaceChildren(...(shown.length ? shown.map((i) => h('tr', { class: 'clickable' + (i === selected ? ' selected' : ''), 'data-event-id': i.event_id, onclick: () => { selected = i; detail.textContent = JSON.stringify(i, null, 2); draw() } },
+      h('td', {}, new Date(i.received_at).toLocaleTimeString()),
+      h('td', {}, i.type === 'identify' ? h('em', {}, 'identify') : i.event),
+      h('td', { class: 'mono' }, i.user_id),
+      h('td', {}, h('span', { class: `badge ${i.environment}` }, i.environment)),
+    )) : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, items.length ? 'No events match the filters.' : 'Waiting for events… send one with a key from the API keys page.'))]))
+  }
+  const drawStatus = (text) => {
+    if (text) status.textContent = text
+    if (paused) status.textContent = `paused (${pending.length} new)`
+  }
+  const input = (key, label, attrs) => h('label', {}, label, h('input', { ...attrs, oninput: (e) => { f[key] = e.target.value.trim(); draw() } }))
+  render(
+    h('h1', {}, 'Live stream'),
+    h('div', { class: 'panel row' },
+      input('event', 'Event name', { id: 'filter-event', placeholder: 'contains…' }),
+      input('user', 'User id', { id: 'filter-user', placeholder: 'contains…' }),
+      h('label', {}, 'Key type', h('select', { id: 'filter-env', onchange: (e) => { f.env = e.target.value; draw() } }, h('option', { value: '' }, 'All'), h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))),
+      pauseBtn,
+      h('span', { class: 'muted' }, dot, status),
+    ),
+    h('div', { class: 'split' },
+      h('div', { class: 'panel' }, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Received'), h('th', {}, 'Event'), h('th', {}, 'User'), h('th', {}, 'Key type'))), tbody)),
+      h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail),
+    ),
+  )
+  draw()
+  const es = new EventSource('/api/live')
+  const onItem = (e) => {
+    let item
+    try { item = JSON.parse(e.data) } catch { return }
+    if (paused) { pending.push(item); if (pending.length > MAX) pending.shift(); return drawStatus() }
+    items.unshift(item)
+    if (items.length > MAX) items.length = MAX
+    draw()
+  }
+  es.addEventListener('event', onItem)
+  es.addEventListener('identify', onItem)
+  es.addEventListener('dropped', () => drawStatus('dropped by the server (too slow); reconnecting…'))
+  es.onopen = () => { dot.classList.add('on'); drawStatus('connected') }
+  es.onerror = () => { dot.classList.remove('on'); drawStatus('reconnecting…') }
+  state.cleanup.push(() => es.close())
+}
+
+// ---- usage ----
+function meter(value, limit) {
+  const bar = h('div')
+  bar.style.width = `${Math.min(100, limit ? (100 * value) / limit : 0)}%`
+  return h('div', { class: 'meter' }, bar)
+}
+
+function hourlyChart(rows) {
+  const W = 1000, H = 180, P = 28
+  const max = Math.max(1, ...rows.map((r) => r.live + r.test))
+  const bw = (W - P) / Math.max(1, rows.length)
+  const svg = h('svg', { viewBox: `0 0 ${W} ${H + 20}`, width: '100%', role: 'img', 'aria-label': 'Events per hour', id: 'hourly-chart' })
+  svg.append(h('line', { class: 'axis', x1: P, y1: H, x2: W, y2: H }), h('text', { x: 0, y: 12 }, fmtNum(max)), h('text', { x: 0, y: H }, '0'))
+  rows.forEach((r, i) => {
+    const x = P + i * bw
+    const hl = (r.live / max) * (H - 10), ht = (r.test / max) * (H - 10)
+    const tip = h('title', {}, `${new Date(r.hour).toLocaleString()}: ${r.live} live, ${r.test} test`)
+    const g = h('g', {}, tip)
+    if (r.live) g.append(h('rect', { class: 'bar-live', x, y: H - hl, width: Math.max(1, bw - 1), height: hl }))
+    if (r.test) g.append(h('rect', { class: 'bar-test', x, y: H - hl - ht, width: Math.max(1, bw - 1), height: ht }))
+    g.append(h('rect', { x, y: 0, width: bw, height: H, fill: 'transparent' }))
+    svg.append(g)
+    if (new Date(r.hour).getHours() === 0 && x < W - 70) svg.append(h('text', { x, y: H + 14 }, new Date(r.hour).toLocaleDateString()))
+  })
+  return svg
+}
+
+async function usagePage() {
+  const box = h('div')
+  render(h('h1', {}, 'Usage'), box)
+  const load = async () => {
+    const u = await api('GET', '/usage?days=3')
+    const stat = (id, title, value, limit, note) => h('div', { class: 'panel stat', id },
+      h('div', { class: 'muted' }, title),
+      h('div', { class: 'num' }, h('span', { 'data-testid': 'value' }, fmtNum(value)), h('span', { class: 'muted' }, ` / ${fmtNum(limit)}`)),
+      meter(value, limit), note ? h('div', { class: 'muted' }, note) : null)
+    box.replaceChildren(
+      h('div', { class: 'panel' }, h('strong', {}, 'Plan: '), h('span', { id: 'plan-name' }, u.plan.name), ' — ',
+        `${fmtNum(u.plan.requests_per_minute)} requests/minute, ${fmtNum(u.plan.events_per_month)} events/month, ${fmtNum(u.plan.emails_per_month)} emails/month. `,
+        h('span', { class: 'muted' }, `Month ${u.month} resets ${fmtTime(u.resets_at)}.`)),
+      h('div', { class: 'grid' },
+        stat('usage-events', 'Events this month (live keys)', u.events_this_month.live, u.events_this_month.limit, `${fmtNum(u.events_this_month.test)} test-key events (never counted)`),
+        stat('usage-emails', 'Emails this month', u.emails_this_month.sent, u.emails_this_month.limit, 'No emails are sent yet.'),
+        stat('usage-requests', 'Requests this minute', u.requests_this_minute.count, u.requests_this_minute.limit, 'Accepted requests, as projected (a second behind).'),
+      ),
+      h('div', { class: 'panel' }, h('h2', {}, 'Events per hour, last 3 days'),
+        h('div', { class: 'legend muted' }, h('span', {}, h('span', { class: 'sw live' }), 'live'), h('span', {}, h('span', { class: 'sw test' }), 'test')),
+        hourlyChart(u.events_per_hour)),
+    )
+  }
+  await load()
+  const timer = setInterval(() => load().catch((e) => box.prepend(errorBox(e))), 5000)
+  state.cleanup.push(() => clearInterval(timer))
+}
+
+// ---- explorer ----
+const toLocalInput = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16)
+
+function eventsTable(rows, detail) {
+  return h('table', { id: 'events-table' },
+    h('thead', {}, h('tr', {}, ...['Time', 'Event', 'User', 'Key type'].map((t) => h('th', {}, t)))),
+    h('tbody', {}, ...(rows.length ? rows.map((r) => h('tr', { class: 'clickable', onclick: () => { detail.textContent = JSON.stringify(r, null, 2) } },
+      h('td', {}, fmtTime(r.timestamp)),
+      h('td', {}, r.event),
+      h('td', {}, h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, onclick: (e) => e.stopPropagation() }, r.user_id)),
+      h('td', {}, h('span', { class: `badge ${r.environment}` }, r.environment)),
+    )) : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))])))
+}
+
+function topChart(rows) {
+  const W = 600, row = 24, L = 180
+  const max = Math.max(1, ...rows.map((r) => r.events))
+  const svg = h('svg', { viewBox: `0 0 ${W} ${Math.max(1, rows.length) * row + 4}`, width: W, height: Math.max(1, rows.length) * row + 4, role: 'img', 'aria-label': 'Top events', id: 'top-chart' })
+  rows.forEach((r, i) => {
+    const w = ((W - L - 60) * r.events) / max
+    svg.append(
+      h('text', { x: 0, y: i * row + 16 }, r.event.length > 26 ? r.event.slice(0, 25) + '…' : r.event),
+      h('rect', { class: 'bar', x: L, y: i * row + 4, width: Math.max(1, w), height: row - 8 }, h('title', {}, `${r.event}: ${r.events} events, ${r.users} users`)),
+      h('text', { x: L + w + 6, y: i * row + 16 }, fmtNum(r.events)),
+    )
+  })
+  if (!rows.length) svg.append(h('text', { x: 0, y: 16 }, 'No events in this range.'))
+  return svg
+}
+
+async function explorerPage() {
+  const now = new Date()
+  const from = h('input', { type: 'datetime-local', name: 'from', value: toLocalInput(new Date(now.getTime() - 7 * 86400000)) })
+  const to = h('input', { type: 'datetime-local', name: 'to', value: toLocalInput(new Date(now.getTime() + 3600000)) })
+  const ev = h('input', { name: 'event', placeholder: 'exact name' })
+  const user = h('input', { name: 'user_id', placeholder: 'exact id' })
+  const env = h('select', { name: 'environment' }, h('option', { value: '' }, 'All'), h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))
+  const results = h('div')
+  const detail = h('pre', {}, 'Click an event to see its full JSON.')
+  const load = async () => {
+    const range = { from: new Date(from.value).toISOString(), to: new Date(to.value).toISOString(), environment: env.value }
+    try {
+      const [events, top] = await Promise.all([
+        api('GET', '/events' + qs({ ...range, event: ev.value.trim(), user_id: user.value.trim(), limit: '100' })),
+        api('GET', '/top-events' + qs(range)),
+      ])
+      results.replaceChildren(
+        h('div', { class: 'panel' }, h('h2', {}, 'Top events'), topChart(top)),
+        h('div', { class: 'split' }, h('div', { class: 'panel' }, h('h2', {}, `Recent events (${events.length})`), eventsTable(events, detail)), h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail)),
+      )
+    } catch (e) { results.replaceChildren(errorBox(e)) }
+  }
+  const form = h('form', { class: 'panel row', onsubmit: (e) => { e.preventDefault(); load() } },
+    h('label', {}, 'Event name', ev), h('label', {}, 'User id', user), h('label', {}, 'Key type', env),
+    h('label', {}, 'From', from), h('label', {}, 'To', to), h('button', { type: 'submit' }, 'Apply'),
+    h('span', { class: 'muted' }, 'or open a user: '),
+    h('input', { placeholder: 'user id', onkeydown: (e) => { if (e.key === 'Enter' && e.target.value.trim()) { e.preventDefault(); go('#/users/' + encodeURIComponent(e.target.value.trim())) } } }),
+  )
+  render(h('h1', {}, 'Explorer'), form, results)
+  await load()
+}
+
+async function userPage(userId) {
+  const detail = h('pre', {}, 'Click an event to see its full JSON.')
+  let u
+  try { u = await api('GET', `/users/${encodeURIComponent(userId)}`) } catch (e) {
+    return render(h('h1', {}, `User ${userId}`), e.status === 404 ? h('p', { class: 'muted' }, 'No events or profile for this user id.') : errorBox(e))
+  }
+  render(
+    h('h1', {}, 'User ', h('span', { class: 'mono' }, u.user_id)),
+    ...u.profiles.map((p) => h('div', { class: 'panel' },
+      h('h2', {}, h('span', { class: `badge ${p.environment}` }, p.environment), ' profile'),
+      h('table', {}, h('tbody', {},
+        h('tr', {}, h('th', {}, 'Email'), h('td', {}, p.email || '—')),
+        h('tr', {}, h('th', {}, 'First seen'), h('td', {}, fmtTime(p.first_seen))),
+        h('tr', {}, h('th', {}, 'Last seen'), h('td', {}, fmtTime(p.last_seen))),
+        ...Object.entries(p.traits).map(([k, v]) => h('tr', {}, h('th', {}, `trait: ${k}`), h('td', { class: 'mono' }, typeof v === 'string' ? v : JSON.stringify(v)))),
+      )),
+    )),
+    h('div', { class: 'split' }, h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events, detail)), h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail)),
+  )
+}
+
+window.addEventListener('hashchange', route)
+document.addEventListener('DOMContentLoaded', () => {
+  $('#signout').addEventListener('click', async () => {
+    try { await api('POST', '/signout') } finally { state.me = null; showNav(); go('#/signin') }
+  })
+  route()
+})

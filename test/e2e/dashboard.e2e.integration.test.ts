@@ -1,0 +1,123 @@
+// End to end in a real browser (Debian's headless Chromium driven by playwright-core; never a
+// downloaded browser): sign up, create a live key and read its secret (shown once), send an event
+// with it through the ingest's /v1/event, watch it arrive on the live stream page, see it counted
+// on the usage page, revoke the key and see the next request refused with 401.
+// Screenshots of the keys, live stream and usage pages go to docs/screenshots/ (README).
+// No timed assertions: every wait polls generously.
+import t from 'tap'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startDashboard } from '../../services/dashboard/src/testing/dashboard-harness.js'
+import { waitUntil } from '../../services/shared/src/testing/harness.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
+const WAIT = 30_000
+
+if (!existsSync(CHROMIUM)) {
+  t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
+} else {
+  t.test('a newcomer signs up, creates a live key, watches an event arrive, sees usage, revokes the key', async (t) => {
+    const s = await startDashboard(t)
+    const browser: Browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+    })
+    t.teardown(() => browser.close())
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
+    const page: Page = await context.newPage()
+    page.setDefaultTimeout(WAIT)
+    const pageErrors: string[] = []
+    page.on('pageerror', (e) => pageErrors.push(e.message))
+    page.on('dialog', (d) => void d.accept())
+    mkdirSync(SHOTS, { recursive: true })
+
+    // Sign up.
+    await page.goto(`${s.dashboardUrl}/#/signup`)
+    const email = `newcomer-${s.suffix}@example.com`
+    await page.fill('input[name=name]', 'Acme Rockets')
+    await page.fill('input[name=email]', email)
+    await page.fill('input[name=password]', 'a long enough password')
+    await page.click('#signup-submit')
+    await page.waitForSelector('#create-key')
+    t.equal(await page.textContent('#who-email'), email, 'signed in as the new account')
+    const accountId = s.admin.findAccountByEmail(email)?.account_id
+    t.ok(accountId, 'the account is on the accounts topic')
+
+    // Create a live key; the secret is shown once.
+    await page.fill('form input[name=name]', 'production server')
+    await page.selectOption('form select[name=type]', 'live')
+    await page.click('#create-key')
+    const secret = (await page.textContent('#new-key-secret'))!.trim()
+    t.match(secret, /^svc_live_[A-Za-z0-9]{32,}$/, 'the secret is shown')
+    await page.waitForSelector('#keys-table tbody tr[data-key-id]')
+    await page.click('text=I have stored it')
+    t.equal(await page.locator('#new-key-secret').count(), 0, 'and gone once dismissed')
+    await page.reload()
+    await page.waitForSelector('#keys-table tbody tr[data-key-id]')
+    t.notOk((await page.content()).includes(secret), 'never shown again')
+
+    // Open the live stream, then send events with the key through the ingest.
+    await page.click('nav a[data-page=live]')
+    await page.waitForFunction(() => document.querySelector('.status-dot.on') !== null)
+    const send = (event: string, user: Record<string, unknown>, properties: Record<string, unknown> = {}) =>
+      s.post('/v1/event', { event, user, properties, context: { platform: 'web', app_version: '1.4.2' } }, { key: secret })
+    await waitUntil(async () => (await send('signup_completed', { id: 'user_1', email: 'ada@example.com', traits: { plan: 'pro' } }, { source: 'landing_page' })).status === 200, WAIT, 'the new key to work at the ingest')
+    await page.waitForSelector('#live-rows tr[data-event-id] >> text=signup_completed')
+    t.pass('the event appears on the live stream page')
+    for (const [event, user, props] of [
+      ['project_created', 'user_1', { template: 'blank' }],
+      ['invite_sent', 'user_1', { invitees: 2 }],
+      ['page_viewed', 'user_2', { path: '/pricing' }],
+    ] as const) t.equal((await send(event, { id: user }, props)).status, 200)
+    await page.waitForFunction(() => document.querySelectorAll('#live-rows tr[data-event-id]').length >= 4)
+    const first = await page.textContent('#live-rows tr[data-event-id]:first-child')
+    t.match(first, /page_viewed/, 'newest first')
+    await page.click('#live-rows tr[data-event-id] >> text=signup_completed')
+    const detail = JSON.parse((await page.textContent('#live-detail'))!)
+    t.match(detail, { event: 'signup_completed', user_id: 'user_1', account_id: accountId, environment: 'live', properties: { source: 'landing_page' } }, 'click shows the full JSON')
+    await page.fill('#filter-user', 'user_2')
+    t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 1, 'the user filter narrows the list')
+    await page.fill('#filter-user', '')
+    await page.screenshot({ path: join(SHOTS, 'live-stream.png') })
+
+    // Usage counts the live-key events.
+    await page.click('nav a[data-page=usage]')
+    await page.waitForFunction(() => document.querySelector('#usage-events [data-testid=value]')?.textContent === '4', undefined, { timeout: WAIT, polling: 500 })
+    t.pass('the usage page counts the 4 live events this month')
+    t.equal(await page.textContent('#plan-name'), 'hobby')
+    t.ok(await page.locator('#hourly-chart rect.bar-live').count() >= 1, 'the hourly chart has a bar')
+    await page.screenshot({ path: join(SHOTS, 'usage.png'), fullPage: true })
+
+    // The explorer reads the same events from ClickHouse.
+    await page.click('nav a[data-page=explorer]')
+    await page.waitForSelector('#top-chart rect.bar')
+    await page.waitForSelector('#events-table >> text=invite_sent')
+    await page.screenshot({ path: join(SHOTS, 'explorer.png'), fullPage: true })
+    await page.click('#events-table a >> text=user_1')
+    await page.waitForSelector('text=trait: plan')
+    const profile = await page.textContent('main')
+    t.match(profile, /ada@example\.com/, 'the user page shows the email')
+    t.match(profile, /signup_completed/, 'and the user\'s recent events')
+
+    // Revoke the key (confirmation accepted) and the next request is refused.
+    await page.click('nav a[data-page=keys]')
+    await page.waitForSelector('#keys-table tbody tr[data-key-id]')
+    await page.waitForFunction(() => !/never/.test(document.querySelector('#keys-table tbody tr[data-key-id]')?.textContent ?? 'never'), undefined, { timeout: WAIT, polling: 1000 })
+      .catch(() => page.reload())
+    await page.screenshot({ path: join(SHOTS, 'keys.png') })
+    await page.click('#keys-table [data-action=revoke]')
+    await page.waitForSelector('#keys-table [data-testid=key-status] >> text=revoked')
+    await waitUntil(async () => (await send('after_revoke', { id: 'user_1' })).status === 401, WAIT, 'the revoked key to be refused')
+    const refused = await send('after_revoke', { id: 'user_1' })
+    t.equal(refused.status, 401)
+    t.equal(refused.body.error.code, 'INVALID_API_KEY')
+
+    // Sign out ends the session.
+    await page.click('#signout')
+    await page.waitForSelector('#signin-submit')
+    t.same(pageErrors, [], 'no script errors in the page')
+  })
+}
