@@ -1,0 +1,72 @@
+import t from 'tap'
+import { Codec } from '../../../../schemas/codec.js'
+import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.js'
+import { createLogger } from '../../../shared/src/log.js'
+import { ClickHouseWriter, ClickHouseWriteError } from '../clickhouse/writer.js'
+import { ProjectionPipeline } from './projection.js'
+
+const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
+
+async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any) {
+  let id = 1
+  const codec = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('nope') } } as any)
+  await codec.register(topics)
+  const sent: DeadLetterRecord[] = []
+  const producer = {
+    send: async ({ messages }: any) => {
+      for (const m of messages) sent.push((await codec.decode(m.value)).value)
+    },
+  }
+  const inserts: Array<{ table: string; values: any[] }> = []
+  const pipeline = new ProjectionPipeline(producer as any, codec, sinkFor(inserts), { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2 }, undefined, createLogger('error', {}, () => undefined))
+  return { codec, pipeline, sent, inserts }
+}
+
+const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
+  event_id: `e${i}`, account_id: 'a', environment: 'live', key_id: 'k', event: 'x', user_id: 'u', user_email: null, user_traits: null,
+  timestamp: 1_700_000_000_000 + i, original_timestamp: null, received_at: 1_700_000_000_000, sent_at: null, timestamp_flagged: false,
+  properties: '{}', context: '{}', ip: null, user_agent: null, message_id: null, ...over,
+})
+
+t.test("records the writer cannot map go to the DLQ from its INVALID_RECORD list, with their place in the log; the rest is written", async (t) => {
+  const { codec, pipeline, sent, inserts } = await setup((inserts) =>
+    new ClickHouseWriter({ insert: async (q: any) => void inserts.push({ table: q.table, values: q.values }) } as any, 'db'))
+  const good = [event(1), event(3)]
+  const bad = event(2, { timestamp: 9e15 })
+  const messages = [good[0]!, bad, good[1]!].map((e, i) => ({ offset: String(100 + i), key: Buffer.from('k'), value: codec.encode('Event', e) }))
+  messages.push({ offset: '103', key: Buffer.from('k'), value: Buffer.from('junk') })
+  const { part, dead } = await pipeline.decode('ev', 4, messages as any)
+  t.equal(part.events.length, 3)
+  t.match(dead, [{ topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' }])
+
+  const out = await pipeline.write(part)
+  t.equal(out.deadLettered, 1)
+  t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
+  t.same(inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]), [['db.events', ['e1', 'e3']]], 'one insert, without the bad record')
+  t.match(sent, [{ topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ }])
+  t.equal(sent[0]!.key!.toString(), 'k')
+  t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e2', 'the original record bytes')
+})
+
+t.test('a batch the server refuses is split to find the record at fault', async (t) => {
+  const { pipeline, sent } = await setup(() => ({
+    write: async (b: any) => {
+      if (b.events.some((e: EventRecord) => e.event_id === 'e2')) throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
+    },
+  }))
+  const out = await pipeline.write({ events: [event(1), event(2), event(3)], identifies: [] })
+  t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
+  t.match(sent, [{ error_code: 'INSERT_REJECTED', offset: 'e2', partition: -1 }])
+})
+
+t.test('retriable failures are retried, then thrown so offsets stay unresolved', async (t) => {
+  let calls = 0
+  const { pipeline } = await setup(() => ({
+    write: async () => {
+      calls++
+      throw new ClickHouseWriteError('INSERT_FAILED', 'down', { retriable: true })
+    },
+  }))
+  await t.rejects(pipeline.write({ events: [event(1)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+  t.equal(calls, 3)
+})

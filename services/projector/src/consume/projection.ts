@@ -1,0 +1,202 @@
+// The write path shared by the live projector and the replay tool: decode Kafka records, write
+// them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
+// the record's place in the log (A3, A5). Records that cannot be mapped to rows are taken from the
+// writer's INVALID_RECORD list; a batch the server refuses for its data is split one record at a
+// time to find the records at fault. Either way the rest of the batch is written.
+import type { KafkaMessage, Producer } from 'kafkajs'
+import type { Codec } from '../../../../schemas/codec.js'
+import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import type { Logger } from '../../../shared/src/log.js'
+import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
+import type { ProjectionBatch } from './batcher.js'
+import { withRetry, isRetriable } from './retry.js'
+
+export interface ProjectionSink {
+  write(batch: ProjectionBatch): Promise<unknown>
+}
+
+/** Where a decoded record came from, so a dead letter names its topic, partition and offset. */
+export interface RecordOrigin {
+  topic: string
+  partition: number
+  offset: string
+  key: Buffer | null
+  value: Buffer | null
+}
+
+export interface PipelineMetrics {
+  dlq(n: number): void
+  inserted(events: number, identifies: number, seconds: number): void
+}
+
+export interface PipelineOptions {
+  dlqTopic: string
+  retries: number
+  /** Backoff of ClickHouse retries; tests pass small values. */
+  initialRetryMs?: number
+  maxRetryMs?: number
+}
+
+export interface WriteOutcome {
+  /** The records that are in ClickHouse now. */
+  written: ProjectionBatch
+  /** How many records of the batch went to the DLQ instead. */
+  deadLettered: number
+}
+
+export class ProjectionPipeline {
+  // Decoded records are plain objects: a WeakMap keeps their origin without changing their shape.
+  private readonly origins = new WeakMap<object, RecordOrigin>()
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly codec: Codec,
+    private readonly sink: ProjectionSink,
+    private readonly opts: PipelineOptions,
+    private readonly metrics: PipelineMetrics | undefined,
+    private readonly log: Logger,
+    /** Set when the owner is stopping: retries give up instead of waiting. */
+    readonly stopping: { aborted: boolean } = { aborted: false },
+  ) {}
+
+  /** Decodes one partition's messages; undecodable ones become dead letters (not yet sent). */
+  async decode(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[] }> {
+    const part: ProjectionBatch = { events: [], identifies: [] }
+    const dead: DeadLetterRecord[] = []
+    for (const m of messages) {
+      const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
+      try {
+        if (!m.value) throw Object.assign(new Error('record has no value'), { code: 'EMPTY_VALUE' })
+        const d = await this.codec.decode(m.value)
+        if (d.name === 'Event') part.events.push(d.value as EventRecord)
+        else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
+        else throw Object.assign(new Error(`unexpected record type ${d.name} on ${topic}`), { code: 'UNEXPECTED_TYPE' })
+        this.origins.set(d.value, origin)
+      } catch (err) {
+        dead.push(deadLetter(origin, err))
+      }
+    }
+    return { part, dead }
+  }
+
+  async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {
+    if (dead.length === 0) return
+    this.metrics?.dlq(dead.length)
+    for (const d of dead) this.log.warn('record sent to the DLQ', { topic: d.topic, partition: d.partition, offset: d.offset, code: d.error_code, reason: d.reason })
+    await withRetry(
+      () => this.producer.send({
+        topic: this.opts.dlqTopic,
+        acks: -1,
+        messages: dead.map((d) => ({ key: `${d.topic}/${d.partition}/${d.offset}`, value: this.codec.encode('DeadLetter', d) })),
+      }),
+      { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping },
+    )
+  }
+
+  /**
+   * Writes the batch with retry and backoff. Retriable failures that outlast the retries are
+   * thrown (the caller must not resolve offsets); records that can never be written are
+   * dead-lettered and the rest is written.
+   */
+  async write(batch: ProjectionBatch): Promise<WriteOutcome> {
+    const started = process.hrtime.bigint()
+    let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
+    try {
+      await this.writeRetrying(batch)
+    } catch (err) {
+      if (isRetriable(err) || this.stopping.aborted) throw err
+      outcome = await this.isolateBadRecords(batch, err)
+    }
+    const w = outcome.written
+    this.metrics?.inserted(w.events.length, w.identifies.length, Number(process.hrtime.bigint() - started) / 1e9)
+    return outcome
+  }
+
+  private writeRetrying(batch: ProjectionBatch) {
+    return withRetry(() => this.sink.write(batch), {
+      retries: this.opts.retries,
+      initialMs: this.opts.initialRetryMs ?? 200,
+      maxMs: this.opts.maxRetryMs ?? 10_000,
+      signal: this.stopping,
+      onRetry: (err, attempt, delayMs) => this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err }),
+    })
+  }
+
+  private async isolateBadRecords(batch: ProjectionBatch, cause: unknown): Promise<WriteOutcome> {
+    if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
+      // The writer named the records it cannot map and inserted nothing: dead-letter those, write the rest.
+      const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
+      const rest: ProjectionBatch = { events: [], identifies: [] }
+      const dead: DeadLetterRecord[] = []
+      for (const e of batch.events) {
+        const r = bad.get(`event\u0000${e.event_id}`)
+        if (r) dead.push(this.deadLetterFor('Event', e, cause, r.reason))
+        else rest.events.push(e)
+      }
+      for (const i of batch.identifies) {
+        const r = bad.get(`identify\u0000${i.event_id}`)
+        if (r) dead.push(this.deadLetterFor('Identify', i, cause, r.reason))
+        else rest.identifies.push(i)
+      }
+      if (dead.length > 0) {
+        this.log.error('records cannot be mapped to rows; dead-lettering them', { count: dead.length })
+        await this.sendToDlq(dead)
+        if (rest.events.length || rest.identifies.length) {
+          const more = await this.write(rest)
+          return { written: more.written, deadLettered: dead.length + more.deadLettered }
+        }
+        return { written: rest, deadLettered: dead.length }
+      }
+    }
+    // The server refused the batch for its data: find the records at fault one at a time.
+    this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
+    const written: ProjectionBatch = { events: [], identifies: [] }
+    const dead: DeadLetterRecord[] = []
+    for (const e of batch.events) {
+      try {
+        await this.writeRetrying({ events: [e], identifies: [] })
+        written.events.push(e)
+      } catch (err) {
+        if (isRetriable(err)) throw err
+        dead.push(this.deadLetterFor('Event', e, err))
+      }
+    }
+    for (const i of batch.identifies) {
+      try {
+        await this.writeRetrying({ events: [], identifies: [i] })
+        written.identifies.push(i)
+      } catch (err) {
+        if (isRetriable(err)) throw err
+        dead.push(this.deadLetterFor('Identify', i, err))
+      }
+    }
+    await this.sendToDlq(dead)
+    return { written, deadLettered: dead.length }
+  }
+
+  private deadLetterFor(kind: 'Event' | 'Identify', record: EventRecord | IdentifyRecord, err: unknown, reason?: string): DeadLetterRecord {
+    const origin = this.origins.get(record) ?? {
+      topic: kind === 'Event' ? 'events' : 'identifies',
+      partition: -1,
+      offset: record.event_id,
+      key: null,
+      value: this.codec.encode(kind, record),
+    }
+    const d = deadLetter(origin, err)
+    return reason ? { ...d, reason: `${record.event_id}: ${reason}` } : d
+  }
+}
+
+export function deadLetter(o: RecordOrigin, err: unknown): DeadLetterRecord {
+  const e = err as { code?: string; message?: string }
+  return {
+    topic: o.topic,
+    partition: o.partition,
+    offset: o.offset,
+    key: o.key,
+    value: o.value,
+    reason: String(e?.message ?? err),
+    error_code: String(e?.code ?? 'UNKNOWN'),
+    failed_at: Date.now(),
+  }
+}

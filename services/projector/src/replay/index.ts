@@ -1,0 +1,96 @@
+// The replay subsystem (issue 4, A1): rebuild the ClickHouse projections from the topics, into the
+// live tables (idempotent, A5) or into a fresh database that can then be swapped in. Entered
+// through runReplayCommand, which the CLI (scripts/replay.ts) and the tests call.
+import { Partitioners } from 'kafkajs'
+import { Codec, createRegistry } from '../../../../schemas/codec.js'
+import { migrate } from '../../../../schemas/clickhouse/migrate.js'
+import { createClickHouse } from '../../../shared/src/clickhouse.js'
+import { createKafka } from '../../../shared/src/kafka.js'
+import type { Logger } from '../../../shared/src/log.js'
+import type { ProjectorConfig } from '../config.js'
+import { ClickHouseWriter } from '../clickhouse/writer.js'
+import type { ReplayCommand } from './args.js'
+import { createFreshDatabase, freshDatabaseName, swapDatabases, type SwapResult } from './fresh.js'
+import { planReplay, totalRecords, type PartitionRange } from './plan.js'
+import type { ReplayProgress, ReplaySummary } from './progress.js'
+import { replay } from './replayer.js'
+
+export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
+export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
+export { planReplay, rangesFor, type PartitionRange, type ReplayFrom } from './plan.js'
+export { replay } from './replayer.js'
+export { swapDatabases, freshDatabaseName } from './fresh.js'
+
+export interface ReplayReport {
+  /** The database the replay wrote into. */
+  database: string
+  ranges: PartitionRange[]
+  summary: ReplaySummary
+  swap?: SwapResult & { live: string; previous: string }
+  /** With --swap: the records that reached the topics while the fresh replay ran. */
+  catchUp?: ReplaySummary
+}
+
+export interface ReplayIo {
+  log: Logger
+  onProgress?: (p: ReplayProgress, phase: 'replay' | 'catch-up') => void
+  /** One line of information for the operator (stderr in the CLI). */
+  note?: (line: string) => void
+}
+
+export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand, io: ReplayIo): Promise<ReplayReport> {
+  const { log } = io
+  const note = io.note ?? (() => undefined)
+  const ch = await createClickHouse(cfg.clickhouse)
+  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-replay` }, log)
+  const admin = kafka.admin()
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
+  try {
+    await admin.connect()
+    const codec = new Codec(createRegistry(cfg.registryUrl))
+    await codec.register(cfg.topics)
+    await producer.connect()
+
+    const live = cfg.clickhouse.database
+    await migrate(ch, live, { log: (m) => log.info(m) })
+    const topicNames = cmd.topics.map((t) => cfg.topics[t])
+    const ranges = await planReplay(admin, topicNames, cmd.from)
+    note(`replay plan: ${totalRecords(ranges).toLocaleString('en-US')} offsets (records and transaction markers) from ${ranges.filter((r) => r.end > r.start).length} partition(s) of ${topicNames.join(', ')}`)
+    for (const r of ranges) if (r.end > r.start) note(`  ${r.topic}[${r.partition}] offsets ${r.start}..${r.end - 1n}`)
+
+    let database = live
+    if (cmd.target === 'fresh') {
+      database = cmd.database ?? freshDatabaseName(live)
+      await createFreshDatabase(ch, database, log)
+      note(`fresh database ${database} created with the migrations applied`)
+    } else {
+      note(`target: the live tables in ${live} (idempotent: exact reads are unchanged by a repeated replay)`)
+    }
+    const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.maxRows, maxWaitMs: cfg.maxWaitMs }
+    const deps = { kafka, producer, codec, log }
+    const summary = await replay({ ...deps, sink: new ClickHouseWriter(ch, database) }, {
+      ...common,
+      ranges,
+      onProgress: (p) => io.onProgress?.(p, 'replay'),
+    })
+    const report: ReplayReport = { database, ranges, summary }
+
+    if (cmd.target === 'fresh' && cmd.swap) {
+      const swapped = await swapDatabases(ch, live, database, log)
+      report.swap = { ...swapped, live, previous: database }
+      note(`swapped ${swapped.tables.join(', ')} into ${live}; the previous tables are now in ${database} (DROP DATABASE ${database} when satisfied)`)
+      // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
+      const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
+      report.catchUp = await replay({ ...deps, sink: new ClickHouseWriter(ch, live) }, {
+        ...common,
+        ranges: rest,
+        onProgress: (p) => io.onProgress?.(p, 'catch-up'),
+      })
+    }
+    return report
+  } finally {
+    await producer.disconnect().catch(() => undefined)
+    await admin.disconnect().catch(() => undefined)
+    await ch.close().catch(() => undefined)
+  }
+}

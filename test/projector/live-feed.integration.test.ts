@@ -1,0 +1,77 @@
+// Issue 4 (U1): GET /live streams an account's new records as server-sent events, authenticated
+// by the account's API key (or the dashboard's LIVE_TOKEN and an account_id); other accounts'
+// records never reach it.
+import t from 'tap'
+import { startServices, waitUntil, LIVE_TOKEN } from '../../services/shared/src/testing/harness.js'
+
+interface Feed {
+  text: () => string
+  close: () => void
+}
+
+async function openFeed(url: string, bearer: string): Promise<Feed> {
+  let res: Response | undefined
+  // The projector learns keys from the accounts topic: retry until it knows this one.
+  await waitUntil(async () => {
+    const ac = new AbortController()
+    const r = await fetch(url, { headers: { authorization: `Bearer ${bearer}` }, signal: ac.signal })
+    if (r.status === 200) {
+      res = r
+      return true
+    }
+    await r.text()
+    return false
+  }, 15_000, 'the live feed to accept the key')
+  let buf = ''
+  const reader = res!.body!.getReader()
+  const decoder = new TextDecoder()
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return
+        buf += decoder.decode(value, { stream: true })
+      }
+    } catch {
+      /* closed */
+    }
+  })()
+  await waitUntil(() => buf.includes(': connected'), 10_000, 'the connected comment')
+  return { text: () => buf, close: () => void reader.cancel().catch(() => undefined) }
+}
+
+t.test('the live feed shows an account its own new events only', async (t) => {
+  const s = await startServices(t)
+  const a = await s.createKey({ type: 'live' })
+  const b = await s.createKey({ type: 'live' })
+
+  const unauth = await fetch(`${s.projectorUrl}/live`, { headers: { authorization: 'Bearer svc_live_wrongwrongwrongwrongwrongwrongwrong' } })
+  t.equal(unauth.status, 401)
+  t.equal((await unauth.json()).error.code, 'INVALID_API_KEY')
+
+  const feedA = await openFeed(`${s.projectorUrl}/live`, a.key)
+  const feedB = await openFeed(`${s.projectorUrl}/live`, b.key)
+  const feedDash = await openFeed(`${s.projectorUrl}/live?account_id=${a.accountId}&event=checkout`, LIVE_TOKEN)
+  t.teardown(() => [feedA, feedB, feedDash].forEach((f) => f.close()))
+
+  const resA = await s.post('/v1/event', { event: 'checkout', user: { id: 'alice' }, properties: { total: 5 } }, { key: a.key })
+  t.equal(resA.status, 200)
+  const idA = resA.body.data.results[0].event_id
+  await waitUntil(() => feedA.text().includes(idA), 20_000, "account A's event on A's feed")
+  const block = feedA.text().split('\n\n').find((b) => b.includes(`id: ${idA}`))!
+  t.match(block, /^event: event$/m)
+  const data = JSON.parse(/^data: (.*)$/m.exec(block)![1]!)
+  t.match(data, { type: 'event', event_id: idA, account_id: a.accountId, event: 'checkout', user_id: 'alice', environment: 'live', properties: { total: 5 } })
+  await waitUntil(() => feedDash.text().includes(idA), 20_000, 'the dashboard feed (LIVE_TOKEN) to see it too')
+
+  // B posts after A's event was published: once B sees its own, the hub has long passed A's.
+  const resB = await s.post('/v1/event', { event: 'other', user: { id: 'bob' } }, { key: b.key })
+  const idB = resB.body.data.results[0].event_id
+  await waitUntil(() => feedB.text().includes(idB), 20_000, "account B's event on B's feed")
+  t.notOk(feedB.text().includes(idA), "B's feed never shows A's event")
+  t.notOk(feedA.text().includes(idB), "A's feed never shows B's event")
+  t.notOk(feedDash.text().includes(idB), 'the filtered dashboard feed shows only its account')
+
+  const metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+  t.match(metrics, /^projector_live_subscribers 3$/m)
+})

@@ -1,0 +1,108 @@
+// Issue 4 (A1, A5): replaying a topic range into the live tables twice leaves exact counts
+// unchanged; replaying into a fresh database gives the same counts; swapping the fresh tables in
+// keeps the live projector and the materialized views (users, usage) working.
+import t from 'tap'
+import { startServices, waitUntil, type TestServices } from '../../services/shared/src/testing/harness.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { runReplayCommand, type ReplayCommand } from '../../services/projector/src/replay/index.js'
+
+const N = 40
+
+async function counts(s: TestServices, db: string, accountId: string) {
+  const [ev] = await s.query<{ n: string; ids: string }>(`SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL WHERE account_id = '${accountId}'`)
+  const [usage] = await s.query<{ events: string }>(`SELECT uniqExactMerge(events_state) AS events FROM ${db}.usage_monthly WHERE account_id = '${accountId}' AND environment = 'live'`)
+  const [users] = await s.query<{ n: string }>(`SELECT count() AS n FROM (SELECT user_id FROM ${db}.users WHERE account_id = '${accountId}' GROUP BY user_id)`)
+  const [traits] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${db}.user_traits FINAL WHERE account_id = '${accountId}'`)
+  return { events: Number(ev!.n), ids: Number(ev!.ids), usage: Number(usage!.events), users: Number(users!.n), traits: Number(traits!.n) }
+}
+
+t.test('a double replay into the live tables and a replay into a fresh database give exact counts', async (t) => {
+  const s = await startServices(t)
+  const { key, accountId } = await s.createKey({ type: 'live' })
+  const events = Array.from({ length: N }, (_, i) => ({ type: 'event', event: 'page_viewed', user: { id: `u${i % 5}`, traits: { n: i } }, properties: { i } }))
+  const res = await s.post('/v1/events', { sent_at: new Date().toISOString(), events }, { key })
+  t.equal(res.status, 200)
+  t.equal(res.body.events_processed ?? res.body.data?.events_processed, N)
+  await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}'`, N)
+  await waitUntil(async () => (await counts(s, s.database, accountId)).usage === N, 15_000, 'usage to count the events')
+  const before = await counts(s, s.database, accountId)
+  t.same(before, { events: N, ids: N, usage: N, users: 5, traits: 5 })
+
+  const cfg = loadProjectorConfig(s.env)
+  const io = { log: createLogger('error') }
+  const cmd: ReplayCommand = { topics: ['events'], from: { kind: 'beginning' }, target: 'live', swap: false, dlq: true, json: false }
+  const progress: number[] = []
+  for (const round of [1, 2]) {
+    const report = await runReplayCommand(cfg, cmd, { ...io, onProgress: (p) => progress.push(p.remaining) })
+    t.equal(report.summary.records, N, `replay ${round} read every record once`)
+    t.equal(report.summary.events, N)
+    t.equal(report.summary.deadLettered, 0)
+    t.same(report.summary.byTopic, { [s.topics.events]: N })
+    t.same(await counts(s, s.database, accountId), before, `exact counts unchanged after replay ${round}`)
+  }
+  t.equal(progress.at(-1), 0, 'the last progress report has no remaining lag')
+  const [raw] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${s.database}.events WHERE account_id = '${accountId}'`)
+  t.ok(Number(raw!.n) >= N, 'raw rows may hold duplicates until merges; exact reads do not')
+
+  // One partition's offset range: only that partition's records are read.
+  const marks = await (async () => {
+    const a = s.kafka.admin()
+    await a.connect()
+    try {
+      return await a.fetchTopicOffsets(s.topics.events)
+    } finally {
+      await a.disconnect()
+    }
+  })()
+  const busiest = marks.reduce((a, b) => (Number(b.high) > Number(a.high) ? b : a))
+  const ranged = await runReplayCommand(cfg, { ...cmd, from: { kind: 'offsets', partition: busiest.partition, from: 0n, to: BigInt(busiest.high) - 1n } }, io)
+  t.same(ranged.ranges.filter((r) => r.end > r.start).map((r) => r.partition), [busiest.partition], 'an offset range reads that partition only')
+  t.ok(ranged.summary.records > 0 && ranged.summary.records <= N, 'and the records in it (offsets also count transaction markers)')
+  t.same(await counts(s, s.database, accountId), before)
+
+  // Into a fresh database.
+  const fresh = `${s.database}_fresh`
+  t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
+  const report = await runReplayCommand(cfg, { ...cmd, topics: ['events', 'identifies'], target: 'fresh', database: fresh }, io)
+  t.equal(report.database, fresh)
+  t.same(await counts(s, fresh, accountId), before, 'a fresh database gets the same exact counts')
+  const [migs] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${fresh}.schema_migrations`)
+  t.ok(Number(migs!.n) >= 5, 'the fresh database was built by the migrations')
+})
+
+t.test('a fresh replay swapped in keeps the live projector and the materialized views working', async (t) => {
+  const s = await startServices(t)
+  const { key, accountId } = await s.createKey({ type: 'live' })
+  const events = Array.from({ length: 10 }, (_, i) => ({ type: 'event', event: 'signed_up', user: { id: `u${i}` } }))
+  t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events }, { key })).status, 200)
+  await waitUntil(async () => (await counts(s, s.database, accountId)).usage === 10, 15_000, 'the events to be projected')
+  // Rows only the old live tables have: after the swap they are gone from the live database.
+  await s.ch.insert({
+    table: `${s.database}.events`,
+    values: [{ event_id: 'not-in-the-log', account_id: accountId, environment: 'live', event: 'ghost', user_id: 'ghost', timestamp: '2025-01-01 00:00:00', received_at: '2025-01-01 00:00:00' }],
+    format: 'JSONEachRow',
+  })
+
+  const fresh = `${s.database}_fresh`
+  t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
+  const cfg = loadProjectorConfig(s.env)
+  const report = await runReplayCommand(cfg, { topics: ['events', 'identifies'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: true, dlq: true, json: false }, { log: createLogger('error') })
+  t.ok(report.swap, 'swapped')
+  t.same(report.swap!.tables, ['events', 'identifies', 'usage_monthly', 'user_traits', 'users'])
+  t.ok(report.catchUp, 'a catch-up replay ran after the swap')
+  const [ghost] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${s.database}.events WHERE event_id = 'not-in-the-log'`)
+  t.equal(Number(ghost!.n), 0, 'the live database now holds the replayed tables')
+  const [old] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${fresh}.events WHERE event_id = 'not-in-the-log'`)
+  t.equal(Number(old!.n), 1, 'the previous tables are kept in the other database')
+  t.same(await counts(s, s.database, accountId), { events: 10, ids: 10, usage: 10, users: 10, traits: 0 })
+  const oldBefore = await counts(s, fresh, accountId)
+  t.equal(oldBefore.events, 11, 'the previous tables: the 10 events and the row not in the log')
+
+  // The live projector goes on writing, and the recreated materialized views feed the swapped-in tables.
+  t.equal((await s.post('/v1/event', { event: 'after_swap', user: { id: 'late_user', email: 'late@example.com' } }, { key })).status, 200)
+  await waitUntil(async () => (await counts(s, s.database, accountId)).usage === 11, 15_000, 'the new event to reach usage in the swapped-in tables')
+  const users = await s.waitForRows<{ email: string }>(`SELECT email FROM ${s.database}.users_view WHERE account_id = '${accountId}' AND user_id = 'late_user'`)
+  t.equal(users[0]!.email, 'late@example.com')
+  t.same(await counts(s, fresh, accountId), oldBefore, 'the previous tables no longer receive rows')
+})
