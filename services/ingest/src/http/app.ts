@@ -126,6 +126,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   const body = (limit: number) => {
     const parse = bodyParser({
       enableTypes: ['json'],
+      // Everything JSON_TYPE lets through must be parsed, or a `+json` body would read as empty.
+      extendTypes: { json: ['application/*+json'] },
       jsonLimit: limit as unknown as string,
       strict: false,
       onerror: (err: any) => {
@@ -137,9 +139,12 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     return async (ctx: Ctx, next: Koa.Next) => {
       if (!JSON_TYPE.test(ctx.get('content-type'))) throw errors.unsupportedMediaType()
       const declared = Number(ctx.get('content-length'))
-      const encoded = (ctx.get('content-encoding') || 'identity').toLowerCase()
+      const encoded = (ctx.get('content-encoding') || 'identity').trim().toLowerCase()
       if (encoded === 'identity' && declared > limit) throw errors.payloadTooLarge(limit)
       if (!['identity', 'gzip', 'deflate', 'br'].includes(encoded)) throw errors.unsupportedMediaType()
+      // Content codings are case-insensitive (RFC 9110 8.4.1) but the inflater matches them
+      // exactly: hand it the normalized name, so `Content-Encoding: GZIP` is not a 415.
+      ctx.req.headers['content-encoding'] = encoded
       await parse(ctx as any, async () => undefined)
       if ((ctx.request as any).rawBody === '' || (ctx.request as any).rawBody === undefined) {
         throw errors.invalidJson('the body is empty')
