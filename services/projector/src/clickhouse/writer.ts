@@ -5,7 +5,7 @@
 
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
-import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'
+import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import {
   eventRow,
@@ -75,6 +75,12 @@ const DATA_ERRORS = new Set([
   321, // VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE
 ])
 
+/** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
+export const RETRY_WINDOW_MS = 48 * 3600 * 1000
+const RETRY_LOOKUP_CHUNK = 1000
+/** `(a, b, c)` of escaped literals: IN takes a tuple, not an array, on 18.16. */
+const tuple = (values: string[]) => raw(`(${values.map((v) => literal(v)).join(', ')})`)
+
 export interface WriteBatch {
   events: EventRecord[]
   identifies: IdentifyRecord[]
@@ -140,7 +146,7 @@ export class ClickHouseWriter {
    * the rest.
    */
   async write(batch: WriteBatch): Promise<WriteStats> {
-    const rows = batchRows(batch)
+    const rows = batchRows(await this.dropRetries(batch))
     if (rows.invalid.length > 0) {
       throw new ClickHouseWriteError(
         'INVALID_RECORD',
@@ -153,6 +159,61 @@ export class ClickHouseWriter {
     await this.insert(TABLES.identifies, rows.identifies)
     await this.insert(TABLES.userTraits, rows.traits)
     return { events: rows.events.length, identifies: rows.identifies.length, traits: rows.traits.length }
+  }
+
+  /**
+   * H16/A5: a client's retry of a `message_id` is a second record with the same event_id but,
+   * when the client sent no timestamp (or clock-skew correction moved it), another timestamp, so
+   * another sort key, which ReplacingMergeTree would keep as a second row even under FINAL. The
+   * first write wins: such records are dropped when their event_id is already stored (looked up
+   * within RETRY_WINDOW_MS of their timestamp, so the lookup stays on the sort key) or appears
+   * earlier in the batch. Records without a message_id are byte-identical on redelivery and need
+   * no lookup. A replay of records already stored simply writes nothing new.
+   */
+  async dropRetries(batch: WriteBatch): Promise<WriteBatch> {
+    const [events, identifies] = await Promise.all([
+      this.withoutStored(TABLES.events, batch.events),
+      this.withoutStored(TABLES.identifies, batch.identifies),
+    ])
+    return events === batch.events && identifies === batch.identifies ? batch : { events, identifies }
+  }
+
+  private async withoutStored<R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number }>(
+    table: string,
+    records: R[],
+  ): Promise<R[]> {
+    const candidates = records.filter((r) => r.message_id)
+    if (candidates.length === 0) return records
+    const drop = new Set<R>()
+    const first = new Map<string, R>()
+    for (const r of candidates) {
+      if (first.has(r.event_id)) drop.add(r)
+      else first.set(r.event_id, r)
+    }
+    const unique = [...first.values()]
+    for (let i = 0; i < unique.length; i += RETRY_LOOKUP_CHUNK) {
+      const chunk = unique.slice(i, i + RETRY_LOOKUP_CHUNK)
+      let lo = Infinity
+      let hi = -Infinity
+      for (const r of chunk) {
+        lo = Math.min(lo, r.timestamp)
+        hi = Math.max(hi, r.timestamp)
+      }
+      const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, table)}
+WHERE account_id IN ${tuple([...new Set(chunk.map((r) => r.account_id))])}
+  AND timestamp >= toDateTime(${Math.floor((lo - RETRY_WINDOW_MS) / 1000)})
+  AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})
+  AND event_id IN ${tuple(chunk.map((r) => r.event_id))}`
+      let stored: Array<{ event_id: string }>
+      try {
+        stored = await (await this.client.query({ query, format: 'JSONEachRow' })).json<{ event_id: string }>()
+      } catch (cause) {
+        throw classify(cause, table)
+      }
+      const ids = new Set(stored.map((x) => x.event_id))
+      for (const r of chunk) if (ids.has(r.event_id)) drop.add(r)
+    }
+    return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
   private async insert(table: string, values: object[]): Promise<void> {
