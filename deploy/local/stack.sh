@@ -182,6 +182,11 @@ clickhouse_ready() { [ "$(curl -fsS "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT/ping
 
 do_up() {
   local t0=$SECONDS
+  mkdir -p "$LOGS" "$RUN"
+  # A taken port is reported before anything is downloaded.
+  pid_alive kafka || { check_port_free kafka "$KAFKA_PORT" KAFKA_PORT; check_port_free kafka "$KAFKA_CONTROLLER_PORT" KAFKA_CONTROLLER_PORT; }
+  pid_alive registry || check_port_free registry "$REGISTRY_PORT" REGISTRY_PORT
+  pid_alive clickhouse || { check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT; check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT; }
   do_install
   start_kafka
   start_registry
