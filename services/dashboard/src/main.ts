@@ -9,7 +9,8 @@ import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts-admin.js'
-import { createLogger, type Logger } from '../../shared/src/log.js'
+import type { Logger } from '../../shared/src/log.js'
+import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../ingest/src/limits/plans.js'
 import { loadDashboardConfig, type DashboardConfig } from './config.js'
 import { LoginThrottle } from './auth/index.js'
@@ -87,32 +88,4 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   }
 }
 
-async function main() {
-  let cfg: DashboardConfig
-  try {
-    cfg = loadDashboardConfig(process.env)
-  } catch (err) {
-    process.stderr.write(`dashboard: configuration error: ${(err as Error).message}\n`)
-    process.exit(2)
-  }
-  const log = createLogger(cfg.logLevel, { svc: 'dashboard' })
-  const svc = await createDashboardService(cfg, log)
-  await svc.start()
-  let closing = false
-  const shutdown = async (sig: string) => {
-    if (closing) return
-    closing = true
-    log.info('dashboard stopping', { signal: sig })
-    await svc.close().catch((err) => log.error('dashboard close failed', { err }))
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'))
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    process.stderr.write(`dashboard: failed to start: ${err?.stack ?? err}\n`)
-    process.exit(1)
-  })
-}
+runService('dashboard', import.meta.url, loadDashboardConfig, createDashboardService)

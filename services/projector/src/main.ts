@@ -7,7 +7,8 @@ import { migrate } from '../../../schemas/clickhouse/migrate.js'
 import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts } from '../../shared/src/accounts-log.js'
-import { createLogger, type Logger } from '../../shared/src/log.js'
+import type { Logger } from '../../shared/src/log.js'
+import { runService } from '../../shared/src/run-service.js'
 import { KeyTable, hashKey } from '../../ingest/src/auth/index.js'
 import { loadProjectorConfig, type ProjectorConfig } from './config.js'
 import { ClickHouseWriter } from './clickhouse/writer.js'
@@ -97,32 +98,4 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   }
 }
 
-async function main() {
-  let cfg: ProjectorConfig
-  try {
-    cfg = loadProjectorConfig(process.env)
-  } catch (err) {
-    process.stderr.write(`projector: configuration error: ${(err as Error).message}\n`)
-    process.exit(2)
-  }
-  const log = createLogger(cfg.logLevel, { svc: 'projector' })
-  const svc = await createProjectorService(cfg, log)
-  await svc.start()
-  let closing = false
-  const shutdown = async (sig: string) => {
-    if (closing) return
-    closing = true
-    log.info('projector stopping', { signal: sig })
-    await svc.close().catch((err) => log.error('projector close failed', { err }))
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'))
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    process.stderr.write(`projector: failed to start: ${err?.stack ?? err}\n`)
-    process.exit(1)
-  })
-}
+runService('projector', import.meta.url, loadProjectorConfig, createProjectorService)
