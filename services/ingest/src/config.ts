@@ -12,6 +12,8 @@ const spec = {
   PLANS_JSON: v.optionalStr(),
   PRODUCER_LINGER_MS: v.int(2, 0, 1000),
   PRODUCER_MAX_BATCH_RECORDS: v.int(5000, 1, 100_000),
+  /** Producers (transactional ids) whose flushes may be in flight at once; 1 measured best on 2 cores (BENCHMARKS.md). */
+  PRODUCER_POOL_SIZE: v.int(1, 1, 32),
   KAFKA_TRANSACTIONS: v.bool(true),
   USAGE_REFRESH_MS: v.int(5000, 100),
   CORS_ORIGINS: v.str('*'),
@@ -27,7 +29,7 @@ export interface IngestConfig extends CommonConfig {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
   plansJson: string
-  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean }
+  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean; poolSize: number }
   usageRefreshMs: number
   corsOrigins: string
   bodyLimits: { single: number; batch: number }
@@ -46,7 +48,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     ipRequestsPerMinute: e.IP_REQUESTS_PER_MINUTE,
     plansJson: e.PLANS_JSON,
-    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS },
+    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS, poolSize: e.PRODUCER_POOL_SIZE },
     usageRefreshMs: e.USAGE_REFRESH_MS,
     corsOrigins: e.CORS_ORIGINS,
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },

@@ -2,7 +2,6 @@
 // edge, checks each, follows the accounts topic into the key table (A1), and serves HTTP.
 // `close()` drains: stop taking requests, flush the appender, disconnect.
 import type { Server } from 'node:http'
-import { Partitioners } from 'kafkajs'
 import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
@@ -13,6 +12,7 @@ import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
 import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
+import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { createIngestApp } from './http/app.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
@@ -28,14 +28,23 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
 
   const ch = await createClickHouse(cfg.clickhouse)
 
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: cfg.producer.transactional ? 1 : 5,
-    transactionalId: cfg.producer.transactional ? `${cfg.instanceId}` : undefined,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { initialRetryTime: 100, retries: 5 },
-  })
-  await producer.connect()
+  // A pool of producers, each with its own transactional id (the first keeps the instance id), so
+  // several flushes can be in flight while each stays one transaction (A4, issue 5).
+  const producers = Array.from({ length: cfg.producer.poolSize }, (_, i) =>
+    kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: cfg.producer.transactional ? 1 : 5,
+      transactionalId: cfg.producer.transactional ? (i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`) : undefined,
+      createPartitioner: CachedDefaultPartitioner,
+      // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
+      // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
+      // with this policy, so a 100 ms first step capped flushes at a few per second (issue 5). The
+      // Java client backs off 20 ms there. Total patience stays about 4 s, as before (~3 s).
+      retry: { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 },
+    }),
+  )
+  await Promise.all(producers.map((p) => p.connect()))
+  const producer = producers[0]
 
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
   const keys = new KeyTable({ plans })
@@ -60,7 +69,9 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     usageTimer.unref()
   }
 
-  const appender = new RecordAppender(producer, { ...cfg.producer, maxInFlight: cfg.producer.transactional ? 1 : 4 }, log)
+  // Transactions: one flush per producer at a time. Plain sends: up to 4 flushes share the pool, as before.
+  const maxInFlight = cfg.producer.transactional ? cfg.producer.poolSize : Math.max(4, cfg.producer.poolSize)
+  const appender = new RecordAppender(producers, { ...cfg.producer, maxInFlight }, log)
   const app = createIngestApp({
     cfg,
     keys,
@@ -99,7 +110,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       }
       await appender.close()
       await follower.stop()
-      await producer.disconnect()
+      await Promise.all(producers.map((p) => p.disconnect()))
       await ch.close()
     },
   }

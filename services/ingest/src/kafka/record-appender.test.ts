@@ -62,3 +62,25 @@ t.test('close drains what is queued, then refuses new records', async (t) => {
   t.equal(f.flushes.length, 1, 'the lingering records were flushed by close')
   await t.rejects(a.append(rec('e', 1)), { code: 'KAFKA_APPEND_FAILED', message: 'appender is closed' })
 })
+
+t.test('a pool runs flushes at once, one transaction per producer at a time', async (t) => {
+  let open = 0
+  let maxOpen = 0
+  const busy = new Set<number>()
+  const pool = [0, 1].map((id) => ({
+    transaction: async () => {
+      if (busy.has(id)) throw new Error(`producer ${id} already has a transaction`)
+      busy.add(id)
+      maxOpen = Math.max(maxOpen, ++open)
+      return {
+        sendBatch: async () => new Promise((r) => setTimeout(r, 10)),
+        commit: async () => void (open--, busy.delete(id)),
+        abort: async () => void (open--, busy.delete(id)),
+      }
+    },
+  })) as any[]
+  const a = new RecordAppender(pool, { lingerMs: 0, maxBatchRecords: 1, transactional: true, maxInFlight: 8 }, log)
+  await Promise.all(Array.from({ length: 6 }, () => a.append(rec('e', 1))))
+  t.equal(maxOpen, 2, 'as many transactions at once as producers, never more')
+  t.equal(a.stats.flushes, 6)
+})

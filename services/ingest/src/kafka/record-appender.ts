@@ -3,6 +3,11 @@
 // `transactional`, each flush is one Kafka transaction, so a request's records are all written or
 // none are: a 503 never leaves half a batch behind. Each request's promise settles only after the
 // flush holding its records is acknowledged by all in-sync replicas (acks=all, idempotent producer).
+//
+// A producer runs one transaction at a time, and kafkajs's idempotent producer sends one request
+// per broker at a time, so a flush costs several broker round trips during which that producer is
+// busy. Given a pool of producers (each with its own transactional id), up to `maxInFlight`
+// flushes run at once, each on a producer of its own and each still one transaction.
 import type { Producer, Message } from 'kafkajs'
 import type { Logger } from '../../../shared/src/log.js'
 
@@ -16,7 +21,7 @@ export interface AppenderOptions {
   lingerMs: number
   maxBatchRecords: number
   transactional: boolean
-  /** Flushes in flight at once; transactions allow one per producer. */
+  /** Flushes in flight at once; with transactions, at most one per producer of the pool. */
   maxInFlight: number
 }
 
@@ -41,9 +46,17 @@ export class RecordAppender {
   private timer: NodeJS.Timeout | null = null
   private closed = false
   private idle: Array<() => void> = []
+  private readonly free: Producer[]
+  private readonly maxInFlight: number
   readonly stats = { flushes: 0, records: 0, failures: 0 }
 
-  constructor(private readonly producer: Producer, private readonly opts: AppenderOptions, private readonly log: Logger) {}
+  constructor(producers: Producer | readonly Producer[], private readonly opts: AppenderOptions, private readonly log: Logger) {
+    const pool = Array.isArray(producers) ? [...producers] : [producers as Producer]
+    if (pool.length === 0) throw new RangeError('RecordAppender needs at least one producer')
+    this.free = pool
+    // A transaction belongs to one producer: never more transactions at once than producers.
+    this.maxInFlight = Math.max(1, opts.transactional ? Math.min(opts.maxInFlight, pool.length) : opts.maxInFlight)
+  }
 
   append(records: OutRecord[]): Promise<void> {
     if (this.closed) return Promise.reject(new KafkaAppendError('appender is closed'))
@@ -56,7 +69,7 @@ export class RecordAppender {
   }
 
   private schedule() {
-    if (this.inFlight >= this.opts.maxInFlight) return // the running flush picks the queue up when it ends
+    if (this.inFlight >= this.maxInFlight) return // a running flush picks the queue up when it ends
     if (this.queuedRecords >= this.opts.maxBatchRecords || this.opts.lingerMs === 0) {
       this.flushNow()
     } else if (!this.timer) {
@@ -69,7 +82,7 @@ export class RecordAppender {
       clearTimeout(this.timer)
       this.timer = null
     }
-    if (this.queue.length === 0 || this.inFlight >= this.opts.maxInFlight) return
+    if (this.queue.length === 0 || this.inFlight >= this.maxInFlight) return
     // Take whole requests only: one request's records never straddle two flushes.
     const batch: Pending[] = []
     let n = 0
@@ -80,14 +93,20 @@ export class RecordAppender {
     }
     this.queuedRecords -= n
     this.inFlight++
-    this.send(batch, n).finally(() => {
+    // Transactions need a producer of their own; plain sends may share one when the pool is smaller.
+    const own = this.opts.transactional || this.free.length > 1
+    const producer = own ? this.free.pop()! : this.free[0]
+    this.send(producer, batch, n).finally(() => {
+      if (own) this.free.push(producer)
       this.inFlight--
+      // Lingering again (rather than flushing at once) also gives the broker time to finish the
+      // last commit's markers: a transaction begun at once is refused CONCURRENT_TRANSACTIONS.
       if (this.queue.length) this.schedule()
       else if (this.inFlight === 0) this.idle.splice(0).forEach((f) => f())
     })
   }
 
-  private async send(batch: Pending[], n: number) {
+  private async send(producer: Producer, batch: Pending[], n: number) {
     const byTopic = new Map<string, Message[]>()
     for (const p of batch) {
       for (const r of p.records) {
@@ -99,7 +118,7 @@ export class RecordAppender {
     const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }))
     try {
       if (this.opts.transactional) {
-        const txn = await this.producer.transaction()
+        const txn = await producer.transaction()
         try {
           await txn.sendBatch({ topicMessages, acks: -1 })
           await txn.commit()
@@ -108,7 +127,7 @@ export class RecordAppender {
           throw err
         }
       } else {
-        await this.producer.sendBatch({ topicMessages, acks: -1 })
+        await producer.sendBatch({ topicMessages, acks: -1 })
       }
       this.stats.flushes++
       this.stats.records += n

@@ -1,0 +1,123 @@
+// Child processes of a bench run: the local stack check, ingest, projector and the bare baseline
+// server, each a separate `node --import tsx` process with its own environment, so the load
+// generator never shares their event loop. Every child is stopped on exit and on Ctrl-C.
+import { spawn, execFile, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { createWriteStream, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+
+export async function stackUp(): Promise<void> {
+  await promisify(execFile)('bash', [join(ROOT, 'deploy/local/stack.sh'), 'up'], { cwd: ROOT, timeout: 300_000 })
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Child {
+  name: string
+  proc: ChildProcess
+  pid: number
+  logFile: string
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>
+}
+
+const children = new Set<Child>()
+
+/** Starts `node --import tsx <script>` with `env`, logging to `logDir/<name>.log`. */
+export function startNode(name: string, script: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Child {
+  const logFile = join(logDir, `${name}.log`)
+  const out = createWriteStream(logFile, { flags: 'a' })
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  proc.stdout!.pipe(out)
+  proc.stderr!.pipe(out)
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  const child: Child = { name, proc, pid: proc.pid!, logFile, exited }
+  children.add(child)
+  void exited.then(() => children.delete(child))
+  return child
+}
+
+/** SIGTERM (the services drain and, with --cpu-prof, write their profile), SIGKILL after `graceMs`. */
+export async function stopChild(c: Child, graceMs = 15_000): Promise<void> {
+  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return
+  c.proc.kill('SIGTERM')
+  const timer = setTimeout(() => c.proc.kill('SIGKILL'), graceMs)
+  await c.exited
+  clearTimeout(timer)
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stopChild(c)))
+}
+
+/** Polls `url` until it answers 2xx; fails early if the child exits. */
+export async function waitHealthy(c: Child, url: string, timeoutMs = 60_000): Promise<void> {
+  const start = Date.now()
+  let dead = false
+  void c.exited.then(() => (dead = true))
+  while (Date.now() - start < timeoutMs) {
+    if (dead) throw new Error(`${c.name} exited during start; see ${c.logFile}:\n${tail(c.logFile)}`)
+    try {
+      const res = await fetch(url)
+      await res.arrayBuffer()
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`${c.name} not healthy at ${url} after ${timeoutMs} ms; see ${c.logFile}:\n${tail(c.logFile)}`)
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
+  } catch {
+    return ''
+  }
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (Linux). */
+export function rssMiB(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Math.round((Number(m[1]) / 1024) * 10) / 10 : null
+  } catch {
+    return null
+  }
+}
+
+/** CPU time (user+system) of a process in seconds, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return null
+  }
+}
+
+export function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
+  const model = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1]?.trim() ?? 'unknown'
+  const meminfo = readFileSync('/proc/meminfo', 'utf8')
+  const memKb = Number(/MemTotal:\s+(\d+)/.exec(meminfo)?.[1] ?? 0)
+  const nproc = (cpuinfo.match(/^processor\s*:/gm) ?? []).length
+  return { nproc, memoryGiB: Math.round((memKb / 1024 / 1024) * 10) / 10, cpuModel: model, node: process.version, platform: `${process.platform} ${process.arch}` }
+}

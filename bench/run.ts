@@ -1,0 +1,323 @@
+// `npm run bench` (issue 5): starts or reuses the local stack, runs ingest and projector as child
+// processes on a fresh topic set and ClickHouse database, and drives them over loopback with
+// autocannon: a bare node:http baseline, single events, batches of 100, end to end at a fixed
+// rate, and what the default plans allow. Prints a table, writes bench/results/<timestamp>.json,
+// and removes the topics and the database at the end.
+//
+//   npm run bench -- [--quick] [--soak] [--duration 20] [--connections 50]
+//                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--profile]
+//                    [--only baseline,single,batch,e2e,plans] [--e2e-rate 1000]
+// --txn/--linger/--pool run single and batch once per combination (KAFKA_TRANSACTIONS,
+// PRODUCER_LINGER_MS, PRODUCER_POOL_SIZE), restarting ingest; e2e and plans use the first.
+import { parseArgs } from 'node:util'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir, availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { createLogger } from '../services/shared/src/log.js'
+import { createKafka } from '../services/shared/src/kafka.js'
+import { createClickHouse } from '../services/shared/src/clickhouse.js'
+import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
+import { openAdmin } from '../scripts/admin-context.js'
+import { ROOT, stackUp, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
+import { runLoad, runEndToEnd, burst, singleEventBody, batchBody, type LoadFigures, type E2EFigures, type PlanDemo } from './load.js'
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    txn: { type: 'string' },
+    linger: { type: 'string' },
+    pool: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'e2e-rate': { type: 'string', default: '1000' },
+  },
+})
+
+const durationSec = Number(args.duration ?? (args.quick ? 8 : 20))
+const connections = Number(args.connections)
+const warmupSec = args.quick ? 2 : 4
+const e2eSec = args.quick ? 10 : 30
+const e2eRate = Number(args['e2e-rate'])
+const only = new Set((args.only ?? 'baseline,single,batch,e2e,plans').split(','))
+const BATCH = 100
+
+interface Variant {
+  label: string
+  env: Record<string, string>
+}
+
+function variants(): Variant[] {
+  const axes: Array<[string, string, string[]]> = [
+    ['txn', 'KAFKA_TRANSACTIONS', args.txn?.split(',') ?? []],
+    ['linger', 'PRODUCER_LINGER_MS', args.linger?.split(',') ?? []],
+    ['pool', 'PRODUCER_POOL_SIZE', args.pool?.split(',') ?? []],
+  ]
+  let out: Variant[] = [{ label: '', env: {} }]
+  for (const [name, variable, values] of axes) {
+    if (values.length === 0) continue
+    out = out.flatMap((v) => values.map((x) => ({ label: `${v.label} ${name}=${x}`.trim(), env: { ...v.env, [variable]: x } })))
+  }
+  return out.map((v) => ({ ...v, label: v.label || 'defaults' }))
+}
+
+interface VariantResult {
+  label: string
+  env: Record<string, string>
+  single?: LoadFigures & { ingestCpuUsPerEvent: number | null }
+  batch?: LoadFigures & { ingestCpuUsPerEvent: number | null }
+}
+
+const log = createLogger('warn', { svc: 'bench' })
+const id = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..+/, '')}_${randomBytes(3).toString('hex')}`
+const logDir = mkdtempSync(join(tmpdir(), `bench-${id}-`))
+const results: Record<string, unknown> = { id, startedAt: new Date().toISOString(), machine: { ...machine(), availableParallelism: availableParallelism() } }
+
+const env: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  TOPIC_EVENTS: `bench.${id}.events`,
+  TOPIC_IDENTIFIES: `bench.${id}.identifies`,
+  TOPIC_ACCOUNTS: `bench.${id}.accounts`,
+  TOPIC_DLQ: `bench.${id}.dlq`,
+  CLICKHOUSE_DATABASE: `bench_${id}`,
+  PROJECTOR_GROUP_ID: `bench-projector-${id}`,
+  LOG_LEVEL: 'warn',
+}
+const cfg = commonConfig(readEnv(commonSpec, env))
+
+let cleaningUp: Promise<void> | undefined
+async function cleanup() {
+  cleaningUp ??= (async () => {
+    await stopAll()
+    const kafka = createKafka({ ...cfg.kafka, clientId: `bench-cleanup-${id}` }, log)
+    const ka = kafka.admin()
+    await ka.connect().then(() => ka.deleteTopics({ topics: Object.values(cfg.topics) })).catch((err) => log.warn('topic cleanup failed', { err }))
+    await ka.disconnect().catch(() => undefined)
+    const ch = await createClickHouse(cfg.clickhouse).catch(() => undefined)
+    await ch?.command({ query: `DROP DATABASE IF EXISTS ${cfg.clickhouse.database}` }).catch((err) => log.warn('database cleanup failed', { err }))
+    await ch?.close()
+  })()
+  return cleaningUp
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    process.stderr.write(`\nbench: ${sig}, stopping services and cleaning up...\n`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+const say = (s: string) => process.stderr.write(`bench: ${s}\n`)
+
+async function startIngest(v: Variant, port: number): Promise<Child> {
+  const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : []
+  const c = startNode('ingest', 'services/ingest/src/main.ts', { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgs)
+  await waitHealthy(c, `http://127.0.0.1:${port}/health`)
+  return c
+}
+
+/** Runs a load and adds the server process's CPU time per answered event (request, for the baseline). */
+async function measured(server: Child, fn: () => Promise<LoadFigures>) {
+  const cpu0 = cpuSeconds(server.pid)
+  const f = await fn()
+  const cpu1 = cpuSeconds(server.pid)
+  const events = f.eventsPerSec * f.durationSec
+  const ingestCpuUsPerEvent = cpu0 !== null && cpu1 !== null && events > 0 ? Math.round(((cpu1 - cpu0) * 1e6) / events) : null
+  return { ...f, ingestCpuUsPerEvent }
+}
+
+async function main() {
+  say(`run ${id}; service logs in ${logDir}`)
+  say('ensuring the local stack is up')
+  await stackUp()
+  if (args.profile) mkdirSync(join(ROOT, 'bench/results/profiles'), { recursive: true })
+
+  const [basePort, projPort, ingestPort] = [await freePort(), await freePort(), await freePort()]
+  const baseline = startNode('baseline', 'bench/baseline-server.ts', { ...env, BASELINE_PORT: String(basePort) }, logDir)
+  await waitHealthy(baseline, `http://127.0.0.1:${basePort}/`)
+
+  // The projector first: it applies the ClickHouse migrations.
+  const projector = startNode('projector', 'services/projector/src/main.ts', { ...env, PROJECTOR_PORT: String(projPort) }, logDir)
+  await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
+  const vs = variants()
+  let ingest = await startIngest(vs[0], ingestPort)
+  const ingestUrl = `http://127.0.0.1:${ingestPort}`
+
+  say('creating bench accounts and keys')
+  const { admin, close: closeAdmin } = await openAdmin(env)
+  const mk = async (plan: string) => {
+    const accountId = `bench_${plan}_${randomBytes(3).toString('hex')}`
+    await admin.createAccount({ accountId, plan })
+    const { secret } = await admin.createKey({ accountId, name: `bench ${plan}`, type: 'live' })
+    return { accountId, key: secret }
+  }
+  const hobby = await mk('hobby')
+  const orbit = await mk('orbit')
+  const unlimited = await mk('unlimited') // created last: once ingest knows it, it knows the others (one ordered log)
+  await closeAdmin()
+  const waitKey = async (key: string) => {
+    for (let i = 0; i < 200; i++) {
+      const res = await fetch(`${ingestUrl}/v1/event`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: singleEventBody() })
+      await res.arrayBuffer()
+      if (res.status !== 401) return
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    throw new Error('the bench key never reached the ingest key table')
+  }
+  await waitKey(unlimited.key)
+
+  const rss: Record<string, number | null> = { ingestStartMiB: rssMiB(ingest.pid) }
+  const settings = { connections, durationSec }
+  results.settings = { ...settings, warmupSec, e2eSec, e2eRate, batchSize: BATCH, loadGenerator: 'autocannon (in the bench process), pipelining 1' }
+
+  say('warming up')
+  if (only.has('baseline')) await runLoad(`http://127.0.0.1:${basePort}/`, { connections, durationSec: warmupSec, body: singleEventBody() })
+  await runLoad(`${ingestUrl}/v1/event`, { connections, durationSec: warmupSec, body: singleEventBody(), key: unlimited.key })
+  await runLoad(`${ingestUrl}/v1/events`, { connections, durationSec: warmupSec, body: batchBody(BATCH), key: unlimited.key })
+
+  let base: (LoadFigures & { ingestCpuUsPerEvent: number | null }) | undefined
+  if (only.has('baseline')) {
+    say(`baseline: bare node:http, ${connections} connections, ${durationSec}s`)
+    base = await measured(baseline, () => runLoad(`http://127.0.0.1:${basePort}/`, { ...settings, body: singleEventBody() }))
+    results.baseline = base
+  }
+  await stopChild(baseline)
+
+  const out: VariantResult[] = []
+  let e2e: E2EFigures | undefined
+  let plans: PlanDemo[] | undefined
+  for (const [i, v] of vs.entries()) {
+    if (i > 0) {
+      await stopChild(ingest)
+      ingest = await startIngest(v, ingestPort)
+      await runLoad(`${ingestUrl}/v1/event`, { connections, durationSec: warmupSec, body: singleEventBody(), key: unlimited.key })
+    }
+    const r: VariantResult = { label: v.label, env: v.env }
+    if (only.has('single')) {
+      say(`[${v.label}] POST /v1/event, ${connections} connections, ${durationSec}s`)
+      r.single = await measured(ingest, () => runLoad(`${ingestUrl}/v1/event`, { ...settings, body: singleEventBody(), key: unlimited.key }))
+    }
+    if (only.has('batch')) {
+      say(`[${v.label}] POST /v1/events (${BATCH} per request), ${connections} connections, ${durationSec}s`)
+      r.batch = await measured(ingest, () => runLoad(`${ingestUrl}/v1/events`, { ...settings, body: batchBody(BATCH), key: unlimited.key, eventsPerRequest: BATCH }))
+    }
+    out.push(r)
+    if (i === 0) {
+      if (only.has('e2e')) {
+        say(`[${v.label}] end to end at ${e2eRate} events/s for ${e2eSec}s`)
+        const ch = await createClickHouse(cfg.clickhouse)
+        e2e = await runEndToEnd(ingestUrl, unlimited.key, ch, cfg.clickhouse.database, unlimited.accountId, { rate: e2eRate, durationSec: e2eSec, connections: 100 })
+        await ch.close()
+      }
+      if (only.has('plans')) plans = await planDemo(ingestUrl, hobby.key, orbit.key)
+      if (args.soak) results.soak = await soak(ingest, ingestUrl, unlimited.key)
+      rss.ingestEndMiB = rssMiB(ingest.pid)
+    }
+  }
+  rss.ingestFinalVariantEndMiB = rssMiB(ingest.pid)
+  results.variants = out
+  results.e2e = e2e
+  results.plans = plans
+  results.rss = rss
+  results.finishedAt = new Date().toISOString()
+
+  printTable(base, out, e2e, plans, rss, results.soak as SoakFigures | undefined)
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
+  const file = join(ROOT, 'bench/results', `${id}.json`)
+  writeFileSync(file, JSON.stringify(results, null, 2) + '\n')
+  process.stdout.write(`\nresults: ${file}\n`)
+}
+
+async function planDemo(ingestUrl: string, hobbyKey: string, orbitKey: string): Promise<PlanDemo[]> {
+  say('default plans: hobby per-minute limit, orbit per-second event limit')
+  const a = await burst(`${ingestUrl}/v1/event`, hobbyKey, singleEventBody(), 110, 1)
+  const b = await burst(`${ingestUrl}/v1/events`, orbitKey, batchBody(BATCH), 25, 25)
+  return [
+    { plan: 'hobby', endpoint: '/v1/event', sent: 110, eventsPerRequest: 1, ...a, note: '100 requests/min (H3); a minute boundary during the run lets more through' },
+    { plan: 'orbit', endpoint: '/v1/events', sent: 25, eventsPerRequest: BATCH, ...b, note: '1,000 events/s per account (H4): 25 batches of 100 at once; a second boundary splits them' },
+  ]
+}
+
+interface SoakFigures {
+  durationSec: number
+  rssMiB: Array<{ t: number; rss: number | null }>
+  single: LoadFigures
+  batch: LoadFigures
+}
+
+async function soak(ingest: Child, ingestUrl: string, key: string): Promise<SoakFigures> {
+  const secs = 300
+  say(`soak: /v1/event and /v1/events together for ${secs}s, sampling ingest RSS`)
+  const samples: SoakFigures['rssMiB'] = []
+  const t0 = Date.now()
+  samples.push({ t: 0, rss: rssMiB(ingest.pid) })
+  const timer = setInterval(() => samples.push({ t: Math.round((Date.now() - t0) / 1000), rss: rssMiB(ingest.pid) }), 15_000)
+  const half = Math.max(1, Math.floor(connections / 2))
+  const [single, batch] = await Promise.all([
+    runLoad(`${ingestUrl}/v1/event`, { connections: half, durationSec: secs, body: singleEventBody(), key }),
+    runLoad(`${ingestUrl}/v1/events`, { connections: half, durationSec: secs, body: batchBody(BATCH), key, eventsPerRequest: BATCH }),
+  ])
+  clearInterval(timer)
+  samples.push({ t: Math.round((Date.now() - t0) / 1000), rss: rssMiB(ingest.pid) })
+  return { durationSec: secs, rssMiB: samples, single, batch }
+}
+
+function printTable(base: (LoadFigures & { ingestCpuUsPerEvent: number | null }) | undefined, vs: VariantResult[], e2e: E2EFigures | undefined, plans: PlanDemo[] | undefined, rss: Record<string, number | null>, soakF?: SoakFigures) {
+  const m = results.machine as ReturnType<typeof machine>
+  const lines: string[] = []
+  const row = (cells: Array<string | number | null | undefined>) => lines.push(cells.map((c, i) => String(c ?? '-').padEnd(i === 0 ? 38 : 11)).join(' ').trimEnd())
+  const errs = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts
+  lines.push(`machine: ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}; ${connections} connections, ${durationSec}s per run`)
+  lines.push('')
+  row(['scenario', 'events/s', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ours/base', 'srv cpu µs/ev'])
+  if (base) row(['baseline bare node:http (fixed 200)', '-', base.requestsPerSec, base.latencyMs.p50, base.latencyMs.p99, errs(base), '1.00', base.ingestCpuUsPerEvent])
+  const ratio = (f: LoadFigures) => (base ? (f.requestsPerSec / base.requestsPerSec).toFixed(2) : '-')
+  for (const v of vs) {
+    if (v.single) row([`/v1/event [${v.label}]`, v.single.eventsPerSec, v.single.requestsPerSec, v.single.latencyMs.p50, v.single.latencyMs.p99, errs(v.single), ratio(v.single), v.single.ingestCpuUsPerEvent])
+    if (v.batch) row([`/v1/events x${BATCH} [${v.label}]`, v.batch.eventsPerSec, v.batch.requestsPerSec, v.batch.latencyMs.p50, v.batch.latencyMs.p99, errs(v.batch), ratio(v.batch), v.batch.ingestCpuUsPerEvent])
+  }
+  if (e2e) {
+    lines.push('')
+    lines.push(
+      `end to end at ${e2e.targetEventsPerSec} events/s: sent ${e2e.load.eventsPerSec}/s (errors ${errs(e2e.load)}, ack p50 ${e2e.load.latencyMs.p50} ms p99 ${e2e.load.latencyMs.p99} ms); ` +
+        `ack -> row in ClickHouse p50 ${e2e.latencyMs.p50} ms, p95 ${e2e.latencyMs.p95} ms, max ${e2e.latencyMs.max} ms (${e2e.seen}/${e2e.markers} markers seen)`,
+    )
+  }
+  lines.push(`ingest RSS: start ${rss.ingestStartMiB} MiB, end ${rss.ingestEndMiB ?? rss.ingestFinalVariantEndMiB} MiB`)
+  if (soakF) {
+    const r = soakF.rssMiB.map((s) => s.rss)
+    lines.push(
+      `soak ${soakF.durationSec}s: RSS ${r.join(' -> ')} MiB; single ${soakF.single.eventsPerSec} ev/s (errors ${errs(soakF.single)}), batch ${soakF.batch.eventsPerSec} ev/s (errors ${errs(soakF.batch)})`,
+    )
+  }
+  if (plans) {
+    lines.push('')
+    lines.push('default plans:')
+    for (const p of plans) lines.push(`  ${p.plan} ${p.endpoint}: sent ${p.sent} -> status ${JSON.stringify(p.statusCodes)} codes ${JSON.stringify(p.errorCodes)} (${p.note})`)
+  }
+  const s = vs[0]?.single
+  const b = vs[0]?.batch
+  lines.push('')
+  lines.push('targets (first variant):')
+  const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a ' : ok ? 'met ' : 'MISS')
+  lines.push(`  ${mark(s && s.eventsPerSec >= 5000 && s.latencyMs.p99 <= 50 && errs(s) === 0)} /v1/event >= 5,000 events/s, p99 <= 50 ms, zero errors`)
+  lines.push(`  ${mark(b && b.eventsPerSec >= 50_000)} /v1/events >= 50,000 events/s`)
+  lines.push(`  ${mark(e2e && e2e.latencyMs.p95 <= 2000 && e2e.missing === 0)} end to end p95 <= 2 s at ${e2eRate} events/s`)
+  lines.push(`  ${mark(s && base && s.requestsPerSec / base.requestsPerSec >= 0.5)} /v1/event ours/baseline >= 0.5`)
+  lines.push(`  ${mark(s && s.eventsPerSec >= 1000 && errs(s) === 0)} floor: /v1/event >= 1,000 events/s with zero errors`)
+  process.stdout.write(lines.join('\n') + '\n')
+  results.table = lines
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`bench failed: ${err?.stack ?? err}\n`)
+    process.exitCode = 1
+  })
+  .finally(async () => {
+    say('stopping services, deleting topics and the bench database')
+    await cleanup()
+    process.exit(process.exitCode ?? 0)
+  })
