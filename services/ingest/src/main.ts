@@ -6,7 +6,8 @@ import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts } from '../../shared/src/accounts-log.js'
-import { createLogger, type Logger } from '../../shared/src/log.js'
+import type { Logger } from '../../shared/src/log.js'
+import { runService } from '../../shared/src/run-service.js'
 import { monthlyLiveUsage } from '../../projector/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
@@ -116,32 +117,4 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   }
 }
 
-async function main() {
-  let cfg: IngestConfig
-  try {
-    cfg = loadIngestConfig(process.env)
-  } catch (err) {
-    process.stderr.write(`ingest: configuration error: ${(err as Error).message}\n`)
-    process.exit(2)
-  }
-  const log = createLogger(cfg.logLevel, { svc: 'ingest' })
-  const svc = await createIngestService(cfg, log)
-  await svc.start()
-  let closing = false
-  const shutdown = async (sig: string) => {
-    if (closing) return
-    closing = true
-    log.info('ingest stopping', { signal: sig })
-    await svc.close().catch((err) => log.error('ingest close failed', { err }))
-    process.exit(0)
-  }
-  process.on('SIGINT', () => void shutdown('SIGINT'))
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((err) => {
-    process.stderr.write(`ingest: failed to start: ${err?.stack ?? err}\n`)
-    process.exit(1)
-  })
-}
+runService('ingest', import.meta.url, loadIngestConfig, createIngestService)

@@ -15,8 +15,9 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
       const { message, timestamp: _t, logger: _l, ...rest } = entry as any
       // kafkajs warns loudly about rebalances it handles itself; keep them at debug.
       if (level === logLevel.WARN && /rebalanc|partitioner|Limiting retries/i.test(String(message))) return
-      // Retriable broker answers while a coordinator loads are retried by kafkajs; not errors for us.
-      if (namespace === 'Connection' && /coordinator|not available|loading|leader/i.test(String((rest as any).error))) {
+      // Retriable broker answers (a coordinator loading, a transaction still completing) are retried
+      // by kafkajs; not errors for us.
+      if (namespace === 'Connection' && /coordinator|not available|loading|leader|concurrent/i.test(String((rest as any).error))) {
         log.debug(`kafka: ${message}`, { namespace, ...rest })
         return
       }
