@@ -152,15 +152,17 @@ start_registry() {
   mkdir -p "$dir/data"
   say "starting registry on 127.0.0.1:$REGISTRY_PORT"
   # Storage is an H2 database in a file, so schema ids survive restarts (old records keep decoding).
-  (cd "$dir/app" && nohup java $REGISTRY_HEAP -Djava.awt.headless=true \
+  # Started directly (not in a subshell), so the recorded pid is the JVM's and `down` stops it.
+  # shellcheck disable=SC2086
+  nohup java $REGISTRY_HEAP -Djava.awt.headless=true \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" \
     -Dquarkus.log.level=WARN -Dquarkus.log.category.\"io.apicurio\".level=INFO \
     -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
     "-Dapicurio.datasource.url=jdbc:h2:file:$dir/data/registry;DB_CLOSE_ON_EXIT=FALSE" \
     -Dapicurio.datasource.username=sa -Dapicurio.datasource.password=sa \
     -Dapicurio.rest.deletion.artifact.enabled=true -Dapicurio.rest.deletion.artifact-version.enabled=true \
-    -jar "apicurio-registry-app-$REGISTRY_VERSION-runner.jar" >"$log" 2>&1 &
-    echo $! >"$RUN/registry.pid")
+    -jar "$dir/app/apicurio-registry-app-$REGISTRY_VERSION-runner.jar" >"$log" 2>&1 &
+  echo $! >"$RUN/registry.pid"
 }
 
 start_clickhouse() {
