@@ -204,9 +204,18 @@ function livePage() {
   const pauseBtn = h('button', { type: 'button', id: 'live-pause', class: 'secondary', onclick: () => {
     paused = !paused
     pauseBtn.textContent = paused ? 'Resume' : 'Pause'
-    if (!paused) { items.unshift(...pending.splice(0).reverse()); items.length = Math.min(items.length, MAX); draw() }
+    if (!paused) { for (const i of pending.splice(0)) insertNewestFirst(i); draw() }
     drawStatus()
   } }, 'Pause')
+  // The feed delivers each insert's records partition by partition, so arrival order is not time
+  // order: place each item by received_at (then its time-ordered id), newest first.
+  const newer = (a, b) => a.received_at > b.received_at || (a.received_at === b.received_at && a.event_id > b.event_id)
+  const insertNewestFirst = (item) => {
+    let at = 0
+    while (at < items.length && newer(items[at], item)) at++
+    items.splice(at, 0, item)
+    if (items.length > MAX) items.length = MAX
+  }
   const keep = (i) => (!f.event || (i.event || '').includes(f.event)) && (!f.user || i.user_id.includes(f.user)) && (!f.env || i.environment === f.env)
   const draw = () => {
     const shown = items.filter(keep)
@@ -242,8 +251,7 @@ function livePage() {
     let item
     try { item = JSON.parse(e.data) } catch { return }
     if (paused) { pending.push(item); if (pending.length > MAX) pending.shift(); return drawStatus() }
-    items.unshift(item)
-    if (items.length > MAX) items.length = MAX
+    insertNewestFirst(item)
     draw()
   }
   es.addEventListener('event', onItem)
