@@ -141,7 +141,7 @@ start_kafka() {
   # shellcheck disable=SC2086
   nohup java $KAFKA_HEAP -XX:+UseG1GC -Djava.awt.headless=true \
     -Dlog4j.configuration="file:$dir/log4j.properties" -Dkafka.logs.dir="$LOGS" \
-    -cp "$dir/libs/*" kafka.Kafka "$dir/server.properties" >"$log" 2>&1 &
+    -cp "$dir/libs/*" kafka.Kafka "$dir/server.properties" </dev/null >"$log" 2>&1 &
   echo $! >"$RUN/kafka.pid"
 }
 
@@ -161,7 +161,7 @@ start_registry() {
     "-Dapicurio.datasource.url=jdbc:h2:file:$dir/data/registry;DB_CLOSE_ON_EXIT=FALSE" \
     -Dapicurio.datasource.username=sa -Dapicurio.datasource.password=sa \
     -Dapicurio.rest.deletion.artifact.enabled=true -Dapicurio.rest.deletion.artifact-version.enabled=true \
-    -jar "$dir/app/apicurio-registry-app-$REGISTRY_VERSION-runner.jar" >"$log" 2>&1 &
+    -jar "$dir/app/apicurio-registry-app-$REGISTRY_VERSION-runner.jar" </dev/null >"$log" 2>&1 &
   echo $! >"$RUN/registry.pid"
 }
 
@@ -174,7 +174,7 @@ start_clickhouse() {
   render "$HERE/clickhouse/config.xml" "$dir/config.xml"
   cp "$HERE/clickhouse/users.xml" "$dir/users.xml"
   say "starting clickhouse on 127.0.0.1:$CLICKHOUSE_HTTP_PORT (http) and :$CLICKHOUSE_TCP_PORT (native)"
-  nohup clickhouse-server --config-file="$dir/config.xml" >"$log" 2>&1 &
+  nohup clickhouse-server --config-file="$dir/config.xml" </dev/null >"$log" 2>&1 &
   echo $! >"$RUN/clickhouse.pid"
 }
 
