@@ -18,6 +18,7 @@ t.test('dashboard API', async (t) => {
     const c = s.client()
     t.equal((await c.get('/api/me')).status, 401, 'no session yet')
     const { email, password, accountId } = await c.signUp()
+    await waitUntil(() => s.admin.accounts.has(accountId), 10_000, 'the account record to reach another follower of the accounts topic')
     const acct = s.admin.accounts.get(accountId)
     t.ok(acct, 'the account is a record on the accounts topic')
     t.equal(acct!.owner_email, email)
@@ -88,6 +89,8 @@ t.test('dashboard API', async (t) => {
     t.equal(created.status, 201)
     const key = created.body.data
     t.match(key.secret, /^svc_live_[A-Za-z0-9]{32,}$/)
+    // The key record is on the accounts topic: the harness's own follower sees it shortly after.
+    await waitUntil(() => s.admin.keys.has(key.key_id), 10_000, 'the key record to reach another follower of the accounts topic')
     t.equal(s.admin.keys.get(key.key_id)?.account_id, accountId)
     const list = await c.get('/api/keys')
     t.equal(list.body.data.length, 1)
@@ -120,6 +123,7 @@ t.test('dashboard API', async (t) => {
 
     t.same((await bob.get('/api/keys')).body.data.map((k: any) => k.name), ['bob test'])
     t.equal((await bob.post(`/api/keys/${aKey.key_id}/revoke`)).status, 404, 'bob cannot revoke alice\'s key')
+    await waitUntil(() => s.admin.keys.has(aKey.key_id), 10_000, 'alice\'s key record to reach another follower')
     t.equal(s.admin.keys.get(aKey.key_id)?.status, 'active')
 
     const aliceLive = await alice.openLive()
