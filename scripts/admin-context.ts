@@ -1,21 +1,14 @@
 // Clients for the command-line tools, built once from the same environment as the services.
 import { Partitioners } from 'kafkajs'
 import { readEnv, commonSpec, commonConfig, type CommonConfig } from '../services/shared/src/env.js'
-import { createKafka, ensureTopics } from '../services/shared/src/kafka.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { AccountsAdmin } from '../services/shared/src/accounts-admin.js'
-import { Codec, createRegistry } from '../schemas/codec.js'
+import { openEventLog } from '../services/shared/src/event-log.js'
 
 export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{ admin: AccountsAdmin; cfg: CommonConfig; close: () => Promise<void> }> {
   const cfg = commonConfig(readEnv(commonSpec, env))
   const log = createLogger(env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'cli' })
-  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-cli` }, log)
-  const ka = kafka.admin()
-  await ka.connect()
-  await ensureTopics(ka, cfg.topics, cfg.topicPartitions)
-  await ka.disconnect()
-  const codec = new Codec(createRegistry(cfg.registryUrl))
-  await codec.register(cfg.topics)
+  const { kafka, codec } = await openEventLog(cfg, 'cli', log)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)

@@ -5,8 +5,6 @@ import type { Server } from 'node:http'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Partitioners } from 'kafkajs'
-import { Codec, createRegistry } from '../../../schemas/codec.js'
-import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts-admin.js'
 import type { Logger } from '../../shared/src/log.js'
@@ -16,6 +14,7 @@ import { loadDashboardConfig, type DashboardConfig } from './config.js'
 import { LoginThrottle } from './auth/index.js'
 import { DashboardQueries } from './api/queries.js'
 import { createDashboardApp } from './http/app.js'
+import { openEventLog } from '../../shared/src/event-log.js'
 
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public')
 
@@ -24,14 +23,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   if (cfg.sessionSecretGenerated) log.warn('SESSION_SECRET is not set: using a random one; sessions end when the dashboard restarts')
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
 
-  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-dashboard` }, log)
-  const ka = kafka.admin()
-  await ka.connect()
-  await ensureTopics(ka, cfg.topics, cfg.topicPartitions)
-  await ka.disconnect()
-
-  const codec = new Codec(createRegistry(cfg.registryUrl))
-  await codec.register(cfg.topics)
+  const { kafka, codec } = await openEventLog(cfg, 'dashboard', log)
   const ch = await createClickHouse(cfg.clickhouse)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()

@@ -2,8 +2,6 @@
 // edge, checks each, follows the accounts topic into the key table (A1), and serves HTTP.
 // `close()` drains: stop taking requests, flush the appender, disconnect.
 import type { Server } from 'node:http'
-import { Codec, createRegistry } from '../../../schemas/codec.js'
-import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts } from '../../shared/src/accounts-log.js'
 import type { Logger } from '../../shared/src/log.js'
@@ -15,17 +13,10 @@ import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, mon
 import { RecordAppender } from './kafka/record-appender.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { createIngestApp } from './http/app.js'
+import { openEventLog } from '../../shared/src/event-log.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
-  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-ingest` }, log)
-  const admin = kafka.admin()
-  await admin.connect()
-  const created = await ensureTopics(admin, cfg.topics, cfg.topicPartitions)
-  await admin.disconnect()
-  if (created.length) log.info('topics created', { topics: created })
-
-  const codec = new Codec(createRegistry(cfg.registryUrl))
-  await codec.register(cfg.topics)
+  const { kafka, codec } = await openEventLog(cfg, 'ingest', log)
 
   const ch = await createClickHouse(cfg.clickhouse)
 

@@ -2,9 +2,7 @@
 // ClickHouse migrations, and wires consume -> ClickHouse -> live feed. `close()` drains.
 import { hostname } from 'node:os'
 import { Partitioners } from 'kafkajs'
-import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { migrate } from '../../../schemas/clickhouse/migrate.js'
-import { createKafka, ensureTopics } from '../../shared/src/kafka.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts } from '../../shared/src/accounts-log.js'
 import type { Logger } from '../../shared/src/log.js'
@@ -16,21 +14,14 @@ import { Projector } from './consume/projector.js'
 import { Metrics } from './consume/metrics.js'
 import { LiveHub } from './live/live-hub.js'
 import { createProjectorServer } from './http.js'
+import { openEventLog } from '../../shared/src/event-log.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
   const ch = await createClickHouse(cfg.clickhouse)
   const applied = await migrate(ch, cfg.clickhouse.database, { log: (m: string) => log.info(m) } as any)
   log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: (applied as any).applied?.map?.((m: any) => m.file) })
 
-  const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-projector` }, log)
-  const admin = kafka.admin()
-  await admin.connect()
-  const created = await ensureTopics(admin, cfg.topics, cfg.topicPartitions)
-  await admin.disconnect()
-  if (created.length) log.info('topics created', { topics: created })
-
-  const codec = new Codec(createRegistry(cfg.registryUrl))
-  await codec.register(cfg.topics)
+  const { kafka, codec } = await openEventLog(cfg, 'projector', log)
 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()
