@@ -25,7 +25,8 @@ t.test('a double replay into the live tables and a replay into a fresh database 
   t.equal(res.status, 200)
   t.equal(res.body.events_processed ?? res.body.data?.events_processed, N)
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}'`, N)
-  await waitUntil(async () => (await counts(s, s.database, accountId)).usage === N, 15_000, 'usage to count the events')
+  // Events, then identifies, then traits are separate inserts: wait until the last has landed too.
+  await waitUntil(async () => { const c = await counts(s, s.database, accountId); return c.usage === N && c.traits === 5 }, 15_000, 'usage and traits to be projected')
   const before = await counts(s, s.database, accountId)
   t.same(before, { events: N, ids: N, usage: N, users: 5, traits: 5 })
 

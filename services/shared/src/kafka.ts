@@ -37,7 +37,25 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
     { topic: topics.dlq, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
   ].filter((t) => !existing.has(t.topic))
   if (wanted.length) {
-    await admin.createTopics({ topics: wanted, waitForLeaders: true })
+    // kafkajs's own waitForLeaders gives up when the new topic's metadata has not reached the
+    // broker's cache yet (UNKNOWN_TOPIC_OR_PARTITION); poll for leaders here instead.
+    await admin.createTopics({ topics: wanted, waitForLeaders: false })
+    await waitForLeaders(admin, wanted.map((t) => t.topic))
   }
   return wanted.map((t) => t.topic)
+}
+
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const started = Date.now()
+  let lastError: unknown
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const { topics: meta } = await admin.fetchTopicMetadata({ topics })
+      if (meta.length === topics.length && meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return
+    } catch (err) {
+      lastError = err
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms`, { cause: lastError })
 }
