@@ -11,6 +11,7 @@ import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
 import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
+import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { createIngestApp } from './http/app.js'
 import { openEventLog } from '../../shared/src/event-log.js'
@@ -63,7 +64,15 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
 
   // Transactions: one flush per producer at a time. Plain sends: up to 4 flushes share the pool, as before.
   const maxInFlight = cfg.producer.transactional ? cfg.producer.poolSize : Math.max(4, cfg.producer.poolSize)
-  const appender = new RecordAppender(producers, { ...cfg.producer, maxInFlight }, log)
+  const atomic = new RecordAppender(producers, { ...cfg.producer, maxInFlight }, log)
+  // Requests that land in one partition are atomic without a transaction (lane-router.ts).
+  const plainProducer = cfg.producer.transactional
+    ? kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: CachedDefaultPartitioner, retry: { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 } })
+    : undefined
+  await plainProducer?.connect()
+  const appender = plainProducer
+    ? new LaneRouter(new RecordAppender(plainProducer, { ...cfg.producer, transactional: false, maxInFlight: 4 }, log), atomic)
+    : atomic
   const app = createIngestApp({
     cfg,
     keys,
@@ -102,7 +111,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       }
       await appender.close()
       await follower.stop()
-      await Promise.all(producers.map((p) => p.disconnect()))
+      await Promise.all([...producers, ...(plainProducer ? [plainProducer] : [])].map((p) => p.disconnect()))
       await ch.close()
     },
   }

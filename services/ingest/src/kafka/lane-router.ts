@@ -1,0 +1,33 @@
+// A4 asks that a request's records are written all or none. A request whose records all share one
+// topic and one message key lands in one partition, and Kafka appends one partition's record batch
+// atomically, so those requests (every single event, and batches about one user) need no
+// transaction: they take the plain idempotent lane, which keeps several flushes in flight. Only
+// requests that span partitions pay for a transaction (issue 5: the transaction round trips capped
+// single events at connections / transaction latency).
+import type { OutRecord } from './record-appender.js'
+
+export interface Lane {
+  append(records: OutRecord[]): Promise<void>
+  close(): Promise<void>
+}
+
+export function isSinglePartition(records: readonly OutRecord[]): boolean {
+  if (records.length <= 1) return true
+  const { topic, key } = records[0]
+  for (let i = 1; i < records.length; i++) {
+    if (records[i].topic !== topic || records[i].key !== key) return false
+  }
+  return true
+}
+
+export class LaneRouter implements Lane {
+  constructor(private readonly plain: Lane, private readonly atomic: Lane) {}
+
+  append(records: OutRecord[]): Promise<void> {
+    return isSinglePartition(records) ? this.plain.append(records) : this.atomic.append(records)
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.plain.close(), this.atomic.close()])
+  }
+}
