@@ -116,7 +116,8 @@ function profileEmail(email: string | null, traitsJson: string | null, eventId: 
   return typeof fromTraits === 'string' ? fromTraits : ''
 }
 
-export function eventRow(r: EventRecord): EventRow {
+/** The columns events and identifies share: identity and the times of H13 (seconds and ms). */
+function commonColumns(r: EventRecord | IdentifyRecord) {
   const ts = instant(r.timestamp, 'timestamp', r.event_id)
   const received = instant(r.received_at, 'received_at', r.event_id)
   return {
@@ -124,7 +125,6 @@ export function eventRow(r: EventRecord): EventRow {
     account_id: r.account_id,
     environment: environment(r.environment, r.event_id),
     key_id: r.key_id,
-    event: r.event,
     user_id: r.user_id,
     timestamp: ts.text,
     timestamp_ms: ts.ms,
@@ -132,7 +132,14 @@ export function eventRow(r: EventRecord): EventRow {
     received_at: received.text,
     received_at_ms: received.ms,
     sent_at_ms: optionalMs(r.sent_at, 'sent_at', r.event_id),
-    timestamp_flagged: r.timestamp_flagged ? 1 : 0,
+    timestamp_flagged: (r.timestamp_flagged ? 1 : 0) as 0 | 1,
+  }
+}
+
+export function eventRow(r: EventRecord): EventRow {
+  return {
+    ...commonColumns(r),
+    event: r.event,
     properties: r.properties,
     context: r.context,
     ip: r.ip ?? '',
@@ -144,23 +151,10 @@ export function eventRow(r: EventRecord): EventRow {
 }
 
 export function identifyRow(r: IdentifyRecord): IdentifyRow {
-  const ts = instant(r.timestamp, 'timestamp', r.event_id)
-  const received = instant(r.received_at, 'received_at', r.event_id)
   return {
-    event_id: r.event_id,
-    account_id: r.account_id,
-    environment: environment(r.environment, r.event_id),
-    key_id: r.key_id,
-    user_id: r.user_id,
+    ...commonColumns(r),
     email: profileEmail(r.email, r.traits, r.event_id),
     traits: r.traits,
-    timestamp: ts.text,
-    timestamp_ms: ts.ms,
-    original_timestamp_ms: optionalMs(r.original_timestamp, 'original_timestamp', r.event_id),
-    received_at: received.text,
-    received_at_ms: received.ms,
-    sent_at_ms: optionalMs(r.sent_at, 'sent_at', r.event_id),
-    timestamp_flagged: r.timestamp_flagged ? 1 : 0,
     context: r.context,
     ip: r.ip ?? '',
     user_agent: r.user_agent ?? '',
