@@ -3,7 +3,7 @@
 // with the same environment, and a small cookie-keeping HTTP client.
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { startServices, type HarnessOptions, type Teardown, type TestServices } from '../../../shared/src/testing/harness.js'
+import { readResponse, startServices, type HarnessOptions, type Teardown, type TestServices } from '../../../shared/src/testing/harness.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { loadDashboardConfig } from '../config.js'
 import { createDashboardService } from '../main.js'
@@ -73,14 +73,7 @@ export class DashboardClient {
     }
     const res = await fetch(this.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     this.store(res)
-    const text = await res.text()
-    let parsed: any = text
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, headers: res.headers, body: parsed }
+    return readResponse(res)
   }
 
   get = (path: string) => this.request('GET', path)

@@ -148,14 +148,7 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
     async post(path, body, init = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...init.headers }
       const res = await fetch(ingestUrl + path, { method: 'POST', headers, body: typeof body === 'string' || body instanceof Uint8Array ? (body as any) : JSON.stringify(body) })
-      const text = await res.text()
-      let parsed: any = text
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, body: parsed }
+      return readResponse(res)
     },
   }
 }
@@ -166,4 +159,16 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/** Status, headers and body of a response; the body parsed when it is JSON, else the text. */
+export async function readResponse(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
+  const text = await res.text()
+  let body: any = text
+  try {
+    body = JSON.parse(text)
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body }
 }
