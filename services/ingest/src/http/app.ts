@@ -165,11 +165,10 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
 
   router.post('/v1/event', authenticate, body(d.cfg.bodyLimits.single), async (ctx) => {
     const v = validateSingle((ctx.request as any).body)
-    if (!v.ok) throw validationError(v.errors, (ctx.request as any).body)
+    if (!v.ok) throw validationError(v.errors)
     const rc = requestContext(ctx, null)
-    const results = await accept(ctx, [{ index: 0, item: v.item }], rc)
-    const r = results[0]
-    if (!r.success) throw itemFailure(r, ctx.state.rl)
+    const { results, quotaError } = await accept(ctx, [{ index: 0, item: v.item }], rc)
+    if (!results[0].success) throw quotaError!
     ctx.body = successBody(results)
   })
 
@@ -187,18 +186,26 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
         error: { code: 'VALIDATION_ERROR', message: it.errors.map((e) => `${e.path}: ${e.message}`).join('; '), details: { errors: it.errors } },
       }
     }
-    if (valid.length) for (const r of await accept(ctx, valid, rc)) results[r.index] = r
+    let quotaError: ServiceError | undefined
+    if (valid.length) {
+      const a = await accept(ctx, valid, rc)
+      quotaError = a.quotaError
+      for (const r of a.results) results[r.index] = r
+    }
     const accepted = results.filter((r) => r.success).length
     if (accepted === 0) {
       const allQuota = results.every((r) => r.error?.code === 'MONTHLY_EVENT_LIMIT_EXCEEDED')
-      if (allQuota) throw itemFailure(results[0], ctx.state.rl, { results })
+      if (allQuota && quotaError) {
+        throw new ServiceError(quotaError.code, quotaError.status, quotaError.message, { ...quotaError.details, results }, { headers: quotaError.headers })
+      }
       throw errors.validation({ results }, 'No item of the batch was accepted')
     }
     ctx.body = successBody(results)
   })
 
-  /** Limits of H4-H6, then one append to Kafka for every accepted item (A4). */
-  async function accept(ctx: Ctx, items: Array<{ index: number; item: Item }>, rc: RequestContext): Promise<ItemOutcome[]> {
+  /** Limits of H4-H6, then one append to Kafka for every accepted item (A4). Items refused by
+   * the monthly quota (H5) fail with `quotaError`, the 429 the request gets if nothing else passed. */
+  async function accept(ctx: Ctx, items: Array<{ index: number; item: Item }>, rc: RequestContext): Promise<{ results: ItemOutcome[]; quotaError?: ServiceError }> {
     const { account, plan } = ctx.state.auth!
     const t = rc.receivedAt
     const er = d.eventLimiter.tryTake(account.account_id, items.length, plan.eventsPerSecond, t)
@@ -207,10 +214,11 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     // H5/H6: only live-key events count toward the month; identifies create no event.
     const countable = rc.environment === 'live' ? items.filter((x) => x.item.kind === 'event').length : 0
     let granted = countable
-    let reservation: ReturnType<MonthlyQuota['reserve']> | undefined
+    let quotaError: ServiceError | undefined
     if (countable > 0) {
-      reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
+      const reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
       granted = reservation.granted
+      if (granted < countable) quotaError = monthlyLimitError(reservation, ctx.state.rl)
     }
 
     const out: ItemOutcome[] = []
@@ -218,8 +226,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     let seenCountable = 0
     for (const { index, item } of items) {
       if (item.kind === 'event' && rc.environment === 'live' && seenCountable++ >= granted) {
-        const e = monthlyLimitError(reservation!, ctx.state.rl)
-        out.push({ index, success: false, error: { code: e.code, message: e.message, details: e.details } })
+        out.push({ index, success: false, error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details } })
         continue
       }
       if (item.kind === 'event') {
@@ -238,7 +245,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
       if (countable > 0 && granted > 0) d.quota.release(account.account_id, granted, t)
       throw errors.unavailable(2, err)
     }
-    return out
+    return { results: out, quotaError }
   }
 
   router.get('/health', (ctx) => {
@@ -266,23 +273,10 @@ function toServiceError(err: unknown): ServiceError {
   return internal
 }
 
-function validationError(list: FieldError[], body: unknown): ServiceError {
+function validationError(list: FieldError[]): ServiceError {
   const first = list[0]
   const summary = list.length === 1 ? `${first.path || '/'}: ${first.message}` : `${list.length} problems, first ${first.path || '/'}: ${first.message}`
-  void body
   return errors.validation({ errors: list }, `Validation failed: ${summary}`)
-}
-
-function itemFailure(r: ItemOutcome, rl: RateLimitResult | undefined, extra: Record<string, unknown> = {}): ServiceError {
-  const code = (r.error?.code ?? 'VALIDATION_ERROR') as ServiceError['code']
-  const status = code === 'MONTHLY_EVENT_LIMIT_EXCEEDED' ? 429 : 400
-  const headers: Record<string, string> = rl ? rateLimitHeaders(rl) : {}
-  if (status === 429) {
-    const resets = String((r.error?.details as any)?.resets_at ?? '')
-    const secs = Math.max(1, Math.ceil((Date.parse(resets) - Date.now()) / 1000))
-    if (Number.isFinite(secs)) headers['Retry-After'] = String(secs)
-  }
-  return new ServiceError(code, status, r.error?.message ?? 'Item failed', { ...(r.error?.details ?? {}), ...extra }, { headers })
 }
 
 function successBody(results: ItemOutcome[]) {
