@@ -7,12 +7,12 @@
 import type { Environment, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { formatDateTime } from '../../../../schemas/clickhouse/sql.js'
 
-export interface EventRow {
+/** Columns events and identifies share: identity and the times of H13 (see commonColumns). */
+interface CommonRow {
   event_id: string
   account_id: string
   environment: Environment
   key_id: string
-  event: string
   user_id: string
   timestamp: string
   timestamp_ms: number
@@ -21,6 +21,10 @@ export interface EventRow {
   received_at_ms: number
   sent_at_ms: number
   timestamp_flagged: 0 | 1
+}
+
+export interface EventRow extends CommonRow {
+  event: string
   properties: string
   context: string
   ip: string
@@ -30,21 +34,9 @@ export interface EventRow {
   user_traits: string
 }
 
-export interface IdentifyRow {
-  event_id: string
-  account_id: string
-  environment: Environment
-  key_id: string
-  user_id: string
+export interface IdentifyRow extends CommonRow {
   email: string
   traits: string
-  timestamp: string
-  timestamp_ms: number
-  original_timestamp_ms: number
-  received_at: string
-  received_at_ms: number
-  sent_at_ms: number
-  timestamp_flagged: 0 | 1
   context: string
   ip: string
   user_agent: string
@@ -117,7 +109,7 @@ function profileEmail(email: string | null, traitsJson: string | null, eventId: 
 }
 
 /** The columns events and identifies share: identity and the times of H13 (seconds and ms). */
-function commonColumns(r: EventRecord | IdentifyRecord) {
+function commonColumns(r: EventRecord | IdentifyRecord): CommonRow {
   const ts = instant(r.timestamp, 'timestamp', r.event_id)
   const received = instant(r.received_at, 'received_at', r.event_id)
   return {
@@ -132,7 +124,7 @@ function commonColumns(r: EventRecord | IdentifyRecord) {
     received_at: received.text,
     received_at_ms: received.ms,
     sent_at_ms: optionalMs(r.sent_at, 'sent_at', r.event_id),
-    timestamp_flagged: (r.timestamp_flagged ? 1 : 0) as 0 | 1,
+    timestamp_flagged: r.timestamp_flagged ? 1 : 0,
   }
 }
 
