@@ -92,9 +92,13 @@ t.test('unavailable Kafka and internal errors', async (t) => {
     // The stack must stay up, so this producer points at a port where nothing listens. (A
     // disconnect() of the running producer is no failure: kafkajs reconnects and Kafka acks.)
     const dead = new Kafka({ clientId: 'contract-dead', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 }, connectionTimeout: 500 })
-    const producer = dead.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } })
-    const appender = new RecordAppender(producer, { lingerMs: 2, maxBatchRecords: 5000, transactional: false, maxInFlight: 1 }, createLogger('error' as any, {}))
-    t.teardown(() => producer.disconnect().catch(() => undefined))
+    const appender = new RecordAppender(
+      () => dead.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } }),
+      { lingerMs: 2, maxBatchRecords: 5000, transactional: false, poolSize: 1, flushTimeoutMs: 1500, maxQueuedRecords: 1000 },
+      createLogger('error' as any, {}),
+    )
+    await t.rejects(appender.start(), 'no producer can connect')
+    t.teardown(() => appender.close())
     const app = await appWith({ appender })
     const other = await s.createKey({ type: 'live', plan: 'orbit' })
     for (const [path, body] of [['/v1/event', EVENT], ['/v1/events', BATCH()]] as const) {

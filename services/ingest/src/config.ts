@@ -14,6 +14,12 @@ const spec = {
   PRODUCER_MAX_BATCH_RECORDS: v.int(5000, 1, 100_000),
   /** Producers (transactional ids) whose flushes may be in flight at once; 1 measured best on 2 cores (BENCHMARKS.md). */
   PRODUCER_POOL_SIZE: v.int(1, 1, 32),
+  /** Idempotent producers of the plain lane (single-partition requests), one flush each at a time. */
+  PRODUCER_PLAIN_POOL_SIZE: v.int(4, 1, 32),
+  /** A request not acknowledged by Kafka within this time gets 503 (its producer is then replaced). */
+  PRODUCER_FLUSH_TIMEOUT_MS: v.int(10_000, 100, 120_000),
+  /** Records waiting for a producer beyond which requests are shed with 503 (bounded memory). */
+  PRODUCER_MAX_QUEUED_RECORDS: v.int(50_000, 1, 10_000_000),
   KAFKA_TRANSACTIONS: v.bool(true),
   USAGE_REFRESH_MS: v.int(5000, 100),
   CORS_ORIGINS: v.str('*'),
@@ -29,7 +35,7 @@ export interface IngestConfig extends CommonConfig {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
   plansJson: string
-  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean; poolSize: number }
+  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
   corsOrigins: string
   bodyLimits: { single: number; batch: number }
@@ -48,7 +54,12 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     ipRequestsPerMinute: e.IP_REQUESTS_PER_MINUTE,
     plansJson: e.PLANS_JSON,
-    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS, poolSize: e.PRODUCER_POOL_SIZE },
+    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS,
+      poolSize: e.PRODUCER_POOL_SIZE,
+      plainPoolSize: e.PRODUCER_PLAIN_POOL_SIZE,
+      flushTimeoutMs: e.PRODUCER_FLUSH_TIMEOUT_MS,
+      maxQueuedRecords: e.PRODUCER_MAX_QUEUED_RECORDS,
+    },
     usageRefreshMs: e.USAGE_REFRESH_MS,
     corsOrigins: e.CORS_ORIGINS,
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },

@@ -4,11 +4,12 @@
 // transaction: they take the plain idempotent lane, which keeps several flushes in flight. Only
 // requests that span partitions pay for a transaction (issue 5: the transaction round trips capped
 // single events at connections / transaction latency).
-import type { OutRecord } from './record-appender.js'
+import type { AppenderHealth, OutRecord } from './record-appender.js'
 
 export interface Lane {
   append(records: OutRecord[]): Promise<void>
   close(): Promise<void>
+  health?(): AppenderHealth
 }
 
 export function isSinglePartition(records: readonly OutRecord[]): boolean {
@@ -29,5 +30,13 @@ export class LaneRouter implements Lane {
 
   async close(): Promise<void> {
     await Promise.all([this.plain.close(), this.atomic.close()])
+  }
+
+  /** Ready only when both lanes can deliver: a request may need either. */
+  health(): AppenderHealth {
+    const a = this.plain.health?.() ?? { ready: true, producersUp: 0, queuedRecords: 0 }
+    const b = this.atomic.health?.() ?? { ready: true, producersUp: 0, queuedRecords: 0 }
+    const reason = !a.ready ? `plain lane: ${a.reason}` : !b.ready ? `transactional lane: ${b.reason}` : undefined
+    return { ready: a.ready && b.ready, reason, producersUp: a.producersUp + b.producersUp, queuedRecords: a.queuedRecords + b.queuedRecords }
   }
 }

@@ -1,86 +1,189 @@
-// Group commit without a broker: a fake producer records each flush.
+// Group commit and producer retirement without a broker: fake producers record each flush.
 import t from 'tap'
-import { RecordAppender, KafkaAppendError } from './record-appender.js'
+import { RecordAppender, KafkaAppendError, type AppenderOptions } from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
 
 const log = createLogger('error', {}, () => undefined)
 const rec = (topic: string, n: number) => Array.from({ length: n }, (_, i) => ({ topic, key: `k${i}`, value: Buffer.from([i]) }))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-function fakeProducer(opts: { fail?: boolean } = {}) {
-  const flushes: Array<{ topic: string; messages: unknown[] }[]> = []
+interface FakeOpts {
+  /** Fail (throw) on these send numbers across the whole factory, 1-based. */
+  failSends?: number[]
+  /** Never answer these send numbers. */
+  hangSends?: number[]
+  /** Connects fail while this returns true. */
+  connectFails?: () => boolean
+  sendMs?: number
+}
+
+/** A factory of fake producers: each created producer has an id; every send is logged with it. */
+function fakeFactory(o: FakeOpts = {}) {
+  const sends: Array<{ producer: number; topics: Array<[string, number]> }> = []
   const txns = { begun: 0, committed: 0, aborted: 0 }
-  const send = async ({ topicMessages }: any) => {
-    await new Promise((r) => setTimeout(r, 5))
-    if (opts.fail) throw new Error('broker down')
-    flushes.push(topicMessages)
-  }
-  return {
-    flushes,
-    txns,
-    producer: {
+  const created: Array<{ id: number; slot: number; connected: boolean; disconnected: boolean; busy: number; maxBusy: number }> = []
+  let sendNo = 0
+  const factory = (slot: number) => {
+    const me = { id: created.length, slot, connected: false, disconnected: false, busy: 0, maxBusy: 0 }
+    created.push(me)
+    const send = async ({ topicMessages }: any) => {
+      const no = ++sendNo
+      me.busy++
+      me.maxBusy = Math.max(me.maxBusy, me.busy)
+      try {
+        if (me.disconnected) throw new Error('used after retirement')
+        await sleep(o.sendMs ?? 3)
+        if (o.hangSends?.includes(no)) await new Promise(() => undefined)
+        if (o.failSends?.includes(no)) throw new Error('broker said no')
+        sends.push({ producer: me.id, topics: topicMessages.map((x: any) => [x.topic, x.messages.length]) })
+      } finally {
+        me.busy--
+      }
+    }
+    return {
+      connect: async () => {
+        if (o.connectFails?.()) throw new Error('ECONNREFUSED')
+        me.connected = true
+      },
+      disconnect: async () => void (me.disconnected = true),
       sendBatch: send,
       transaction: async () => {
         txns.begun++
         return { sendBatch: send, commit: async () => void txns.committed++, abort: async () => void txns.aborted++ }
       },
-    } as any,
+    } as any
   }
+  return { factory, sends, txns, created }
+}
+
+const base: AppenderOptions = {
+  lingerMs: 5,
+  maxBatchRecords: 1000,
+  transactional: false,
+  poolSize: 1,
+  flushTimeoutMs: 2000,
+  maxQueuedRecords: 10_000,
+  reconnectBackoffMs: 5,
+}
+
+async function started(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
+  const a = new RecordAppender(f.factory, { ...base, ...o }, log)
+  await a.start()
+  return a
 }
 
 t.test('concurrent requests share one flush, each resolved after it', async (t) => {
-  const f = fakeProducer()
-  const a = new RecordAppender(f.producer, { lingerMs: 5, maxBatchRecords: 1000, transactional: true, maxInFlight: 1 }, log)
+  const f = fakeFactory()
+  const a = await started(f, { transactional: true })
   await Promise.all([a.append(rec('events', 3)), a.append(rec('identifies', 2)), a.append(rec('events', 1))])
-  t.equal(f.flushes.length, 1, 'one produce for three requests')
-  t.same(f.flushes[0].map((x) => [x.topic, x.messages.length]), [['events', 4], ['identifies', 2]])
+  t.equal(f.sends.length, 1, 'one produce for three requests')
+  t.same(f.sends[0].topics, [['events', 4], ['identifies', 2]])
   t.same(f.txns, { begun: 1, committed: 1, aborted: 0 })
+  await a.close()
 })
 
 t.test('the size cap splits flushes between whole requests', async (t) => {
-  const f = fakeProducer()
-  const a = new RecordAppender(f.producer, { lingerMs: 50, maxBatchRecords: 5, transactional: false, maxInFlight: 1 }, log)
+  const f = fakeFactory()
+  const a = await started(f, { lingerMs: 50, maxBatchRecords: 5 })
   await Promise.all([a.append(rec('e', 3)), a.append(rec('e', 3)), a.append(rec('e', 3))])
-  t.same(f.flushes.map((fl) => fl[0].messages.length), [3, 3, 3], 'no request straddles two flushes')
+  t.same(f.sends.map((s) => s.topics[0][1]), [3, 3, 3], 'no request straddles two flushes')
+  await a.close()
 })
 
-t.test('a failed flush rejects every request in it and aborts the transaction', async (t) => {
-  const f = fakeProducer({ fail: true })
-  const a = new RecordAppender(f.producer, { lingerMs: 1, maxBatchRecords: 100, transactional: true, maxInFlight: 1 }, log)
+t.test('a failed flush rejects every request in it as maybe-stored and aborts the transaction', async (t) => {
+  const f = fakeFactory({ failSends: [1] })
+  const a = await started(f, { transactional: true, lingerMs: 1 })
   const results = await Promise.allSettled([a.append(rec('e', 1)), a.append(rec('e', 2))])
   t.same(results.map((r) => r.status), ['rejected', 'rejected'])
-  t.type((results[0] as PromiseRejectedResult).reason, KafkaAppendError)
+  const reason = (results[0] as PromiseRejectedResult).reason
+  t.type(reason, KafkaAppendError)
+  t.equal(reason.stored, 'unknown', 'the broker may have written it: the client must retry with its message_id')
   t.equal(f.txns.aborted, 1)
   t.equal(f.txns.committed, 0)
+  await a.close()
+})
+
+// The durability bug of issue 9: kafkajs rolls a partition's sequence number back after a failed
+// send, so a producer that sent again after a failure could have its next batch acknowledged as a
+// duplicate and never stored. The producer that failed must never send again.
+t.test('after a failed flush that producer never sends again; a new one takes over', async (t) => {
+  const f = fakeFactory({ failSends: [1] })
+  const a = await started(f)
+  await t.rejects(a.append(rec('e', 1)))
+  await a.append(rec('e', 2))
+  await a.append(rec('e', 3))
+  t.equal(f.created.length, 2, 'a replacement producer was created')
+  t.ok(f.created[0].disconnected, 'the failed producer was disconnected')
+  t.same(f.sends.map((s) => s.producer), [1, 1], 'every later send went through the replacement')
+  t.equal(a.stats.retired, 1)
+  await a.close()
+})
+
+t.test('a flush that does not answer in time is a 503, and its producer is retired', async (t) => {
+  const f = fakeFactory({ hangSends: [1] })
+  const a = await started(f, { flushTimeoutMs: 100 })
+  const err = await a.append(rec('e', 1)).catch((e) => e)
+  t.type(err, KafkaAppendError)
+  t.equal(err.stored, 'unknown')
+  await a.append(rec('e', 1))
+  t.same(f.sends.map((s) => s.producer), [1], 'the hung producer was not used again')
+  t.equal(a.stats.timeouts, 1)
+  await a.close()
+})
+
+t.test('one flush per producer at a time: a pool runs as many flushes as it has producers', async (t) => {
+  const f = fakeFactory({ sendMs: 10 })
+  const a = await started(f, { poolSize: 3, lingerMs: 0, maxBatchRecords: 1 })
+  await Promise.all(Array.from({ length: 9 }, () => a.append(rec('e', 1))))
+  t.equal(f.created.length, 3)
+  t.same(f.created.map((p) => p.maxBusy), [1, 1, 1], 'no producer ever had two sends at once')
+  t.same(new Set(f.sends.map((s) => s.producer)).size, 3, 'all three producers carried flushes')
+  await a.close()
+})
+
+t.test('the queue is bounded: when full, new requests are refused at once as not stored', async (t) => {
+  const f = fakeFactory({ hangSends: [1] })
+  const a = await started(f, { flushTimeoutMs: 300, maxQueuedRecords: 5, lingerMs: 0 })
+  const first = a.append(rec('e', 1)).catch((e) => e) // in flight, hanging
+  const queued = a.append(rec('e', 4)).catch((e) => e) // waits for a producer
+  const refused = await a.append(rec('e', 2)).catch((e) => e)
+  t.type(refused, KafkaAppendError)
+  t.equal(refused.stored, 'no')
+  t.match(refused.message, /queue is full/)
+  t.equal(a.stats.shed, 1)
+  t.type(await first, KafkaAppendError)
+  const q = await queued
+  t.type(q, KafkaAppendError, 'the queued request waited no longer than its deadline')
+  t.equal(q.stored, 'no', 'it was never sent')
+  await a.append(rec('e', 1)) // and the replacement producer takes new requests
+  await a.close()
+})
+
+t.test('requests waiting for a producer past their deadline get 503 without being sent', async (t) => {
+  let kafkaDown = false
+  const f = fakeFactory({ failSends: [1], connectFails: () => kafkaDown })
+  const a = await started(f, { flushTimeoutMs: 150 })
+  kafkaDown = true
+  await t.rejects(a.append(rec('e', 1)))
+  const err = await a.append(rec('e', 1)).catch((e) => e)
+  t.type(err, KafkaAppendError)
+  t.equal(err.stored, 'no', 'never sent: certainly not stored')
+  t.equal(a.stats.expired, 1)
+  t.notOk(a.health().ready, 'not ready while no producer can connect')
+  kafkaDown = false
+  for (let i = 0; i < 100 && !a.health().ready; i++) await sleep(10)
+  t.ok(a.health().ready, 'ready again once a producer reconnects')
+  await a.append(rec('e', 1))
+  await a.close()
 })
 
 t.test('close drains what is queued, then refuses new records', async (t) => {
-  const f = fakeProducer()
-  const a = new RecordAppender(f.producer, { lingerMs: 1000, maxBatchRecords: 100, transactional: false, maxInFlight: 1 }, log)
+  const f = fakeFactory()
+  const a = await started(f, { lingerMs: 1000 })
   const p = a.append(rec('e', 2))
   await a.close()
   await p
-  t.equal(f.flushes.length, 1, 'the lingering records were flushed by close')
-  await t.rejects(a.append(rec('e', 1)), { code: 'KAFKA_APPEND_FAILED', message: 'appender is closed' })
-})
-
-t.test('a pool runs flushes at once, one transaction per producer at a time', async (t) => {
-  let open = 0
-  let maxOpen = 0
-  const busy = new Set<number>()
-  const pool = [0, 1].map((id) => ({
-    transaction: async () => {
-      if (busy.has(id)) throw new Error(`producer ${id} already has a transaction`)
-      busy.add(id)
-      maxOpen = Math.max(maxOpen, ++open)
-      return {
-        sendBatch: async () => new Promise((r) => setTimeout(r, 10)),
-        commit: async () => void (open--, busy.delete(id)),
-        abort: async () => void (open--, busy.delete(id)),
-      }
-    },
-  })) as any[]
-  const a = new RecordAppender(pool, { lingerMs: 0, maxBatchRecords: 1, transactional: true, maxInFlight: 8 }, log)
-  await Promise.all(Array.from({ length: 6 }, () => a.append(rec('e', 1))))
-  t.equal(maxOpen, 2, 'as many transactions at once as producers, never more')
-  t.equal(a.stats.flushes, 6)
+  t.equal(f.sends.length, 1, 'the lingering records were flushed by close')
+  t.ok(f.created.every((c) => c.disconnected), 'producers disconnected')
+  await t.rejects(a.append(rec('e', 1)), { code: 'KAFKA_APPEND_FAILED', stored: 'no' })
 })

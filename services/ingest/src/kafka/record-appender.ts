@@ -1,13 +1,22 @@
-// Group commit for the ingest hot path (A4, issue 5): records from concurrent requests are gathered
-// for at most `lingerMs` (or until `maxBatchRecords`) and appended in one produce. With
-// `transactional`, each flush is one Kafka transaction, so a request's records are all written or
-// none are: a 503 never leaves half a batch behind. Each request's promise settles only after the
-// flush holding its records is acknowledged by all in-sync replicas (acks=all, idempotent producer).
+// Group commit for the ingest hot path (A4): records from concurrent requests are gathered for at
+// most `lingerMs` (or until `maxBatchRecords`) and appended in one produce. With `transactional`,
+// each flush is one Kafka transaction, so a request's records are all written or none are. Each
+// request's promise settles only after the flush holding its records is acknowledged by all
+// in-sync replicas (acks=all, idempotent producer).
 //
-// A producer runs one transaction at a time, and kafkajs's idempotent producer sends one request
-// per broker at a time, so a flush costs several broker round trips during which that producer is
-// busy. Given a pool of producers (each with its own transactional id), up to `maxInFlight`
-// flushes run at once, each on a producer of its own and each still one transaction.
+// Why a producer never sends again after a failure (issue 9): kafkajs numbers each partition's
+// records for the broker's duplicate detection, and when a produce request fails it rolls that
+// sequence back. If the broker had in fact written the failed batch, the next batch reuses the
+// same sequence numbers and the broker acknowledges it as a duplicate without storing it -- a 200
+// for lost records -- or answers OUT_OF_ORDER_SEQUENCE_NUMBER forever. So:
+//   - a producer carries one flush at a time (another flush would pick up the rolled-back numbers
+//     between kafkajs's own retries, which resend the same records with the same numbers: safe);
+//   - after a failed or timed-out flush the producer is retired and a new one (new producer id, or
+//     a new epoch for the same transactional id, which fences the old one) takes its slot;
+//   - the requests of the failed flush get 503: their records may or may not be stored, and the
+//     client's retry with the same message_id is deduplicated (H16).
+// The queue is bounded and every request has a deadline, so a stalled broker sheds load with 503
+// instead of growing memory or holding requests open.
 import type { Producer, Message } from 'kafkajs'
 import type { Logger } from '../../../shared/src/log.js'
 
@@ -21,68 +30,144 @@ export interface AppenderOptions {
   lingerMs: number
   maxBatchRecords: number
   transactional: boolean
-  /** Flushes in flight at once; with transactions, at most one per producer of the pool. */
-  maxInFlight: number
+  /** Producers in the pool: flushes in flight at once (one per producer). */
+  poolSize: number
+  /** A request not acknowledged within this time (queued or in flight) gets a 503. */
+  flushTimeoutMs: number
+  /** Records waiting for a producer beyond which new requests are refused at once (503). */
+  maxQueuedRecords: number
+  /** Pause before a retired producer's replacement connects; doubles up to 16x while Kafka stays away. */
+  reconnectBackoffMs?: number
 }
 
-interface Pending {
-  records: OutRecord[]
-  resolve: () => void
-  reject: (err: unknown) => void
-}
+/** Whether the records of a failed append may be on the log ('unknown') or certainly are not ('no'). */
+export type StoredState = 'no' | 'unknown'
 
 export class KafkaAppendError extends Error {
   readonly code = 'KAFKA_APPEND_FAILED'
+  readonly status = 503
   readonly retriable = true
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, readonly stored: StoredState, options?: { cause?: unknown }) {
     super(message, options)
+    this.name = 'KafkaAppendError'
   }
+}
+
+/** Creates a new, unconnected producer for slot `index` (the same transactional id for a slot). */
+export type ProducerFactory = (index: number) => Producer
+
+interface Pending {
+  records: OutRecord[]
+  enqueuedAt: number
+  resolve: () => void
+  reject: (err: KafkaAppendError) => void
+}
+
+interface Slot {
+  index: number
+  producer: Producer | null
+  state: 'idle' | 'busy' | 'down'
+  /** Consecutive failed connects, for the backoff. */
+  failures: number
+}
+
+export interface AppenderStats {
+  flushes: number
+  records: number
+  failures: number
+  timeouts: number
+  retired: number
+  /** Requests refused because the queue was full. */
+  shed: number
+  /** Requests that waited past their deadline without being sent. */
+  expired: number
+}
+
+export interface AppenderHealth {
+  ready: boolean
+  reason?: string
+  producersUp: number
+  queuedRecords: number
 }
 
 export class RecordAppender {
   private queue: Pending[] = []
   private queuedRecords = 0
   private inFlight = 0
-  private timer: NodeJS.Timeout | null = null
+  private lingerTimer: NodeJS.Timeout | null = null
+  private sweepTimer: NodeJS.Timeout | null = null
   private closed = false
   private idle: Array<() => void> = []
-  private readonly free: Producer[]
-  private readonly maxInFlight: number
-  readonly stats = { flushes: 0, records: 0, failures: 0 }
+  private readonly slots: Slot[]
+  private lastFailureAt = 0
+  private lastRecoveryAt = 0
+  readonly stats: AppenderStats = { flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0 }
 
-  constructor(producers: Producer | readonly Producer[], private readonly opts: AppenderOptions, private readonly log: Logger) {
-    const pool = Array.isArray(producers) ? [...producers] : [producers as Producer]
-    if (pool.length === 0) throw new RangeError('RecordAppender needs at least one producer')
-    this.free = pool
-    // A transaction belongs to one producer: never more transactions at once than producers.
-    this.maxInFlight = Math.max(1, opts.transactional ? Math.min(opts.maxInFlight, pool.length) : opts.maxInFlight)
+  constructor(
+    private readonly createProducer: ProducerFactory,
+    private readonly opts: AppenderOptions,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (opts.poolSize < 1) throw new RangeError('RecordAppender needs at least one producer')
+    this.slots = Array.from({ length: opts.poolSize }, (_, index) => ({ index, producer: null, state: 'down' as const, failures: 0 }))
+  }
+
+  /** Connects every producer; throws if none can connect (the caller waits for Kafka first). */
+  async start(): Promise<void> {
+    const results = await Promise.allSettled(this.slots.map((s) => this.connectSlot(s)))
+    // Slots that could not connect keep trying in the background, so the appender recovers on
+    // its own even when the caller carries on after a failed start.
+    for (const s of this.slots) if (s.state === 'down') this.reconnectLater(s)
+    const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
+    if (failed.length === this.slots.length) throw failed[0].reason
   }
 
   append(records: OutRecord[]): Promise<void> {
-    if (this.closed) return Promise.reject(new KafkaAppendError('appender is closed'))
+    if (this.closed) return Promise.reject(new KafkaAppendError('the service is shutting down', 'no'))
     if (records.length === 0) return Promise.resolve()
+    if (this.queuedRecords > 0 && this.queuedRecords + records.length > this.opts.maxQueuedRecords) {
+      this.stats.shed++
+      return Promise.reject(new KafkaAppendError('the append queue is full', 'no'))
+    }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ records, resolve, reject })
+      this.queue.push({ records, enqueuedAt: this.now(), resolve, reject })
       this.queuedRecords += records.length
+      this.armSweep()
       this.schedule()
     })
   }
 
+  get queueDepth(): number {
+    return this.queuedRecords
+  }
+
+  health(): AppenderHealth {
+    const producersUp = this.slots.filter((s) => s.state !== 'down').length
+    const base = { producersUp, queuedRecords: this.queuedRecords }
+    if (this.closed) return { ready: false, reason: 'shutting down', ...base }
+    if (producersUp === 0) return { ready: false, reason: 'no Kafka producer is connected', ...base }
+    if (this.lastFailureAt > this.lastRecoveryAt) return { ready: false, reason: 'the last append to Kafka failed', ...base }
+    return { ready: true, ...base }
+  }
+
   private schedule() {
-    if (this.inFlight >= this.maxInFlight) return // a running flush picks the queue up when it ends
-    if (this.queuedRecords >= this.opts.maxBatchRecords || this.opts.lingerMs === 0) {
+    if (this.queue.length === 0) return
+    if (!this.slots.some((s) => s.state === 'idle')) return // a flush or reconnect picks the queue up when it ends
+    if (this.queuedRecords >= this.opts.maxBatchRecords || this.opts.lingerMs === 0 || this.closed) {
       this.flushNow()
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flushNow(), this.opts.lingerMs)
+    } else if (!this.lingerTimer) {
+      this.lingerTimer = setTimeout(() => this.flushNow(), this.opts.lingerMs)
     }
   }
 
   private flushNow() {
-    if (this.timer) {
-      clearTimeout(this.timer)
-      this.timer = null
+    if (this.lingerTimer) {
+      clearTimeout(this.lingerTimer)
+      this.lingerTimer = null
     }
-    if (this.queue.length === 0 || this.inFlight >= this.maxInFlight) return
+    const slot = this.slots.find((s) => s.state === 'idle')
+    if (this.queue.length === 0 || !slot) return
     // Take whole requests only: one request's records never straddle two flushes.
     const batch: Pending[] = []
     let n = 0
@@ -92,61 +177,193 @@ export class RecordAppender {
       batch.push(p)
     }
     this.queuedRecords -= n
+    slot.state = 'busy'
     this.inFlight++
-    // Transactions need a producer of their own; plain sends may share one when the pool is smaller.
-    const own = this.opts.transactional || this.free.length > 1
-    const producer = own ? this.free.pop()! : this.free[0]
-    this.send(producer, batch, n).finally(() => {
-      if (own) this.free.push(producer)
+    void this.send(slot, batch, n).finally(() => {
       this.inFlight--
-      // Lingering again (rather than flushing at once) also gives the broker time to finish the
-      // last commit's markers: a transaction begun at once is refused CONCURRENT_TRANSACTIONS.
       if (this.queue.length) this.schedule()
-      else if (this.inFlight === 0) this.idle.splice(0).forEach((f) => f())
+      else this.disarmSweep()
+      this.settleIdle()
     })
+    // Other idle producers take the rest of the queue at once.
+    if (this.queue.length) this.schedule()
   }
 
-  private async send(producer: Producer, batch: Pending[], n: number) {
-    const byTopic = new Map<string, Message[]>()
-    for (const p of batch) {
-      for (const r of p.records) {
-        let list = byTopic.get(r.topic)
-        if (!list) byTopic.set(r.topic, (list = []))
-        list.push({ key: r.key, value: r.value })
-      }
-    }
-    const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }))
+  private async send(slot: Slot, batch: Pending[], n: number): Promise<void> {
+    const producer = slot.producer!
+    const topicMessages = groupByTopic(batch)
+    // The deadline runs from the oldest request's arrival, so no request waits past flushTimeoutMs.
+    const deadline = batch[0].enqueuedAt + this.opts.flushTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new FlushTimeout()), Math.max(1, deadline - this.now()))
+    })
+    const work = this.produce(producer, topicMessages, Math.max(1000, deadline - this.now()))
+    work.catch(() => undefined) // settled later than the timeout: already answered
     try {
-      if (this.opts.transactional) {
-        const txn = await producer.transaction()
-        try {
-          await txn.sendBatch({ topicMessages, acks: -1 })
-          await txn.commit()
-        } catch (err) {
-          await txn.abort().catch((abortErr) => this.log.error('kafka transaction abort failed', { err: abortErr }))
-          throw err
-        }
-      } else {
-        await producer.sendBatch({ topicMessages, acks: -1 })
-      }
+      await Promise.race([work, timeout])
       this.stats.flushes++
       this.stats.records += n
+      this.lastRecoveryAt = Math.max(this.lastRecoveryAt, this.now())
+      slot.state = 'idle'
       for (const p of batch) p.resolve()
     } catch (err) {
+      const timedOut = err instanceof FlushTimeout
       this.stats.failures++
-      this.log.error('kafka append failed', { records: n, err })
-      const e = new KafkaAppendError('Kafka did not acknowledge the records', { cause: err })
+      if (timedOut) this.stats.timeouts++
+      this.lastFailureAt = this.now()
+      this.log.error(timedOut ? 'kafka append timed out; producer retired' : 'kafka append failed; producer retired', {
+        records: n,
+        producer: slot.index,
+        err: timedOut ? undefined : err,
+      })
+      const e = new KafkaAppendError(
+        timedOut ? 'Kafka did not acknowledge the records in time' : 'Kafka did not acknowledge the records',
+        'unknown',
+        { cause: err },
+      )
       for (const p of batch) p.reject(e)
+      this.retire(slot)
+    } finally {
+      clearTimeout(timer)
     }
   }
 
-  /** Stops taking records and waits until everything queued has been flushed. */
+  private async produce(producer: Producer, topicMessages: Array<{ topic: string; messages: Message[] }>, timeoutMs: number) {
+    if (!this.opts.transactional) {
+      await producer.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs })
+      return
+    }
+    const txn = await producer.transaction()
+    try {
+      await txn.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs })
+      await txn.commit()
+    } catch (err) {
+      // The producer is retired anyway; its replacement's new epoch aborts a transaction left open.
+      await txn.abort().catch((abortErr) => this.log.warn('kafka transaction abort failed', { err: abortErr }))
+      throw err
+    }
+  }
+
+  /** The slot's producer never sends again; a new one is connected in its place. */
+  private retire(slot: Slot) {
+    const old = slot.producer
+    slot.producer = null
+    slot.state = 'down'
+    this.stats.retired++
+    if (old) old.disconnect().catch((err) => this.log.debug('retired producer did not disconnect cleanly', { err }))
+    this.reconnectLater(slot)
+  }
+
+  private reconnectLater(slot: Slot) {
+    if (this.closed) return
+    const base = this.opts.reconnectBackoffMs ?? 200
+    const wait = base * 2 ** Math.min(slot.failures, 4)
+    setTimeout(() => {
+      if (this.closed) return this.settleIdle()
+      this.connectSlot(slot).then(
+        () => {
+          this.log.info('kafka producer replaced', { producer: slot.index })
+          this.schedule()
+          this.settleIdle()
+        },
+        (err) => {
+          this.log.warn('kafka producer could not connect; retrying', { producer: slot.index, err })
+          this.reconnectLater(slot)
+        },
+      )
+    }, wait)
+  }
+
+  private async connectSlot(slot: Slot): Promise<void> {
+    const producer = this.createProducer(slot.index)
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await Promise.race([
+        producer.connect(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('kafka producer connect timed out')), this.opts.flushTimeoutMs)
+        }),
+      ])
+    } catch (err) {
+      slot.failures++
+      producer.disconnect().catch(() => undefined)
+      throw err
+    } finally {
+      clearTimeout(timer)
+    }
+    slot.failures = 0
+    slot.producer = producer
+    slot.state = 'idle'
+    this.lastRecoveryAt = this.now()
+  }
+
+  /** Requests still queued past their deadline were never sent: 503, certainly not stored. */
+  private sweep() {
+    const limit = this.now() - this.opts.flushTimeoutMs
+    let expired = 0
+    while (this.queue.length && this.queue[0].enqueuedAt <= limit) {
+      const p = this.queue.shift()!
+      this.queuedRecords -= p.records.length
+      this.stats.expired++
+      expired++
+      p.reject(new KafkaAppendError('no Kafka producer could take the records in time', 'no'))
+    }
+    if (expired) this.log.warn('requests expired waiting for a Kafka producer', { requests: expired })
+    if (this.queue.length === 0) this.disarmSweep()
+    this.settleIdle()
+  }
+
+  private armSweep() {
+    if (this.sweepTimer) return
+    this.sweepTimer = setInterval(() => this.sweep(), Math.max(50, Math.min(500, this.opts.flushTimeoutMs / 4)))
+  }
+
+  private disarmSweep() {
+    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    this.sweepTimer = null
+  }
+
+  private settleIdle() {
+    if (this.queue.length === 0 && this.inFlight === 0) this.idle.splice(0).forEach((f) => f())
+  }
+
+  /** Stops taking records, flushes what is queued (each request still bounded by its deadline),
+   * then disconnects every producer. */
   async close(): Promise<void> {
     this.closed = true
-    if (this.queue.length === 0 && this.inFlight === 0) return
-    await new Promise<void>((resolve) => {
-      this.idle.push(resolve)
-      this.flushNow()
-    })
+    if (this.queue.length || this.inFlight) {
+      await new Promise<void>((resolve) => {
+        this.idle.push(resolve)
+        this.flushNow()
+      })
+    }
+    this.disarmSweep()
+    await Promise.all(
+      this.slots.map(async (s) => {
+        const p = s.producer
+        s.producer = null
+        s.state = 'down'
+        await p?.disconnect().catch(() => undefined)
+      }),
+    )
   }
+}
+
+class FlushTimeout extends Error {
+  constructor() {
+    super('flush timed out')
+  }
+}
+
+function groupByTopic(batch: Pending[]): Array<{ topic: string; messages: Message[] }> {
+  const byTopic = new Map<string, Message[]>()
+  for (const p of batch) {
+    for (const r of p.records) {
+      let list = byTopic.get(r.topic)
+      if (!list) byTopic.set(r.topic, (list = []))
+      list.push({ key: r.key, value: r.value })
+    }
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }))
 }
