@@ -41,3 +41,17 @@ t.test('a bad value stops start-up naming the variable', async (t) => {
     }
   }
 })
+
+t.test('topic replication is configuration, checked for sense', async (t) => {
+  t.same(loadIngestConfig({}).topicReplication, { factor: 1, minInsync: 1 }, 'one copy for the single local broker')
+  t.same(loadIngestConfig({ TOPIC_REPLICATION_FACTOR: '3', TOPIC_MIN_INSYNC_REPLICAS: '2' }).topicReplication, { factor: 3, minInsync: 2 })
+  t.throws(() => loadIngestConfig({ TOPIC_REPLICATION_FACTOR: '1', TOPIC_MIN_INSYNC_REPLICAS: '2' }), { variable: 'TOPIC_MIN_INSYNC_REPLICAS' } as any)
+})
+
+t.test('producer deadlines and bounds have defaults and limits', async (t) => {
+  const c = loadIngestConfig({})
+  t.equal(c.producer.flushTimeoutMs, 10_000)
+  t.equal(c.producer.maxQueuedRecords, 50_000)
+  t.equal(c.producer.plainPoolSize, 4)
+  t.throws(() => loadIngestConfig({ PRODUCER_FLUSH_TIMEOUT_MS: '0' }), { name: 'Error', variable: 'PRODUCER_FLUSH_TIMEOUT_MS' } as any)
+})

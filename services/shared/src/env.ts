@@ -81,6 +81,10 @@ export const commonSpec = {
   TOPIC_ACCOUNTS: v.str('tracking.accounts.v1'),
   TOPIC_DLQ: v.str('tracking.dlq.v1'),
   TOPIC_PARTITIONS: v.int(6, 1, 1024),
+  /** Replicas of each topic created by the services: 1 for the single local broker; production uses 3. */
+  TOPIC_REPLICATION_FACTOR: v.int(1, 1, 16),
+  /** With acks=all, how many replicas must have a record before it is acknowledged; production uses 2. */
+  TOPIC_MIN_INSYNC_REPLICAS: v.int(1, 1, 16),
   LOG_LEVEL: v.oneOf(['debug', 'info', 'warn', 'error'] as const, 'info'),
 }
 
@@ -90,11 +94,15 @@ export interface CommonConfig {
   clickhouse: { url: string; username: string; password: string; database: string }
   topics: { events: string; identifies: string; accounts: string; dlq: string }
   topicPartitions: number
+  topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
 }
 
 export function commonConfig(e: Record<string, any>): CommonConfig {
   const topics = { events: e.TOPIC_EVENTS, identifies: e.TOPIC_IDENTIFIES, accounts: e.TOPIC_ACCOUNTS, dlq: e.TOPIC_DLQ }
+  if (e.TOPIC_MIN_INSYNC_REPLICAS > e.TOPIC_REPLICATION_FACTOR) {
+    throw new ConfigError('TOPIC_MIN_INSYNC_REPLICAS', `must not exceed TOPIC_REPLICATION_FACTOR (${e.TOPIC_REPLICATION_FACTOR}): no write could ever be acknowledged`)
+  }
   const names = Object.values(topics)
   if (new Set(names).size !== names.length) throw new ConfigError('TOPIC_*', 'topic names must differ')
   return {
@@ -103,6 +111,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
     clickhouse: { url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE },
     topics,
     topicPartitions: e.TOPIC_PARTITIONS,
+    topicReplication: { factor: e.TOPIC_REPLICATION_FACTOR, minInsync: e.TOPIC_MIN_INSYNC_REPLICAS },
     logLevel: e.LOG_LEVEL,
   }
 }

@@ -11,7 +11,11 @@ export async function openEventLog(cfg: CommonConfig, role: string, log: Logger)
   const admin = kafka.admin()
   await admin.connect()
   try {
-    const created = await ensureTopics(admin, cfg.topics, cfg.topicPartitions)
+    const created = await ensureTopics(admin, cfg.topics, {
+      partitions: cfg.topicPartitions,
+      replicationFactor: cfg.topicReplication.factor,
+      minInsyncReplicas: cfg.topicReplication.minInsync,
+    })
     if (created.length) log.info('topics created', { topics: created })
   } finally {
     await admin.disconnect()

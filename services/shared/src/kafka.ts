@@ -13,8 +13,9 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
     retry: { initialRetryTime: 100, retries: 8 },
     logCreator: () => ({ namespace, level, log: entry }) => {
       const { message, timestamp: _t, logger: _l, ...rest } = entry as any
-      // kafkajs warns loudly about rebalances it handles itself; keep them at debug.
-      if (level === logLevel.WARN && /rebalanc|partitioner|Limiting retries/i.test(String(message))) return
+      // kafkajs warns loudly about rebalances it handles itself and about its partitioner change;
+      // nothing else is hidden (its producer warnings are how a durability problem shows first).
+      if (level === logLevel.WARN && /rebalanc|partitioner/i.test(String(message))) return
       // Retriable broker answers (a coordinator loading, a transaction still completing) are retried
       // by kafkajs; not errors for us.
       if (namespace === 'Connection' && /coordinator|not available|loading|leader|concurrent/i.test(String((rest as any).error))) {
@@ -26,20 +27,35 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
   })
 }
 
+export interface TopicLayout {
+  partitions: number
+  replicationFactor: number
+  minInsyncReplicas: number
+}
+
 /** Creates the topics of A3 when missing: the accounts topic compacted with one partition
- * (a total order of account changes), the others with `partitions` partitions and no retention limit. */
-export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'], partitions: number): Promise<string[]> {
+ * (a total order of account changes), the others with `partitions` partitions and no retention
+ * limit; all with the configured replication, and `min.insync.replicas` so that acks=all means
+ * that many copies. Topics that already exist are left as they are. */
+export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'], layout: TopicLayout): Promise<string[]> {
   const existing = new Set(await admin.listTopics())
+  const replicationFactor = layout.replicationFactor
+  const isr = { name: 'min.insync.replicas', value: String(layout.minInsyncReplicas) }
+  const forever = { name: 'retention.ms', value: '-1' }
   const wanted: ITopicConfig[] = [
-    { topic: topics.events, numPartitions: partitions, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
-    { topic: topics.identifies, numPartitions: partitions, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
-    { topic: topics.accounts, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
-    { topic: topics.dlq, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'retention.ms', value: '-1' }] },
+    { topic: topics.events, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr] },
+    { topic: topics.identifies, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr] },
+    { topic: topics.accounts, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] },
+    { topic: topics.dlq, numPartitions: 1, replicationFactor, configEntries: [forever, isr] },
   ].filter((t) => !existing.has(t.topic))
   if (wanted.length) {
     // kafkajs's own waitForLeaders gives up when the new topic's metadata has not reached the
     // broker's cache yet (UNKNOWN_TOPIC_OR_PARTITION); poll for leaders here instead.
-    await admin.createTopics({ topics: wanted, waitForLeaders: false })
+    await admin.createTopics({ topics: wanted, waitForLeaders: false }).catch((err) => {
+      // kafkajs says only "Topic creation errors"; the broker's reason per topic is what an operator needs.
+      const reasons = ((err as { errors?: Array<{ topic?: string; message?: string }> }).errors ?? []).map((e) => `${e.topic}: ${e.message}`)
+      throw reasons.length ? new Error(`could not create topics (${reasons.join('; ')})`, { cause: err }) : err
+    })
     await waitForLeaders(admin, wanted.map((t) => t.topic))
   }
   return wanted.map((t) => t.topic)

@@ -1,0 +1,39 @@
+// Topic layout is configuration (issue 9): replication factor and min.insync.replicas reach the
+// broker, so production can ask for 3 copies with 2 in sync, and a layout the cluster cannot
+// satisfy fails at start with the broker's reason instead of silently using one replica.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { createKafka, ensureTopics } from './kafka.js'
+import { createLogger } from './log.js'
+
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
+const log = createLogger('error', {}, () => undefined)
+
+t.test('ensureTopics applies the configured replication', async (t) => {
+  const kafka = createKafka({ brokers, clientId: 'test-topic-layout' }, log)
+  const admin = kafka.admin()
+  await admin.connect()
+  const s = randomBytes(4).toString('hex')
+  const topics = { events: `test.${s}.events`, identifies: `test.${s}.identifies`, accounts: `test.${s}.accounts`, dlq: `test.${s}.dlq` }
+  t.teardown(async () => {
+    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
+    await admin.disconnect()
+  })
+
+  await t.rejects(
+    ensureTopics(admin, topics, { partitions: 2, replicationFactor: 3, minInsyncReplicas: 2 }),
+    /Replication-factor is invalid/,
+    'three replicas on a one-broker cluster are refused, not quietly reduced',
+  )
+
+  const created = await ensureTopics(admin, topics, { partitions: 2, replicationFactor: 1, minInsyncReplicas: 1 })
+  t.same(created.sort(), Object.values(topics).sort())
+  const described = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: 2 /* TOPIC */, name: topics.events, configNames: ['min.insync.replicas', 'retention.ms'] }],
+  })
+  const entries = Object.fromEntries(described.resources[0].configEntries.map((e) => [e.configName, e]))
+  t.equal(entries['min.insync.replicas'].configValue, '1')
+  t.equal(entries['min.insync.replicas'].configSource, 1, 'set on the topic itself (TOPIC_CONFIG), not inherited')
+  t.equal(entries['retention.ms'].configValue, '-1')
+})
