@@ -14,30 +14,14 @@ import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { createIngestApp } from './http/app.js'
+import { drainServer } from './http/drain.js'
+import { readinessOf } from './http/readiness.js'
 import { openEventLog } from '../../shared/src/event-log.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const { kafka, codec } = await openEventLog(cfg, 'ingest', log)
 
   const ch = await createClickHouse(cfg.clickhouse)
-
-  // A pool of producers, each with its own transactional id (the first keeps the instance id), so
-  // several flushes can be in flight while each stays one transaction (A4, issue 5).
-  const producers = Array.from({ length: cfg.producer.poolSize }, (_, i) =>
-    kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: cfg.producer.transactional ? 1 : 5,
-      transactionalId: cfg.producer.transactional ? (i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`) : undefined,
-      createPartitioner: CachedDefaultPartitioner,
-      // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
-      // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
-      // with this policy, so a 100 ms first step capped flushes at a few per second (issue 5). The
-      // Java client backs off 20 ms there. Total patience stays about 4 s, as before (~3 s).
-      retry: { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 },
-    }),
-  )
-  await Promise.all(producers.map((p) => p.connect()))
-  const producer = producers[0]
 
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
   const keys = new KeyTable({ plans })
@@ -62,17 +46,33 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     usageTimer.unref()
   }
 
-  // Transactions: one flush per producer at a time. Plain sends: up to 4 flushes share the pool, as before.
-  const maxInFlight = cfg.producer.transactional ? cfg.producer.poolSize : Math.max(4, cfg.producer.poolSize)
-  const atomic = new RecordAppender(producers, { ...cfg.producer, maxInFlight }, log)
-  // Requests that land in one partition are atomic without a transaction (lane-router.ts).
-  const plainProducer = cfg.producer.transactional
-    ? kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: CachedDefaultPartitioner, retry: { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 } })
+  // Producers are made by factories, not once: a producer whose send failed is replaced
+  // (record-appender.ts). Slot i of the transactional pool keeps one transactional id, so the
+  // replacement's new epoch fences the retired producer.
+  const retry = { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 }
+  const idempotentProducer = () =>
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: CachedDefaultPartitioner, retry })
+  const transactionalProducer = (i: number) =>
+    kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionalId: i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`,
+      createPartitioner: CachedDefaultPartitioner,
+      // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
+      // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
+      // with this policy, so a short first step matters (BENCHMARKS.md). The Java client backs off 20 ms.
+      retry,
+    })
+  const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
+  // Requests that land in one partition are atomic without a transaction (lane-router.ts); with
+  // transactions off, every request takes the plain lane.
+  const plain = new RecordAppender(idempotentProducer, { ...common, transactional: false, poolSize: cfg.producer.plainPoolSize }, log)
+  const atomic = cfg.producer.transactional
+    ? new RecordAppender(transactionalProducer, { ...common, transactional: true, poolSize: cfg.producer.poolSize }, log)
     : undefined
-  await plainProducer?.connect()
-  const appender = plainProducer
-    ? new LaneRouter(new RecordAppender(plainProducer, { ...cfg.producer, transactional: false, maxInFlight: 4 }, log), atomic)
-    : atomic
+  await Promise.all([plain.start(), atomic?.start()])
+  const appender = atomic ? new LaneRouter(plain, atomic) : plain
+  let closing = false
   const app = createIngestApp({
     cfg,
     keys,
@@ -82,11 +82,13 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     codec,
     appender,
     log,
+    draining: () => closing,
+    readiness: () => readinessOf({ appender, accounts: follower, draining: () => closing }),
   })
 
   let server: Server | undefined
   return {
-    deps: { kafka, codec, producer, keys, quota, appender, ch },
+    deps: { kafka, codec, keys, quota, appender, ch },
     async start(): Promise<Server> {
       await follower.ready
       await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
@@ -102,16 +104,15 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       return server
     },
     async close() {
+      closing = true
       if (usageTimer) clearTimeout(usageTimer)
       if (server) {
-        await new Promise<void>((resolve) => {
-          server!.close(() => resolve())
-          server!.closeIdleConnections?.()
-        })
+        // In-flight requests wait at most for their flush deadline; a little more for the answer.
+        const { forced } = await drainServer(server, cfg.producer.flushTimeoutMs + 5_000)
+        if (forced) log.warn('drain deadline passed; remaining connections closed')
       }
       await appender.close()
       await follower.stop()
-      await Promise.all([...producers, ...(plainProducer ? [plainProducer] : [])].map((p) => p.disconnect()))
       await ch.close()
     },
   }

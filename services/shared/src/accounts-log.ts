@@ -29,6 +29,9 @@ export class AccountsWriter {
 export interface AccountsFollower {
   /** Resolves once everything on the topic at start has been applied. */
   ready: Promise<void>
+  /** Milliseconds since the follower last heard from Kafka (a fetch answered, even empty): a
+   * follower that stopped hearing may be missing a key revocation, so the service is not ready. */
+  silenceMs(): number
   stop(): Promise<void>
 }
 
@@ -59,6 +62,10 @@ export async function followAccounts(
     sessionTimeout: 10_000,
     heartbeatInterval: 1_000,
   })
+  let lastHeard = Date.now()
+  consumer.on(consumer.events.FETCH, () => {
+    lastHeard = Date.now()
+  })
   await consumer.connect()
   await consumer.subscribe({ topic, fromBeginning: true })
   await consumer.run({
@@ -81,6 +88,7 @@ export async function followAccounts(
   })
   return {
     ready,
+    silenceMs: () => Date.now() - lastHeard,
     stop: async () => {
       await consumer.disconnect()
     },

@@ -21,6 +21,7 @@ import {
 import type { OutRecord } from '../kafka/record-appender.js'
 import { clientIp } from './client-ip.js'
 import { openApiDocument } from './openapi.js'
+import type { Readiness } from './readiness.js'
 
 export interface Appender {
   append(records: OutRecord[]): Promise<void>
@@ -38,7 +39,12 @@ export interface IngestDeps {
   now?: () => number
   /** Called with the key id of each authenticated request (last-used times). */
   onKeyUsed?: (keyId: string, now: number) => void
+  /** True once the service is shutting down: answers ask clients to reconnect elsewhere. */
+  draining?: () => boolean
+  /** Readiness: can this instance deliver to Kafka and is its key table current? */
+  readiness?: () => Readiness
 }
+
 
 interface State {
   rl?: RateLimitResult
@@ -81,6 +87,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
       const ipr = d.requestLimiter.peek(ipBucket(ctx.state.ip), d.cfg.ipRequestsPerMinute, now())
       ctx.state.rl = ipr
     }
+    if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)
     for (const [k, val] of Object.entries(h)) if (!ctx.response.get(k)) ctx.set(k, val)
   })
@@ -248,9 +255,20 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     return { results: out, quotaError }
   }
 
-  router.get('/health', (ctx) => {
+  // Liveness says only that the process answers (a restart would not help a Kafka outage);
+  // readiness says whether a request sent here now can be accepted, so a load balancer routes
+  // around an instance whose producer cannot deliver or whose key table has gone stale.
+  const ready = (ctx: Ctx) => {
+    const r = d.readiness?.() ?? { ready: true, checks: {} }
+    ctx.status = r.ready ? 200 : 503
+    if (!r.ready) ctx.set('Retry-After', '2')
+    ctx.body = { status: r.ready ? 'ok' : 'unavailable', checks: r.checks }
+  }
+  router.get('/health/live', (ctx) => {
     ctx.body = { status: 'ok' }
   })
+  router.get('/health/ready', ready)
+  router.get('/health', ready)
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument()
   })
