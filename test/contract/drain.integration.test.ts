@@ -37,6 +37,18 @@ t.test('health endpoints and a graceful drain', async (t) => {
   // Warm keep-alive connections, so the drain has idle keep-alive sockets to deal with.
   for (let i = 0; i < 4; i++) t.equal((await post(s.ingestUrl, agent, key, { event: 'warm', user: { id: 'u' }, message_id: randomUUID() })).status, 200)
 
+  const bad = await fetch(s.ingestUrl + '/v1/event', { method: 'POST', headers: { authorization: 'Bearer svc_live_' + 'x'.repeat(40), 'content-type': 'application/json' }, body: '{}' })
+  t.equal(bad.status, 401)
+  const metrics = await fetch(s.ingestUrl + '/metrics')
+  t.match(metrics.headers.get('content-type'), /^text\/plain/)
+  const text = await metrics.text()
+  t.match(text, /ingest_requests_total\{route="\/v1\/event",status="200",code="ok"\} 4\n/, 'answers by route and status')
+  t.match(text, /ingest_requests_total\{route="\/v1\/event",status="401",code="INVALID_API_KEY"\} 1\n/, 'errors by code')
+  t.match(text, /ingest_kafka_flush_seconds_count\{lane="plain",outcome="ok"\} [1-4]\n/, 'flush latency')
+  t.match(text, /ingest_append_queue_records 0\n/)
+  t.match(text, /ingest_ready 1\n/)
+  t.match(text, /ingest_process_resident_memory_bytes \d+/, 'process metrics')
+
   const ids = Array.from({ length: 12 }, () => randomUUID())
   const inFlight = ids.map((id) => post(s.ingestUrl, agent, key, { event: 'drained', user: { id: 'u' }, message_id: id }))
   await new Promise((r) => setTimeout(r, 100)) // they are parsed and waiting for the linger

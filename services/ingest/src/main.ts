@@ -16,6 +16,7 @@ import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { createIngestApp } from './http/app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
+import { IngestMetrics } from './http/metrics.js'
 import { openEventLog } from '../../shared/src/event-log.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
@@ -46,6 +47,13 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     usageTimer.unref()
   }
 
+  const metrics: IngestMetrics = new IngestMetrics({
+    queuedRecords: () => appender.health().queuedRecords,
+    appenderStats: () => appender.stats,
+    ready: () => readiness().ready,
+    accountsSilenceMs: () => follower.silenceMs(),
+  })
+
   // Producers are made by factories, not once: a producer whose send failed is replaced
   // (record-appender.ts). Slot i of the transactional pool keeps one transactional id, so the
   // replacement's new epoch fences the retired producer.
@@ -66,13 +74,22 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
   // Requests that land in one partition are atomic without a transaction (lane-router.ts); with
   // transactions off, every request takes the plain lane.
-  const plain = new RecordAppender(idempotentProducer, { ...common, transactional: false, poolSize: cfg.producer.plainPoolSize }, log)
+  const plain = new RecordAppender(
+    idempotentProducer,
+    { ...common, transactional: false, poolSize: cfg.producer.plainPoolSize, onFlush: (n, s, ok) => metrics.flush('plain', n, s, ok) },
+    log,
+  )
   const atomic = cfg.producer.transactional
-    ? new RecordAppender(transactionalProducer, { ...common, transactional: true, poolSize: cfg.producer.poolSize }, log)
+    ? new RecordAppender(
+      transactionalProducer,
+      { ...common, transactional: true, poolSize: cfg.producer.poolSize, onFlush: (n, s, ok) => metrics.flush('transactional', n, s, ok) },
+      log,
+    )
     : undefined
   await Promise.all([plain.start(), atomic?.start()])
   const appender = atomic ? new LaneRouter(plain, atomic) : plain
   let closing = false
+  const readiness = () => readinessOf({ appender, accounts: follower, draining: () => closing })
   const app = createIngestApp({
     cfg,
     keys,
@@ -83,7 +100,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     appender,
     log,
     draining: () => closing,
-    readiness: () => readinessOf({ appender, accounts: follower, draining: () => closing }),
+    readiness,
+    metrics,
   })
 
   let server: Server | undefined

@@ -22,6 +22,7 @@ import type { OutRecord } from '../kafka/record-appender.js'
 import { clientIp } from './client-ip.js'
 import { openApiDocument } from './openapi.js'
 import type { Readiness } from './readiness.js'
+import type { IngestMetrics } from './metrics.js'
 
 export interface Appender {
   append(records: OutRecord[]): Promise<void>
@@ -39,6 +40,8 @@ export interface IngestDeps {
   now?: () => number
   /** Called with the key id of each authenticated request (last-used times). */
   onKeyUsed?: (keyId: string, now: number) => void
+  /** Prometheus metrics, served on GET /metrics when given. */
+  metrics?: IngestMetrics
   /** True once the service is shutting down: answers ask clients to reconnect elsewhere. */
   draining?: () => boolean
   /** Readiness: can this instance deliver to Kafka and is its key table current? */
@@ -75,12 +78,14 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     try {
       await next()
       if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound()
+      d.metrics?.request(routeLabel(ctx.path), ctx.status, 'ok')
     } catch (err) {
       const e = toServiceError(err)
       if (e.status >= 500) d.log.error('request failed', { path: ctx.path, code: e.code, err: e.cause ?? err })
       ctx.status = e.status
       ctx.body = e.toBody()
       ctx.set(e.headers)
+      d.metrics?.request(routeLabel(ctx.path), e.status, e.code)
     }
     if (!ctx.state.rl) {
       // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
@@ -252,6 +257,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
       if (countable > 0 && granted > 0) d.quota.release(account.account_id, granted, t)
       throw errors.unavailable(2, err)
     }
+    d.metrics?.item('accepted', records.length)
+    if (records.length < items.length) d.metrics?.item('MONTHLY_EVENT_LIMIT_EXCEEDED', items.length - records.length)
     return { results: out, quotaError }
   }
 
@@ -269,6 +276,11 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   })
   router.get('/health/ready', ready)
   router.get('/health', ready)
+  router.get('/metrics', async (ctx) => {
+    if (!d.metrics) throw errors.notFound()
+    ctx.type = d.metrics.contentType
+    ctx.body = await d.metrics.render()
+  })
   router.get('/openapi.json', (ctx) => {
     ctx.body = openApiDocument()
   })
@@ -281,6 +293,12 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   })
   app.on('error', (err) => d.log.error('koa error', { err }))
   return app
+}
+
+const ROUTES = new Set(['/v1/event', '/v1/events', '/health', '/health/live', '/health/ready', '/metrics', '/openapi.json'])
+/** A bounded label: unknown paths are one series, not one per path a scanner tries. */
+function routeLabel(path: string): string {
+  return ROUTES.has(path) ? path : 'other'
 }
 
 function toServiceError(err: unknown): ServiceError {

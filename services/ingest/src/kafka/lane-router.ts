@@ -4,12 +4,13 @@
 // transaction: they take the plain idempotent lane, which keeps several flushes in flight. Only
 // requests that span partitions pay for a transaction (issue 5: the transaction round trips capped
 // single events at connections / transaction latency).
-import type { AppenderHealth, OutRecord } from './record-appender.js'
+import type { AppenderHealth, AppenderStats, OutRecord } from './record-appender.js'
 
 export interface Lane {
   append(records: OutRecord[]): Promise<void>
   close(): Promise<void>
   health?(): AppenderHealth
+  readonly stats?: AppenderStats
 }
 
 export function isSinglePartition(records: readonly OutRecord[]): boolean {
@@ -30,6 +31,14 @@ export class LaneRouter implements Lane {
 
   async close(): Promise<void> {
     await Promise.all([this.plain.close(), this.atomic.close()])
+  }
+
+  get stats(): AppenderStats {
+    const a = this.plain.stats
+    const b = this.atomic.stats
+    const sum = {} as AppenderStats
+    for (const k of Object.keys(a ?? b ?? {}) as Array<keyof AppenderStats>) sum[k] = (a?.[k] ?? 0) + (b?.[k] ?? 0)
+    return sum
   }
 
   /** Ready only when both lanes can deliver: a request may need either. */

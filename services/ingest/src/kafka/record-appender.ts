@@ -38,6 +38,8 @@ export interface AppenderOptions {
   maxQueuedRecords: number
   /** Pause before a retired producer's replacement connects; doubles up to 16x while Kafka stays away. */
   reconnectBackoffMs?: number
+  /** Told of every flush when it ends (metrics). */
+  onFlush?: (records: number, seconds: number, ok: boolean) => void
 }
 
 /** Whether the records of a failed append may be on the log ('unknown') or certainly are not ('no'). */
@@ -198,12 +200,14 @@ export class RecordAppender {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new FlushTimeout()), Math.max(1, deadline - this.now()))
     })
+    const sentAt = performance.now()
     const work = this.produce(producer, topicMessages, Math.max(1000, deadline - this.now()))
     work.catch(() => undefined) // settled later than the timeout: already answered
     try {
       await Promise.race([work, timeout])
       this.stats.flushes++
       this.stats.records += n
+      this.opts.onFlush?.(n, (performance.now() - sentAt) / 1000, true)
       this.lastRecoveryAt = Math.max(this.lastRecoveryAt, this.now())
       slot.state = 'idle'
       for (const p of batch) p.resolve()
@@ -211,6 +215,7 @@ export class RecordAppender {
       const timedOut = err instanceof FlushTimeout
       this.stats.failures++
       if (timedOut) this.stats.timeouts++
+      this.opts.onFlush?.(n, (performance.now() - sentAt) / 1000, false)
       this.lastFailureAt = this.now()
       this.log.error(timedOut ? 'kafka append timed out; producer retired' : 'kafka append failed; producer retired', {
         records: n,
