@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Agent, request } from 'node:http'
 import { randomUUID } from 'node:crypto'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
 
 function post(url: string, agent: Agent, key: string, body: unknown): Promise<{ status: number; connection?: string; body: any }> {
   return new Promise((resolve, reject) => {
@@ -21,7 +21,7 @@ function post(url: string, agent: Agent, key: string, body: unknown): Promise<{ 
 
 t.test('health endpoints and a graceful drain', async (t) => {
   // A long linger keeps requests in flight (waiting for their flush) when close() is called.
-  const s = await startServices(t, { env: { PRODUCER_LINGER_MS: '400' } })
+  const s = await startServices(t, { env: { PRODUCER_LINGER_MS: '1000' } })
   const { key } = await s.createKey({ type: 'live', plan: 'orbit' })
 
   const live = await fetch(s.ingestUrl + '/health/live')
@@ -51,7 +51,9 @@ t.test('health endpoints and a graceful drain', async (t) => {
 
   const ids = Array.from({ length: 12 }, () => randomUUID())
   const inFlight = ids.map((id) => post(s.ingestUrl, agent, key, { event: 'drained', user: { id: 'u' }, message_id: id }))
-  await new Promise((r) => setTimeout(r, 100)) // they are parsed and waiting for the linger
+  // Close only once the server holds all of them (parsed, records queued for the linger): a request
+  // still in the socket buffer when the drain starts is indistinguishable from an idle connection.
+  await waitUntil(() => s.ingest!.deps.appender.health().queuedRecords === ids.length, 10_000, 'the requests to be queued')
   const closing = s.ingest!.close()
   const answers = await Promise.all(inFlight)
   await closing
