@@ -52,7 +52,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
   const traits = item.user.traits
   const traitEmail = traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
   return {
-    event_id: eventIdFor(rc.accountId, item.message_id, rc.receivedAt),
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,
@@ -77,7 +77,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
 export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext): IdentifyRecord {
   const t = times(item.timestamp, rc)
   return {
-    event_id: eventIdFor(rc.accountId, item.message_id, rc.receivedAt),
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,
