@@ -12,6 +12,12 @@ export const MAX_NAME_LENGTH = 255
 export const MAX_MESSAGE_ID_LENGTH = 100
 /** H9: one event's JSON (as JSON.stringify would write it), in bytes. */
 export const MAX_EVENT_BYTES = 32 * 1024
+/**
+ * Objects and arrays may nest this many levels inside an event, counted from its top-level
+ * field (properties: {a: {b: 1}} is 2 levels). Deeper bodies are refused with 400 rather than
+ * overflow the stack (issue 9); 32 is far beyond what analytics properties use.
+ */
+export const MAX_NESTING_DEPTH = 32
 /** SPEC Limits: events per batch request. */
 export const MAX_BATCH_ITEMS = 100
 
