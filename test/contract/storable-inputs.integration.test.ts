@@ -82,6 +82,33 @@ t.test('inputs answered 200 are storable', async (t) => {
     expectError(t, r9, 400, 'VALIDATION_ERROR', 'an unpaired surrogate in a trait key')
   })
 
+  t.test('odd body shapes: never a 5xx', async (t) => {
+    const send = (path: string, body: string, headers: Record<string, string> = {}) =>
+      http(s.ingestUrl, path, { method: 'POST', headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json', ...headers }, body })
+    const now = iso(Date.now())
+    const bodies = [
+      'null', '1', '"x"', '[]', '{}', 'true',
+      '{"event":"x","user":{"id":"u"},"context":{"__proto__":{"ip":"6.6.6.6"},"constructor":1,"toJSON":"x"}}',
+      '{"event":"x","user":{"id":"u","traits":{"__proto__":{"email":"x@y.z"}}},"properties":{"toString":1}}',
+      `{"sent_at":"${now}","events":[null,1,[],"x",{"type":"identify","user":{"id":"u"},"traits":{"__proto__":{"email":"x@y.z"}}}]}`,
+      `{"sent_at":${'['.repeat(50_000)}${']'.repeat(50_000)},"events":[]}`,
+      `{"sent_at":"${now}","events":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+      `{"sent_at":"${now}","events":[{"type":"event","event":"x","user":{"id":"u"},"timestamp":"2024-01-01T00:00:00.123456789+23:59"}]}`,
+      '{"event":"x","user":{"id":"u"},"timestamp":"0000-01-01T00:00:00Z"}',
+      '{"event":"x","user":{"id":"u"},"properties":{"n":-1e400,"m":1e-400,"big":123456789012345678901234567890}}',
+    ]
+    for (const body of bodies) {
+      for (const path of ['/v1/event', '/v1/events']) {
+        const r = await send(path, body)
+        t.ok(r.status < 500, `${path} ${body.slice(0, 60)}: ${r.status}`)
+        if (r.status === 200) ok(r as any)
+      }
+    }
+    const ua = await send('/v1/event', '{"event":"x","user":{"id":"u"}}', { 'user-agent': 'ü\u00ff'.repeat(4000) })
+    t.equal(ua.status, 200, 'a long user agent outside ASCII')
+    ok(ua as any)
+  })
+
   t.test('a test-key event never takes the event_id of a live one; duplicates are counted (item 3)', async (t) => {
     const mid = `shared-${Date.now()}`
     const body = { event: 'purchase', user: { id: 'buyer' }, message_id: mid }
