@@ -98,7 +98,8 @@ t.test('accepted events contract', async (t) => {
       `SELECT trait_key, value FROM ${db}.user_traits FINAL WHERE account_id = '${accountId}' AND user_id = '${uid}' ORDER BY trait_key`, 4)
     t.same(traits.map((x) => [x.trait_key, JSON.parse(x.value)]), [['company', 'Acme'], ['email', 'ada@example.com'], ['plan', 'pro'], ['role', 'admin']],
       'user_traits: merged identify traits plus the event user traits')
-    const user = await one<{ email: string }>(`SELECT email FROM ${db}.users_view WHERE account_id = '${accountId}' AND user_id = '${uid}'`)
+    // The projector writes trait rows before events and identifies: wait for the identify's email.
+    const user = await one<{ email: string }>(`SELECT email FROM ${db}.users_view WHERE account_id = '${accountId}' AND user_id = '${uid}' AND email != ''`)
     t.equal(user.email, 'ada@example.com', 'users_view email')
 
     const uid2 = `${uid}_b`

@@ -35,7 +35,14 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const metrics = new Metrics()
   const hub = new LiveHub()
-  const writer = new ClickHouseWriter(ch, cfg.clickhouse.database)
+  const writer = new ClickHouseWriter(ch, cfg.clickhouse.database, {
+    onDuplicates: (dropped) => {
+      for (const d of dropped) {
+        metrics.duplicatesDropped(d.kind, 1)
+        log.debug('duplicate record dropped: event_id already stored', { kind: d.kind, event_id: d.event_id, account_id: d.account_id, message_id: d.message_id })
+      }
+    },
+  })
   const projector = new Projector(kafka, producer, codec, writer, {
     groupId: cfg.groupId,
     topics: cfg.topics,

@@ -165,29 +165,33 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     }
   }
 
-  const requestContext = (ctx: Ctx, sentAt: number | null): RequestContext => ({
+  const requestContext = (ctx: Ctx, sentAt: number | null, receivedAt: number): RequestContext => ({
     accountId: ctx.state.auth!.account.account_id,
     environment: ctx.state.auth!.key.type,
     keyId: ctx.state.auth!.key.key_id,
-    receivedAt: now(),
+    receivedAt,
     sentAt,
     ip: ctx.state.ip || null,
     userAgent: ctx.get('user-agent') || null,
   })
 
   router.post('/v1/event', authenticate, body(d.cfg.bodyLimits.single), async (ctx) => {
-    const v = validateSingle((ctx.request as any).body)
+    // One receipt time for validation and the record: the stored time is checked as H13 makes it.
+    const receivedAt = now()
+    const v = validateSingle((ctx.request as any).body, receivedAt)
     if (!v.ok) throw validationError(v.errors)
-    const rc = requestContext(ctx, null)
+    const rc = requestContext(ctx, null, receivedAt)
     const { results, quotaError } = await accept(ctx, [{ index: 0, item: v.item }], rc)
     if (!results[0].success) throw quotaError!
     ctx.body = successBody(results)
   })
 
   router.post('/v1/events', authenticate, body(d.cfg.bodyLimits.batch), async (ctx) => {
-    const v = validateBatch((ctx.request as any).body)
+    const receivedAt = now()
+    const v = validateBatch((ctx.request as any).body, receivedAt)
     if (!v.ok) throw errors.validation({ errors: v.errors }, 'Batch envelope is invalid: ' + v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
-    const rc = requestContext(ctx, Date.parse(v.sentAt))
+    // sent_at as validation read it (no offset means UTC, H9); Date.parse would read such a time as local time.
+    const rc = requestContext(ctx, v.sentAtMs, receivedAt)
     const results: ItemOutcome[] = new Array(v.items.length)
     const valid: Array<{ index: number; item: Item }> = []
     for (const it of v.items) {

@@ -1,7 +1,7 @@
 // OpenAPI 3.1 document generated from the TypeBox schemas the validators use, so the published
 // contract and the enforced one cannot drift apart.
 import {
-  EventBodySchema, BatchBodySchema, SuccessBodySchema, ErrorBodySchema,
+  EventBodySchema, BatchBodySchema, SuccessBodySchema, ErrorBodySchema, MAX_NESTING_DEPTH,
 } from '../validation/index.js'
 
 let cached: Record<string, unknown> | undefined
@@ -21,7 +21,13 @@ export function openApiDocument(): Record<string, unknown> {
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
   })
   const errorResponses = {
-    '400': err('INVALID_JSON or VALIDATION_ERROR (details.errors: JSON-pointer paths; batches: details.results)'),
+    '400': err(
+      'INVALID_JSON or VALIDATION_ERROR (details.errors: JSON-pointer paths; batches: details.results). ' +
+        'Besides the field rules, values that could not be stored are refused, naming the field: an event time ' +
+        'stored before 1970-01-01T00:00:00Z (after clock-skew correction), objects and arrays nested more than ' +
+        `${MAX_NESTING_DEPTH} levels inside an event, strings or keys with unpaired UTF-16 surrogates, and ` +
+        'numbers too large for a 64-bit float. In a batch only the offending item fails.',
+    ),
     '401': err('MISSING_AUTH_HEADER, INVALID_KEY_FORMAT or INVALID_API_KEY'),
     '413': err('PAYLOAD_TOO_LARGE (measured after decompression)'),
     '415': err('UNSUPPORTED_MEDIA_TYPE'),

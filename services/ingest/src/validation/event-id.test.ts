@@ -34,16 +34,20 @@ t.test('uuidv7 layout, timestamp and order', async (t) => {
   t.throws(() => uuidv7(1.5), RangeError)
 })
 
-t.test('eventIdFor: v5 from account and message_id (H16), else v7', async (t) => {
+t.test('eventIdFor: v5 from account, environment and message_id (H16), else v7', async (t) => {
   const now = Date.UTC(2031, 0, 1)
-  const a = eventIdFor('acc_1', 'msg-1', now)
-  t.equal(a, uuidv5(EVENT_ID_NAMESPACE, 'acc_1:msg-1'))
+  const a = eventIdFor('acc_1', 'live', 'msg-1', now)
+  t.equal(a, uuidv5(EVENT_ID_NAMESPACE, '["acc_1","live","msg-1"]'))
   t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab]/)
-  t.equal(eventIdFor('acc_1', 'msg-1', now + 5000), a, 'retry gives the same id')
-  t.not(eventIdFor('acc_2', 'msg-1', now), a, 'other account, other id')
-  t.not(eventIdFor('acc_1', 'msg-2', now), a)
-  const b = eventIdFor('acc_1', undefined, now)
+  t.equal(eventIdFor('acc_1', 'live', 'msg-1', now + 5000), a, 'retry gives the same id')
+  t.not(eventIdFor('acc_2', 'live', 'msg-1', now), a, 'other account, other id')
+  t.not(eventIdFor('acc_1', 'live', 'msg-2', now), a)
+  // issue 9 item 3: a test-key event must not take the id of the live event with the same message_id
+  t.not(eventIdFor('acc_1', 'test', 'msg-1', now), a, 'other environment, other id')
+  // the parts cannot run into each other: no separator inside an account id or message_id collides
+  t.not(eventIdFor('acc:1', 'live', 'x', now), eventIdFor('acc', 'live', '1:x', now))
+  const b = eventIdFor('acc_1', 'live', undefined, now)
   t.match(b, V7)
   t.equal(uuidv7Time(b), now)
-  t.not(eventIdFor('acc_1', undefined, now), b)
+  t.not(eventIdFor('acc_1', 'live', undefined, now), b)
 })

@@ -1,5 +1,5 @@
-// Event ids (H12, H16): UUIDv7 for every accepted item, or UUIDv5 of the account and the
-// client's message_id so a retried message gets the same id and is stored once (A5).
+// Event ids (H12, H16): UUIDv7 for every accepted item, or UUIDv5 of the account, the
+// environment and the client's message_id so a retried message gets the same id and is stored once (A5).
 import { createHash, randomFillSync } from 'node:crypto'
 
 /** Fixed namespace of this project's UUIDv5 event ids (H16). Never change it: ids would change. */
@@ -100,9 +100,12 @@ export function uuidv7Time(id: string): number {
 }
 
 /**
- * H16: with a message_id the id is UUIDv5(EVENT_ID_NAMESPACE, `${accountId}:${messageId}`), so
- * a retry of the same message maps to the same record; otherwise a fresh UUIDv7 (H12).
+ * H16: with a message_id the id is UUIDv5(EVENT_ID_NAMESPACE, JSON of [account, environment,
+ * message_id]), so a retry of the same message maps to the same record; otherwise a fresh UUIDv7
+ * (H12). The environment is part of the name because the projector stores the first record of an
+ * event_id and drops later ones: a test-key event (H6) must never take the id of a live one with
+ * the same message_id (issue 9). JSON keeps the parts apart whatever characters they hold.
  */
-export function eventIdFor(accountId: string, messageId: string | undefined, nowMs: number): string {
-  return messageId === undefined ? uuidv7(nowMs) : uuidv5(EVENT_ID_NAMESPACE, `${accountId}:${messageId}`)
+export function eventIdFor(accountId: string, environment: 'live' | 'test', messageId: string | undefined, nowMs: number): string {
+  return messageId === undefined ? uuidv7(nowMs) : uuidv5(EVENT_ID_NAMESPACE, JSON.stringify([accountId, environment, messageId]))
 }

@@ -12,6 +12,12 @@ export const MAX_NAME_LENGTH = 255
 export const MAX_MESSAGE_ID_LENGTH = 100
 /** H9: one event's JSON (as JSON.stringify would write it), in bytes. */
 export const MAX_EVENT_BYTES = 32 * 1024
+/**
+ * Objects and arrays may nest this many levels inside an event, counted from its top-level
+ * field (properties: {a: {b: 1}} is 2 levels). Deeper bodies are refused with 400 rather than
+ * overflow the stack (issue 9); 32 is far beyond what analytics properties use.
+ */
+export const MAX_NESTING_DEPTH = 32
 /** SPEC Limits: events per batch request. */
 export const MAX_BATCH_ITEMS = 100
 
@@ -36,7 +42,11 @@ const Timestamp = (description: string) =>
   })
 
 const JsonObject = (title: string, description: string) =>
-  Type.Object({}, { title, description, additionalProperties: true })
+  Type.Object({}, {
+    title,
+    description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
+    additionalProperties: true,
+  })
 
 const Traits = JsonObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
 const Properties = JsonObject('Properties', 'Event-specific data.')
@@ -47,7 +57,7 @@ const Context = JsonObject(
 const MessageId = Type.String({
   minLength: 1,
   maxLength: MAX_MESSAGE_ID_LENGTH,
-  description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). A retry with the same message_id is stored once (H16).`,
+  description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
 })
 
 const User = Type.Object(
@@ -69,7 +79,7 @@ export const EventBodySchema = Type.Object(
   {
     event: Name('Event name, snake_case recommended (object_action).'),
     user: User,
-    timestamp: Type.Optional(Timestamp('Event time; defaults to the time of receipt.')),
+    timestamp: Type.Optional(Timestamp('Event time; defaults to the time of receipt. Must not be before 1970-01-01T00:00:00Z (400); more than 24 h ahead of receipt it is replaced by the time of receipt and flagged (H13).')),
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
@@ -88,7 +98,7 @@ const batchEventItem = Type.Object(
     event: Type.Optional(Name('Event name. One of `event` or `name` is required (H10).')),
     name: Type.Optional(Name('Event name, alternative spelling of `event` (H10).')),
     user: User,
-    timestamp: Type.Optional(Timestamp('Event time; corrected for clock skew with the batch sent_at (H13).')),
+    timestamp: Type.Optional(Timestamp('Event time; corrected for clock skew with the batch sent_at (H13). The corrected time must not be before 1970-01-01T00:00:00Z, or the item fails.')),
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
@@ -108,7 +118,7 @@ const batchIdentifyItem = Type.Object(
     traits: Type.Optional(
       JsonObject('Traits', 'Traits at the top level; merged with user.traits, the top level winning (H10).'),
     ),
-    timestamp: Type.Optional(Timestamp('Time of the identify; corrected like event times (H13).')),
+    timestamp: Type.Optional(Timestamp('Time of the identify; corrected and bounded like event times (H13).')),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
   },
@@ -159,7 +169,7 @@ const itemResult = Type.Object(
     event_id: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
-        description: 'UUID of the stored record, present on success (UUIDv7, or UUIDv5 with message_id: H12, H16).',
+        description: 'UUID of the stored record, present on success (UUIDv7, or UUIDv5 of account, environment and message_id: H12, H16).',
       }),
     ),
     error: Type.Optional(itemError),

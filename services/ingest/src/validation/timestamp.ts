@@ -56,3 +56,31 @@ export function parseTimestamp(s: string): number {
   if (Number.isNaN(ms)) throw new RangeError(`not an ISO 8601 date-time: ${JSON.stringify(s)}`)
   return ms
 }
+
+/** H13: how far ahead of receipt a timestamp may be before it is replaced and flagged. */
+export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The earliest event time that can be stored: ClickHouse's DateTime starts at the Unix epoch
+ * (schemas/clickhouse/001_events.sql, A6). An item whose stored time (after H13) would fall
+ * before it is refused with 400, so no record answered 200 is dead-lettered by the projector.
+ * Later times need no bound: H13 never stores a time over 24 h past receipt.
+ */
+export const MIN_STORED_MS = 0
+export const MIN_STORED_TEXT = '1970-01-01T00:00:00Z'
+
+/**
+ * H13: missing timestamp -> receivedAt. With sent_at, the client clock skew is removed:
+ * receivedAt - (sentAt - clientTs). A result more than 24 h ahead of receivedAt is replaced
+ * by receivedAt and flagged, never rejected. `original` is the client's own value.
+ */
+export function correctTime(
+  clientTs: number | null,
+  sentAt: number | null,
+  receivedAt: number,
+): { timestamp: number; original: number | null; flagged: boolean } {
+  if (clientTs === null) return { timestamp: receivedAt, original: null, flagged: false }
+  const corrected = sentAt === null ? clientTs : receivedAt - (sentAt - clientTs)
+  if (corrected - receivedAt > MAX_FUTURE_MS) return { timestamp: receivedAt, original: clientTs, flagged: true }
+  return { timestamp: corrected, original: clientTs, flagged: false }
+}

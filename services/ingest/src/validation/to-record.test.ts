@@ -71,7 +71,7 @@ t.test('toEventRecord maps every field', async (t) => {
     rc({ sentAt: RECEIVED + 2 * H }),
   )
   t.strictSame(r, {
-    event_id: uuidv5(EVENT_ID_NAMESPACE, 'acc_1:m1'),
+    event_id: uuidv5(EVENT_ID_NAMESPACE, '["acc_1","live","m1"]'),
     account_id: 'acc_1',
     environment: 'live',
     key_id: 'key_1',
@@ -124,7 +124,7 @@ t.test('toIdentifyRecord', async (t) => {
     message_id: 'idm',
   }
   t.strictSame(toIdentifyRecord(item, rc()), {
-    event_id: uuidv5(EVENT_ID_NAMESPACE, 'acc_1:idm'),
+    event_id: uuidv5(EVENT_ID_NAMESPACE, '["acc_1","live","idm"]'),
     account_id: 'acc_1',
     environment: 'live',
     key_id: 'key_1',

@@ -2,10 +2,10 @@
 // server-side rules: clock-skew correction (H13), server context (H14) and event ids (H12, H16).
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { eventIdFor } from './event-id.js'
-import { parseTimestamp } from './timestamp.js'
+import { correctTime, MAX_FUTURE_MS, parseTimestamp } from './timestamp.js'
 import type { EventItem, IdentifyItem } from './validate.js'
 
-export { parseTimestamp }
+export { correctTime, MAX_FUTURE_MS, parseTimestamp }
 
 export interface RequestContext {
   accountId: string
@@ -17,25 +17,6 @@ export interface RequestContext {
   sentAt: number | null
   ip: string | null
   userAgent: string | null
-}
-
-/** H13: how far ahead of receipt a timestamp may be before it is replaced and flagged. */
-export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
-
-/**
- * H13: missing timestamp -> receivedAt. With sent_at, the client clock skew is removed:
- * receivedAt - (sentAt - clientTs). A result more than 24 h ahead of receivedAt is replaced
- * by receivedAt and flagged, never rejected. `original` is the client's own value.
- */
-export function correctTime(
-  clientTs: number | null,
-  sentAt: number | null,
-  receivedAt: number,
-): { timestamp: number; original: number | null; flagged: boolean } {
-  if (clientTs === null) return { timestamp: receivedAt, original: null, flagged: false }
-  const corrected = sentAt === null ? clientTs : receivedAt - (sentAt - clientTs)
-  if (corrected - receivedAt > MAX_FUTURE_MS) return { timestamp: receivedAt, original: clientTs, flagged: true }
-  return { timestamp: corrected, original: clientTs, flagged: false }
 }
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
@@ -52,7 +33,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
   const traits = item.user.traits
   const traitEmail = traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
   return {
-    event_id: eventIdFor(rc.accountId, item.message_id, rc.receivedAt),
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,
@@ -77,7 +58,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
 export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext): IdentifyRecord {
   const t = times(item.timestamp, rc)
   return {
-    event_id: eventIdFor(rc.accountId, item.message_id, rc.receivedAt),
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,

@@ -277,3 +277,103 @@ t.test('batch: oversized item is an item error at the item path', async (t) => {
   t.ok(r.items[0]!.ok)
   t.same(!r.items[1]!.ok && paths(r.items[1]!.errors), ['/events/1'])
 })
+
+// ---- issue 9: what is answered 200 must be storable
+
+const RECEIVED = Date.UTC(2024, 4, 1, 12)
+const batchOf = (items: unknown[], sentAt = '2024-05-01T12:00:00Z') => {
+  const r = validateBatch({ sent_at: sentAt, events: items }, RECEIVED)
+  if (!r.ok) throw new Error('envelope refused: ' + JSON.stringify(r.errors))
+  return r.items
+}
+const deep = (levels: number, leaf: unknown = 1): unknown => {
+  let v = leaf
+  for (let i = 0; i < levels; i++) v = { a: v }
+  return v
+}
+
+t.test('timestamps stored before 1970 are refused, naming the field (issue 9 item 2)', async (t) => {
+  for (const ts of ['1969-12-31T23:59:59Z', '1900-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '1970-01-01T00:59:59+01:00']) {
+    const r = validateSingle({ event: 'x', user: { id: 'u' }, timestamp: ts }, RECEIVED)
+    t.notOk(r.ok, `single ${ts}`)
+    if (!r.ok) {
+      t.same(paths(r.errors), ['/timestamp'])
+      t.match(r.errors[0]!.message, /before 1970-01-01T00:00:00Z/)
+    }
+    const [item] = batchOf([{ type: 'event', event: 'x', user: { id: 'u' }, timestamp: ts, sent_at: ts }])
+    t.notOk(item!.ok, `batch item ${ts} with a sane sent_at`)
+    if (!item!.ok) t.same(paths(item!.errors), ['/events/0/timestamp'])
+  }
+  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '1970-01-01T00:00:00Z' }, RECEIVED).ok, 'the epoch itself is storable')
+  // H13: far-future times are replaced by received_at and flagged, never rejected
+  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '2200-01-01T00:00:00Z' }, RECEIVED).ok, '2200 is accepted (flagged)')
+  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '9999-12-31T23:59:59Z' }, RECEIVED).ok, '9999 is accepted (flagged)')
+})
+
+t.test('the check is on the time H13 stores: clock-skew correction counts (issue 9 item 2)', async (t) => {
+  // a device whose clock reads 1969 sends sent_at in 1969 too: corrected, the event is recent
+  const [a] = batchOf([{ type: 'event', event: 'x', user: { id: 'u' }, timestamp: '1969-12-31T23:00:00Z' }], '1969-12-31T23:30:00Z')
+  t.ok(a!.ok, 'pre-1970 client clock, corrected to 30 min before receipt')
+  // a sent_at far ahead of the timestamp pushes the corrected time before 1970
+  const [b, c] = batchOf(
+    [
+      { type: 'event', event: 'x', user: { id: 'u' }, timestamp: '2000-01-01T00:00:00Z' },
+      { type: 'identify', user: { id: 'u' }, timestamp: '2000-01-01T00:00:00Z' },
+    ],
+    '2100-01-01T00:00:00Z',
+  )
+  t.notOk(b!.ok)
+  if (!b!.ok) {
+    t.same(paths(b!.errors), ['/events/0/timestamp'])
+    t.match(b!.errors[0]!.message, /corrected for clock skew with sent_at .* is 1924-/)
+  }
+  t.notOk(c!.ok, 'identify items too')
+  const [d] = batchOf([{ type: 'event', event: 'x', user: { id: 'u' } }], '0001-01-01T00:00:00Z')
+  t.ok(d!.ok, 'an item without timestamp is stored at receipt whatever sent_at says')
+})
+
+t.test('sent_at is read as validation reads it: no offset means UTC', async (t) => {
+  const r = validateBatch({ sent_at: '2024-05-01T12:00:00', events: [{ type: 'event', event: 'x', user: { id: 'u' } }] }, RECEIVED)
+  t.ok(r.ok)
+  if (r.ok) t.equal(r.sentAtMs, RECEIVED)
+})
+
+t.test('nesting deeper than 32 levels is a validation error, not a stack overflow (issue 9 item 4)', async (t) => {
+  const errs = single({ event: 'x', user: { id: 'u' }, properties: deep(6000) as object })
+  t.same(paths(errs), ['/properties'])
+  t.match(errs[0]!.message, /more than 32 levels/)
+  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, properties: deep(32) as object }).ok, '32 levels counting properties itself')
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: deep(33) as object })), ['/properties'], '33 levels')
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, context: deep(6000) as object })), ['/context'])
+  t.same(paths(single({ event: 'x', user: { id: 'u', traits: deep(6000) as object } })), ['/user/traits'])
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, extra: deep(6000) })), ['/extra'], 'unknown fields are measured too')
+  let arr: unknown = []
+  for (let i = 0; i < 100_000; i++) arr = [arr]
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { list: arr } })), ['/properties'], 'deep arrays')
+  const [a, b, c] = batchOf([
+    { type: 'event', event: 'x', user: { id: 'u' }, properties: deep(6000) },
+    { type: 'identify', user: { id: 'u' }, traits: deep(6000) },
+    { type: 'event', name: 'y', user: { id: 'u' }, properties: { ok: deep(5) } },
+  ])
+  t.same(!a!.ok && paths(a!.errors), ['/events/0/properties'])
+  t.same(!b!.ok && paths(b!.errors), ['/events/1/traits'])
+  t.ok(c!.ok, 'the other items of the batch stand')
+})
+
+t.test('unpaired surrogates and overflowing numbers are refused where they are (issue 9 item 2)', async (t) => {
+  const lone = JSON.parse('"a\\ud800b"') as string
+  const trail = JSON.parse('"\\udc00"') as string
+  const pair = JSON.parse('"\\ud83d\\ude00"') as string
+  t.ok(validateSingle({ event: `ok${pair}`, user: { id: pair }, properties: { [pair]: pair } }).ok, 'a surrogate pair is fine')
+  t.same(paths(single({ event: lone, user: { id: 'u' } })), ['/event'])
+  t.same(paths(single({ event: 'x', user: { id: trail } })), ['/user/id'])
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, message_id: lone })), ['/message_id'])
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { a: [{ b: lone }] } })), ['/properties'])
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { [lone]: 1 } })), ['/properties'], 'in a key')
+  t.same(paths(single({ event: 'x', user: { id: 'u', traits: { [lone]: 1 } } })), ['/user/traits'], 'a trait key')
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, [lone]: 1 })), ['/' + lone], 'an unknown top-level key')
+  const big = JSON.parse('{"event":"x","user":{"id":"u"},"properties":{"n":1e400}}')
+  t.same(paths(single(big)), ['/properties'], 'a number JSON.parse made Infinity')
+  const [item] = batchOf([{ type: 'identify', user: { id: 'u' }, traits: { [lone]: 'v' } }])
+  t.same(!item!.ok && paths(item!.errors), ['/events/0/traits'])
+})

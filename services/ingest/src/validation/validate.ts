@@ -3,8 +3,8 @@
 // reported at once as {path, message} with JSON pointer paths relative to the request
 // root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
 // Unknown extra fields are allowed and ignored.
-import { MAX_BATCH_ITEMS, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH } from './schemas.js'
-import { isIsoDateTime } from './timestamp.js'
+import { MAX_BATCH_ITEMS, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH, MAX_NESTING_DEPTH } from './schemas.js'
+import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
 export interface FieldError {
   path: string
@@ -103,19 +103,46 @@ function checkOptionalObject(v: unknown, path: string, label: string, errs: Fiel
   return v
 }
 
-function checkTimestamp(v: unknown, path: string, label: string, errs: FieldError[]): string | undefined {
+function checkTimestamp(v: unknown, path: string, label: string, errs: FieldError[]): { text: string; ms: number } | undefined {
   if (typeof v !== 'string') {
     errs.push({ path, message: `${label} must be an ISO 8601 date-time string, got ${kindOf(v)}` })
     return undefined
   }
-  if (!isIsoDateTime(v)) {
+  const ms = timestampMs(v)
+  if (Number.isNaN(ms)) {
     errs.push({
       path,
       message: `${label} must be an ISO 8601 date-time such as 2024-05-01T12:30:00.000Z (offset Z or ±hh:mm, none means UTC)`,
     })
     return undefined
   }
-  return v
+  return { text: v, ms }
+}
+
+/** The times a request is judged against: its receipt and the batch's sent_at (H13). */
+interface Clock {
+  receivedAt: number
+  sentAt: number | null
+}
+
+/**
+ * An event time that would be stored before the epoch cannot be written to ClickHouse: refuse
+ * it here rather than answer 200 for a record the projector must dead-letter (issue 9). The
+ * check is on the time H13 stores, so a client whose clock and sent_at are both pre-1970 is
+ * corrected and accepted, and a sent_at far ahead of the timestamp can push it out of range.
+ */
+function checkStoredTime(ts: { text: string; ms: number }, clock: Clock, path: string, errs: FieldError[]): boolean {
+  const stored = correctTime(ts.ms, clock.sentAt, clock.receivedAt).timestamp
+  if (stored >= MIN_STORED_MS) return true
+  errs.push({
+    path,
+    message:
+      clock.sentAt === null
+        ? `timestamp ${ts.text} is before ${MIN_STORED_TEXT}, the earliest event time that can be stored`
+        : `timestamp ${ts.text} corrected for clock skew with sent_at (received_at - (sent_at - timestamp)) is ` +
+          `${new Date(stored).toISOString()}, before ${MIN_STORED_TEXT}, the earliest event time that can be stored`,
+  })
+  return false
 }
 
 /** H16: optional message_id, 1 to 100 characters. */
@@ -172,6 +199,81 @@ function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | 
   return user
 }
 
+// An unpaired UTF-16 surrogate (JSON allows "\ud800" escapes) has no UTF-8 form: Avro
+// replaces it with U+FFFD, so two message_ids could become one, and ClickHouse refuses the
+// escape in a trait key for good. Such strings are refused.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** One segment of a JSON pointer (RFC 6901). */
+const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/**
+ * Walks every value of one event (known and unknown fields alike, since all of it is measured
+ * by JSON.stringify) without recursion, so no body can overflow the stack. Reports the first
+ * problem under each top-level field, by that field's path (/user/<field> under user):
+ * nesting deeper than MAX_NESTING_DEPTH, an unpaired surrogate in a string or a key, or a
+ * number too large for a double (JSON.parse makes it Infinity, which would be stored as null).
+ * Returns false when something nests too deep, so the caller must not stringify the event.
+ */
+function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
+  let shallow = true
+  const stack: Array<{ v: unknown; depth: number; at: string }> = []
+  for (const key of Object.keys(o)) {
+    const field = `${path}/${pointer(key)}`
+    if (LONE_SURROGATE.test(key)) {
+      errs.push({ path: field, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+      continue
+    }
+    stack.length = 0
+    stack.push({ v: o[key], depth: 1, at: field })
+    while (stack.length > 0) {
+      const { v, depth, at } = stack.pop()!
+      if (typeof v === 'string') {
+        if (LONE_SURROGATE.test(v)) {
+          errs.push({ path: at, message: `${at.slice(path.length + 1)} holds a string with an unpaired UTF-16 surrogate; send valid Unicode` })
+          break
+        }
+        continue
+      }
+      if (typeof v === 'number') {
+        if (!Number.isFinite(v)) {
+          errs.push({ path: at, message: `${at.slice(path.length + 1)} holds a number too large for a 64-bit float` })
+          break
+        }
+        continue
+      }
+      if (typeof v !== 'object' || v === null) continue
+      if (depth > MAX_NESTING_DEPTH) {
+        errs.push({
+          path: at,
+          message: `${at.slice(path.length + 1)} nests objects and arrays more than ${MAX_NESTING_DEPTH} levels deep; at most ${MAX_NESTING_DEPTH} are allowed`,
+        })
+        shallow = false
+        break
+      }
+      // The path names the field: the top-level one, or one level down under user (user/traits).
+      const sub = depth === 1 && key === 'user' && !Array.isArray(v)
+      if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: depth + 1, at })
+      } else {
+        let bad: string | undefined
+        for (const k of Object.keys(v)) {
+          if (LONE_SURROGATE.test(k)) {
+            bad = sub ? `${at}/${pointer(k)}` : at
+            break
+          }
+          stack.push({ v: (v as Obj)[k], depth: depth + 1, at: sub ? `${at}/${pointer(k)}` : at })
+        }
+        if (bad !== undefined) {
+          errs.push({ path: bad, message: `${bad.slice(path.length + 1)} has a key with an unpaired UTF-16 surrogate; send valid Unicode` })
+          break
+        }
+      }
+    }
+  }
+  return shallow
+}
+
 /** H9: one event's JSON at most 32 KB, measured as JSON.stringify's UTF-8 bytes. */
 function checkSize(raw: unknown, path: string, errs: FieldError[]): void {
   const json = JSON.stringify(raw)
@@ -190,10 +292,16 @@ interface Common {
   message_id: string | undefined
 }
 
-function checkCommon(o: Obj, path: string, errs: FieldError[]): Common {
+function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Common {
+  const user = checkUser(o.user, `${path}/user`, errs)
+  let timestamp: string | undefined
+  if (o.timestamp !== undefined) {
+    const ts = checkTimestamp(o.timestamp, `${path}/timestamp`, 'timestamp', errs)
+    if (ts !== undefined && checkStoredTime(ts, clock, `${path}/timestamp`, errs)) timestamp = ts.text
+  }
   return {
-    user: checkUser(o.user, `${path}/user`, errs),
-    timestamp: o.timestamp === undefined ? undefined : checkTimestamp(o.timestamp, `${path}/timestamp`, 'timestamp', errs),
+    user,
+    timestamp,
     context: checkOptionalObject(o.context, `${path}/context`, 'context', errs),
     message_id: checkMessageId(o.message_id, `${path}/message_id`, errs),
   }
@@ -213,7 +321,10 @@ function eventItem(name: string, c: Common, properties: Obj | undefined): EventI
 }
 
 /** Validates a POST /v1/event body: exactly one event, named by `event` (SPEC Endpoints, H8). */
-export function validateSingle(body: unknown): { ok: true; item: EventItem } | { ok: false; errors: FieldError[] } {
+export function validateSingle(
+  body: unknown,
+  receivedAt: number = Date.now(),
+): { ok: true; item: EventItem } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = []
   if (!isObject(body)) {
     errors.push({ path: '', message: `request body must be a JSON object (one event), got ${kindOf(body)}` })
@@ -231,14 +342,14 @@ export function validateSingle(body: unknown): { ok: true; item: EventItem } | {
   } else {
     name = checkName(body.event, '/event', 'event', errors)
   }
-  const common = checkCommon(body, '', errors)
+  const common = checkCommon(body, '', { receivedAt, sentAt: null }, errors)
   const properties = checkOptionalObject(body.properties, '/properties', 'properties', errors)
-  checkSize(body, '', errors)
+  if (checkJsonValues(body, '', errors)) checkSize(body, '', errors)
   if (errors.length > 0) return { ok: false, errors }
   return { ok: true, item: eventItem(name!, common, properties) }
 }
 
-function validateItem(raw: unknown, index: number): BatchItemResult {
+function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResult {
   const path = `/events/${index}`
   const errors: FieldError[] = []
   if (!isObject(raw)) {
@@ -254,7 +365,8 @@ function validateItem(raw: unknown, index: number): BatchItemResult {
       message: `type must be "event" or "identify", got ${typeof type === 'string' ? JSON.stringify(type) : kindOf(type)}`,
     })
   }
-  const common = checkCommon(raw, path, errors)
+  const common = checkCommon(raw, path, clock, errors)
+  const shallow = checkJsonValues(raw, path, errors)
 
   if (type === 'event') {
     // H10: `event` and `name` are both accepted; `event` is read when both are present.
@@ -263,13 +375,13 @@ function validateItem(raw: unknown, index: number): BatchItemResult {
     else if (raw.name !== undefined) name = checkName(raw.name, `${path}/name`, 'name', errors)
     else errors.push({ path: `${path}/event`, message: 'event name is required: give "event" (or "name")' })
     const properties = checkOptionalObject(raw.properties, `${path}/properties`, 'properties', errors)
-    checkSize(raw, path, errors)
+    if (shallow) checkSize(raw, path, errors)
     if (errors.length > 0) return { index, ok: false, errors }
     return { index, ok: true, item: eventItem(name!, common, properties) }
   }
 
   const traits = type === 'identify' ? checkOptionalObject(raw.traits, `${path}/traits`, 'traits', errors) : undefined
-  checkSize(raw, path, errors)
+  if (shallow) checkSize(raw, path, errors)
   if (errors.length > 0) return { index, ok: false, errors }
 
   // type === 'identify' here. H10: user.traits and top-level traits merged, top level winning;
@@ -292,13 +404,14 @@ function validateItem(raw: unknown, index: number): BatchItemResult {
  */
 export function validateBatch(
   body: unknown,
-): { ok: false; errors: FieldError[] } | { ok: true; sentAt: string; items: BatchItemResult[] } {
+  receivedAt: number = Date.now(),
+): { ok: false; errors: FieldError[] } | { ok: true; sentAt: string; sentAtMs: number; items: BatchItemResult[] } {
   const errors: FieldError[] = []
   if (!isObject(body)) {
     errors.push({ path: '', message: `request body must be a JSON object {sent_at, events}, got ${kindOf(body)}` })
     return { ok: false, errors }
   }
-  let sentAt: string | undefined
+  let sentAt: { text: string; ms: number } | undefined
   if (body.sent_at === undefined) {
     errors.push({ path: '/sent_at', message: 'sent_at is required: the ISO 8601 time the batch was sent' })
   } else {
@@ -317,6 +430,7 @@ export function validateBatch(
   if (errors.length > 0) return { ok: false, errors }
   const list = events as unknown[]
   const items: BatchItemResult[] = new Array(list.length)
-  for (let i = 0; i < list.length; i++) items[i] = validateItem(list[i], i)
-  return { ok: true, sentAt: sentAt!, items }
+  const clock: Clock = { receivedAt, sentAt: sentAt!.ms }
+  for (let i = 0; i < list.length; i++) items[i] = validateItem(list[i], i, clock)
+  return { ok: true, sentAt: sentAt!.text, sentAtMs: sentAt!.ms, items }
 }

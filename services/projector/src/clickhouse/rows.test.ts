@@ -112,3 +112,16 @@ t.test('times outside the DateTime range are mapping errors', async (t) => {
   t.throws(() => eventRow(makeEvent({ timestamp: 1.5 })), RowMappingError)
   t.throws(() => identifyRow(makeIdentify({ environment: 'prod' as never })), RowMappingError)
 })
+
+t.test('times 18.16 cannot read back are mapping errors; the epoch and 2105 are not', async (t) => {
+  t.equal(eventRow(makeEvent({ timestamp: 0 })).timestamp, '1970-01-01 00:00:00')
+  t.equal(eventRow(makeEvent({ timestamp: Date.UTC(2105, 11, 31, 23, 59, 59, 999) })).timestamp, '2105-12-31 23:59:59')
+  // 18.16 stores '2106-01-01 00:00:00' as 0 without an error
+  t.throws(() => eventRow(makeEvent({ timestamp: Date.UTC(2106, 0, 1) })), RowMappingError)
+  t.throws(() => eventRow(makeEvent({ received_at: Date.UTC(2106, 1, 7) })), RowMappingError)
+})
+
+t.test('a trait key with an unpaired surrogate is a mapping error, not an endless insert retry', async (t) => {
+  t.throws(() => traitRows('a', 'u', '{"\\ud800":1}', TS, 'live', 'e1'), RowMappingError)
+  t.same(traitRows('a', 'u', '{"\\ud83d\\ude00":"\\ud800"}', TS).map((r) => [r.trait_key, r.value]), [['\u{1F600}', '"\\ud800"']], 'a pair is fine; a value stays JSON text')
+})

@@ -67,8 +67,12 @@ export class RowMappingError extends Error {
   }
 }
 
-// DateTime is UInt32 seconds: 1970-01-01 to 2106-02-07.
-const MAX_MS = 4294967295 * 1000
+// DateTime is UInt32 seconds, but 18.16 reads text only up to 2105-12-31 23:59:59 (its date
+// table ends there): a later text is silently stored as 0 or wrapped, so it is refused here.
+const MAX_MS = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
+// ClickHouse's JSON parser refuses an unpaired surrogate escape (code 25), and a String column
+// holds UTF-8, which has no form for one. Ingest refuses them (issue 9); older records may not.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 function instant(ms: number, field: string, eventId: string): { text: string; ms: number } {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_MS) {
@@ -169,6 +173,9 @@ export function traitRows(
   const traits = parseTraits(traitsJson, sourceEventId)
   const keys = Object.keys(traits)
   if (keys.length === 0) return []
+  for (const key of keys) {
+    if (LONE_SURROGATE.test(key)) throw new RowMappingError('a trait key holds an unpaired UTF-16 surrogate', sourceEventId)
+  }
   const at = instant(setAtMs, 'timestamp', sourceEventId)
   const environmentValue = environment(env, sourceEventId)
   return keys.map((key) => ({

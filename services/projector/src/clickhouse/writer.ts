@@ -61,6 +61,7 @@ export class ClickHouseWriteError extends Error {
 // Server codes that mean the data itself is unacceptable: retrying cannot help.
 const DATA_ERRORS = new Set([
   6, // CANNOT_PARSE_TEXT
+  25, // CANNOT_PARSE_ESCAPE_SEQUENCE (an unpaired surrogate in a JSON string)
   26, // CANNOT_PARSE_QUOTED_STRING
   27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
   38, // CANNOT_PARSE_DATE
@@ -90,6 +91,19 @@ export interface WriteStats {
   events: number
   identifies: number
   traits: number
+}
+
+/** A record the writer did not insert because its event_id is stored already or earlier in the batch. */
+export interface DroppedDuplicate {
+  kind: 'event' | 'identify'
+  event_id: string
+  account_id: string
+  message_id: string | null
+}
+
+export interface WriterOptions {
+  /** Told of the duplicates of each successful write, for the metric and the debug log (issue 9). */
+  onDuplicates?: (dropped: DroppedDuplicate[]) => void
 }
 
 /** Maps a batch to rows, collecting every record that cannot be mapped. */
@@ -136,6 +150,7 @@ export class ClickHouseWriter {
   constructor(
     private readonly client: ClickHouseClient,
     database: string,
+    private readonly opts: WriterOptions = {},
   ) {
     this.database = assertIdentifier(database)
   }
@@ -146,7 +161,8 @@ export class ClickHouseWriter {
    * the rest.
    */
   async write(batch: WriteBatch): Promise<WriteStats> {
-    const rows = batchRows(await this.dropRetries(batch))
+    const kept = await this.dropRetries(batch)
+    const rows = batchRows(kept)
     if (rows.invalid.length > 0) {
       throw new ClickHouseWriteError(
         'INVALID_RECORD',
@@ -155,9 +171,14 @@ export class ClickHouseWriter {
         { retriable: false, invalid: rows.invalid },
       )
     }
+    // Trait rows go first. A record whose events/identifies row is stored is dropped from a retry
+    // (dropRetries), trait rows included, so a partial write that stored the record's row but not
+    // its trait rows would lose them for good (issue 9). Trait rows are idempotent (same key, same
+    // version), so writing them again on a retry is harmless.
+    await this.insert(TABLES.userTraits, rows.traits)
     await this.insert(TABLES.events, rows.events)
     await this.insert(TABLES.identifies, rows.identifies)
-    await this.insert(TABLES.userTraits, rows.traits)
+    if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
     return { events: rows.events.length, identifies: rows.identifies.length, traits: rows.traits.length }
   }
 
@@ -199,9 +220,10 @@ export class ClickHouseWriter {
         lo = Math.min(lo, r.timestamp)
         hi = Math.max(hi, r.timestamp)
       }
+      // toDateTime of a negative number wraps to 2106 on 18.16: the window starts at the epoch at the earliest.
       const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, table)}
 WHERE account_id IN ${tuple([...new Set(chunk.map((r) => r.account_id))])}
-  AND timestamp >= toDateTime(${Math.floor((lo - RETRY_WINDOW_MS) / 1000)})
+  AND timestamp >= toDateTime(${Math.max(0, Math.floor((lo - RETRY_WINDOW_MS) / 1000))})
   AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})
   AND event_id IN ${tuple(chunk.map((r) => r.event_id))}`
       let stored: Array<{ event_id: string }>
@@ -224,6 +246,17 @@ WHERE account_id IN ${tuple([...new Set(chunk.map((r) => r.account_id))])}
       throw classify(cause, table)
     }
   }
+}
+
+function droppedBetween(batch: WriteBatch, kept: WriteBatch): DroppedDuplicate[] {
+  const out: DroppedDuplicate[] = []
+  const keptEvents = new Set(kept.events)
+  const keptIdentifies = new Set(kept.identifies)
+  const one = (kind: DroppedDuplicate['kind'], r: EventRecord | IdentifyRecord) =>
+    out.push({ kind, event_id: r.event_id, account_id: r.account_id, message_id: r.message_id })
+  for (const r of batch.events) if (!keptEvents.has(r)) one('event', r)
+  for (const r of batch.identifies) if (!keptIdentifies.has(r)) one('identify', r)
+  return out
 }
 
 export function classify(cause: unknown, table?: string): ClickHouseWriteError {

@@ -8,6 +8,7 @@ export class Metrics {
   private insertSecondsSum = 0
   private insertSecondsMax = 0
   private dlqCount = 0
+  private readonly duplicates = { event: 0, identify: 0 }
   private readonly buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
   private readonly bucketCounts = new Array(this.buckets.length).fill(0)
 
@@ -28,6 +29,11 @@ export class Metrics {
 
   dlq(n: number) {
     this.dlqCount += n
+  }
+
+  /** Records the writer dropped because their event_id was stored already (H16 retries, replays). */
+  duplicatesDropped(kind: 'event' | 'identify', n: number) {
+    this.duplicates[kind] += n
   }
 
   totalLag(): number {
@@ -61,6 +67,10 @@ export class Metrics {
     out.push('# HELP projector_dlq_records_total Records sent to the dead-letter topic.')
     out.push('# TYPE projector_dlq_records_total counter')
     out.push(`projector_dlq_records_total ${this.dlqCount}`)
+    out.push('# HELP projector_duplicate_records_dropped_total Records not inserted because their event_id was already stored or earlier in the batch (a message_id retry, a redelivery after a partial write, a replay).')
+    out.push('# TYPE projector_duplicate_records_dropped_total counter')
+    out.push(`projector_duplicate_records_dropped_total{kind="event"} ${this.duplicates.event}`)
+    out.push(`projector_duplicate_records_dropped_total{kind="identify"} ${this.duplicates.identify}`)
     return out.join('\n') + '\n'
   }
 }
