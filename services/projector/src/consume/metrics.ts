@@ -8,6 +8,7 @@ export class Metrics {
   private insertSecondsSum = 0
   private insertSecondsMax = 0
   private dlqCount = 0
+  private joins = 0
   private readonly buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
   private readonly bucketCounts = new Array(this.buckets.length).fill(0)
 
@@ -24,6 +25,15 @@ export class Metrics {
     this.buckets.forEach((b, i) => {
       if (seconds <= b) this.bucketCounts[i]++
     })
+  }
+
+  /** Each join of the consumer group: more than one per process means rebalances. */
+  groupJoined() {
+    this.joins++
+  }
+
+  get groupJoins() {
+    return this.joins
   }
 
   dlq(n: number) {
@@ -61,6 +71,9 @@ export class Metrics {
     out.push('# HELP projector_dlq_records_total Records sent to the dead-letter topic.')
     out.push('# TYPE projector_dlq_records_total counter')
     out.push(`projector_dlq_records_total ${this.dlqCount}`)
+    out.push('# HELP projector_group_joins_total Times the consumer joined its group (the first join, then one per rebalance).')
+    out.push('# TYPE projector_group_joins_total counter')
+    out.push(`projector_group_joins_total ${this.joins}`)
     return out.join('\n') + '\n'
   }
 }
