@@ -89,7 +89,7 @@ export class ProjectionPipeline {
   }
 
   private decodeWaiting(value: Buffer): Promise<Decoded> {
-    return waitFor('schema registry', () => this.codec.decode(value), this.log, {
+    return waitFor('registry', () => this.codec.decode(value), this.log, {
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 5_000,
       readiness: this.opts.readiness,
