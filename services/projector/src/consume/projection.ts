@@ -10,7 +10,8 @@ import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, type Readiness } from '../../../shared/src/wait-for.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import type { ProjectionBatch } from './batcher.js'
-import { withRetry, isRetriable } from './retry.js'
+import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
+import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 
 export interface ProjectionSink {
   write(batch: ProjectionBatch): Promise<unknown>
@@ -38,6 +39,9 @@ export interface PipelineOptions {
   maxRetryMs?: number
   /** Told when the registry or ClickHouse stops or starts answering (the projector's /health). */
   readiness?: Readiness
+  /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
+   * throwing: the live projector has nothing better to do, and giving up would only re-read the batch. */
+  waitForClickHouse?: boolean
 }
 
 export interface WriteOutcome {
@@ -131,7 +135,19 @@ export class ProjectionPipeline {
     return outcome
   }
 
-  private writeRetrying(batch: ProjectionBatch) {
+  private async writeRetrying(batch: ProjectionBatch): Promise<unknown> {
+    for (let round = 1; ; round++) {
+      try {
+        return await this.writeRetryingOnce(batch)
+      } catch (err) {
+        const cause = err instanceof RetriesExhaustedError ? err.cause : undefined
+        if (!this.opts.waitForClickHouse || this.stopping.aborted || !isClickHouseUnavailable(cause)) throw err
+        this.log.error('clickhouse still unreachable after the retries; waiting on, offsets stay unresolved', { round, err: cause })
+      }
+    }
+  }
+
+  private writeRetryingOnce(batch: ProjectionBatch) {
     return withRetry(() => this.sink.write(batch), {
       retries: this.opts.retries,
       initialMs: this.opts.initialRetryMs ?? 200,

@@ -55,7 +55,7 @@ export class Projector {
       producer,
       codec,
       sink,
-      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness },
+      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true },
       metrics,
       log,
       this.abort.signal,
