@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import avro from 'avsc'
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry'
+// The package's own errors (incompatible or invalid schema, bad argument) are not re-exported by its index.
+import { ConfluentSchemaRegistryError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 import { SCHEMA_FILES, type SchemaName } from './records.js'
 import type { Topics } from './topics.js'
 
@@ -29,11 +31,40 @@ export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: 
   ]
 }
 
+/** The record can never be decoded: not in the wire format, or a schema id the registry says it
+ * does not have (404, error code 40403). Dead-letter it. */
 export class UnknownSchemaError extends Error {
   readonly code = 'UNKNOWN_SCHEMA'
+  readonly retriable = false
   constructor(message: string, readonly schemaId?: number, options?: { cause?: unknown }) {
     super(message, options)
   }
+}
+
+/** The writer schema was found but the Avro body does not decode with it. Dead-letter it. */
+export class UndecodableRecordError extends Error {
+  readonly code = 'UNDECODABLE_RECORD'
+  readonly retriable = false
+  constructor(message: string, readonly schemaId: number, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/** The registry could not answer (connection refused, timeout, 5xx, auth): says nothing about
+ * the record. Retry it; never dead-letter or skip the record for this (issue 9, item 5). */
+export class RegistryUnavailableError extends Error {
+  readonly code = 'REGISTRY_UNAVAILABLE'
+  readonly retriable = true
+  constructor(message: string, readonly schemaId: number | undefined, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/** Whether a registry client failure means "no such schema" rather than "no answer". The client
+ * (mappersmith underneath) reports a network failure as status 400 with the socket error as text,
+ * so only an explicit 404 from the server counts as an answer. */
+export function isSchemaNotFound(err: unknown): boolean {
+  return (err as { status?: unknown })?.status === 404
 }
 
 export interface Decoded {
@@ -88,10 +119,14 @@ export class Codec {
     const writer = this.writers.get(schemaId) ?? (await this.fetchWriter(schemaId))
     const body = buf.subarray(5)
     const reader = this.types.get(writer.name as SchemaName)
-    const value = reader && writer.type !== reader
-      ? reader.fromBuffer(body, writer.resolver)
-      : writer.type.fromBuffer(body)
-    return { name: writer.name, schemaId, value }
+    try {
+      const value = reader && writer.type !== reader
+        ? reader.fromBuffer(body, writer.resolver)
+        : writer.type.fromBuffer(body)
+      return { name: writer.name, schemaId, value }
+    } catch (err) {
+      throw new UndecodableRecordError(`record does not decode with schema id ${schemaId}: ${(err as Error).message}`, schemaId, { cause: err })
+    }
   }
 
   private async fetchWriter(schemaId: number) {
@@ -99,16 +134,34 @@ export class Codec {
     try {
       schema = await this.registry.getSchema(schemaId)
     } catch (err) {
-      throw new UnknownSchemaError(`schema id ${schemaId} is unknown to the registry`, schemaId, { cause: err })
+      if (isSchemaNotFound(err)) throw new UnknownSchemaError(`schema id ${schemaId} is unknown to the registry`, schemaId, { cause: err })
+      throw new RegistryUnavailableError(`schema registry did not answer for schema id ${schemaId}: ${(err as Error)?.message ?? err}`, schemaId, { cause: err })
     }
     // avsc's Type carries the record's full name; our reader types are keyed by the short name.
-    const type: avro.Type = typeof schema?.fromBuffer === 'function' ? schema : avro.Type.forSchema(schema)
+    let type: avro.Type
+    try {
+      type = typeof schema?.fromBuffer === 'function' ? schema : avro.Type.forSchema(schema)
+    } catch (err) {
+      throw new UnknownSchemaError(`schema id ${schemaId} is not a usable Avro schema`, schemaId, { cause: err })
+    }
     const short = String((type as any).name ?? '').split('.').pop() ?? ''
     const reader = this.types.get(short as SchemaName)
     const entry = { name: short, type, resolver: reader ? reader.createResolver(type) : undefined }
     this.writers.set(schemaId, entry)
     return entry
   }
+}
+
+/** Whether a registry call failed for want of an answer (worth waiting out) rather than being
+ * refused (an incompatible schema, a bad request). Network failures come back as status 400 with
+ * the socket error as text (see isSchemaNotFound). */
+export function isRegistryUnavailable(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
+  if (err instanceof RegistryUnavailableError) return true
+  const status = (err as { status?: unknown })?.status
+  if (typeof status !== 'number') return !(err instanceof ConfluentSchemaRegistryError)
+  if (status >= 500 || status === 408 || status === 429) return true
+  return status === 400 && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|timeout/i.test(String((err as Error).message))
 }
 
 export function createRegistry(url: string): SchemaRegistry {

@@ -1,11 +1,13 @@
 // Composition root of the dashboard: builds the Kafka producer, registry codec and ClickHouse client
 // at the edge, follows the accounts topic (AccountsAdmin: every account and key change is a record
-// there, A1), and serves the front end and its JSON API on one origin.
+// there, A1), and serves the front end and its JSON API on one origin. start() listens first, then
+// waits for Kafka, the registry, ClickHouse and the accounts table (issue 9, item 6); meanwhile
+// /health says which is missing and the API answers 503 with Retry-After.
 import type { Server } from 'node:http'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Partitioners } from 'kafkajs'
-import { createClickHouse } from '../../shared/src/clickhouse.js'
+import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts-admin.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -14,7 +16,9 @@ import { loadDashboardConfig, type DashboardConfig } from './config.js'
 import { LoginThrottle } from './auth/index.js'
 import { DashboardQueries } from './api/queries.js'
 import { createDashboardApp } from './http/app.js'
-import { openEventLog } from '../../shared/src/event-log.js'
+import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
+import { Readiness, waitFor } from '../../shared/src/wait-for.js'
+import { isKafkaUnavailable } from '../../shared/src/unavailable.js'
 
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public')
 
@@ -23,10 +27,12 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   if (cfg.sessionSecretGenerated) log.warn('SESSION_SECRET is not set: using a random one; sessions end when the dashboard restarts')
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
 
-  const { kafka, codec } = await openEventLog(cfg, 'dashboard', log)
-  const ch = await createClickHouse(cfg.clickhouse)
+  const readiness = new Readiness(['kafka', 'registry', 'clickhouse', 'accounts'])
+  const stopping = new AbortController()
+  const waits = { signal: stopping.signal, readiness }
+  const { kafka, codec } = createEventLogClients(cfg, 'dashboard', log)
+  const ch = openClickHouse(cfg.clickhouse)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
-  await producer.connect()
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
 
   const app = createDashboardApp({
@@ -37,35 +43,46 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     queries: new DashboardQueries(ch, cfg.clickhouse.database),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),
     publicDir: PUBLIC_DIR,
+    ready: () => readiness.ready,
     health: async () => {
-      const checks: Record<string, string> = { accounts: 'ok' }
-      let ok = true
-      try {
-        await (await ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json()
-        checks.clickhouse = 'ok'
-      } catch {
-        checks.clickhouse = 'unavailable'
-        ok = false
+      // ClickHouse is asked now (once start() got that far); the rest is what start() last saw.
+      if (readiness.snapshot().clickhouse !== 'starting') {
+        try {
+          await (await ch.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json()
+          readiness.set('clickhouse', 'ok')
+        } catch (err) {
+          readiness.set('clickhouse', `unavailable: ${String((err as Error).message).slice(0, 120)}`)
+        }
       }
-      return { ok, checks }
+      return { ok: readiness.ready, checks: readiness.snapshot() }
     },
   })
 
   let server: Server | undefined
   return {
-    deps: { kafka, codec, producer, admin, ch },
+    deps: { kafka, codec, producer, admin, ch, readiness },
+    /** The server once start() has it listening (before the dependencies answer). */
+    get server() {
+      return server
+    },
     async start(): Promise<Server> {
-      await admin.start()
       server = app.listen(cfg.port, cfg.host)
       await new Promise<void>((resolve, reject) => {
         server!.once('listening', resolve)
         server!.once('error', reject)
       })
       const addr = server.address()
-      log.info('dashboard listening', { url: `http://${cfg.host}:${typeof addr === 'object' && addr ? addr.port : cfg.port}`, accounts: admin.accounts.size })
+      log.info('dashboard listening', { url: `http://${cfg.host}:${typeof addr === 'object' && addr ? addr.port : cfg.port}` })
+      await prepareEventLog(kafka, codec, cfg, log, waits)
+      await waitForClickHouse(ch, cfg.clickhouse.url, log, waits)
+      await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
+      await admin.start(waits)
+      readiness.set('accounts', 'ok')
+      log.info('dashboard ready', { accounts: admin.accounts.size })
       return server
     },
     async close() {
+      stopping.abort()
       if (server) {
         await new Promise<void>((resolve) => {
           server!.close(() => resolve())

@@ -9,6 +9,7 @@ const spec = {
   PROJECTOR_MAX_ROWS: v.int(10_000, 1, 1_000_000),
   PROJECTOR_MAX_WAIT_MS: v.int(300, 1, 60_000),
   PROJECTOR_RETRIES: v.int(10, 0, 1000),
+  PROJECTOR_DRAIN_MS: v.int(30_000, 0, 600_000),
   LIVE_TOKEN: v.optionalStr(),
   LIVE_BUFFER_ITEMS: v.int(1000, 10, 1_000_000),
 }
@@ -20,6 +21,8 @@ export interface ProjectorConfig extends CommonConfig {
   maxRows: number
   maxWaitMs: number
   retries: number
+  /** On SIGTERM, how long a write still waiting for ClickHouse may finish before it is given up (its records are re-read). */
+  drainMs: number
   /** Shared secret for trusted callers (the dashboard) to read any account's live feed. Empty: off. */
   liveToken: string
   liveBufferItems: number
@@ -35,6 +38,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     maxRows: e.PROJECTOR_MAX_ROWS,
     maxWaitMs: e.PROJECTOR_MAX_WAIT_MS,
     retries: e.PROJECTOR_RETRIES,
+    drainMs: e.PROJECTOR_DRAIN_MS,
     liveToken: e.LIVE_TOKEN,
     liveBufferItems: e.LIVE_BUFFER_ITEMS,
   }

@@ -1,4 +1,6 @@
-// The projector's small HTTP surface: /health, /metrics (Prometheus text) and /live (SSE).
+// The projector's small HTTP surface: /health (readiness), /health/live (liveness), /metrics
+// (Prometheus text) and /live (SSE). It listens before the dependencies answer, so an operator
+// (or an orchestrator) can see what the projector is waiting for.
 import { createServer, type Server } from 'node:http'
 import type { Metrics } from './consume/metrics.js'
 import type { LiveHub } from './live/live-hub.js'
@@ -9,6 +11,7 @@ export interface ProjectorHttpDeps {
   hub: LiveHub
   auth: LiveAuth
   bufferItems: number
+  /** Readiness: ok only when every dependency answers; checks names each one's state. */
   health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
 }
 
@@ -21,15 +24,22 @@ export function createProjectorServer(d: ProjectorHttpDeps): Server {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
       return res.end(body)
     }
-    if (req.method === 'GET' && url.pathname === '/health') {
+    if (req.method === 'GET' && url.pathname === '/health/live') {
+      // Liveness: the process answers. Never depends on Kafka, the registry or ClickHouse, so an
+      // outage of theirs does not get the projector restarted in a loop.
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return res.end(JSON.stringify({ status: 'ok' }))
+    }
+    if (req.method === 'GET' && (url.pathname === '/health' || url.pathname === '/health/ready')) {
       d.health().then(
         (h) => {
           res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ status: h.ok ? 'ok' : 'degraded', ...h.checks, lag: d.metrics.totalLag() }))
+          const missing = Object.keys(h.checks).filter((k) => h.checks[k] !== 'ok')
+          res.end(JSON.stringify({ status: h.ok ? 'ok' : 'not ready', ...(h.ok ? {} : { missing }), ...h.checks, lag: d.metrics.totalLag() }))
         },
         () => {
           res.writeHead(503, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ status: 'degraded' }))
+          res.end(JSON.stringify({ status: 'not ready' }))
         },
       )
       return

@@ -1,12 +1,17 @@
-// Composition root of the projector: builds the clients at the edge, checks each, applies the
-// ClickHouse migrations, and wires consume -> ClickHouse -> live feed. `close()` drains.
+// Composition root of the projector: builds the clients at the edge (no I/O), and in start()
+// listens first, then waits for ClickHouse (applying the migrations), Kafka and the registry, the
+// accounts table, and starts consuming. A dependency that is down at start or lost later is waited
+// for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
+// `close()` drains, also while start() is still waiting.
 import { hostname } from 'node:os'
 import { Partitioners } from 'kafkajs'
 import { migrate } from '../../../schemas/clickhouse/migrate.js'
-import { createClickHouse } from '../../shared/src/clickhouse.js'
-import { followAccounts } from '../../shared/src/accounts-log.js'
+import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
+import { followAccounts, type AccountsFollower } from '../../shared/src/accounts-log.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
+import { Readiness, waitFor } from '../../shared/src/wait-for.js'
+import { isKafkaUnavailable } from '../../shared/src/unavailable.js'
 import { KeyTable, hashKey } from '../../ingest/src/auth/index.js'
 import { loadProjectorConfig, type ProjectorConfig } from './config.js'
 import { ClickHouseWriter } from './clickhouse/writer.js'
@@ -14,24 +19,18 @@ import { Projector } from './consume/projector.js'
 import { Metrics } from './consume/metrics.js'
 import { LiveHub } from './live/live-hub.js'
 import { createProjectorServer } from './http.js'
-import { openEventLog } from '../../shared/src/event-log.js'
+import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
-  const ch = await createClickHouse(cfg.clickhouse)
-  const applied = await migrate(ch, cfg.clickhouse.database, { log: (m: string) => log.info(m) } as any)
-  log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: (applied as any).applied?.map?.((m: any) => m.file) })
+  const readiness = new Readiness(['clickhouse', 'kafka', 'registry', 'accounts'])
+  const stopping = new AbortController()
+  const waits = { signal: stopping.signal, readiness }
 
-  const { kafka, codec } = await openEventLog(cfg, 'projector', log)
-
+  const ch = openClickHouse(cfg.clickhouse)
+  const { kafka, codec } = createEventLogClients(cfg, 'projector', log)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
-  await producer.connect()
-
   const keys = new KeyTable()
-  const follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
-    if (e.kind === 'Account') keys.applyAccount(e.value)
-    else if (e.kind === 'Plan') keys.applyPlan(e.value)
-    else keys.applyKey(e.value)
-  }, log, { groupPrefix: `projector-accounts-${hostname()}` })
+  let follower: AccountsFollower | undefined
 
   const metrics = new Metrics()
   const hub = new LiveHub()
@@ -50,6 +49,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     maxWaitMs: cfg.maxWaitMs,
     retries: cfg.retries,
     fromBeginning: true,
+    drainMs: cfg.drainMs,
+    readiness,
   }, metrics, log)
   projector.onWritten((b) => hub.publish(b))
 
@@ -62,34 +63,49 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       accountForKey: (key) => keys.lookup(hashKey(key))?.account.account_id,
     },
     health: async () => {
-      const checks: Record<string, string> = {}
-      let ok = true
-      try {
-        await ch.ping()
-        checks.clickhouse = 'ok'
-      } catch {
-        checks.clickhouse = 'unreachable'
-        ok = false
+      // ClickHouse is asked now; the others report what the consume loop last saw.
+      if (readiness.snapshot().clickhouse !== 'starting') {
+        const ping = await ch.ping().catch((err: unknown) => ({ success: false as const, error: err as Error }))
+        readiness.set('clickhouse', ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`)
       }
-      return { ok, checks }
+      return { ok: readiness.ready, checks: readiness.snapshot() }
     },
   })
 
   return {
-    deps: { ch, kafka, codec, producer, keys, metrics, hub, projector },
+    deps: { ch, kafka, codec, producer, keys, metrics, hub, projector, readiness },
+    /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
+    server,
     async start() {
-      await follower.ready
-      await projector.start()
       await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
       const addr = server.address()
       log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+
+      const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
+        ...waits,
+        step: () => migrate(ch, cfg.clickhouse.database, { log: (m: string) => log.info(m) }),
+      })
+      log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: applied.applied.map((m) => m.file) })
+
+      await prepareEventLog(kafka, codec, cfg, log, waits)
+      await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
+      follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
+        if (e.kind === 'Account') keys.applyAccount(e.value)
+        else if (e.kind === 'Plan') keys.applyPlan(e.value)
+        else keys.applyKey(e.value)
+      }, log, { groupPrefix: `projector-accounts-${hostname()}`, ...waits })
+      await follower.ready
+      readiness.set('accounts', 'ok')
+      await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
+      log.info('projector consuming', { groupId: cfg.groupId })
       return server
     },
     async close() {
+      stopping.abort()
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
-      await follower.stop()
+      await follower?.stop()
       await producer.disconnect()
       await ch.close()
     },

@@ -8,6 +8,7 @@ import type { AccountRecord, ApiKeyRecord, KeyStatus, KeyType, PlanRecord } from
 import { generateKey } from '../../ingest/src/auth/key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from './log.js'
+import type { Readiness } from './wait-for.js'
 
 export class AdminError extends Error {
   constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID', message: string) {
@@ -29,8 +30,9 @@ export class AccountsAdmin {
     this.writer = new AccountsWriter(producer, codec, topic)
   }
 
-  async start(): Promise<void> {
-    this.follower = await followAccounts(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, { groupPrefix: 'accounts-admin' })
+  /** Follows the topic until caught up; Kafka and the registry are waited for (readiness, signal: see followAccounts). */
+  async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
+    this.follower = await followAccounts(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, { groupPrefix: 'accounts-admin', ...opts })
     await this.follower.ready
   }
 

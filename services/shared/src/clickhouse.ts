@@ -1,9 +1,12 @@
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client'
 import type { CommonConfig } from './env.js'
+import type { Logger } from './log.js'
+import { isClickHouseUnavailable } from './unavailable.js'
+import { waitFor, type WaitOptions } from './wait-for.js'
 
-/** Creates the ClickHouse client at the edge and checks the server answers (SELECT 1). */
-export async function createClickHouse(cfg: CommonConfig['clickhouse']): Promise<ClickHouseClient> {
-  const client = createClient({
+/** Builds the ClickHouse client at the edge; no I/O (the server may not be up yet). */
+export function openClickHouse(cfg: CommonConfig['clickhouse']): ClickHouseClient {
+  return createClient({
     url: cfg.url,
     username: cfg.username,
     password: cfg.password,
@@ -13,13 +16,42 @@ export async function createClickHouse(cfg: CommonConfig['clickhouse']): Promise
     // Failures surface as typed errors to the caller, which logs them once; the client's own logger would repeat them.
     log: { level: ClickHouseLogLevel.OFF },
   })
+}
+
+/** SELECT 1, with the URL in the error when the server does not answer. */
+export async function checkClickHouse(client: ClickHouseClient, url: string): Promise<void> {
   try {
     await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((r) => r.json())
   } catch (err) {
-    await client.close()
-    throw Object.assign(new Error(`ClickHouse at ${cfg.url} did not answer SELECT 1: ${(err as Error).message}`, { cause: err }), {
+    throw Object.assign(new Error(`ClickHouse at ${url} did not answer SELECT 1: ${(err as Error).message}`, { cause: err }), {
       code: 'CLICKHOUSE_UNAVAILABLE',
     })
   }
+}
+
+/** Creates the ClickHouse client at the edge and checks the server answers (SELECT 1) once. */
+export async function createClickHouse(cfg: CommonConfig['clickhouse']): Promise<ClickHouseClient> {
+  const client = openClickHouse(cfg)
+  try {
+    await checkClickHouse(client, cfg.url)
+  } catch (err) {
+    await client.close()
+    throw err
+  }
   return client
+}
+
+/**
+ * Runs `step` (SELECT 1 by default; the projector passes its migrations) until ClickHouse answers,
+ * waiting with backoff while it is unreachable (readiness 'clickhouse'). A statement the server
+ * refuses is thrown at once.
+ */
+export function waitForClickHouse<T = void>(
+  client: ClickHouseClient,
+  url: string,
+  log: Logger,
+  opts: Omit<WaitOptions, 'retryIf'> & { step?: () => Promise<T> } = {},
+): Promise<T> {
+  const step = opts.step ?? (() => checkClickHouse(client, url) as Promise<T>)
+  return waitFor('clickhouse', step, log, { ...opts, retryIf: isClickHouseUnavailable })
 }

@@ -27,6 +27,17 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
   })
 }
 
+/** The broker refused the topics as asked (a replication factor above the broker count, a bad
+ * config value): waiting will not change its answer. */
+export class TopicConfigError extends Error {
+  readonly code = 'TOPIC_CONFIG_REFUSED'
+  readonly retriable = false
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'TopicConfigError'
+  }
+}
+
 export interface TopicLayout {
   partitions: number
   replicationFactor: number
@@ -54,7 +65,7 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
     await admin.createTopics({ topics: wanted, waitForLeaders: false }).catch((err) => {
       // kafkajs says only "Topic creation errors"; the broker's reason per topic is what an operator needs.
       const reasons = ((err as { errors?: Array<{ topic?: string; message?: string }> }).errors ?? []).map((e) => `${e.topic}: ${e.message}`)
-      throw reasons.length ? new Error(`could not create topics (${reasons.join('; ')})`, { cause: err }) : err
+      throw reasons.length ? new TopicConfigError(`could not create topics (${reasons.join('; ')})`, { cause: err }) : err
     })
     await waitForLeaders(admin, wanted.map((t) => t.topic))
   }

@@ -1,6 +1,7 @@
 // The process entry shared by every service: read and validate the configuration once (exit 2
 // naming the variable), build the service through its composition root, start it, and on SIGINT
-// or SIGTERM close it (which drains) before exiting.
+// or SIGTERM close it (which drains) before exiting. The signals are handled from the start, so a
+// service still waiting for a dependency (see wait-for.ts) stops cleanly too.
 import { createLogger, type Level, type Logger } from './log.js'
 
 export interface Runnable {
@@ -24,21 +25,24 @@ export function runService<C extends { logLevel: Level }>(
     process.exit(2)
   }
   const log = createLogger(cfg.logLevel, { svc: name })
+  let svc: Runnable | undefined
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    log.info(`${name} stopping`, { signal })
+    await svc?.close().catch((err) => log.error(`${name} close failed`, { err }))
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
   const main = async () => {
-    const svc = await create(cfg, log)
+    svc = await create(cfg, log)
     await svc.start()
-    let closing = false
-    const shutdown = async (signal: string) => {
-      if (closing) return
-      closing = true
-      log.info(`${name} stopping`, { signal })
-      await svc.close().catch((err) => log.error(`${name} close failed`, { err }))
-      process.exit(0)
-    }
-    process.on('SIGINT', () => void shutdown('SIGINT'))
-    process.on('SIGTERM', () => void shutdown('SIGTERM'))
   }
   main().catch((err) => {
+    // Closing ends the waits of start(): that is the drain, not a failure.
+    if (closing) return
     process.stderr.write(`${name}: failed to start: ${err?.stack ?? err}\n`)
     process.exit(1)
   })

@@ -4,15 +4,21 @@ import Koa from 'koa'
 import bodyParser from 'koa-bodyparser'
 import type { Logger } from '../../../shared/src/log.js'
 import type { DashboardConfig } from '../config.js'
-import { DashboardError, forbidden } from '../errors.js'
+import { DashboardError, forbidden, unavailable } from '../errors.js'
 import { readSession, passwordFingerprint, checkCsrf, newCsrfToken, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
 import { createApiRouter, SESSION_COOKIE, type ApiDeps, type DashboardState } from '../api/routes.js'
 import { loadAssets, staticFiles } from './static-files.js'
 
 export interface DashboardAppDeps extends ApiDeps {
   publicDir: string
+  /** Readiness: ok only when every dependency answers; checks names each one's state. */
   health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
+  /** False while start() still waits for Kafka, the registry, ClickHouse or the accounts table. */
+  ready?: () => boolean
 }
+
+/** Seconds a client is told to wait while the dashboard is not ready. */
+const NOT_READY_RETRY_AFTER_S = 5
 
 const CSP = [
   "default-src 'self'",
@@ -96,11 +102,22 @@ export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
   })
 
   app.use(async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/health') {
+    if (ctx.method === 'GET' && ctx.path === '/health/live') {
+      // Liveness never depends on the dependencies, so their outage does not get us restarted.
+      ctx.body = { status: 'ok' }
+      return
+    }
+    if (ctx.method === 'GET' && (ctx.path === '/health' || ctx.path === '/health/ready')) {
       const h = await d.health()
       ctx.status = h.ok ? 200 : 503
-      ctx.body = { status: h.ok ? 'ok' : 'degraded', ...h.checks }
+      const missing = Object.keys(h.checks).filter((k) => h.checks[k] !== 'ok')
+      ctx.body = { status: h.ok ? 'ok' : 'not ready', ...(h.ok ? {} : { missing }), ...h.checks }
       return
+    }
+    // Until the accounts table is loaded the API cannot answer truthfully (a sign-in would find no account).
+    if (ctx.path.startsWith('/api/') && d.ready && !d.ready()) {
+      ctx.set('Retry-After', String(NOT_READY_RETRY_AFTER_S))
+      throw unavailable('The dashboard (still waiting for its dependencies)')
     }
     await next()
   })

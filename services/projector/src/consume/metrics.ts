@@ -9,6 +9,7 @@ export class Metrics {
   private insertSecondsMax = 0
   private dlqCount = 0
   private readonly duplicates = { event: 0, identify: 0 }
+  private joins = 0
   private readonly buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
   private readonly bucketCounts = new Array(this.buckets.length).fill(0)
 
@@ -25,6 +26,15 @@ export class Metrics {
     this.buckets.forEach((b, i) => {
       if (seconds <= b) this.bucketCounts[i]++
     })
+  }
+
+  /** Each join of the consumer group: more than one per process means rebalances. */
+  groupJoined() {
+    this.joins++
+  }
+
+  get groupJoins() {
+    return this.joins
   }
 
   dlq(n: number) {
@@ -71,6 +81,9 @@ export class Metrics {
     out.push('# TYPE projector_duplicate_records_dropped_total counter')
     out.push(`projector_duplicate_records_dropped_total{kind="event"} ${this.duplicates.event}`)
     out.push(`projector_duplicate_records_dropped_total{kind="identify"} ${this.duplicates.identify}`)
+    out.push('# HELP projector_group_joins_total Times the consumer joined its group (the first join, then one per rebalance).')
+    out.push('# TYPE projector_group_joins_total counter')
+    out.push(`projector_group_joins_total ${this.joins}`)
     return out.join('\n') + '\n'
   }
 }

@@ -7,7 +7,7 @@ import { ProjectionPipeline } from './projection.js'
 
 const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
-async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any) {
+async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any, over: { waitForClickHouse?: boolean; stopping?: { aborted: boolean } } = {}) {
   let id = 1
   const codec = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('nope') } } as any)
   await codec.register(topics)
@@ -18,7 +18,7 @@ async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>)
     },
   }
   const inserts: Array<{ table: string; values: any[] }> = []
-  const pipeline = new ProjectionPipeline(producer as any, codec, sinkFor(inserts), { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2 }, undefined, createLogger('error', {}, () => undefined))
+  const pipeline = new ProjectionPipeline(producer as any, codec, sinkFor(inserts), { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2, waitForClickHouse: over.waitForClickHouse }, undefined, createLogger('error', {}, () => undefined), over.stopping)
   return { codec, pipeline, sent, inserts }
 }
 
@@ -69,4 +69,29 @@ t.test('retriable failures are retried, then thrown so offsets stay unresolved',
   }))
   await t.rejects(pipeline.write({ events: [event(1)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
   t.equal(calls, 3)
+})
+
+t.test('the live projector waits past the retries while ClickHouse is unreachable, not when it refuses', async (t) => {
+  const refused = () => new ClickHouseWriteError('INSERT_FAILED', 'connect ECONNREFUSED 127.0.0.1:18123', { retriable: true, cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' }) })
+  let calls = 0
+  const { pipeline, inserts } = await setup((inserts) => ({
+    write: async (b: any) => {
+      if (++calls <= 7) throw refused()
+      inserts.push({ table: 'events', values: b.events })
+    },
+  }), { waitForClickHouse: true })
+  const out = await pipeline.write({ events: [event(1)], identifies: [] })
+  t.equal(calls, 8, 'three rounds of retries, then success')
+  t.equal(out.written.events.length, 1)
+  t.equal(inserts.length, 1)
+
+  // A failure that is not about reaching ClickHouse still ends in RETRIES_EXHAUSTED.
+  const other = await setup(() => ({ write: async () => { throw new ClickHouseWriteError('INSERT_FAILED', 'Code: 60. Table test.events doesn\'t exist', { retriable: true, serverCode: 60 }) } }), { waitForClickHouse: true })
+  await t.rejects(other.pipeline.write({ events: [event(2)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+
+  // Stopping ends the wait.
+  const stopping = { aborted: false }
+  let n = 0
+  const stopped = await setup(() => ({ write: async () => { if (++n === 5) stopping.aborted = true; throw refused() } }), { waitForClickHouse: true, stopping })
+  await t.rejects(stopped.pipeline.write({ events: [event(3)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
 })

@@ -4,12 +4,14 @@
 // writer's INVALID_RECORD list; a batch the server refuses for its data is split one record at a
 // time to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from 'kafkajs'
-import type { Codec } from '../../../../schemas/codec.js'
+import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
+import { waitFor, type Readiness } from '../../../shared/src/wait-for.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import type { ProjectionBatch } from './batcher.js'
-import { withRetry, isRetriable } from './retry.js'
+import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
+import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 
 export interface ProjectionSink {
   write(batch: ProjectionBatch): Promise<unknown>
@@ -35,6 +37,11 @@ export interface PipelineOptions {
   /** Backoff of ClickHouse retries; tests pass small values. */
   initialRetryMs?: number
   maxRetryMs?: number
+  /** Told when the registry or ClickHouse stops or starts answering (the projector's /health). */
+  readiness?: Readiness
+  /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
+   * throwing: the live projector has nothing better to do, and giving up would only re-read the batch. */
+  waitForClickHouse?: boolean
 }
 
 export interface WriteOutcome {
@@ -59,7 +66,12 @@ export class ProjectionPipeline {
     readonly stopping: { aborted: boolean } = { aborted: false },
   ) {}
 
-  /** Decodes one partition's messages; undecodable ones become dead letters (not yet sent). */
+  /**
+   * Decodes one partition's messages; undecodable ones become dead letters (not yet sent). A
+   * registry that does not answer says nothing about the record: that is waited out, never
+   * dead-lettered; when the owner stops meanwhile, RegistryUnavailableError is thrown and the
+   * caller must not resolve the offsets.
+   */
   async decode(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[] }> {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
@@ -67,16 +79,27 @@ export class ProjectionPipeline {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw Object.assign(new Error('record has no value'), { code: 'EMPTY_VALUE' })
-        const d = await this.codec.decode(m.value)
+        const d = await this.decodeWaiting(m.value)
         if (d.name === 'Event') part.events.push(d.value as EventRecord)
         else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
         else throw Object.assign(new Error(`unexpected record type ${d.name} on ${topic}`), { code: 'UNEXPECTED_TYPE' })
         this.origins.set(d.value, origin)
       } catch (err) {
+        if (err instanceof RegistryUnavailableError) throw err
         dead.push(deadLetter(origin, err))
       }
     }
     return { part, dead }
+  }
+
+  private decodeWaiting(value: Buffer): Promise<Decoded> {
+    return waitFor('registry', () => this.codec.decode(value), this.log, {
+      initialMs: this.opts.initialRetryMs ?? 200,
+      maxMs: this.opts.maxRetryMs ?? 5_000,
+      readiness: this.opts.readiness,
+      retryIf: (err) => err instanceof RegistryUnavailableError && !this.stopping.aborted,
+      signal: this.stopping instanceof AbortSignal ? this.stopping : undefined,
+    })
   }
 
   async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {
@@ -112,13 +135,31 @@ export class ProjectionPipeline {
     return outcome
   }
 
-  private writeRetrying(batch: ProjectionBatch) {
+  private async writeRetrying(batch: ProjectionBatch): Promise<unknown> {
+    for (let round = 1; ; round++) {
+      try {
+        return await this.writeRetryingOnce(batch)
+      } catch (err) {
+        const cause = err instanceof RetriesExhaustedError ? err.cause : undefined
+        if (!this.opts.waitForClickHouse || this.stopping.aborted || !isClickHouseUnavailable(cause)) throw err
+        this.log.error('clickhouse still unreachable after the retries; waiting on, offsets stay unresolved', { round, err: cause })
+      }
+    }
+  }
+
+  private writeRetryingOnce(batch: ProjectionBatch) {
     return withRetry(() => this.sink.write(batch), {
       retries: this.opts.retries,
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 10_000,
       signal: this.stopping,
-      onRetry: (err, attempt, delayMs) => this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err }),
+      onRetry: (err, attempt, delayMs) => {
+        this.opts.readiness?.set('clickhouse', `unavailable: ${String((err as Error)?.message ?? err).slice(0, 120)}`)
+        this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err })
+      },
+    }).then((r) => {
+      this.opts.readiness?.set('clickhouse', 'ok')
+      return r
     })
   }
 

@@ -2,9 +2,13 @@
 // At-least-once: a partition's offsets are resolved only after the insert holding its records
 // succeeded; rows are keyed by event_id, so a redelivery never shows twice in exact queries.
 // Records that can never be written go to the DLQ topic with the reason, and consumption goes on.
+// While a batch waits for ClickHouse or the registry the member keeps heartbeating, so a slow
+// dependency does not get it evicted from the group (issue 9, item 5). stop() drains: it stops
+// fetching, writes what is buffered and commits it, giving up only after drainMs.
 import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
+import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
 import { ProjectionPipeline, type ProjectionSink } from './projection.js'
 import type { Metrics } from './metrics.js'
@@ -18,6 +22,15 @@ export interface ProjectorOptions {
   maxWaitMs: number
   retries: number
   fromBeginning: boolean
+  /** Consumer group session; the member heartbeats every heartbeatIntervalMs, also while a batch waits. */
+  sessionTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  /** Backoff of ClickHouse and registry retries; tests pass small values. */
+  initialRetryMs?: number
+  maxRetryMs?: number
+  /** How long stop() waits for a write in progress before giving up (its records are then re-read by the next member). */
+  drainMs?: number
+  readiness?: Readiness
 }
 
 export type RecordListener = (batch: ProjectionBatch) => void
@@ -27,7 +40,7 @@ export class Projector {
   private readonly batcher: InsertBatcher
   private readonly pipeline: ProjectionPipeline
   private readonly listeners: RecordListener[] = []
-  private readonly stopping = { aborted: false }
+  private readonly abort = new AbortController()
 
   constructor(
     private readonly kafka: Kafka,
@@ -38,7 +51,15 @@ export class Projector {
     private readonly metrics: Metrics,
     private readonly log: Logger,
   ) {
-    this.pipeline = new ProjectionPipeline(producer, codec, sink, { dlqTopic: opts.topics.dlq, retries: opts.retries }, metrics, log, this.stopping)
+    this.pipeline = new ProjectionPipeline(
+      producer,
+      codec,
+      sink,
+      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true },
+      metrics,
+      log,
+      this.abort.signal,
+    )
     this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs })
   }
 
@@ -51,11 +72,16 @@ export class Projector {
     const consumer = this.kafka.consumer({
       groupId: this.opts.groupId,
       maxWaitTimeInMs: 200,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: this.heartbeatIntervalMs,
       maxBytesPerPartition: 4 * 1024 * 1024,
     })
     this.consumer = consumer
+    consumer.on(consumer.events.GROUP_JOIN, () => this.metrics.groupJoined())
+    consumer.on(consumer.events.CRASH, (e) => {
+      this.opts.readiness?.set('kafka', `consumer crashed: ${String(e.payload.error?.message ?? '').slice(0, 120)}`)
+    })
+    consumer.on(consumer.events.FETCH, () => this.opts.readiness?.set('kafka', 'ok'))
     await consumer.connect()
     await consumer.subscribe({ topics: [this.opts.topics.events, this.opts.topics.identifies], fromBeginning: this.opts.fromBeginning })
     await consumer.run({
@@ -68,15 +94,31 @@ export class Projector {
     })
   }
 
+  private get heartbeatIntervalMs() {
+    return this.opts.heartbeatIntervalMs ?? 3_000
+  }
+
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    if (batch.messages.length === 0) return
-    const { part, dead } = await this.pipeline.decode(batch.topic, batch.partition, batch.messages)
-    await this.pipeline.sendToDlq(dead)
-    await this.batcher.add(part)
-    if (!isRunning() || isStale()) return
+    // A batch fetched after stop() began is left for the next member.
+    if (batch.messages.length === 0 || !isRunning()) return
+    // kafkajs heartbeats only between batches; a batch waiting out a ClickHouse or registry outage
+    // longer than the session would get the member evicted and the group rebalancing over and over.
+    const beat = setInterval(() => {
+      heartbeat().catch((err) => this.log.debug('heartbeat while waiting failed', { err }))
+    }, this.heartbeatIntervalMs)
+    try {
+      const { part, dead } = await this.pipeline.decode(batch.topic, batch.partition, batch.messages)
+      await this.pipeline.sendToDlq(dead)
+      await this.batcher.add(part)
+    } finally {
+      clearInterval(beat)
+    }
+    // Written: resolve even while stopping (kafkajs commits resolved offsets before it leaves the
+    // group), unless the partition was taken from us meanwhile.
+    if (isStale()) return
     resolveOffset(batch.lastOffset())
     this.metrics.committedOffset(batch.topic, batch.partition, batch.lastOffset(), batch.highWatermark)
-    await heartbeat()
+    if (isRunning()) await heartbeat()
   }
 
   /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
@@ -91,9 +133,22 @@ export class Projector {
     }
   }
 
+  /**
+   * Graceful drain: stop fetching (kafkajs waits for the batches in progress), write what is
+   * buffered now rather than after maxWaitMs, commit it, leave the group. If a write still waits
+   * on ClickHouse after drainMs, its retries give up and those offsets stay uncommitted, so the
+   * next member re-reads them (rows are keyed by event_id: FINAL shows them once).
+   */
   async stop(): Promise<void> {
-    this.stopping.aborted = true
-    await this.batcher.flush().catch(() => undefined)
-    await this.consumer?.disconnect()
+    const disconnected = this.consumer?.disconnect() ?? Promise.resolve()
+    const flushed = this.batcher.flush()
+    const giveUp = setTimeout(() => this.abort.abort(), this.opts.drainMs ?? 30_000)
+    try {
+      await Promise.allSettled([flushed, disconnected])
+    } finally {
+      clearTimeout(giveUp)
+      this.abort.abort()
+    }
+    await disconnected
   }
 }

@@ -1,0 +1,51 @@
+// Decoding failures are told apart: a record that can never be decoded (dead-letter it) from a
+// registry that did not answer (wait, never dead-letter: issue 9, item 5).
+import t from 'tap'
+import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, isRegistryUnavailable, loadAvsc } from './codec.js'
+import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
+
+const withId = (id: number, body = Buffer.alloc(0)) => {
+  const b = Buffer.alloc(5 + body.length)
+  b.writeInt32BE(id, 1)
+  body.copy(b, 5)
+  return b
+}
+const codecWhoseRegistry = (getSchema: () => Promise<unknown>) => new Codec({ getSchema } as any)
+// What the registry client throws: mappersmith reports a network failure as status 400.
+const responseError = (status: number, message: string) => Object.assign(new Error(`Confluent_Schema_Registry - ${message}`), { status })
+
+t.test('a schema id the registry does not have is permanent', async (t) => {
+  const err = await codecWhoseRegistry(async () => { throw responseError(404, "No content with ID '7' was found.") }).decode(withId(7)).catch((e) => e)
+  t.type(err, UnknownSchemaError)
+  t.match(err, { code: 'UNKNOWN_SCHEMA', retriable: false, schemaId: 7 })
+})
+
+t.test('a registry that does not answer is retriable', async (t) => {
+  for (const cause of [
+    responseError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:18081'),
+    responseError(503, 'Service Unavailable'),
+    responseError(401, 'Unauthorized'),
+    new Error('socket hang up'),
+  ]) {
+    const err = await codecWhoseRegistry(async () => { throw cause }).decode(withId(7)).catch((e) => e)
+    t.type(err, RegistryUnavailableError, cause.message)
+    t.match(err, { code: 'REGISTRY_UNAVAILABLE', retriable: true, schemaId: 7 })
+  }
+})
+
+t.test('not in the wire format, or a body that does not decode, is permanent', async (t) => {
+  const codec = codecWhoseRegistry(async () => loadAvsc('Plan'))
+  t.match(await codec.decode(Buffer.from('not avro')).catch((e) => e), { code: 'UNKNOWN_SCHEMA', retriable: false })
+  const err = await codec.decode(withId(9, Buffer.from([0x80]))).catch((e) => e)
+  t.type(err, UndecodableRecordError)
+  t.match(err, { code: 'UNDECODABLE_RECORD', retriable: false, schemaId: 9 })
+})
+
+t.test('registration: a registry away is waited for, a refused schema is not', async (t) => {
+  t.ok(isRegistryUnavailable(responseError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:18081')))
+  t.ok(isRegistryUnavailable(responseError(502, 'Bad Gateway')))
+  t.notOk(isRegistryUnavailable(responseError(409, 'Schema being registered is incompatible')))
+  t.notOk(isRegistryUnavailable(responseError(422, 'Invalid schema')))
+  t.notOk(isRegistryUnavailable(new ConfluentSchemaRegistryCompatibilityError('incompatible')))
+  t.notOk(isRegistryUnavailable(new TypeError('bug')))
+})

@@ -1,0 +1,31 @@
+import t from 'tap'
+import kafkajs from 'kafkajs'
+import { TopicConfigError } from './kafka.js'
+import { isClickHouseUnavailable, isConnectionError, isKafkaUnavailable } from './unavailable.js'
+
+const { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } = kafkajs
+const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
+
+t.test('connection errors, also when wrapped', async (t) => {
+  t.ok(isConnectionError(refused()))
+  t.ok(isConnectionError(new Error('outer', { cause: new Error('inner', { cause: refused() }) })))
+  t.ok(isConnectionError(new Error('socket hang up')))
+  t.notOk(isConnectionError(new Error('Code: 62. Syntax error')))
+})
+
+t.test('ClickHouse: unreachable or overloaded is waited for, a refused statement is not', async (t) => {
+  t.ok(isClickHouseUnavailable(new Error('ClickHouse did not answer', { cause: refused() })))
+  t.ok(isClickHouseUnavailable(Object.assign(new Error('Too many simultaneous queries'), { code: '202' })))
+  t.notOk(isClickHouseUnavailable(Object.assign(new Error('Syntax error'), { code: '62' })))
+  t.notOk(isClickHouseUnavailable(new Error('Code: 60, e.displayText() = DB::Exception: Table x.y doesn\'t exist')))
+  t.notOk(isClickHouseUnavailable(Object.assign(new Error('migration 001 was applied with checksum a'), { code: 'CHECKSUM_MISMATCH' })))
+  t.notOk(isClickHouseUnavailable(new TypeError('x is undefined')))
+})
+
+t.test('Kafka: no broker is waited for, a permanent refusal is not', async (t) => {
+  t.ok(isKafkaUnavailable(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:19092')))
+  t.ok(isKafkaUnavailable(new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('refused'), { retryCount: 5, retryTime: 100 })))
+  t.notOk(isKafkaUnavailable(new KafkaJSProtocolError({ message: 'Replication-factor is invalid', type: 'INVALID_REPLICATION_FACTOR', code: 38, retriable: false } as any)))
+  t.notOk(isKafkaUnavailable(new RangeError('bad')))
+  t.notOk(isKafkaUnavailable(new TopicConfigError('could not create topics (x: Replication-factor is invalid)')), 'topics the broker refuses as asked')
+})

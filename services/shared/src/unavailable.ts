@@ -1,0 +1,49 @@
+// Telling "the dependency is not there (yet)" from "the dependency answered no", for waitFor's
+// retryIf: the first is waited out, the second is a real error (a bad migration, a refused topic
+// config) that waiting would only hide.
+import kafkajs from 'kafkajs'
+import { TopicConfigError } from './kafka.js'
+import { CH_ERRORS, serverErrorCode } from '../../../schemas/clickhouse/server-error.js'
+
+// kafkajs is CommonJS and spreads its error classes into its exports, which Node's named-import
+// detection does not see; take them from the default export.
+const { KafkaJSProtocolError, KafkaJSSASLAuthenticationError } = kafkajs
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
+const NETWORK_TEXT = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|Timeout error|timed out/i
+
+function* chain(err: unknown): Generator<any> {
+  for (let e: any = err, depth = 0; e && depth < 8; e = e.cause, depth++) yield e
+}
+
+function isProgrammerError(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError
+}
+
+/** A socket-level failure (refused, reset, timed out, no route, no DNS) anywhere in the cause chain. */
+export function isConnectionError(err: unknown): boolean {
+  for (const e of chain(err)) {
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true
+    if (typeof e.message === 'string' && NETWORK_TEXT.test(e.message)) return true
+  }
+  return false
+}
+
+/** ClickHouse is unreachable or overloaded, as opposed to refusing the statement (SQL, checksum). */
+export function isClickHouseUnavailable(err: unknown): boolean {
+  if (isProgrammerError(err)) return false
+  const code = serverErrorCode(err)
+  if (code === undefined) return isConnectionError(err)
+  const transient: number[] = [CH_ERRORS.TOO_MANY_SIMULTANEOUS_QUERIES, CH_ERRORS.TIMEOUT_EXCEEDED, CH_ERRORS.MEMORY_LIMIT_EXCEEDED, CH_ERRORS.NETWORK_ERROR, CH_ERRORS.SOCKET_TIMEOUT, CH_ERRORS.TOO_MANY_PARTS]
+  return transient.includes(code)
+}
+
+/** Kafka cannot be reached or is not ready (kafkajs gave up retrying, no broker, no coordinator);
+ * not a broker's permanent refusal (a topic config it rejects, failed authentication). */
+export function isKafkaUnavailable(err: unknown): boolean {
+  if (isProgrammerError(err)) return false
+  if (err instanceof KafkaJSSASLAuthenticationError) return false
+  if (err instanceof TopicConfigError) return false
+  if (err instanceof KafkaJSProtocolError && !err.retriable) return false
+  return true
+}

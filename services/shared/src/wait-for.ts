@@ -1,0 +1,114 @@
+// Waiting for a dependency (Kafka, the schema registry, ClickHouse) instead of exiting: a service
+// that starts while one is down, or loses one later, retries with capped exponential backoff, says
+// in the log what it waits for, reports not-ready meanwhile (Readiness) and carries on when the
+// dependency returns (issue 9, item 6).
+import type { Logger } from './log.js'
+
+export interface WaitOptions {
+  /** First delay; doubles per attempt up to maxMs, with jitter. */
+  initialMs?: number
+  maxMs?: number
+  /** Aborting ends the wait: the last failure is thrown. */
+  signal?: AbortSignal
+  /** Marks `name` waiting while failing and 'ok' once fn succeeds. */
+  readiness?: Readiness
+  /** Which failures mean "not there yet". Default: all but programmer errors and errors marked retriable: false. */
+  retryIf?: (err: unknown) => boolean
+}
+
+export class WaitAbortedError extends Error {
+  readonly code = 'WAIT_ABORTED'
+  readonly retriable = false
+  constructor(readonly dependency: string, cause: unknown) {
+    super(`stopped waiting for ${dependency}`, { cause })
+  }
+}
+
+/** Programmer errors and errors that say they are permanent are not worth waiting out. */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
+  const r = (err as { retriable?: unknown })?.retriable
+  return r === undefined ? true : Boolean(r)
+}
+
+/**
+ * Calls fn until it resolves and returns its value. Between attempts waits initialMs, doubling up
+ * to maxMs. Logs a warning on the first failure and again each time the delay reaches the cap (so a
+ * long outage logs about once per maxMs, not once per attempt), and an info line when it succeeds
+ * after failing. Throws at once what retryIf refuses, and WaitAbortedError when signal aborts.
+ */
+export async function waitFor<T>(name: string, fn: () => Promise<T>, log: Logger, opts: WaitOptions = {}): Promise<T> {
+  const initialMs = opts.initialMs ?? 250
+  const maxMs = Math.max(initialMs, opts.maxMs ?? 5_000)
+  const retryIf = opts.retryIf ?? isTransient
+  let attempt = 0
+  const since = Date.now()
+  for (;;) {
+    if (opts.signal?.aborted) throw new WaitAbortedError(name, opts.signal.reason)
+    try {
+      const value = await fn()
+      opts.readiness?.set(name, 'ok')
+      if (attempt > 0) log.info(`${name} is available`, { dependency: name, attempts: attempt + 1, waitedMs: Date.now() - since })
+      return value
+    } catch (err) {
+      if (!retryIf(err)) throw err
+      attempt++
+      const base = Math.min(maxMs, initialMs * 2 ** Math.min(attempt - 1, 30))
+      const delayMs = Math.round(base / 2 + Math.random() * (base / 2))
+      opts.readiness?.set(name, describe(err))
+      if (attempt === 1 || base === maxMs) log.warn(`waiting for ${name}`, { dependency: name, attempt, delayMs, err })
+      await sleep(delayMs, opts.signal)
+    }
+  }
+}
+
+/** Resolves after ms, or early when signal aborts (the caller's loop then sees it). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown }
+  const text = typeof e?.code === 'string' ? e.code : String(e?.message ?? err)
+  return `unavailable: ${text.slice(0, 120)}`
+}
+
+/**
+ * Which dependencies a service has now: each is 'ok' or a short reason. Ready when every one is
+ * 'ok'. /health answers readiness from this; liveness never depends on it.
+ */
+export class Readiness {
+  private readonly state = new Map<string, string>()
+
+  /** Lists the dependencies, all 'starting' until told otherwise. */
+  constructor(names: string[]) {
+    for (const n of names) this.state.set(n, 'starting')
+  }
+
+  set(name: string, status: string): void {
+    this.state.set(name, status)
+  }
+
+  get ready(): boolean {
+    for (const s of this.state.values()) if (s !== 'ok') return false
+    return true
+  }
+
+  /** The names not 'ok', for a log line or a 503 body. */
+  missing(): string[] {
+    return [...this.state].filter(([, s]) => s !== 'ok').map(([n]) => n)
+  }
+
+  snapshot(): Record<string, string> {
+    return Object.fromEntries(this.state)
+  }
+}
