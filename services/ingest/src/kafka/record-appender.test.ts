@@ -143,7 +143,7 @@ t.test('one flush per producer at a time: a pool runs as many flushes as it has 
 
 t.test('the queue is bounded: when full, new requests are refused at once as not stored', async (t) => {
   const f = fakeFactory({ hangSends: [1] })
-  const a = await started(f, { flushTimeoutMs: 300, maxQueuedRecords: 5, lingerMs: 0 })
+  const a = await started(f, { flushTimeoutMs: 300, maxQueuedRecords: 5, lingerMs: 0, reconnectBackoffMs: 100 })
   const first = a.append(rec('e', 1)).catch((e) => e) // in flight, hanging
   const queued = a.append(rec('e', 4)).catch((e) => e) // waits for a producer
   const refused = await a.append(rec('e', 2)).catch((e) => e)

@@ -170,6 +170,10 @@ export class RecordAppender {
     }
     const slot = this.slots.find((s) => s.state === 'idle')
     if (this.queue.length === 0 || !slot) return
+    // A request with almost no time left is answered 503 unsent rather than sent on a deadline
+    // it cannot meet (which would only retire a healthy producer).
+    this.sweep(this.minSendMs())
+    if (this.queue.length === 0) return
     // Take whole requests only: one request's records never straddle two flushes.
     const batch: Pending[] = []
     let n = 0
@@ -304,8 +308,12 @@ export class RecordAppender {
   }
 
   /** Requests still queued past their deadline were never sent: 503, certainly not stored. */
-  private sweep() {
-    const limit = this.now() - this.opts.flushTimeoutMs
+  private minSendMs(): number {
+    return Math.min(250, this.opts.flushTimeoutMs / 4)
+  }
+
+  private sweep(marginMs = 0) {
+    const limit = this.now() - this.opts.flushTimeoutMs + marginMs
     let expired = 0
     while (this.queue.length && this.queue[0].enqueuedAt <= limit) {
       const p = this.queue.shift()!
