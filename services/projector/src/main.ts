@@ -1,13 +1,10 @@
 // Composition root of the projector: builds the clients at the edge, checks each, applies the
 // ClickHouse migrations, and wires consume -> ClickHouse -> live feed. `close()` drains.
-import { hostname } from 'node:os'
 import { Partitioners } from 'kafkajs'
 import { migrate } from '../../../schemas/clickhouse/migrate.js'
 import { createClickHouse } from '../../shared/src/clickhouse.js'
-import { followAccounts } from '../../shared/src/accounts-log.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
-import { KeyTable, hashKey } from '../../ingest/src/auth/index.js'
 import { loadProjectorConfig, type ProjectorConfig } from './config.js'
 import { ClickHouseWriter } from './clickhouse/writer.js'
 import { Projector } from './consume/projector.js'
@@ -26,13 +23,6 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()
 
-  const keys = new KeyTable()
-  const follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
-    if (e.kind === 'Account') keys.applyAccount(e.value)
-    else if (e.kind === 'Plan') keys.applyPlan(e.value)
-    else keys.applyKey(e.value)
-  }, log, { groupPrefix: `projector-accounts-${hostname()}` })
-
   const metrics = new Metrics()
   const hub = new LiveHub()
   const writer = new ClickHouseWriter(ch, cfg.clickhouse.database)
@@ -50,10 +40,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     metrics,
     hub,
     bufferItems: cfg.liveBufferItems,
-    auth: {
-      liveToken: cfg.liveToken,
-      accountForKey: (key) => keys.lookup(hashKey(key))?.account.account_id,
-    },
+    auth: { liveToken: cfg.liveToken },
     health: async () => {
       const checks: Record<string, string> = {}
       let ok = true
@@ -69,9 +56,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   })
 
   return {
-    deps: { ch, kafka, codec, producer, keys, metrics, hub, projector },
+    deps: { ch, kafka, codec, producer, metrics, hub, projector },
     async start() {
-      await follower.ready
       await projector.start()
       await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
       const addr = server.address()
@@ -82,7 +68,6 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
-      await follower.stop()
       await producer.disconnect()
       await ch.close()
     },
