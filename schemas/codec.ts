@@ -111,6 +111,6 @@ export class Codec {
   }
 }
 
-export function createRegistry(url: string): SchemaRegistry {
-  return new SchemaRegistry({ host: url, retry: { retries: 3 } })
+export function createRegistry(url: string, auth?: { username: string; password: string }): SchemaRegistry {
+  return new SchemaRegistry({ host: url, retry: { retries: 3 }, ...(auth ? { auth } : {}) })
 }

@@ -1,6 +1,6 @@
 // The dashboard's configuration: read once at start from an env object, validated (STYLE.md).
 import { randomBytes } from 'node:crypto'
-import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+import { readEnv, commonSpec, commonConfig, v, ConfigError, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -42,6 +42,11 @@ export interface DashboardConfig extends CommonConfig {
 export function loadDashboardConfig(env: Record<string, string | undefined>): DashboardConfig {
   const e = readEnv(spec, env)
   const secret = e.SESSION_SECRET as string
+  checkLiveToken(e.LIVE_TOKEN)
+  if (e.REQUIRE_SECRETS) {
+    requireSecret(e, 'LIVE_TOKEN')
+    requireSecret(e, 'SESSION_SECRET')
+  }
   if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
   const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
   for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)

@@ -16,7 +16,7 @@ export async function openEventLog(cfg: CommonConfig, role: string, log: Logger)
   } finally {
     await admin.disconnect()
   }
-  const codec = new Codec(createRegistry(cfg.registryUrl))
+  const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))
   await codec.register(cfg.topics)
   return { kafka, codec }
 }
