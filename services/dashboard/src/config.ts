@@ -18,6 +18,11 @@ const spec = {
   /** Failed sign-ins allowed per email and client IP in LOGIN_WINDOW_MINUTES before sign-in is refused with 429. */
   LOGIN_MAX_FAILURES: v.int(5, 1, 1000),
   LOGIN_WINDOW_MINUTES: v.int(15, 1, 24 * 60),
+  /** Sign-ups allowed per client address in SIGNUP_WINDOW_MINUTES (each runs scrypt and creates an account). */
+  SIGNUP_MAX_PER_IP: v.int(10, 1, 100_000),
+  SIGNUP_WINDOW_MINUTES: v.int(60, 1, 24 * 60),
+  /** Peers whose X-Forwarded-For is believed for the client address (H14, as for ingest). */
+  TRUSTED_PROXIES: v.list(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
   /** Extra origins allowed on state-changing requests besides the request's own (comma-separated). */
   DASHBOARD_ALLOWED_ORIGINS: v.optionalStr(),
   /** Plan overrides, same format as the ingest's PLANS_JSON, so both show the same limits. */
@@ -35,6 +40,8 @@ export interface DashboardConfig extends CommonConfig {
   sessionTtlMs: number
   cookieSecure: boolean
   login: { maxFailures: number; windowMs: number }
+  signup: { maxPerIp: number; windowMs: number }
+  trustedProxies: ReadonlySet<string>
   allowedOrigins: ReadonlySet<string>
   plansJson: string
 }
@@ -62,6 +69,8 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     cookieSecure: e.COOKIE_SECURE,
     login: { maxFailures: e.LOGIN_MAX_FAILURES, windowMs: e.LOGIN_WINDOW_MINUTES * 60_000 },
+    signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, windowMs: e.SIGNUP_WINDOW_MINUTES * 60_000 },
+    trustedProxies: new Set(e.TRUSTED_PROXIES),
     allowedOrigins: new Set(origins),
     plansJson: e.PLANS_JSON,
   }

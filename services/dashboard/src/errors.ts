@@ -18,6 +18,6 @@ export const forbidden = (reason: string) => new DashboardError('CSRF_REJECTED',
 export const notFound = (what: string) => new DashboardError('NOT_FOUND', 404, `${what} not found`)
 export const conflict = (message: string) => new DashboardError('CONFLICT', 409, message)
 export const validation = (message: string, details?: Record<string, unknown>) => new DashboardError('VALIDATION_ERROR', 400, message, details)
-export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many failed sign-ins; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
+export const tooManyAttempts = (retryAfterSeconds: number, what = 'failed sign-ins') =>
+  new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many ${what}; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
 export const unavailable = (what: string, cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, `${what} is unavailable`, undefined, { cause })

@@ -11,7 +11,7 @@ import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../ingest/src/limits/plans.js'
 import { loadDashboardConfig, type DashboardConfig } from './config.js'
-import { LoginThrottle } from './auth/index.js'
+import { LoginThrottle, SignupThrottle } from './auth/index.js'
 import { DashboardQueries } from './api/queries.js'
 import { createDashboardApp } from './http/app.js'
 import { openEventLog } from '../../shared/src/event-log.js'
@@ -36,6 +36,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     plans,
     queries: new DashboardQueries(ch, cfg.clickhouse.database),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),
+    signupThrottle: new SignupThrottle(cfg.signup),
     publicDir: PUBLIC_DIR,
     health: async () => {
       const checks: Record<string, string> = { accounts: 'ok' }

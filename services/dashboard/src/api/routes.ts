@@ -13,7 +13,7 @@ import type { DashboardConfig } from '../config.js'
 import { conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation } from '../errors.js'
 import {
   hashPassword, verifyPassword, dummyHash, newSession, sessionToken, newCsrfToken, CSRF_COOKIE,
-  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, type LoginThrottle, type SessionPayload,
+  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, type LoginThrottle, type SignupThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries, Environment } from './queries.js'
 import { openLiveFeed, pipeSse } from './live-proxy.js'
@@ -25,6 +25,7 @@ export interface ApiDeps {
   admin: AccountsAdmin
   queries: DashboardQueries
   throttle: LoginThrottle
+  signupThrottle: SignupThrottle
   plans: Readonly<Record<string, Plan>>
   log: Logger
 }
@@ -161,6 +162,12 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
     if (!EMAIL.test(email)) throw validation('email is not a valid address', { field: 'email' })
     if (password.length < PASSWORD_MIN_LENGTH) throw validation(`password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'password' })
     const name = str(b.name, 'name', { max: 100 })?.trim()
+    // Counted before scrypt runs, so a burst cannot make the server hash in parallel past the limit.
+    const verdict = d.signupThrottle.begin(ctx.state.ip)
+    if (!verdict.allowed) {
+      ctx.set('Retry-After', String(verdict.retryAfterSeconds))
+      throw tooManyAttempts(verdict.retryAfterSeconds, 'sign-ups from this address')
+    }
     const passwordHash = await hashPassword(password)
     const run = signupChain.then(async () => {
       if (d.admin.findAccountByEmail(email)) throw conflict('An account with this email exists; sign in instead')
@@ -176,18 +183,17 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
 
   r.post('/signin', async (ctx) => {
     const { email, password } = credentials(ctx)
-    const verdict = d.throttle.check(email, ctx.state.ip)
-    if (!verdict.allowed) {
-      ctx.set('Retry-After', String(verdict.retryAfterSeconds))
-      throw tooManyAttempts(verdict.retryAfterSeconds)
+    // The attempt counts as a failure from here, before the asynchronous verify: a parallel burst
+    // sees the earlier attempts of the burst and stops at the limit.
+    const attempt = d.throttle.begin(email, ctx.state.ip)
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfterSeconds))
+      throw tooManyAttempts(attempt.retryAfterSeconds)
     }
     const a = d.admin.findAccountByEmail(email)
     const ok = a?.password_hash ? await verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)
-    if (!a || !ok || a.status !== 'active') {
-      d.throttle.fail(email, ctx.state.ip)
-      throw invalidCredentials()
-    }
-    d.throttle.succeed(email, ctx.state.ip)
+    if (!a || !ok || a.status !== 'active') throw invalidCredentials()
+    attempt.succeed()
     startSession(ctx, a)
     ctx.body = { success: true, data: me(a) }
   })

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { hashPassword, verifyPassword } from './password.js'
 import { newSession, readSession, sessionToken, passwordFingerprint, sign, unsign } from './tokens.js'
 import { checkCsrf, newCsrfToken } from './csrf.js'
-import { LoginThrottle } from './login-throttle.js'
+import { LoginThrottle, SignupThrottle } from './login-throttle.js'
 
 const FAST = { N: 1024, r: 8, p: 1, keylen: 32 }
 const secret = randomBytes(32)
@@ -65,23 +65,43 @@ t.test('CSRF: origin check and signed double submit', async (t) => {
   t.match(checkCsrf({ ...base, method: 'POST', cookie: newCsrfToken(randomBytes(32)), header: undefined }), { ok: false })
 })
 
-t.test('login throttle: per email and IP, success clears, window slides', async (t) => {
+t.test('login throttle: an attempt counts before the verify, per email and address, success clears', async (t) => {
   const th = new LoginThrottle({ maxFailures: 3, windowMs: 60_000 })
   const now = 1_000_000
-  for (let i = 0; i < 3; i++) {
-    t.equal(th.check('A@x.io', '1.1.1.1', now + i).allowed, true)
-    th.fail('a@x.io', '1.1.1.1', now + i)
-  }
-  const v = th.check('a@x.io', '1.1.1.1', now + 10)
+  // A burst: every attempt is admitted (or not) before any verify finishes.
+  const burst = Array.from({ length: 10 }, (_, i) => th.begin(i % 2 ? 'A@x.io' : 'a@x.io', '1.1.1.1', now + i))
+  t.equal(burst.filter((a) => a.allowed).length, 3, 'only maxFailures attempts of a parallel burst pass')
+  const v = burst[9]!
   t.equal(v.allowed, false)
   t.equal(v.retryAfterSeconds, 60)
-  t.equal(th.check('a@x.io', '2.2.2.2', now + 10).allowed, true, 'another IP is not blocked for that email')
-  t.equal(th.check('b@x.io', '1.1.1.1', now + 10).allowed, true, 'another email from that IP is not blocked')
-  t.equal(th.check('a@x.io', '1.1.1.1', now + 60_001).allowed, true, 'the oldest failure aged out')
-  th.succeed('a@x.io', '1.1.1.1')
-  t.equal(th.check('a@x.io', '1.1.1.1', now + 20).allowed, true, 'success clears')
+  t.equal(th.begin('a@x.io', '2.2.2.2', now + 10).allowed, true, 'another address is not locked out of that email')
+  t.equal(th.begin('b@x.io', '1.1.1.1', now + 10).allowed, true, 'another email from that address is not blocked')
+  t.equal(th.begin('a@x.io', '1.1.1.1', now + 60_001).allowed, true, 'the oldest attempt aged out')
+
+  const ok = new LoginThrottle({ maxFailures: 2, windowMs: 60_000 })
+  for (let i = 0; i < 5; i++) {
+    const a = ok.begin('c@x.io', '3.3.3.3', now)
+    t.equal(a.allowed, true, `successful sign-in ${i + 1} is not held back by earlier successes`)
+    a.succeed()
+  }
+  ok.begin('c@x.io', '3.3.3.3', now)
+  ok.begin('c@x.io', '3.3.3.3', now).succeed()
+  t.equal(ok.begin('c@x.io', '3.3.3.3', now).allowed, true, 'a success clears the failures of that email and address')
 
   const ipOnly = new LoginThrottle({ maxFailures: 100, windowMs: 60_000, maxFailuresPerIp: 5 })
-  for (let i = 0; i < 5; i++) ipOnly.fail(`u${i}@x.io`, '9.9.9.9', now)
-  t.equal(ipOnly.check('fresh@x.io', '9.9.9.9', now + 1).allowed, false, 'many emails from one IP are throttled too')
+  for (let i = 0; i < 5; i++) ipOnly.begin(`u${i}@x.io`, '9.9.9.9', now)
+  t.equal(ipOnly.begin('fresh@x.io', '9.9.9.9', now + 1).allowed, false, 'many emails from one address are throttled too')
+
+  const spread = new LoginThrottle({ maxFailures: 5, windowMs: 60_000, maxFailuresPerEmail: 4 })
+  for (let i = 0; i < 4; i++) spread.begin('d@x.io', `10.0.0.${i}`, now)
+  t.equal(spread.begin('d@x.io', '10.0.0.99', now).allowed, false, 'one email guessed from many addresses is throttled at its own limit')
+})
+
+t.test('sign-up throttle: per address, counted on admission', async (t) => {
+  const th = new SignupThrottle({ maxPerIp: 2, windowMs: 3_600_000 })
+  const now = 5_000_000
+  t.same([th.begin('1.1.1.1', now), th.begin('1.1.1.1', now), th.begin('1.1.1.1', now)].map((v) => v.allowed), [true, true, false])
+  t.equal(th.begin('1.1.1.1', now).retryAfterSeconds, 3600)
+  t.equal(th.begin('2.2.2.2', now).allowed, true, 'another address signs up')
+  t.equal(th.begin('1.1.1.1', now + 3_600_001).allowed, true)
 })

@@ -8,6 +8,7 @@ import { DashboardError, forbidden } from '../errors.js'
 import { readSession, passwordFingerprint, checkCsrf, newCsrfToken, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
 import { createApiRouter, SESSION_COOKIE, type ApiDeps, type DashboardState } from '../api/routes.js'
 import { loadAssets, staticFiles } from './static-files.js'
+import { clientIp } from '../../../shared/src/client-ip.js'
 
 export interface DashboardAppDeps extends ApiDeps {
   publicDir: string
@@ -60,7 +61,7 @@ export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
   })
 
   app.use(async (ctx, next) => {
-    ctx.state.ip = ctx.req.socket.remoteAddress ?? 'unknown'
+    ctx.state.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for'), cfg.trustedProxies) || 'unknown'
     const s = readSession(cfg.sessionSecret, ctx.cookies.get(SESSION_COOKIE))
     if (s) {
       const a = d.admin.accounts.get(s.a)
