@@ -122,12 +122,27 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   }
 
   const startSession = (ctx: Ctx, a: AccountRecord) => {
-    const s = newSession(a.account_id, a.password_hash, d.cfg.sessionTtlMs)
+    const s = newSession(a, d.cfg.sessionTtlMs)
     ctx.cookies.set(SESSION_COOKIE, sessionToken(d.cfg.sessionSecret, s), {
       httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: d.cfg.sessionTtlMs, overwrite: true,
     })
-    // A fresh CSRF token per session (no fixation of a token set before sign-in).
+    // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
+    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+
+  const endSessionCookies = (ctx: Ctx) => {
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
     ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+
+  const accountChange = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof DashboardError) throw err
+      d.log.warn('account change failed', { what, err: err as Error })
+      throw unavailable(`The accounts log (${what})`, err)
+    }
   }
 
   const me = (a: AccountRecord) => {
@@ -198,8 +213,41 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
     ctx.body = { success: true, data: me(a) }
   })
 
+  // Sign-out ends this session on the server too: its id goes on the account record, so the old
+  // cookie is refused by every dashboard instance, not only forgotten by this browser.
   r.post('/signout', async (ctx) => {
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
+    const s = ctx.state.session
+    if (s) await accountChange('sign-out', () => d.admin.revokeSession(s.a, s.sid, s.exp))
+    endSessionCookies(ctx)
+    ctx.body = { success: true }
+  })
+
+  r.post('/signout-everywhere', async (ctx) => {
+    const a = account(ctx)
+    await accountChange('sign out everywhere', () => d.admin.endAllSessions(a.account_id))
+    d.log.info('all sessions ended', { account: a.account_id })
+    endSessionCookies(ctx)
+    ctx.body = { success: true }
+  })
+
+  // A password change needs the current password (a stolen session alone cannot take the account
+  // over), is throttled like sign-in, ends every other session and starts a fresh one here.
+  r.post('/password', async (ctx) => {
+    const a = account(ctx)
+    const b = body(ctx)
+    const current = str(b.current_password, 'current_password', { required: true, max: PASSWORD_MAX_LENGTH })!
+    const next = str(b.new_password, 'new_password', { required: true, max: PASSWORD_MAX_LENGTH })!
+    if (next.length < PASSWORD_MIN_LENGTH) throw validation(`new_password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'new_password' })
+    const attempt = d.throttle.begin(a.owner_email ?? a.account_id, ctx.state.ip)
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfterSeconds))
+      throw tooManyAttempts(attempt.retryAfterSeconds, 'wrong passwords')
+    }
+    if (!a.password_hash || !(await verifyPassword(current, a.password_hash))) throw new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
+    attempt.succeed()
+    const updated = await accountChange('password change', async () => d.admin.setPassword(a.account_id, await hashPassword(next)))
+    d.log.info('password changed; other sessions ended', { account: a.account_id })
+    startSession(ctx, updated)
     ctx.body = { success: true }
   })
 

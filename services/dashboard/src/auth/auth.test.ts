@@ -1,8 +1,8 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { hashPassword, verifyPassword } from './password.js'
-import { newSession, readSession, sessionToken, passwordFingerprint, sign, unsign } from './tokens.js'
-import { checkCsrf, newCsrfToken } from './csrf.js'
+import { newSession, readSession, sessionAllowed, sessionToken, passwordFingerprint, sign, unsign } from './tokens.js'
+import { checkCsrf, csrfSessionOf, newCsrfToken } from './csrf.js'
 import { LoginThrottle, SignupThrottle } from './login-throttle.js'
 
 const FAST = { N: 1024, r: 8, p: 1, keylen: 32 }
@@ -41,13 +41,29 @@ t.test('signed tokens: tampering, other purpose, other secret', async (t) => {
 
 t.test('session cookie: expiry and password fingerprint', async (t) => {
   const now = 1_700_000_000_000
-  const s = newSession('acme', 'scrypt$hash', 3_600_000, now)
+  const s = newSession({ account_id: 'acme', password_hash: 'scrypt$hash', session_version: 3 }, 3_600_000, now)
   const tok = sessionToken(secret, s)
   t.equal(readSession(secret, tok, now + 1000)?.a, 'acme')
+  t.equal(readSession(secret, tok, now + 1000)?.sv, 3)
   t.equal(readSession(secret, tok, now + 3_600_001), undefined, 'expired')
   t.equal(s.pv, passwordFingerprint('scrypt$hash'))
   t.not(passwordFingerprint('scrypt$other'), s.pv)
-  t.not(newSession('acme', 'scrypt$hash', 1, now).sid, s.sid)
+  t.not(newSession({ account_id: 'acme', password_hash: 'scrypt$hash' }, 1, now).sid, s.sid)
+  const { sv: _sv, ...old } = s
+  t.equal(readSession(secret, sign(secret, 'session', old), now)?.sv, 0, 'a token from before session versions reads as version 0')
+})
+
+t.test('server-side revocation: version, revoked ids, password, status', async (t) => {
+  const account = { account_id: 'acme', name: 'Acme', plan: 'hobby', status: 'active' as const, owner_email: 'a@x.io', password_hash: 'scrypt$hash', created_at: 1, updated_at: 1, session_version: 2, revoked_sessions: [] }
+  const s = newSession(account, 3_600_000)
+  t.equal(sessionAllowed(s, account), true)
+  t.equal(sessionAllowed(s, undefined), false, 'unknown account')
+  t.equal(sessionAllowed(s, { ...account, account_id: 'other' }), false)
+  t.equal(sessionAllowed(s, { ...account, session_version: 3 }), false, 'signed out everywhere')
+  t.equal(sessionAllowed(s, { ...account, revoked_sessions: [{ sid: s.sid, expires_at: s.exp }] }), false, 'this session signed out')
+  t.equal(sessionAllowed(s, { ...account, revoked_sessions: [{ sid: 'another', expires_at: s.exp }] }), true, 'another session signed out')
+  t.equal(sessionAllowed(s, { ...account, password_hash: 'scrypt$new' }), false, 'password changed')
+  t.equal(sessionAllowed(s, { ...account, status: 'disabled' }), false, 'account disabled')
 })
 
 t.test('CSRF: origin check and signed double submit', async (t) => {
@@ -63,6 +79,16 @@ t.test('CSRF: origin check and signed double submit', async (t) => {
   const unsigned = 'abc.def'
   t.match(checkCsrf({ ...base, method: 'POST', cookie: unsigned, header: unsigned }), { ok: false, reason: /not issued/ }, 'a cookie planted by someone else')
   t.match(checkCsrf({ ...base, method: 'POST', cookie: newCsrfToken(randomBytes(32)), header: undefined }), { ok: false })
+
+  const mine = newCsrfToken(secret, 'session-1')
+  const theirs = newCsrfToken(secret, 'session-2')
+  t.equal(csrfSessionOf(secret, mine), 'session-1')
+  t.equal(csrfSessionOf(secret, tok), null, 'an unbound token')
+  t.equal(csrfSessionOf(secret, 'x.y'), undefined)
+  t.same(checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine, sessionId: 'session-1' }), { ok: true }, 'the token of this session')
+  t.match(checkCsrf({ ...base, method: 'POST', cookie: theirs, header: theirs, sessionId: 'session-1' }), { ok: false, reason: /another session/ }, "another session's token")
+  t.match(checkCsrf({ ...base, method: 'POST', sessionId: 'session-1' }), { ok: false, reason: /another session/ }, 'an unbound token while signed in')
+  t.same(checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine }), { ok: true }, 'no valid session (e.g. signing in again): any token of ours')
 })
 
 t.test('login throttle: an attempt counts before the verify, per email and address, success clears', async (t) => {
