@@ -215,18 +215,19 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
 
   // Sign-out ends this session on the server too: its id goes on the account record, so the old
   // cookie is refused by every dashboard instance, not only forgotten by this browser.
+  // The browser forgets the cookies even when the revocation cannot be written (503): it then signs in again.
   r.post('/signout', async (ctx) => {
     const s = ctx.state.session
-    if (s) await accountChange('sign-out', () => d.admin.revokeSession(s.a, s.sid, s.exp))
     endSessionCookies(ctx)
+    if (s) await accountChange('sign-out', () => d.admin.revokeSession(s.a, s.sid, s.exp))
     ctx.body = { success: true }
   })
 
   r.post('/signout-everywhere', async (ctx) => {
     const a = account(ctx)
+    endSessionCookies(ctx)
     await accountChange('sign out everywhere', () => d.admin.endAllSessions(a.account_id))
     d.log.info('all sessions ended', { account: a.account_id })
-    endSessionCookies(ctx)
     ctx.body = { success: true }
   })
 
