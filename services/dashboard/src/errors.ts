@@ -21,3 +21,4 @@ export const validation = (message: string, details?: Record<string, unknown>) =
 export const tooManyAttempts = (retryAfterSeconds: number, what = 'failed sign-ins') =>
   new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many ${what}; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
 export const unavailable = (what: string, cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, `${what} is unavailable`, undefined, { cause })
+export const busy = (cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, 'Too many sign-ins in progress; try again in a moment', { retry_after_seconds: 1 }, { cause })

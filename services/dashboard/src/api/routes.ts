@@ -10,10 +10,10 @@ import type { Logger } from '../../../shared/src/log.js'
 import { FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from '../../../ingest/src/limits/plans.js'
 import { monthKeyOf } from '../../../ingest/src/limits/monthly-quota.js'
 import type { DashboardConfig } from '../config.js'
-import { conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation } from '../errors.js'
+import { busy, conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation } from '../errors.js'
 import {
   hashPassword, verifyPassword, dummyHash, newSession, sessionToken, newCsrfToken, CSRF_COOKIE,
-  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, type LoginThrottle, type SignupThrottle, type SessionPayload,
+  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, HashGateBusy, type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries, Environment } from './queries.js'
 import { openLiveFeed, pipeSse } from './live-proxy.js'
@@ -26,6 +26,7 @@ export interface ApiDeps {
   queries: DashboardQueries
   throttle: LoginThrottle
   signupThrottle: SignupThrottle
+  hashGate: HashGate
   plans: Readonly<Record<string, Plan>>
   log: Logger
 }
@@ -135,6 +136,17 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
     ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
   }
 
+  /** Password hashing through the shared gate; a full line is 503 with Retry-After. */
+  const scrypt = async <T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await d.hashGate.run(fn)
+    } catch (err) {
+      if (!(err instanceof HashGateBusy)) throw err
+      ctx.set('Retry-After', '1')
+      throw busy(err)
+    }
+  }
+
   const accountChange = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn()
@@ -183,7 +195,7 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
       ctx.set('Retry-After', String(verdict.retryAfterSeconds))
       throw tooManyAttempts(verdict.retryAfterSeconds, 'sign-ups from this address')
     }
-    const passwordHash = await hashPassword(password)
+    const passwordHash = await scrypt(ctx, () => hashPassword(password))
     const run = signupChain.then(async () => {
       if (d.admin.findAccountByEmail(email)) throw conflict('An account with this email exists; sign in instead')
       return d.admin.createAccount({ accountId: accountIdFor(email), name: name || email, plan: 'hobby', ownerEmail: email, passwordHash })
@@ -206,7 +218,7 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
       throw tooManyAttempts(attempt.retryAfterSeconds)
     }
     const a = d.admin.findAccountByEmail(email)
-    const ok = a?.password_hash ? await verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)
+    const ok = await scrypt(ctx, async () => (a?.password_hash ? verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)))
     if (!a || !ok || a.status !== 'active') throw invalidCredentials()
     attempt.succeed()
     startSession(ctx, a)
@@ -244,9 +256,10 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
       ctx.set('Retry-After', String(attempt.retryAfterSeconds))
       throw tooManyAttempts(attempt.retryAfterSeconds, 'wrong passwords')
     }
-    if (!a.password_hash || !(await verifyPassword(current, a.password_hash))) throw new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
+    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!)))) throw new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
     attempt.succeed()
-    const updated = await accountChange('password change', async () => d.admin.setPassword(a.account_id, await hashPassword(next)))
+    const newHash = await scrypt(ctx, () => hashPassword(next))
+    const updated = await accountChange('password change', () => d.admin.setPassword(a.account_id, newHash))
     d.log.info('password changed; other sessions ended', { account: a.account_id })
     startSession(ctx, updated)
     ctx.body = { success: true }

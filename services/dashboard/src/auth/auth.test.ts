@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from './password.js'
 import { newSession, readSession, sessionAllowed, sessionToken, passwordFingerprint, sign, unsign } from './tokens.js'
 import { checkCsrf, csrfSessionOf, newCsrfToken } from './csrf.js'
 import { LoginThrottle, SignupThrottle } from './login-throttle.js'
+import { HashGate } from './hash-gate.js'
 
 const FAST = { N: 1024, r: 8, p: 1, keylen: 32 }
 const secret = randomBytes(32)
@@ -34,7 +35,7 @@ t.test('signed tokens: tampering, other purpose, other secret', async (t) => {
   const [body, mac] = tok.split('.')
   const forged = Buffer.from(JSON.stringify({ a: 'other' })).toString('base64url')
   t.equal(unsign(secret, 'session', `${forged}.${mac}`), undefined, 'payload swapped under the same mac')
-  t.equal(unsign(secret, 'session', `${body}.${mac!.slice(0, -1)}A`), undefined)
+  t.equal(unsign(secret, 'session', `${body}.${mac!.slice(0, -1)}${mac!.endsWith('A') ? 'B' : 'A'}`), undefined, 'a changed mac (never the same one: 1 in 64 macs end in A)')
   t.equal(unsign(secret, 'session', undefined), undefined)
   t.equal(unsign(secret, 'session', 'garbage'), undefined)
 })
@@ -130,4 +131,27 @@ t.test('sign-up throttle: per address, counted on admission', async (t) => {
   t.equal(th.begin('1.1.1.1', now).retryAfterSeconds, 3600)
   t.equal(th.begin('2.2.2.2', now).allowed, true, 'another address signs up')
   t.equal(th.begin('1.1.1.1', now + 3_600_001).allowed, true)
+})
+
+t.test('hash gate: a bounded number run, a bounded number wait, the rest are refused at once', async (t) => {
+  const gate = new HashGate({ running: 2, waiting: 1 })
+  const releases: Array<() => void> = []
+  const started: number[] = []
+  const job = (i: number) => gate.run(() => new Promise<number>((resolve) => (started.push(i), releases.push(() => resolve(i)))))
+  const a = job(1)
+  const b = job(2)
+  const c = job(3)
+  await t.rejects(job(4), { code: 'HASH_GATE_BUSY' }, 'the fourth is refused while two run and one waits')
+  await new Promise((r) => setImmediate(r))
+  t.same(started, [1, 2], 'two run at once')
+  releases.shift()!()
+  t.equal(await a, 1)
+  await new Promise((r) => setImmediate(r))
+  t.same(started, [1, 2, 3], 'the waiting one starts when a slot frees')
+  releases.shift()!()
+  releases.shift()!()
+  t.same(await Promise.all([b, c]), [2, 3])
+  t.equal(await gate.run(async () => 'free again'), 'free again')
+  await t.rejects(gate.run(async () => { throw new Error('boom') }), /boom/, 'a failing job frees its slot')
+  t.equal(await gate.run(async () => 'still free'), 'still free')
 })
