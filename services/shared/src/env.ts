@@ -98,7 +98,7 @@ export const commonSpec = {
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512'
 
 export interface CommonConfig {
-  kafka: { brokers: string[]; clientId: string; ssl: boolean; sasl?: { mechanism: SaslMechanism; username: string; password: string } }
+  kafka: { brokers: string[]; clientId: string; ssl?: boolean; sasl?: { mechanism: SaslMechanism; username: string; password: string } }
   registryUrl: string
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
