@@ -14,6 +14,8 @@ export class DashboardError extends Error {
 
 export const unauthorized = () => new DashboardError('UNAUTHORIZED', 401, 'Sign in first')
 export const invalidCredentials = () => new DashboardError('INVALID_CREDENTIALS', 401, 'Wrong email or password')
+/** 403, not 401: the session is fine, and the page must not treat it as signed out. */
+export const wrongCurrentPassword = () => new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
 export const forbidden = (reason: string) => new DashboardError('CSRF_REJECTED', 403, `Request refused: ${reason}`)
 export const notFound = (what: string) => new DashboardError('NOT_FOUND', 404, `${what} not found`)
 export const conflict = (message: string) => new DashboardError('CONFLICT', 409, message)

@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import { FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from '../../../ingest/src/limits/plans.js'
 import { monthKeyOf } from '../../../ingest/src/limits/monthly-quota.js'
 import type { DashboardConfig } from '../config.js'
-import { busy, conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation } from '../errors.js'
+import { busy, conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation, wrongCurrentPassword } from '../errors.js'
 import {
   hashPassword, verifyPassword, dummyHash, newSession, sessionToken, newCsrfToken, CSRF_COOKIE,
   PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, HashGateBusy, type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
@@ -226,8 +226,8 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   })
 
   // Sign-out ends this session on the server too: its id goes on the account record, so the old
-  // cookie is refused by every dashboard instance, not only forgotten by this browser.
-  // The browser forgets the cookies even when the revocation cannot be written (503): it then signs in again.
+  // cookie is refused by every dashboard instance, not only forgotten by this browser. The cookies
+  // are cleared first, so even when the revocation cannot be written (503) this browser is signed out.
   r.post('/signout', async (ctx) => {
     const s = ctx.state.session
     endSessionCookies(ctx)
@@ -256,7 +256,7 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
       ctx.set('Retry-After', String(attempt.retryAfterSeconds))
       throw tooManyAttempts(attempt.retryAfterSeconds, 'wrong passwords')
     }
-    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!)))) throw new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
+    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!)))) throw wrongCurrentPassword()
     attempt.succeed()
     const newHash = await scrypt(ctx, () => hashPassword(next))
     const updated = await accountChange('password change', () => d.admin.setPassword(a.account_id, newHash))
