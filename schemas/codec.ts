@@ -164,6 +164,6 @@ export function isRegistryUnavailable(err: unknown): boolean {
   return status === 400 && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|timeout/i.test(String((err as Error).message))
 }
 
-export function createRegistry(url: string): SchemaRegistry {
-  return new SchemaRegistry({ host: url, retry: { retries: 3 } })
+export function createRegistry(url: string, auth?: { username: string; password: string }): SchemaRegistry {
+  return new SchemaRegistry({ host: url, retry: { retries: 3 }, ...(auth ? { auth } : {}) })
 }

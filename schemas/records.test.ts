@@ -11,7 +11,7 @@ const iface: Record<string, string> = {
 for (const name of Object.keys(SCHEMA_FILES)) {
   t.test(name, async (t) => {
     const body = new RegExp(`export interface ${iface[name]} \\{([^}]*)\\}`).exec(src)?.[1] ?? ''
-    const tsFields = [...body.matchAll(/^\s*(\w+):/gm)].map((m) => m[1])
+    const tsFields = [...body.matchAll(/^\s*(\w+)\??:/gm)].map((m) => m[1])
     const avroFields = (loadAvsc(name as any).fields as Array<{ name: string }>).map((f) => f.name)
     t.same(tsFields, avroFields, `${iface[name]} matches ${SCHEMA_FILES[name as keyof typeof SCHEMA_FILES]}`)
   })

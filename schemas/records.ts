@@ -53,6 +53,14 @@ export interface AccountRecord {
   password_hash: string | null
   created_at: number
   updated_at: number
+  /** Optional here only for literals written before v2; every decoded record has them (Avro defaults). */
+  session_version?: number
+  revoked_sessions?: RevokedSession[]
+}
+
+export interface RevokedSession {
+  sid: string
+  expires_at: number
 }
 
 export interface PlanRecord {

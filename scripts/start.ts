@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { randomBytes } from 'node:crypto'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const STACK = join(ROOT, '.stack')
@@ -60,7 +61,8 @@ async function main() {
   step('starting the local stack (Kafka, schema registry, ClickHouse); the first run installs them')
   run('bash', ['deploy/local/stack.sh', 'up'])
 
-  const liveToken = env.LIVE_TOKEN || 'local-dev-live-token'
+  // A fresh secret per run unless one is given: the two processes started here share it.
+  const liveToken = env.LIVE_TOKEN || randomBytes(24).toString('hex')
   step('starting projector and ingest')
   const children: ChildProcess[] = []
   const projector = service('projector', 'services/projector/src/main.ts', { LIVE_TOKEN: liveToken })

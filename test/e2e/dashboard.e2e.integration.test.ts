@@ -115,6 +115,38 @@ if (!existsSync(CHROMIUM)) {
     t.equal(refused.status, 401)
     t.equal(refused.body.error.code, 'INVALID_API_KEY')
 
+    // Change the password on the account page: a second browser's session ends, this one stays.
+    const other = await browser.newContext()
+    t.teardown(() => other.close())
+    const otherPage = await other.newPage()
+    otherPage.setDefaultTimeout(WAIT)
+    await otherPage.goto(`${s.dashboardUrl}/#/signin`)
+    await otherPage.fill('input[name=email]', email)
+    await otherPage.fill('input[name=password]', 'a long enough password')
+    await otherPage.click('#signin-submit')
+    await otherPage.waitForSelector('#who-email')
+    await page.click('nav a[data-page=account]')
+    await page.fill('input[name=current_password]', 'a long enough password')
+    await page.fill('input[name=new_password]', 'an even longer password')
+    await page.fill('input[name=confirm_password]', 'an even longer password')
+    await page.click('#change-password')
+    await page.waitForSelector('#password-changed')
+    t.pass('the password is changed from the account page')
+    await otherPage.click('nav a[data-page=keys]')
+    await otherPage.waitForSelector('#signin-submit')
+    t.pass("the other browser's session ended")
+
+    // Sign out everywhere from the account page ends this session too.
+    await page.click('nav a[data-page=keys]')
+    await page.waitForSelector('#keys-table')
+    await page.click('nav a[data-page=account]')
+    await page.click('#signout-everywhere')
+    await page.waitForSelector('#signin-submit')
+    await page.fill('input[name=email]', email)
+    await page.fill('input[name=password]', 'an even longer password')
+    await page.click('#signin-submit')
+    await page.waitForSelector('#who-email')
+
     // Sign out ends the session.
     await page.click('#signout')
     await page.waitForSelector('#signin-submit')

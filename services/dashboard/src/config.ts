@@ -1,6 +1,6 @@
 // The dashboard's configuration: read once at start from an env object, validated (STYLE.md).
 import { randomBytes } from 'node:crypto'
-import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+import { readEnv, commonSpec, commonConfig, v, ConfigError, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -18,6 +18,11 @@ const spec = {
   /** Failed sign-ins allowed per email and client IP in LOGIN_WINDOW_MINUTES before sign-in is refused with 429. */
   LOGIN_MAX_FAILURES: v.int(5, 1, 1000),
   LOGIN_WINDOW_MINUTES: v.int(15, 1, 24 * 60),
+  /** Sign-ups allowed per client address in SIGNUP_WINDOW_MINUTES (each runs scrypt and creates an account). */
+  SIGNUP_MAX_PER_IP: v.int(10, 1, 100_000),
+  SIGNUP_WINDOW_MINUTES: v.int(60, 1, 24 * 60),
+  /** Peers whose X-Forwarded-For is believed for the client address (H14, as for ingest). */
+  TRUSTED_PROXIES: v.list(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
   /** Extra origins allowed on state-changing requests besides the request's own (comma-separated). */
   DASHBOARD_ALLOWED_ORIGINS: v.optionalStr(),
   /** Plan overrides, same format as the ingest's PLANS_JSON, so both show the same limits. */
@@ -35,6 +40,8 @@ export interface DashboardConfig extends CommonConfig {
   sessionTtlMs: number
   cookieSecure: boolean
   login: { maxFailures: number; windowMs: number }
+  signup: { maxPerIp: number; windowMs: number }
+  trustedProxies: ReadonlySet<string>
   allowedOrigins: ReadonlySet<string>
   plansJson: string
 }
@@ -42,6 +49,11 @@ export interface DashboardConfig extends CommonConfig {
 export function loadDashboardConfig(env: Record<string, string | undefined>): DashboardConfig {
   const e = readEnv(spec, env)
   const secret = e.SESSION_SECRET as string
+  checkLiveToken(e.LIVE_TOKEN)
+  if (e.REQUIRE_SECRETS) {
+    requireSecret(e, 'LIVE_TOKEN')
+    requireSecret(e, 'SESSION_SECRET')
+  }
   if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
   const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
   for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
@@ -57,6 +69,8 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     cookieSecure: e.COOKIE_SECURE,
     login: { maxFailures: e.LOGIN_MAX_FAILURES, windowMs: e.LOGIN_WINDOW_MINUTES * 60_000 },
+    signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, windowMs: e.SIGNUP_WINDOW_MINUTES * 60_000 },
+    trustedProxies: new Set(e.TRUSTED_PROXIES),
     allowedOrigins: new Set(origins),
     plansJson: e.PLANS_JSON,
   }

@@ -14,10 +14,13 @@ export class DashboardError extends Error {
 
 export const unauthorized = () => new DashboardError('UNAUTHORIZED', 401, 'Sign in first')
 export const invalidCredentials = () => new DashboardError('INVALID_CREDENTIALS', 401, 'Wrong email or password')
+/** 403, not 401: the session is fine, and the page must not treat it as signed out. */
+export const wrongCurrentPassword = () => new DashboardError('INVALID_CREDENTIALS', 403, 'The current password is wrong', { field: 'current_password' })
 export const forbidden = (reason: string) => new DashboardError('CSRF_REJECTED', 403, `Request refused: ${reason}`)
 export const notFound = (what: string) => new DashboardError('NOT_FOUND', 404, `${what} not found`)
 export const conflict = (message: string) => new DashboardError('CONFLICT', 409, message)
 export const validation = (message: string, details?: Record<string, unknown>) => new DashboardError('VALIDATION_ERROR', 400, message, details)
-export const tooManyAttempts = (retryAfterSeconds: number) =>
-  new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many failed sign-ins; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
+export const tooManyAttempts = (retryAfterSeconds: number, what = 'failed sign-ins') =>
+  new DashboardError('TOO_MANY_ATTEMPTS', 429, `Too many ${what}; try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })
 export const unavailable = (what: string, cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, `${what} is unavailable`, undefined, { cause })
+export const busy = (cause?: unknown) => new DashboardError('SERVICE_UNAVAILABLE', 503, 'Too many sign-ins in progress; try again in a moment', { retry_after_seconds: 1 }, { cause })

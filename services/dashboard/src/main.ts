@@ -13,7 +13,7 @@ import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../ingest/src/limits/plans.js'
 import { loadDashboardConfig, type DashboardConfig } from './config.js'
-import { LoginThrottle } from './auth/index.js'
+import { HashGate, LoginThrottle, SignupThrottle } from './auth/index.js'
 import { DashboardQueries } from './api/queries.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -42,6 +42,9 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     plans,
     queries: new DashboardQueries(ch, cfg.clickhouse.database),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),
+    signupThrottle: new SignupThrottle(cfg.signup),
+    // Two scrypt calls at a time leave libuv's other two threads (of four) for DNS and files.
+    hashGate: new HashGate({ running: 2, waiting: 64 }),
     publicDir: PUBLIC_DIR,
     ready: () => readiness.ready,
     health: async () => {

@@ -1,5 +1,5 @@
 // The projector's configuration: read once at start from an env object, validated.
-import { readEnv, commonSpec, commonConfig, v, type CommonConfig } from '../../shared/src/env.js'
+import { readEnv, commonSpec, commonConfig, v, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -23,13 +23,15 @@ export interface ProjectorConfig extends CommonConfig {
   retries: number
   /** On SIGTERM, how long a write still waiting for ClickHouse may finish before it is given up (its records are re-read). */
   drainMs: number
-  /** Shared secret for trusted callers (the dashboard) to read any account's live feed. Empty: off. */
+  /** The dashboard's service secret for reading an account's live feed (the only credential /live accepts). Empty: off. */
   liveToken: string
   liveBufferItems: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
   const e = readEnv(spec, env)
+  checkLiveToken(e.LIVE_TOKEN)
+  if (e.REQUIRE_SECRETS) requireSecret(e, 'LIVE_TOKEN')
   return {
     ...commonConfig(e),
     host: e.PROJECTOR_HOST,

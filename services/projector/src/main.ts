@@ -1,18 +1,15 @@
 // Composition root of the projector: builds the clients at the edge (no I/O), and in start()
 // listens first, then waits for ClickHouse (applying the migrations), Kafka and the registry, the
-// accounts table, and starts consuming. A dependency that is down at start or lost later is waited
+// and starts consuming. A dependency that is down at start or lost later is waited
 // for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
 // `close()` drains, also while start() is still waiting.
-import { hostname } from 'node:os'
 import { Partitioners } from 'kafkajs'
 import { migrate } from '../../../schemas/clickhouse/migrate.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
-import { followAccounts, type AccountsFollower } from '../../shared/src/accounts-log.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { Readiness, waitFor } from '../../shared/src/wait-for.js'
 import { isKafkaUnavailable } from '../../shared/src/unavailable.js'
-import { KeyTable, hashKey } from '../../ingest/src/auth/index.js'
 import { loadProjectorConfig, type ProjectorConfig } from './config.js'
 import { ClickHouseWriter } from './clickhouse/writer.js'
 import { Projector } from './consume/projector.js'
@@ -22,15 +19,13 @@ import { createProjectorServer } from './http.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
-  const readiness = new Readiness(['clickhouse', 'kafka', 'registry', 'accounts'])
+  const readiness = new Readiness(['clickhouse', 'kafka', 'registry'])
   const stopping = new AbortController()
   const waits = { signal: stopping.signal, readiness }
 
   const ch = openClickHouse(cfg.clickhouse)
   const { kafka, codec } = createEventLogClients(cfg, 'projector', log)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
-  const keys = new KeyTable()
-  let follower: AccountsFollower | undefined
 
   const metrics = new Metrics()
   const hub = new LiveHub()
@@ -58,10 +53,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     metrics,
     hub,
     bufferItems: cfg.liveBufferItems,
-    auth: {
-      liveToken: cfg.liveToken,
-      accountForKey: (key) => keys.lookup(hashKey(key))?.account.account_id,
-    },
+    auth: { liveToken: cfg.liveToken },
     health: async () => {
       // ClickHouse is asked now; the others report what the consume loop last saw.
       if (readiness.snapshot().clickhouse !== 'starting') {
@@ -73,7 +65,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   })
 
   return {
-    deps: { ch, kafka, codec, producer, keys, metrics, hub, projector, readiness },
+    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness },
     /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
     server,
     async start() {
@@ -89,13 +81,6 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
       await prepareEventLog(kafka, codec, cfg, log, waits)
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
-      follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
-        if (e.kind === 'Account') keys.applyAccount(e.value)
-        else if (e.kind === 'Plan') keys.applyPlan(e.value)
-        else keys.applyKey(e.value)
-      }, log, { groupPrefix: `projector-accounts-${hostname()}`, ...waits })
-      await follower.ready
-      readiness.set('accounts', 'ok')
       await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
       log.info('projector consuming', { groupId: cfg.groupId })
       return server
@@ -105,7 +90,6 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
-      await follower?.stop()
       await producer.disconnect()
       await ch.close()
     },

@@ -25,6 +25,9 @@ export class AccountsAdmin {
   private follower?: AccountsFollower
   private readonly writer: AccountsWriter
   private waiters: Array<{ check: () => boolean; resolve: () => void }> = []
+  // Account changes read the snapshot and write a whole record: one at a time in this process, so
+  // two concurrent changes (a sign-out and a plan change) cannot drop each other.
+  private accountChain: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly kafka: Kafka, producer: Producer, private readonly codec: Codec, private readonly topic: string, private readonly log: Logger) {
     this.writer = new AccountsWriter(producer, codec, topic)
@@ -79,19 +82,51 @@ export class AccountsAdmin {
       password_hash: input.passwordHash ?? null,
       created_at: now,
       updated_at: now,
+      session_version: 0,
+      revoked_sessions: [],
     }
     await this.writer.write([{ kind: 'Account', value: rec }])
     await this.seen(() => this.accounts.get(rec.account_id)?.updated_at === rec.updated_at)
     return rec
   }
 
-  async setPlan(accountId: string, plan: string): Promise<AccountRecord> {
-    const a = this.accounts.get(accountId)
-    if (!a) throw new AdminError('NOT_FOUND', `no account ${accountId}`)
-    const rec = { ...a, plan, updated_at: Math.max(Date.now(), a.updated_at + 1) }
-    await this.writer.write([{ kind: 'Account', value: rec }])
-    await this.seen(() => this.accounts.get(accountId)?.updated_at === rec.updated_at)
-    return rec
+  /** Writes `change(current)` over the account, serialized with the other account changes. */
+  private updateAccount(accountId: string, change: (a: AccountRecord) => Partial<AccountRecord>): Promise<AccountRecord> {
+    const run = this.accountChain.then(async () => {
+      const a = this.accounts.get(accountId)
+      if (!a) throw new AdminError('NOT_FOUND', `no account ${accountId}`)
+      const rec: AccountRecord = { session_version: 0, revoked_sessions: [], ...a, ...change(a), updated_at: Math.max(Date.now(), a.updated_at + 1) }
+      await this.writer.write([{ kind: 'Account', value: rec }])
+      await this.seen(() => this.accounts.get(accountId)?.updated_at === rec.updated_at)
+      return rec
+    })
+    this.accountChain = run.catch(() => undefined)
+    return run
+  }
+
+  setPlan(accountId: string, plan: string): Promise<AccountRecord> {
+    return this.updateAccount(accountId, () => ({ plan }))
+  }
+
+  /** Ends one dashboard session before it expires (sign-out). Past `maxRevoked` live entries, every
+   * session of the account ends instead, which keeps the record small and errs on the safe side. */
+  revokeSession(accountId: string, sid: string, expiresAt: number, maxRevoked = 100): Promise<AccountRecord> {
+    return this.updateAccount(accountId, (a) => {
+      const now = Date.now()
+      const revoked = [...(a.revoked_sessions ?? []).filter((r) => r.expires_at > now && r.sid !== sid), { sid, expires_at: expiresAt }]
+      if (revoked.length > maxRevoked) return { session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }
+      return { revoked_sessions: revoked }
+    })
+  }
+
+  /** Ends every dashboard session of the account (sign out everywhere). */
+  endAllSessions(accountId: string): Promise<AccountRecord> {
+    return this.updateAccount(accountId, (a) => ({ session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }))
+  }
+
+  /** A new password hash; every existing session ends. */
+  setPassword(accountId: string, passwordHash: string): Promise<AccountRecord> {
+    return this.updateAccount(accountId, (a) => ({ password_hash: passwordHash, session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }))
   }
 
   async putPlan(plan: PlanRecord): Promise<void> {

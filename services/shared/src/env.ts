@@ -71,7 +71,16 @@ export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: an
 export const commonSpec = {
   KAFKA_BROKERS: v.list(['127.0.0.1:19092']),
   KAFKA_CLIENT_ID: v.str('tracking'),
+  /** TLS to the brokers (system CAs). */
+  KAFKA_SSL: v.bool(false),
+  /** SASL to the brokers: none, plain, scram-sha-256 or scram-sha-512; the last three need the username and password. */
+  KAFKA_SASL_MECHANISM: v.oneOf(['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const, 'none'),
+  KAFKA_SASL_USERNAME: v.optionalStr(),
+  KAFKA_SASL_PASSWORD: v.optionalStr(),
   SCHEMA_REGISTRY_URL: v.url('http://127.0.0.1:18081/apis/ccompat/v7'),
+  /** HTTP basic auth for the registry, when it asks for it. */
+  SCHEMA_REGISTRY_USERNAME: v.optionalStr(),
+  SCHEMA_REGISTRY_PASSWORD: v.optionalStr(),
   CLICKHOUSE_URL: v.url('http://127.0.0.1:18123'),
   CLICKHOUSE_USER: v.str('default'),
   CLICKHOUSE_PASSWORD: v.optionalStr(),
@@ -86,11 +95,17 @@ export const commonSpec = {
   /** With acks=all, how many replicas must have a record before it is acknowledged; production uses 2. */
   TOPIC_MIN_INSYNC_REPLICAS: v.int(1, 1, 16),
   LOG_LEVEL: v.oneOf(['debug', 'info', 'warn', 'error'] as const, 'info'),
+  /** On: every credential this service uses must be set (ClickHouse password, Kafka SASL, LIVE_TOKEN, SESSION_SECRET), else it refuses to start. */
+  REQUIRE_SECRETS: v.bool(false),
 }
 
+export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512'
+
 export interface CommonConfig {
-  kafka: { brokers: string[]; clientId: string }
+  kafka: { brokers: string[]; clientId: string; ssl?: boolean; sasl?: { mechanism: SaslMechanism; username: string; password: string } }
   registryUrl: string
+  registryAuth?: { username: string; password: string }
+  requireSecrets: boolean
   clickhouse: { url: string; username: string; password: string; database: string }
   topics: { events: string; identifies: string; accounts: string; dlq: string }
   topicPartitions: number
@@ -105,13 +120,53 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
   }
   const names = Object.values(topics)
   if (new Set(names).size !== names.length) throw new ConfigError('TOPIC_*', 'topic names must differ')
+  if (e.REQUIRE_SECRETS) {
+    requireSecret(e, 'CLICKHOUSE_PASSWORD')
+    if (e.KAFKA_SASL_MECHANISM === 'none') throw new ConfigError('KAFKA_SASL_MECHANISM', 'must name a SASL mechanism when REQUIRE_SECRETS is on')
+  }
   return {
-    kafka: { brokers: e.KAFKA_BROKERS, clientId: e.KAFKA_CLIENT_ID },
+    kafka: { brokers: e.KAFKA_BROKERS, clientId: e.KAFKA_CLIENT_ID, ssl: e.KAFKA_SSL, ...kafkaSasl(e) },
     registryUrl: e.SCHEMA_REGISTRY_URL,
+    ...registryAuth(e),
+    requireSecrets: e.REQUIRE_SECRETS,
     clickhouse: { url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE },
     topics,
     topicPartitions: e.TOPIC_PARTITIONS,
     topicReplication: { factor: e.TOPIC_REPLICATION_FACTOR, minInsync: e.TOPIC_MIN_INSYNC_REPLICAS },
     logLevel: e.LOG_LEVEL,
   }
+}
+
+/** LIVE_TOKEN (projector and dashboard) reads every account's live events: refuse a guessable one. */
+export function checkLiveToken(token: string): void {
+  if (token && token.length < 24) throw new ConfigError('LIVE_TOKEN', 'must be at least 24 characters (or empty to turn the live feed off)')
+}
+
+/** With REQUIRE_SECRETS on, an empty secret stops start-up naming the variable. */
+export function requireSecret(e: Record<string, any>, name: string): void {
+  if (!e[name]) throw new ConfigError(name, 'is required when REQUIRE_SECRETS is on')
+}
+
+// A mechanism without credentials, or credentials without a mechanism, is a mistake to stop on:
+// the broker would refuse us later with a less useful message, or we would connect unauthenticated.
+function kafkaSasl(e: Record<string, any>): Pick<CommonConfig['kafka'], 'sasl'> {
+  const mechanism = e.KAFKA_SASL_MECHANISM as SaslMechanism | 'none'
+  if (mechanism === 'none') {
+    for (const name of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']) {
+      if (e[name]) throw new ConfigError('KAFKA_SASL_MECHANISM', `must be set (plain, scram-sha-256 or scram-sha-512) when ${name} is`)
+    }
+    return {}
+  }
+  if (!e.KAFKA_SASL_USERNAME) throw new ConfigError('KAFKA_SASL_USERNAME', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
+  if (!e.KAFKA_SASL_PASSWORD) throw new ConfigError('KAFKA_SASL_PASSWORD', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
+  return { sasl: { mechanism, username: e.KAFKA_SASL_USERNAME, password: e.KAFKA_SASL_PASSWORD } }
+}
+
+function registryAuth(e: Record<string, any>): Pick<CommonConfig, 'registryAuth'> {
+  const user = e.SCHEMA_REGISTRY_USERNAME as string
+  const password = e.SCHEMA_REGISTRY_PASSWORD as string
+  if (!user && !password) return {}
+  if (!user) throw new ConfigError('SCHEMA_REGISTRY_USERNAME', 'is required when SCHEMA_REGISTRY_PASSWORD is set')
+  if (!password) throw new ConfigError('SCHEMA_REGISTRY_PASSWORD', 'is required when SCHEMA_REGISTRY_USERNAME is set')
+  return { registryAuth: { username: user, password } }
 }

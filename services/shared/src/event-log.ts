@@ -16,7 +16,7 @@ export type EventLogWaitOptions = Pick<WaitOptions, 'signal' | 'readiness' | 'in
 /** The clients, built at the edge without I/O. */
 export function createEventLogClients(cfg: CommonConfig, role: string, log: Logger): { kafka: Kafka; codec: Codec } {
   const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-${role}` }, log)
-  return { kafka, codec: new Codec(createRegistry(cfg.registryUrl)) }
+  return { kafka, codec: new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth)) }
 }
 
 /** Creates missing topics (waiting for Kafka: readiness 'kafka') and registers the schemas

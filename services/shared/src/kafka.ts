@@ -1,5 +1,5 @@
 // Kafka client creation and topic setup, at the edge; services receive the clients they use.
-import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs'
+import { Kafka, logLevel, type Admin, type ITopicConfig, type SASLOptions } from 'kafkajs'
 import type { Logger } from './log.js'
 import type { CommonConfig } from './env.js'
 
@@ -9,6 +9,9 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
   return new Kafka({
     clientId: cfg.clientId,
     brokers: cfg.brokers,
+    // Credentials pass through from config (KAFKA_SSL, KAFKA_SASL_*); none on the local stack.
+    ssl: cfg.ssl,
+    ...(cfg.sasl ? { sasl: cfg.sasl as SASLOptions } : {}),
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 100, retries: 8 },
     logCreator: () => ({ namespace, level, log: entry }) => {

@@ -10,10 +10,10 @@ import type { Logger } from '../../../shared/src/log.js'
 import { FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from '../../../ingest/src/limits/plans.js'
 import { monthKeyOf } from '../../../ingest/src/limits/monthly-quota.js'
 import type { DashboardConfig } from '../config.js'
-import { conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation } from '../errors.js'
+import { busy, conflict, DashboardError, invalidCredentials, notFound, tooManyAttempts, unauthorized, unavailable, validation, wrongCurrentPassword } from '../errors.js'
 import {
   hashPassword, verifyPassword, dummyHash, newSession, sessionToken, newCsrfToken, CSRF_COOKIE,
-  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, type LoginThrottle, type SessionPayload,
+  PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, HashGateBusy, type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries, Environment } from './queries.js'
 import { openLiveFeed, pipeSse } from './live-proxy.js'
@@ -25,6 +25,8 @@ export interface ApiDeps {
   admin: AccountsAdmin
   queries: DashboardQueries
   throttle: LoginThrottle
+  signupThrottle: SignupThrottle
+  hashGate: HashGate
   plans: Readonly<Record<string, Plan>>
   log: Logger
 }
@@ -121,12 +123,38 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   }
 
   const startSession = (ctx: Ctx, a: AccountRecord) => {
-    const s = newSession(a.account_id, a.password_hash, d.cfg.sessionTtlMs)
+    const s = newSession(a, d.cfg.sessionTtlMs)
     ctx.cookies.set(SESSION_COOKIE, sessionToken(d.cfg.sessionSecret, s), {
       httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: d.cfg.sessionTtlMs, overwrite: true,
     })
-    // A fresh CSRF token per session (no fixation of a token set before sign-in).
+    // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
+    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+
+  const endSessionCookies = (ctx: Ctx) => {
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
     ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+
+  /** Password hashing through the shared gate; a full line is 503 with Retry-After. */
+  const scrypt = async <T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await d.hashGate.run(fn)
+    } catch (err) {
+      if (!(err instanceof HashGateBusy)) throw err
+      ctx.set('Retry-After', '1')
+      throw busy(err)
+    }
+  }
+
+  const accountChange = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof DashboardError) throw err
+      d.log.warn('account change failed', { what, err: err as Error })
+      throw unavailable(`The accounts log (${what})`, err)
+    }
   }
 
   const me = (a: AccountRecord) => {
@@ -161,7 +189,13 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
     if (!EMAIL.test(email)) throw validation('email is not a valid address', { field: 'email' })
     if (password.length < PASSWORD_MIN_LENGTH) throw validation(`password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'password' })
     const name = str(b.name, 'name', { max: 100 })?.trim()
-    const passwordHash = await hashPassword(password)
+    // Counted before scrypt runs, so a burst cannot make the server hash in parallel past the limit.
+    const verdict = d.signupThrottle.begin(ctx.state.ip)
+    if (!verdict.allowed) {
+      ctx.set('Retry-After', String(verdict.retryAfterSeconds))
+      throw tooManyAttempts(verdict.retryAfterSeconds, 'sign-ups from this address')
+    }
+    const passwordHash = await scrypt(ctx, () => hashPassword(password))
     const run = signupChain.then(async () => {
       if (d.admin.findAccountByEmail(email)) throw conflict('An account with this email exists; sign in instead')
       return d.admin.createAccount({ accountId: accountIdFor(email), name: name || email, plan: 'hobby', ownerEmail: email, passwordHash })
@@ -176,24 +210,58 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
 
   r.post('/signin', async (ctx) => {
     const { email, password } = credentials(ctx)
-    const verdict = d.throttle.check(email, ctx.state.ip)
-    if (!verdict.allowed) {
-      ctx.set('Retry-After', String(verdict.retryAfterSeconds))
-      throw tooManyAttempts(verdict.retryAfterSeconds)
+    // The attempt counts as a failure from here, before the asynchronous verify: a parallel burst
+    // sees the earlier attempts of the burst and stops at the limit.
+    const attempt = d.throttle.begin(email, ctx.state.ip)
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfterSeconds))
+      throw tooManyAttempts(attempt.retryAfterSeconds)
     }
     const a = d.admin.findAccountByEmail(email)
-    const ok = a?.password_hash ? await verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)
-    if (!a || !ok || a.status !== 'active') {
-      d.throttle.fail(email, ctx.state.ip)
-      throw invalidCredentials()
-    }
-    d.throttle.succeed(email, ctx.state.ip)
+    const ok = await scrypt(ctx, async () => (a?.password_hash ? verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)))
+    if (!a || !ok || a.status !== 'active') throw invalidCredentials()
+    attempt.succeed()
     startSession(ctx, a)
     ctx.body = { success: true, data: me(a) }
   })
 
+  // Sign-out ends this session on the server too: its id goes on the account record, so the old
+  // cookie is refused by every dashboard instance, not only forgotten by this browser. The cookies
+  // are cleared first, so even when the revocation cannot be written (503) this browser is signed out.
   r.post('/signout', async (ctx) => {
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
+    const s = ctx.state.session
+    endSessionCookies(ctx)
+    if (s) await accountChange('sign-out', () => d.admin.revokeSession(s.a, s.sid, s.exp))
+    ctx.body = { success: true }
+  })
+
+  r.post('/signout-everywhere', async (ctx) => {
+    const a = account(ctx)
+    endSessionCookies(ctx)
+    await accountChange('sign out everywhere', () => d.admin.endAllSessions(a.account_id))
+    d.log.info('all sessions ended', { account: a.account_id })
+    ctx.body = { success: true }
+  })
+
+  // A password change needs the current password (a stolen session alone cannot take the account
+  // over), is throttled like sign-in, ends every other session and starts a fresh one here.
+  r.post('/password', async (ctx) => {
+    const a = account(ctx)
+    const b = body(ctx)
+    const current = str(b.current_password, 'current_password', { required: true, max: PASSWORD_MAX_LENGTH })!
+    const next = str(b.new_password, 'new_password', { required: true, max: PASSWORD_MAX_LENGTH })!
+    if (next.length < PASSWORD_MIN_LENGTH) throw validation(`new_password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'new_password' })
+    const attempt = d.throttle.begin(a.owner_email ?? a.account_id, ctx.state.ip)
+    if (!attempt.allowed) {
+      ctx.set('Retry-After', String(attempt.retryAfterSeconds))
+      throw tooManyAttempts(attempt.retryAfterSeconds, 'wrong passwords')
+    }
+    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!)))) throw wrongCurrentPassword()
+    attempt.succeed()
+    const newHash = await scrypt(ctx, () => hashPassword(next))
+    const updated = await accountChange('password change', () => d.admin.setPassword(a.account_id, newHash))
+    d.log.info('password changed; other sessions ended', { account: a.account_id })
+    startSession(ctx, updated)
     ctx.body = { success: true }
   })
 

@@ -1,50 +1,106 @@
-// Login throttling: failed sign-ins are counted per (email, client IP) and per client IP in a
-// sliding window; past the limit, sign-in is refused with 429 until the oldest failure ages out.
-// A success clears the (email, IP) counter. In memory: a restart forgets failures, which only
-// loosens the throttle; several dashboard instances each apply their own.
+// Sign-in and sign-up throttling (issue 12). An attempt is counted the moment it is let through,
+// before the asynchronous scrypt call, so a parallel burst cannot all pass the check before any
+// failure is recorded. Sliding windows, in memory: a restart forgets attempts, which only loosens
+// the throttle; several dashboard instances each apply their own.
+//
+// Sign-in buckets: (email, client address) at `maxFailures`, so one client cannot lock another
+// address out of an account; the client address across emails (credential stuffing); and the
+// email across addresses (a distributed guess at one account), both at higher limits.
 export interface ThrottleVerdict {
   allowed: boolean
   retryAfterSeconds: number
 }
 
-export class LoginThrottle {
-  private readonly failures = new Map<string, number[]>()
+/** Timestamps per key in a sliding window. */
+class SlidingWindow {
+  private readonly hits = new Map<string, number[]>()
 
-  constructor(private readonly opts: { maxFailures: number; windowMs: number; maxFailuresPerIp?: number }) {}
+  constructor(private readonly windowMs: number) {}
 
-  private keys(email: string, ip: string): Array<[string, number]> {
-    return [
-      [`e:${email.trim().toLowerCase()}|${ip}`, this.opts.maxFailures],
-      [`i:${ip}`, this.opts.maxFailuresPerIp ?? this.opts.maxFailures * 10],
-    ]
-  }
-
-  private recent(key: string, now: number): number[] {
-    const list = (this.failures.get(key) ?? []).filter((t) => t > now - this.opts.windowMs)
-    if (list.length) this.failures.set(key, list)
-    else this.failures.delete(key)
+  recent(key: string, now: number): number[] {
+    const list = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs)
+    if (list.length) this.hits.set(key, list)
+    else this.hits.delete(key)
     return list
   }
 
-  check(email: string, ip: string, now = Date.now()): ThrottleVerdict {
-    let retry = 0
-    for (const [key, max] of this.keys(email, ip)) {
-      const list = this.recent(key, now)
-      if (list.length >= max) retry = Math.max(retry, Math.ceil((list[list.length - max]! + this.opts.windowMs - now) / 1000))
+  /** Seconds until `key` is under `max` again, 0 when it is already. */
+  wait(key: string, max: number, now: number): number {
+    const list = this.recent(key, now)
+    return list.length < max ? 0 : Math.max(1, Math.ceil((list[list.length - max]! + this.windowMs - now) / 1000))
+  }
+
+  add(key: string, now: number): void {
+    this.hits.set(key, [...this.recent(key, now), now])
+    if (this.hits.size > 100_000) for (const k of [...this.hits.keys()]) this.recent(k, now)
+  }
+
+  /** Takes back one hit recorded at `at` (a success is not a failure). */
+  remove(key: string, at: number): void {
+    const list = this.hits.get(key)
+    const i = list?.lastIndexOf(at) ?? -1
+    if (i >= 0) list!.splice(i, 1)
+    if (list && list.length === 0) this.hits.delete(key)
+  }
+
+  clear(key: string): void {
+    this.hits.delete(key)
+  }
+}
+
+/** Checks every bucket, and when all allow, records the attempt in each before returning. */
+function admit(w: SlidingWindow, buckets: Array<[string, number]>, now: number): ThrottleVerdict {
+  const wait = Math.max(0, ...buckets.map(([key, max]) => w.wait(key, max, now)))
+  if (wait > 0) return { allowed: false, retryAfterSeconds: wait }
+  for (const [key] of buckets) w.add(key, now)
+  return { allowed: true, retryAfterSeconds: 0 }
+}
+
+export interface LoginAttempt extends ThrottleVerdict {
+  /** Call when the password was right: the attempt no longer counts, and the (email, address) bucket clears. */
+  succeed(): void
+}
+
+export class LoginThrottle {
+  private readonly w: SlidingWindow
+
+  constructor(private readonly opts: { maxFailures: number; windowMs: number; maxFailuresPerIp?: number; maxFailuresPerEmail?: number }) {
+    this.w = new SlidingWindow(opts.windowMs)
+  }
+
+  private buckets(email: string, ip: string): Array<[string, number]> {
+    const e = email.trim().toLowerCase()
+    return [
+      [`e:${e}|${ip}`, this.opts.maxFailures],
+      [`i:${ip}`, this.opts.maxFailuresPerIp ?? this.opts.maxFailures * 10],
+      [`e:${e}`, this.opts.maxFailuresPerEmail ?? this.opts.maxFailures * 20],
+    ]
+  }
+
+  /** Admits a sign-in attempt and counts it as a failure until `succeed()` is called. */
+  begin(email: string, ip: string, now = Date.now()): LoginAttempt {
+    const buckets = this.buckets(email, ip)
+    const v = admit(this.w, buckets, now)
+    return {
+      ...v,
+      succeed: () => {
+        if (!v.allowed) return
+        for (const [key] of buckets.slice(1)) this.w.remove(key, now)
+        this.w.clear(buckets[0]![0])
+      },
     }
-    return { allowed: retry === 0, retryAfterSeconds: Math.max(retry, 0) }
+  }
+}
+
+/** Sign-ups per client address: each runs scrypt (16 MB) and creates an account. */
+export class SignupThrottle {
+  private readonly w: SlidingWindow
+
+  constructor(private readonly opts: { maxPerIp: number; windowMs: number }) {
+    this.w = new SlidingWindow(opts.windowMs)
   }
 
-  fail(email: string, ip: string, now = Date.now()): void {
-    for (const [key] of this.keys(email, ip)) this.failures.set(key, [...this.recent(key, now), now])
-    if (this.failures.size > 100_000) this.sweep(now)
-  }
-
-  succeed(email: string, ip: string): void {
-    this.failures.delete(this.keys(email, ip)[0]![0])
-  }
-
-  private sweep(now: number) {
-    for (const key of [...this.failures.keys()]) this.recent(key, now)
+  begin(ip: string, now = Date.now()): ThrottleVerdict {
+    return admit(this.w, [[`s:${ip}`, this.opts.maxPerIp]], now)
   }
 }

@@ -5,9 +5,10 @@ import bodyParser from 'koa-bodyparser'
 import type { Logger } from '../../../shared/src/log.js'
 import type { DashboardConfig } from '../config.js'
 import { DashboardError, forbidden, unavailable } from '../errors.js'
-import { readSession, passwordFingerprint, checkCsrf, newCsrfToken, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
+import { readSession, sessionAllowed, checkCsrf, newCsrfToken, csrfSessionOf, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
 import { createApiRouter, SESSION_COOKIE, type ApiDeps, type DashboardState } from '../api/routes.js'
 import { loadAssets, staticFiles } from './static-files.js'
+import { clientIp } from '../../../shared/src/client-ip.js'
 
 export interface DashboardAppDeps extends ApiDeps {
   publicDir: string
@@ -66,19 +67,21 @@ export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
   })
 
   app.use(async (ctx, next) => {
-    ctx.state.ip = ctx.req.socket.remoteAddress ?? 'unknown'
+    ctx.state.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for'), cfg.trustedProxies) || 'unknown'
     const s = readSession(cfg.sessionSecret, ctx.cookies.get(SESSION_COOKIE))
     if (s) {
       const a = d.admin.accounts.get(s.a)
-      // A password change (new hash) or a disabled account ends the session.
-      if (a && a.status === 'active' && passwordFingerprint(a.password_hash) === s.pv) {
+      // Sign-out, sign out everywhere, a password change or a disabled account end the session (server-side, on the account record).
+      if (sessionAllowed(s, a)) {
         ctx.state.session = s
         ctx.state.account = a
       }
     }
-    // Every visitor gets a signed CSRF token to echo in X-CSRF-Token (double submit).
-    if (!ctx.cookies.get(CSRF_COOKIE)) {
-      ctx.cookies.set(CSRF_COOKIE, newCsrfToken(cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: cfg.cookieSecure, path: '/', overwrite: true })
+    // Every visitor gets a signed CSRF token to echo in X-CSRF-Token (double submit), bound to the
+    // session when there is one; a token of another (or no) session is replaced for the next request.
+    const bound = csrfSessionOf(cfg.sessionSecret, ctx.cookies.get(CSRF_COOKIE))
+    if (bound === undefined || (ctx.state.session && bound !== ctx.state.session.sid)) {
+      ctx.cookies.set(CSRF_COOKIE, newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid), { httpOnly: false, sameSite: 'strict', secure: cfg.cookieSecure, path: '/', overwrite: true })
     }
     await next()
   })
@@ -93,6 +96,7 @@ export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
       allowedOrigins: cfg.allowedOrigins,
       cookie: ctx.cookies.get(CSRF_COOKIE),
       header: ctx.get(CSRF_HEADER) || undefined,
+      sessionId: ctx.state.session?.sid,
     })
     if (!verdict.ok) {
       log.warn('state-changing request refused', { path: ctx.path, reason: verdict.reason, ip: ctx.state.ip })

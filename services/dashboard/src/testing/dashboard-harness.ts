@@ -11,8 +11,8 @@ import { createDashboardService } from '../main.js'
 export interface DashboardTestServices extends TestServices {
   dashboardUrl: string
   dashboard: Awaited<ReturnType<typeof createDashboardService>>
-  /** A fresh client with its own cookie jar (one browser). */
-  client(): DashboardClient
+  /** A fresh client with its own cookie jar (one browser); with `ip`, it comes through the trusted proxy as that address. */
+  client(ip?: string): DashboardClient
 }
 
 export async function startDashboard(t: Teardown, opts: HarnessOptions = {}): Promise<DashboardTestServices> {
@@ -30,7 +30,7 @@ export async function startDashboard(t: Teardown, opts: HarnessOptions = {}): Pr
   const server = await dashboard.start()
   t.teardown(() => dashboard.close())
   const dashboardUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return { ...s, dashboardUrl, dashboard, client: () => new DashboardClient(dashboardUrl) }
+  return { ...s, dashboardUrl, dashboard, client: (ip?: string) => new DashboardClient(dashboardUrl, ip) }
 }
 
 export interface ApiResponse {
@@ -41,7 +41,7 @@ export interface ApiResponse {
 
 export class DashboardClient {
   readonly cookies = new Map<string, string>()
-  constructor(readonly baseUrl: string) {}
+  constructor(readonly baseUrl: string, readonly ip?: string) {}
 
   private store(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -62,7 +62,7 @@ export class DashboardClient {
   async request(method: string, path: string, body?: unknown, o: { csrf?: string | null; origin?: string | null; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
     // A first GET gives the CSRF cookie, as loading the page does in a browser.
     if (method !== 'GET' && this.csrf === undefined && o.csrf === undefined) await this.request('GET', '/api/me')
-    const headers: Record<string, string> = { accept: 'application/json', ...o.headers }
+    const headers: Record<string, string> = { accept: 'application/json', ...(this.ip ? { 'x-forwarded-for': this.ip } : {}), ...o.headers }
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (method !== 'GET') {

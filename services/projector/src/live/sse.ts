@@ -1,13 +1,14 @@
-// Server-sent events for the live feed: GET /live, authenticated either with an API key
-// (Authorization: Bearer svc_..., the key's account) or, for the dashboard's server, with the
-// LIVE_TOKEN and an account_id. Optional filters: event, user_id, environment.
+// Server-sent events for the live feed: GET /live?account_id=..., for the dashboard's server only,
+// authenticated with the LIVE_TOKEN service secret. API keys are never accepted here: they are
+// ingest credentials, and client-side keys ship inside browser and mobile apps, so a key must not
+// read any end user's data (issue 12). The dashboard proxies this feed for a signed-in account,
+// taking the account id from the session. Optional filters: event, user_id, environment.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { LiveHub, LiveItem, Subscriber } from './live-hub.js'
 
 export interface LiveAuth {
-  /** Resolves an API key to its account id, or undefined. */
-  accountForKey(key: string): string | undefined
+  /** The dashboard's service secret; empty turns the live feed off. */
   liveToken: string
 }
 
@@ -17,17 +18,19 @@ function safeEqual(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+function refuse(res: ServerResponse, status: number, code: string, message: string) {
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="live"' } : {}) })
+  res.end(JSON.stringify({ success: false, error: { code, message } }))
+}
+
 export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, hub: LiveHub, auth: LiveAuth, bufferItems: number) {
   const header = req.headers.authorization ?? ''
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
-  let accountId: string | undefined
-  if (bearer && auth.liveToken && safeEqual(bearer, auth.liveToken)) accountId = url.searchParams.get('account_id') ?? undefined
-  else if (bearer) accountId = auth.accountForKey(bearer)
-  if (!accountId) {
-    res.writeHead(401, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ success: false, error: { code: 'INVALID_API_KEY', message: 'Invalid or inactive key for the live feed' } }))
-    return
+  if (!bearer || !auth.liveToken || !safeEqual(bearer, auth.liveToken)) {
+    return refuse(res, 401, 'UNAUTHORIZED', 'The live feed is read through the dashboard; API keys cannot read data')
   }
+  const accountId = url.searchParams.get('account_id')
+  if (!accountId) return refuse(res, 400, 'VALIDATION_ERROR', 'account_id is required')
   const f = {
     event: url.searchParams.get('event') || undefined,
     user: url.searchParams.get('user_id') || undefined,

@@ -47,7 +47,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
   try {
     await admin.connect()
-    const codec = new Codec(createRegistry(cfg.registryUrl))
+    const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))
     await codec.register(cfg.topics)
     await producer.connect()
 

@@ -41,7 +41,7 @@ export interface TestServices {
   post(path: string, body: unknown, init?: { key?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>
 }
 
-export const LIVE_TOKEN = 'test-live-token'
+export const LIVE_TOKEN = 'test-live-token-0123456789abcdef'
 
 export interface HarnessOptions {
   /** Start the ingest service (default true). */

@@ -1,0 +1,67 @@
+// Issue 12: the compose deployment publishes only ingest and the dashboard, and no secret has a
+// default. Docker is not on these machines, so the file is parsed here (the `yaml` package tap
+// already brings) and its shape checked.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+const FILE = join(dirname(fileURLToPath(import.meta.url)), 'docker-compose.yml')
+const text = readFileSync(FILE, 'utf8')
+const compose = parse(text, { merge: true }) as { services: Record<string, any> }
+const services = compose.services
+const SECRET_NAME = /(PASSWORD|SECRET|TOKEN)$/
+/** `${NAME:?message}`: compose refuses to start when NAME is unset or empty. */
+const REQUIRED = (name: string) => new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`)
+const ANY_REQUIRED_SECRET = /^\$\{\w*(PASSWORD|SECRET|TOKEN):\?[^}]+\}$/
+
+const envOf = (name: string): Record<string, string> => {
+  const env = services[name].environment ?? {}
+  return Array.isArray(env) ? Object.fromEntries(env.map((e: string) => e.split(/=(.*)/s).slice(0, 2))) : env
+}
+
+t.test('only ingest and the dashboard publish ports', async (t) => {
+  const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([name]) => name).sort()
+  t.same(published, ['dashboard', 'ingest'])
+  t.same(services.ingest.ports, ['8080:8080'])
+  t.same(services.dashboard.ports, ['8082:8082'])
+  for (const [name, s] of Object.entries(services)) t.not(s.network_mode, 'host', `${name} stays off the host network`)
+})
+
+t.test('every secret comes from the environment with no default', async (t) => {
+  let checked = 0
+  for (const name of Object.keys(services)) {
+    for (const [key, value] of Object.entries(envOf(name))) {
+      if (!SECRET_NAME.test(key)) continue
+      checked++
+      t.match(String(value), ANY_REQUIRED_SECRET, `${name}: ${key} is a required variable, \${...:?...}`)
+    }
+  }
+  t.ok(checked >= 4, 'the secrets are there to check')
+  // Anywhere in the file (e.g. inside Kafka's JAAS line), a secret variable never gets a default.
+  for (const m of text.matchAll(/\$\{(\w+)(:?[-?+=])?/g)) {
+    if (SECRET_NAME.test(m[1]!)) t.equal(m[2], ':?', `\${${m[1]}} is required, never defaulted`)
+  }
+  for (const m of text.matchAll(/password="([^"]*)"/g)) t.match(m[1], /^(\$\{\w+:\?[^}]+\}|%s)$/, 'no literal password in a JAAS line')
+  t.notMatch(text, /change-me/i)
+})
+
+t.test('the services authenticate to Kafka and ClickHouse and refuse to start without secrets', async (t) => {
+  const ch = envOf('clickhouse')
+  t.not(ch.CLICKHOUSE_USER, 'default', 'ClickHouse gets its own user instead of the passwordless default')
+  t.match(ch.CLICKHOUSE_PASSWORD, REQUIRED('CLICKHOUSE_PASSWORD'))
+  t.equal(String(ch.CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT), '0')
+  const kafka = envOf('kafka')
+  const protocols = Object.fromEntries(String(kafka.KAFKA_LISTENER_SECURITY_PROTOCOL_MAP).split(',').map((p) => p.split(':')))
+  const advertised = String(kafka.KAFKA_ADVERTISED_LISTENERS).split(',').map((l) => l.split(':')[0]!)
+  for (const l of advertised) t.match(protocols[l], /^SASL_/, `clients reach Kafka's ${l} listener with SASL`)
+  for (const name of ['projector', 'ingest', 'dashboard']) {
+    const env = envOf(name)
+    t.equal(env.REQUIRE_SECRETS, 'true', `${name} refuses to start without its secrets`)
+    t.equal(env.CLICKHOUSE_USER, ch.CLICKHOUSE_USER, `${name} uses the ClickHouse user`)
+    t.match(env.CLICKHOUSE_PASSWORD, REQUIRED('CLICKHOUSE_PASSWORD'))
+    t.equal(String(env.KAFKA_SASL_MECHANISM).toUpperCase(), kafka.KAFKA_SASL_ENABLED_MECHANISMS, `${name} uses the broker's SASL mechanism`)
+    t.match(env.KAFKA_SASL_PASSWORD, REQUIRED('KAFKA_SASL_PASSWORD'))
+  }
+})
