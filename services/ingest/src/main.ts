@@ -1,9 +1,13 @@
 // Composition root of the ingest service: builds the Kafka, registry and ClickHouse clients at the
-// edge, checks each, follows the accounts topic into the key table (A1), and serves HTTP.
-// `close()` drains: stop taking requests, flush the appender, disconnect.
-import type { Server } from 'node:http'
-import { createClickHouse } from '../../shared/src/clickhouse.js'
-import { followAccounts } from '../../shared/src/accounts-log.js'
+// edge (no I/O), and in start() listens first -- /health/ready says what it waits for, /v1/* answers
+// 503 with Retry-After -- then waits for Kafka and the registry, connects the producers, follows the
+// accounts topic into the key table (A1) and starts accepting. A dependency that is down at start is
+// waited for, never a reason to exit (issue 9, item 6). `close()` drains: stop taking requests,
+// answer those in flight, flush the appender, disconnect.
+import { createServer, type Server } from 'node:http'
+import { openClickHouse } from '../../shared/src/clickhouse.js'
+import { followAccounts, type AccountsFollower } from '../../shared/src/accounts-log.js'
+import { Readiness } from '../../shared/src/wait-for.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { monthlyLiveUsage } from '../../projector/src/usage/usage-query.js'
@@ -17,20 +21,20 @@ import { createIngestApp } from './http/app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
-import { openEventLog } from '../../shared/src/event-log.js'
+import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
-  const { kafka, codec } = await openEventLog(cfg, 'ingest', log)
-
-  const ch = await createClickHouse(cfg.clickhouse)
+  // What start() waits for; once all are 'ok', readiness is the live checks of readinessOf.
+  const startup = new Readiness(['kafka', 'registry', 'accounts'])
+  const stopping = new AbortController()
+  const waits = { signal: stopping.signal, readiness: startup }
+  const { kafka, codec } = createEventLogClients(cfg, 'ingest', log)
+  const ch = openClickHouse(cfg.clickhouse)
 
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
   const keys = new KeyTable({ plans })
-  const follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
-    if (e.kind === 'Account') keys.applyAccount(e.value)
-    else if (e.kind === 'Plan') keys.applyPlan(e.value)
-    else keys.applyKey(e.value)
-  }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}` })
+  let follower: AccountsFollower | undefined
+  let accepting = false
 
   const quota = new MonthlyQuota()
   // H5: the month's live usage comes from the projector's counters, refreshed in the background.
@@ -51,7 +55,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     queuedRecords: () => appender.health().queuedRecords,
     appenderStats: () => appender.stats,
     ready: () => readiness().ready,
-    accountsSilenceMs: () => follower.silenceMs(),
+    accountsSilenceMs: () => follower?.silenceMs() ?? 0,
   })
 
   // Producers are made by factories, not once: a producer whose send failed is replaced
@@ -86,10 +90,12 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       log,
     )
     : undefined
-  await Promise.all([plain.start(), atomic?.start()])
   const appender = atomic ? new LaneRouter(plain, atomic) : plain
   let closing = false
-  const readiness = () => readinessOf({ appender, accounts: follower, draining: () => closing })
+  const readiness = () =>
+    accepting && follower
+      ? readinessOf({ appender, accounts: follower, draining: () => closing })
+      : { ready: false, checks: Object.fromEntries(Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }])) }
   const app = createIngestApp({
     cfg,
     keys,
@@ -100,37 +106,55 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     appender,
     log,
     draining: () => closing,
+    accepting: () => accepting && !closing,
     readiness,
     metrics,
   })
 
-  let server: Server | undefined
+  const server: Server = createServer(app.callback())
+  server.keepAliveTimeout = 65_000
   return {
     deps: { kafka, codec, keys, quota, appender, ch },
+    /** Listening (for /health) before start() resolves. */
+    server,
     async start(): Promise<Server> {
-      await follower.ready
-      await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
-      scheduleUsage()
-      server = app.listen(cfg.port, cfg.host)
-      server.keepAliveTimeout = 65_000
       await new Promise<void>((resolve, reject) => {
-        server!.once('listening', resolve)
-        server!.once('error', reject)
+        server.once('error', reject)
+        server.listen(cfg.port, cfg.host, () => {
+          server.off('error', reject)
+          resolve()
+        })
       })
       const addr = server.address()
-      log.info('ingest listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port, keys: keys.keyCount })
+      log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+
+      await prepareEventLog(kafka, codec, cfg, log, waits)
+      await Promise.all([plain.start(), atomic?.start()])
+      follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
+        if (e.kind === 'Account') keys.applyAccount(e.value)
+        else if (e.kind === 'Plan') keys.applyPlan(e.value)
+        else keys.applyKey(e.value)
+      }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits })
+      await follower.ready
+      startup.set('accounts', 'ok')
+      // Usage is best effort at start: the quota also counts what this instance accepts (H5).
+      await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
+      scheduleUsage()
+      accepting = true
+      log.info('ingest accepting', { keys: keys.keyCount })
       return server
     },
     async close() {
       closing = true
+      stopping.abort()
       if (usageTimer) clearTimeout(usageTimer)
-      if (server) {
+      if (server.listening) {
         // In-flight requests wait at most for their flush deadline; a little more for the answer.
         const { forced } = await drainServer(server, cfg.producer.flushTimeoutMs + 5_000)
         if (forced) log.warn('drain deadline passed; remaining connections closed')
       }
       await appender.close()
-      await follower.stop()
+      await follower?.stop()
       await ch.close()
     },
   }

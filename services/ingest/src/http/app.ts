@@ -42,6 +42,8 @@ export interface IngestDeps {
   onKeyUsed?: (keyId: string, now: number) => void
   /** Prometheus metrics, served on GET /metrics when given. */
   metrics?: IngestMetrics
+  /** False until the service has its dependencies (and again while draining): /v1/* answers 503. */
+  accepting?: () => boolean
   /** True once the service is shutting down: answers ask clients to reconnect elsewhere. */
   draining?: () => boolean
   /** Readiness: can this instance deliver to Kafka and is its key table current? */
@@ -116,6 +118,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
 
   // ---- H2 step 1 and 2: authentication, then the account's per-minute window
   const authenticate = async (ctx: Ctx, next: Koa.Next) => {
+    // Before the key table is loaded every key would look unknown: 503, never a wrong 401.
+    if (d.accepting && !d.accepting()) throw errors.unavailable(2)
     const t = now()
     const parsed = parseAuthorization(ctx.get('authorization') || undefined, d.cfg.acceptedKeyTypes)
     const found = parsed.ok ? d.keys.lookup(hashKey(parsed.key)) : undefined

@@ -187,3 +187,23 @@ t.test('close drains what is queued, then refuses new records', async (t) => {
   t.ok(f.created.every((c) => c.disconnected), 'producers disconnected')
   await t.rejects(a.append(rec('e', 1)), { code: 'KAFKA_APPEND_FAILED', stored: 'no' })
 })
+
+t.test('start waits for Kafka instead of failing, and close ends the wait', async (t) => {
+  let kafkaDown = true
+  const f = fakeFactory({ connectFails: () => kafkaDown })
+  const a = new RecordAppender(f.factory, { ...base, poolSize: 2 }, log)
+  let started = false
+  const starting = a.start().then(() => (started = true))
+  await sleep(50)
+  t.notOk(started, 'not started while no broker answers')
+  kafkaDown = false
+  await starting
+  t.ok(a.health().ready)
+  await a.append(rec('e', 1))
+  await a.close()
+
+  const b = new RecordAppender(fakeFactory({ connectFails: () => true }).factory, base, log)
+  const waiting = b.start()
+  await b.close()
+  await t.rejects(waiting, { code: 'KAFKA_APPEND_FAILED' }, 'closing before Kafka came ends the wait')
+})

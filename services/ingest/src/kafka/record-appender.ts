@@ -100,6 +100,7 @@ export class RecordAppender {
   private sweepTimer: NodeJS.Timeout | null = null
   private closed = false
   private idle: Array<() => void> = []
+  private upWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = []
   private readonly slots: Slot[]
   private lastFailureAt = 0
   private lastRecoveryAt = 0
@@ -115,14 +116,15 @@ export class RecordAppender {
     this.slots = Array.from({ length: opts.poolSize }, (_, index) => ({ index, producer: null, state: 'down' as const, failures: 0 }))
   }
 
-  /** Connects every producer; throws if none can connect (the caller waits for Kafka first). */
+  /** Connects every producer and resolves once at least one is connected: producers that cannot
+   * connect keep trying in the background, so this waits out a Kafka that is not there yet.
+   * Rejects only if the appender is closed first. */
   async start(): Promise<void> {
-    const results = await Promise.allSettled(this.slots.map((s) => this.connectSlot(s)))
-    // Slots that could not connect keep trying in the background, so the appender recovers on
-    // its own even when the caller carries on after a failed start.
+    await Promise.allSettled(this.slots.map((s) => this.connectSlot(s)))
     for (const s of this.slots) if (s.state === 'down') this.reconnectLater(s)
-    const failed = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[]
-    if (failed.length === this.slots.length) throw failed[0].reason
+    if (this.slots.some((s) => s.state !== 'down')) return
+    if (this.closed) throw new KafkaAppendError('closed before Kafka was reached', 'no')
+    await new Promise<void>((resolve, reject) => this.upWaiters.push({ resolve, reject }))
   }
 
   append(records: OutRecord[]): Promise<void> {
@@ -305,6 +307,7 @@ export class RecordAppender {
     slot.producer = producer
     slot.state = 'idle'
     this.lastRecoveryAt = this.now()
+    this.upWaiters.splice(0).forEach((w) => w.resolve())
   }
 
   /** Requests still queued past their deadline were never sent: 503, certainly not stored. */
@@ -345,6 +348,7 @@ export class RecordAppender {
    * then disconnects every producer. */
   async close(): Promise<void> {
     this.closed = true
+    this.upWaiters.splice(0).forEach((w) => w.reject(new KafkaAppendError('closed before Kafka was reached', 'no')))
     if (this.queue.length || this.inFlight) {
       await new Promise<void>((resolve) => {
         this.idle.push(resolve)
