@@ -4,6 +4,7 @@ import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.
 import { createLogger } from '../../../shared/src/log.js'
 import { ClickHouseWriter, ClickHouseWriteError } from '../clickhouse/writer.js'
 import { ProjectionPipeline } from './projection.js'
+import { WaitAbortedError } from '../../../shared/src/wait-for.js'
 
 const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
@@ -94,4 +95,22 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
   let n = 0
   const stopped = await setup(() => ({ write: async () => { if (++n === 5) stopping.aborted = true; throw refused() } }), { waitForClickHouse: true, stopping })
   await t.rejects(stopped.pipeline.write({ events: [event(3)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+})
+
+t.test('a registry that does not answer is waited for; stopping meanwhile dead-letters nothing', async (t) => {
+  let id = 1
+  let calls = 0
+  const registryDown = Object.assign(new Error('Confluent_Schema_Registry - Error, status 400: connect ECONNREFUSED 127.0.0.1:18081'), { status: 400 })
+  const writer = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('unused') } } as any)
+  await writer.register(topics)
+  const stopping = new AbortController()
+  // The stop comes while the pipeline sleeps between two attempts.
+  const reader = new Codec({ getSchema: async () => { if (++calls === 3) setImmediate(() => stopping.abort()); throw registryDown } } as any)
+  const dead: unknown[] = []
+  const pipeline = new ProjectionPipeline({ send: async (m: any) => { dead.push(m) } } as any, reader, { write: async () => undefined }, { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 }, undefined, createLogger('error', {}, () => undefined), stopping.signal)
+  const messages = [{ offset: '0', key: null, value: writer.encode('Event', event(1)) }]
+  const err = await pipeline.decode('ev', 0, messages as any).catch((e) => e)
+  t.type(err, WaitAbortedError, 'decode gives up only because the projector stops, with no dead letter')
+  t.equal(calls, 3, 'the registry was asked again and again')
+  t.same(dead, [])
 })

@@ -7,7 +7,7 @@ import type { KafkaMessage, Producer } from 'kafkajs'
 import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
-import { waitFor, type Readiness } from '../../../shared/src/wait-for.js'
+import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import type { ProjectionBatch } from './batcher.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
@@ -85,7 +85,8 @@ export class ProjectionPipeline {
         else throw Object.assign(new Error(`unexpected record type ${d.name} on ${topic}`), { code: 'UNEXPECTED_TYPE' })
         this.origins.set(d.value, origin)
       } catch (err) {
-        if (err instanceof RegistryUnavailableError) throw err
+        // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
+        if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
         dead.push(deadLetter(origin, err))
       }
     }
