@@ -98,15 +98,13 @@ t.test('unavailable Kafka and internal errors', async (t) => {
       createLogger('error' as any, {}),
     )
     const started = appender.start().then(() => 'connected', () => 'closed')
-    t.teardown(async () => {
-      await appender.close()
-      t.equal(await started, 'closed', 'start() kept waiting for a broker until the appender was closed')
-    })
     const app = await appWith({ appender })
     const other = await s.createKey({ type: 'live', plan: 'orbit' })
     for (const [path, body] of [['/v1/event', EVENT], ['/v1/events', BATCH()]] as const) {
       const r = await http(app.url, path, { headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body })
       expect503(t, r, `${path}, Kafka unreachable`)
     }
+    await appender.close()
+    t.equal(await started, 'closed', 'start() kept waiting for a broker until the appender was closed')
   })
 })
