@@ -68,8 +68,9 @@ export function classifyAnswer(status: number, retryAfter: string | null | undef
   return undefined
 }
 
+/** Requests still unanswered when the next fault begins belong to that fault's disruption, not this one's. */
 export function resumedAfter(outcomes: Outcome[], faultStart: number, windowEnd: number): number | null {
-  const inWindow = outcomes.filter((o) => o.sentAt >= faultStart && o.sentAt < windowEnd)
+  const inWindow = outcomes.filter((o) => o.sentAt >= faultStart && o.doneAt < windowEnd)
   const disrupted = (o: Outcome) => o.status === undefined || o.status < 200 || o.status >= 300 || o.doneAt - o.sentAt > SLOW_MS
   let lastBad = -Infinity
   for (const o of inWindow) if (disrupted(o)) lastBad = Math.max(lastBad, o.sentAt)

@@ -85,7 +85,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     const { secret } = await admin.createKey({ accountId, name: 'drill', type: 'live' })
     await closeAdmin()
 
-    load = new SteadyLoad({ ingestUrl, key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 5000 })
+    load = new SteadyLoad({ ingestUrl, key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 8000 })
     const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], unexpectedExits: [] }]
     await load.untilAccepted(30_000)
     load.start()
