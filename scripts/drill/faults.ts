@@ -58,10 +58,10 @@ export const FAULTS: Record<FaultName, Fault> = {
   'kafka-kill': {
     name: 'kafka-kill',
     title: () => 'SIGKILL Kafka (+restart)',
-    async inject({ stack }) {
+    async inject({ stack, say }) {
       await stack.kill('kafka')
       const t0 = Date.now()
-      await stack.up()
+      await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
       return [`Kafka ready again ${secs(Date.now() - t0)} after the kill`]
     },
   },
@@ -81,12 +81,12 @@ export const FAULTS: Record<FaultName, Fault> = {
   'clickhouse-down': {
     name: 'clickhouse-down',
     title: ({ outageSeconds }) => `ClickHouse down ${outageSeconds} s`,
-    async inject({ stack, outageSeconds }) {
+    async inject({ stack, outageSeconds, say }) {
       const t0 = Date.now()
       await stack.stop('clickhouse')
       await sleep(Math.max(0, outageSeconds * 1000 - (Date.now() - t0)))
       const t1 = Date.now()
-      await stack.up()
+      await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
       return [`ClickHouse ready ${secs(Date.now() - t1)} after its start`]
     },
   },
@@ -107,7 +107,7 @@ export const FAULTS: Record<FaultName, Fault> = {
       say(`projector ${state}`)
       await sleep(Math.max(0, outageSeconds * 1000 - (Date.now() - t0)))
       const t1 = Date.now()
-      await stack.up()
+      await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
       return [
         drain.forced ? 'projector did not exit within 30 s of SIGTERM and was killed' : `projector drained in ${secs(drain.ms)}`,
         `restarted projector ${state}`,

@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process'
 import { readFileSync, appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { connect } from 'node:net'
 import { promisify } from 'node:util'
 
 export type Component = 'kafka' | 'registry' | 'clickhouse'
@@ -64,9 +65,39 @@ export class OwnStack {
     }
   }
 
-  /** `stack.sh up`: starts whatever of the three is not running (and installs on first use). */
-  async up(): Promise<void> {
-    await this.script('up', 600_000)
+  /** `stack.sh up`: starts whatever of the three is not running (and installs on first use).
+   * One retry: on a loaded machine the registry's H2 store sometimes fails its first start
+   * (a connection acquisition timeout interrupts the file channel), and a second start works. */
+  async up(onRetry?: (err: Error) => void): Promise<void> {
+    try {
+      await this.script('up', 600_000)
+    } catch (err) {
+      onRetry?.(err as Error)
+      // A component that is running but not ready would be skipped by stack.sh; stop it first.
+      for (const c of ['registry', 'clickhouse', 'kafka'] as const) if (this.pid(c) && !(await this.ready(c))) await this.kill(c)
+      await this.script('up', 600_000)
+    }
+  }
+
+  async ready(c: Component): Promise<boolean> {
+    const probe = async (url: string) => {
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(3000) })
+        await res.arrayBuffer()
+        return res.ok
+      } catch {
+        return false
+      }
+    }
+    if (c === 'registry') return probe(`http://127.0.0.1:${this.ports.registry}/apis/ccompat/v7/subjects`)
+    if (c === 'clickhouse') return probe(`http://127.0.0.1:${this.ports.clickhouseHttp}/ping`)
+    return new Promise((resolve) => {
+      const sock = connect(this.ports.kafka, '127.0.0.1')
+      sock.setTimeout(3000)
+      sock.once('connect', () => (sock.destroy(), resolve(true)))
+      sock.once('error', () => resolve(false))
+      sock.once('timeout', () => (sock.destroy(), resolve(false)))
+    })
   }
 
   async down(): Promise<void> {

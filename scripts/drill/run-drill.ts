@@ -53,7 +53,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
   process.once('SIGTERM', onSignal)
   try {
     say(`run ${runId}: starting the drill's own stack in ${o.stackDir} (kafka :${o.ports.kafka}, registry :${o.ports.registry}, clickhouse :${o.ports.clickhouseHttp})`)
-    await stack.up()
+    await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
 
     const env: Record<string, string> = {
       ...stack.serviceEnv(),
@@ -112,7 +112,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
         if (!s.alive()) {
           say(`${s.name} is down after ${name}; restarting it for the next fault`)
           try {
-            await stack.up()
+            await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
             await s.startHealthy()
             w.notes.push(`${s.name} was down at the end of the recovery time; the drill restarted it`)
           } catch (err) {
