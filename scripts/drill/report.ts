@@ -162,6 +162,7 @@ export function renderText(rows: Row[]): string {
   const line = (c: string[]) => c.map((s, i) => (i === 0 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ')
   const out = [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)]
   for (const r of rows) for (const n of [...r.unexpectedExits, ...r.notes]) out.push(`  ${r.title}: ${n}`)
+  for (const r of rows) if (r.lostExamples.length) out.push(`  ${r.title}: lost event_ids, e.g. ${r.lostExamples.join(', ')}`)
   return out.join('\n')
 }
 

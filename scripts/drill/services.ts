@@ -53,7 +53,7 @@ export class ManagedService {
         out.write(`=== drill: ${this.name} exited (code ${code}, signal ${signal})\n`)
         if (!this.expectingExit) {
           const ranFor = ((Date.now() - this.startedAt) / 1000).toFixed(1)
-          this.unexpected.push(`${this.name} exited on its own (code ${code}${signal ? `, ${signal}` : ''}) after ${ranFor} s; last log lines: ${this.tail(3)}`)
+          this.unexpected.push(`${this.name} exited on its own (code ${code}${signal ? `, ${signal}` : ''}) after ${ranFor} s: ${this.lastMessage()}`)
         }
         resolve()
       }),
@@ -105,6 +105,12 @@ export class ManagedService {
     const out = this.unexpected
     this.unexpected = []
     return out
+  }
+
+  /** The last log line that is not a stack frame: what the process said before it died. */
+  private lastMessage(): string {
+    const lines = this.tail(60).split(' | ').filter((l) => !/^\s*at /.test(l) && !l.startsWith('=== drill') && l.trim())
+    return (lines.at(-1) ?? '').trim().slice(0, 240)
   }
 
   tail(lines: number): string {
