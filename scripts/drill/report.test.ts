@@ -57,6 +57,8 @@ t.test('200s resume after the last disrupted request', async (t) => {
   t.equal(resumedAfter([failed(1000, 1001, { status: 503, retryAfter: '1' })], 1000, 9000), null, 'never')
   const spill = [ok(1000, 1010, 'a'), ok(8500, 15_000, 'b')]
   t.equal(resumedAfter(spill, 1000, 9000), 0, 'a request still unanswered when the next fault begins is that fault\'s')
+  const slow = [failed(1000, 1001, { status: 503, retryAfter: '1' }), failed(8000, 8001, { status: 503, retryAfter: '1' }), ok(9500, 9600, 'a')]
+  t.equal(resumedAfter(slow, 1000, 9000), 8.6, 'a recovery slower than the window is measured to its end')
 })
 
 t.test('the verdict fails on any loss, duplicate, bad answer, exit or incomplete read', async (t) => {
@@ -70,6 +72,8 @@ t.test('the verdict fails on any loss, duplicate, bad answer, exit or incomplete
   t.match(verdict(summarise(exit, [], rec([], [])), rec([], []), []).failures, [/f: projector exited on its own/])
   const bad = [failed(110, 111, { status: 500, bad: '500 (only 503 ...)' })]
   t.notOk(verdict(summarise(windows, bad, rec([], [])), rec([], []), bad).ok)
+  const refused = [failed(110, 111, { status: 401 }), ok(120, 130, 'a')]
+  t.match(verdict(summarise(windows, refused, rec(['a'], ['a'])), rec(['a'], ['a']), refused).failures, [/f: 1 answers were 4xx/])
   const open = rec([], [], [], { topicComplete: false })
   t.match(verdict([], open, []).failures, [/could not be read to its end/])
 })

@@ -68,15 +68,17 @@ export function classifyAnswer(status: number, retryAfter: string | null | undef
   return undefined
 }
 
-/** Requests still unanswered when the next fault begins belong to that fault's disruption, not this one's. */
+/** Seconds from `faultStart` until the first 2xx of a request sent after the last disrupted one of this
+ * window. Requests still unanswered when the next fault begins belong to that fault's disruption, not this
+ * one's; the 2xx that ends the disruption may come after the window (a slow recovery is measured, not cut
+ * off). 0: nothing was disrupted; null: 200s never came back before the load stopped. */
 export function resumedAfter(outcomes: Outcome[], faultStart: number, windowEnd: number): number | null {
-  const inWindow = outcomes.filter((o) => o.sentAt >= faultStart && o.doneAt < windowEnd)
   const disrupted = (o: Outcome) => o.status === undefined || o.status < 200 || o.status >= 300 || o.doneAt - o.sentAt > SLOW_MS
   let lastBad = -Infinity
-  for (const o of inWindow) if (disrupted(o)) lastBad = Math.max(lastBad, o.sentAt)
+  for (const o of outcomes) if (o.sentAt >= faultStart && o.doneAt < windowEnd && disrupted(o)) lastBad = Math.max(lastBad, o.sentAt)
   if (lastBad === -Infinity) return 0
   let firstGood = Infinity
-  for (const o of inWindow) if (o.sentAt > lastBad && !disrupted(o)) firstGood = Math.min(firstGood, o.doneAt)
+  for (const o of outcomes) if (o.sentAt > lastBad && !disrupted(o)) firstGood = Math.min(firstGood, o.doneAt)
   return firstGood === Infinity ? null : Math.round((firstGood - faultStart) / 100) / 10
 }
 
@@ -120,7 +122,8 @@ export function verdict(rows: Row[], rec: Reconciliation, outcomes: Outcome[]): 
     if (r.duplicated) failures.push(`${r.window}: ${r.duplicated} acknowledged events are duplicated in ClickHouse (FINAL)`)
     if (r.badAnswers) failures.push(`${r.window}: ${r.badAnswers} answers broke the contract (5xx other than 503 with Retry-After, or 200 without event ids)`)
     for (const e of r.unexpectedExits) failures.push(`${r.window}: ${e}`)
-    if (r.resumedAfter === null) failures.push(`${r.window}: 200s never resumed within the window`)
+    if (r.resumedAfter === null) failures.push(`${r.window}: 200s never resumed after this fault (until the load stopped)`)
+    if (r.non2xx) failures.push(`${r.window}: ${r.non2xx} answers were 4xx (or other non-2xx, non-503) to valid requests within the plan: a client would drop those events`)
   }
   const acked = new Set(outcomes.flatMap((o) => o.events.filter((e) => e.eventId).map((e) => e.eventId!)))
   const strayDups = [...rec.duplicated.keys()].filter((id) => !acked.has(id)).length
