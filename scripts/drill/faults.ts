@@ -1,5 +1,6 @@
-// The faults the drill injects, one at a time (issue 9). Each returns notes for the report (how
-// long a restart or drain took); the drill measures everything else from the load's answers.
+// The faults the drill injects, one at a time (issue 9). Each reports notes (how long a restart or
+// drain took) and problems (a drain that did not finish), which fail the run; the drill measures
+// everything else from the load's answers.
 import type { OwnStack } from './own-stack.js'
 import type { ManagedService } from './services.js'
 
@@ -15,10 +16,15 @@ export interface FaultContext {
   say(msg: string): void
 }
 
+export interface FaultReport {
+  notes: string[]
+  problems?: string[]
+}
+
 export interface Fault {
   name: FaultName
   title: (ctx: Pick<FaultContext, 'stallSeconds' | 'outageSeconds'>) => string
-  inject(ctx: FaultContext): Promise<string[]>
+  inject(ctx: FaultContext): Promise<FaultReport>
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -31,7 +37,7 @@ export const FAULTS: Record<FaultName, Fault> = {
     async inject({ ingest }) {
       await ingest.signal('SIGKILL')
       const ms = await ingest.startHealthy()
-      return [`ingest healthy again ${secs(ms)} after its restart`]
+      return { notes: [`ingest healthy again ${secs(ms)} after its restart`] }
     },
   },
   'ingest-term': {
@@ -40,10 +46,10 @@ export const FAULTS: Record<FaultName, Fault> = {
     async inject({ ingest }) {
       const drain = await ingest.signal('SIGTERM', 30_000)
       const ms = await ingest.startHealthy()
-      return [
-        drain.forced ? 'ingest did not exit within 30 s of SIGTERM and was killed' : `ingest drained and exited in ${secs(drain.ms)}`,
-        `healthy again ${secs(ms)} after its restart`,
-      ]
+      return {
+        notes: [...(drain.forced ? [] : [`ingest drained and exited in ${secs(drain.ms)}`]), `healthy again ${secs(ms)} after its restart`],
+        problems: drain.forced ? ['ingest did not exit within 30 s of SIGTERM (no graceful drain) and was killed'] : [],
+      }
     },
   },
   'projector-kill': {
@@ -52,7 +58,7 @@ export const FAULTS: Record<FaultName, Fault> = {
     async inject({ projector }) {
       await projector.signal('SIGKILL')
       const ms = await projector.startHealthy()
-      return [`projector healthy again ${secs(ms)} after its restart`]
+      return { notes: [`projector healthy again ${secs(ms)} after its restart`] }
     },
   },
   'kafka-kill': {
@@ -62,7 +68,7 @@ export const FAULTS: Record<FaultName, Fault> = {
       await stack.kill('kafka')
       const t0 = Date.now()
       await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
-      return [`Kafka ready again ${secs(Date.now() - t0)} after the kill`]
+      return { notes: [`Kafka ready again ${secs(Date.now() - t0)} after the kill`] }
     },
   },
   'kafka-stall': {
@@ -75,7 +81,7 @@ export const FAULTS: Record<FaultName, Fault> = {
       } finally {
         stack.signal('kafka', 'SIGCONT')
       }
-      return []
+      return { notes: [] }
     },
   },
   'clickhouse-down': {
@@ -87,7 +93,7 @@ export const FAULTS: Record<FaultName, Fault> = {
       await sleep(Math.max(0, outageSeconds * 1000 - (Date.now() - t0)))
       const t1 = Date.now()
       await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
-      return [`ClickHouse ready ${secs(Date.now() - t1)} after its start`]
+      return { notes: [`ClickHouse ready ${secs(Date.now() - t1)} after its start`] }
     },
   },
   'registry-down': {
@@ -108,11 +114,10 @@ export const FAULTS: Record<FaultName, Fault> = {
       await sleep(Math.max(0, outageSeconds * 1000 - (Date.now() - t0)))
       const t1 = Date.now()
       await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
-      return [
-        drain.forced ? 'projector did not exit within 30 s of SIGTERM and was killed' : `projector drained in ${secs(drain.ms)}`,
-        `restarted projector ${state}`,
-        `registry ready ${secs(Date.now() - t1)} after its start`,
-      ]
+      return {
+        notes: [...(drain.forced ? [] : [`projector drained in ${secs(drain.ms)}`]), `restarted projector ${state}`, `registry ready ${secs(Date.now() - t1)} after its start`],
+        problems: drain.forced ? ['projector did not exit within 30 s of SIGTERM (no graceful drain) and was killed'] : [],
+      }
     },
   },
 }

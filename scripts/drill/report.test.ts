@@ -3,7 +3,7 @@ import { classifyAnswer, resumedAfter, summarise, verdict, renderMarkdown, rende
 
 const ok = (sentAt: number, doneAt: number, ...ids: string[]): Outcome => ({ sentAt, doneAt, status: 200, events: ids.map((id, i) => ({ messageId: `m-${id}-${i}`, eventId: id })) })
 const failed = (sentAt: number, doneAt: number, o: Partial<Outcome>): Outcome => ({ sentAt, doneAt, events: [{ messageId: `m${sentAt}` }], ...o })
-const win = (name: string, startedAt: number, endedAt: number): FaultWindow => ({ name, title: name, startedAt, endedAt, notes: [], unexpectedExits: [] })
+const win = (name: string, startedAt: number, endedAt: number): FaultWindow => ({ name, title: name, startedAt, endedAt, notes: [], problems: [] })
 const rec = (topic: string[], ch: string[], dups: string[] = [], extra: Partial<Reconciliation> = {}): Reconciliation => ({
   topic: new Map(topic.map((id) => [id, 1])),
   clickhouse: new Set(ch),
@@ -68,7 +68,7 @@ t.test('the verdict fails on any loss, duplicate, bad answer, exit or incomplete
   t.match(verdict(summarise(windows, [ok(10, 20, 'a')], lost), lost, [ok(10, 20, 'a')]).failures, [/baseline: 1 acknowledged events are not in ClickHouse/])
   const stray = rec(['a', 'z'], ['a', 'z'], ['z'])
   t.match(verdict(summarise(windows, [ok(10, 20, 'a')], stray), stray, [ok(10, 20, 'a')]).failures, [/1 unacknowledged events are duplicated/])
-  const exit = [win('baseline', 0, 100), { ...win('f', 100, 200), unexpectedExits: ['projector exited on its own'] }]
+  const exit = [win('baseline', 0, 100), { ...win('f', 100, 200), problems: ['projector exited on its own'] }]
   t.match(verdict(summarise(exit, [], rec([], [])), rec([], []), []).failures, [/f: projector exited on its own/])
   const bad = [failed(110, 111, { status: 500, bad: '500 (only 503 ...)' })]
   t.notOk(verdict(summarise(windows, bad, rec([], [])), rec([], []), bad).ok)

@@ -24,8 +24,9 @@ export interface FaultWindow {
   startedAt: number
   endedAt: number
   notes: string[]
-  /** A service exited on its own (not by the drill) during this window. */
-  unexpectedExits: string[]
+  /** Findings that fail the run: a service that exited on its own, a drain that did not finish, a
+   * fault whose own recovery failed. */
+  problems: string[]
 }
 
 export interface Reconciliation {
@@ -54,7 +55,7 @@ export interface Row {
   duplicated: number
   /** Seconds from the fault's injection until 200s resumed; 0 when nothing was disrupted, null: never. */
   resumedAfter: number | null
-  unexpectedExits: string[]
+  problems: string[]
   notes: string[]
   lostExamples: string[]
 }
@@ -102,7 +103,7 @@ export function summarise(windows: FaultWindow[], outcomes: Outcome[], rec: Reco
       lostClickhouse: lostCh.length,
       duplicated: ackedIds.filter((id) => rec.duplicated.has(id)).length,
       resumedAfter: w.name === 'baseline' ? 0 : resumedAfter(outcomes, w.startedAt, w.endedAt),
-      unexpectedExits: w.unexpectedExits,
+      problems: w.problems,
       notes: w.notes,
       lostExamples: [...new Set([...lostTopic, ...lostCh])].slice(0, 5),
     }
@@ -121,7 +122,7 @@ export function verdict(rows: Row[], rec: Reconciliation, outcomes: Outcome[]): 
     if (r.lostClickhouse) failures.push(`${r.window}: ${r.lostClickhouse} acknowledged events are not in ClickHouse`)
     if (r.duplicated) failures.push(`${r.window}: ${r.duplicated} acknowledged events are duplicated in ClickHouse (FINAL)`)
     if (r.badAnswers) failures.push(`${r.window}: ${r.badAnswers} answers broke the contract (5xx other than 503 with Retry-After, or 200 without event ids)`)
-    for (const e of r.unexpectedExits) failures.push(`${r.window}: ${e}`)
+    for (const e of r.problems) failures.push(`${r.window}: ${e}`)
     if (r.resumedAfter === null) failures.push(`${r.window}: 200s never resumed after this fault (until the load stopped)`)
     if (r.non2xx) failures.push(`${r.window}: ${r.non2xx} answers were 4xx (or other non-2xx, non-503) to valid requests within the plan: a client would drop those events`)
   }
@@ -154,7 +155,7 @@ function totals(rows: Row[]): Row {
     window: 'total', title: 'total', requests: sum((r) => r.requests), acked: sum((r) => r.acked), status503: sum((r) => r.status503),
     non2xx: sum((r) => r.non2xx), connectionErrors: sum((r) => r.connectionErrors), timeouts: sum((r) => r.timeouts),
     badAnswers: sum((r) => r.badAnswers), lostTopic: sum((r) => r.lostTopic), lostClickhouse: sum((r) => r.lostClickhouse),
-    duplicated: sum((r) => r.duplicated), resumedAfter: 0, unexpectedExits: [], notes: [], lostExamples: [],
+    duplicated: sum((r) => r.duplicated), resumedAfter: 0, problems: [], notes: [], lostExamples: [],
   }
 }
 
@@ -164,7 +165,7 @@ export function renderText(rows: Row[]): string {
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((c) => c[i].length)))
   const line = (c: string[]) => c.map((s, i) => (i === 0 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ')
   const out = [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)]
-  for (const r of rows) for (const n of [...r.unexpectedExits, ...r.notes]) out.push(`  ${r.title}: ${n}`)
+  for (const r of rows) for (const n of [...r.problems, ...r.notes]) out.push(`  ${r.title}: ${n}`)
   for (const r of rows) if (r.lostExamples.length) out.push(`  ${r.title}: lost event_ids, e.g. ${r.lostExamples.join(', ')}`)
   return out.join('\n')
 }
@@ -176,7 +177,7 @@ export function renderMarkdown(rows: Row[]): string {
     `| ${COLUMNS.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`,
     ...all.map((r) => `| ${COLUMNS.map(([, f], i) => (r.window === 'total' ? (i === 0 ? '**total**' : i === 9 ? '' : `**${f(r)}**`) : f(r))).join(' | ')} |`),
   ]
-  const notes = rows.flatMap((r) => [...r.unexpectedExits, ...r.notes].map((n) => `- ${r.title}: ${n}`))
+  const notes = rows.flatMap((r) => [...r.problems, ...r.notes].map((n) => `- ${r.title}: ${n}`))
   if (notes.length) out.push('', ...notes)
   return out.join('\n')
 }

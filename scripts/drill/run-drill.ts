@@ -86,7 +86,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     await closeAdmin()
 
     load = new SteadyLoad({ ingestUrl, key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 8000 })
-    const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], unexpectedExits: [] }]
+    const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }]
     await load.untilAccepted(30_000)
     load.start()
     say(`load running: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`)
@@ -95,20 +95,22 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     const ctx: FaultContext = { stack, ingest, projector, stallSeconds: o.stallSeconds, outageSeconds: o.outageSeconds, say }
     for (const name of o.faults) {
       const fault = FAULTS[name]
-      const w: FaultWindow = { name, title: fault.title(ctx), startedAt: Date.now(), endedAt: 0, notes: [], unexpectedExits: [] }
+      const w: FaultWindow = { name, title: fault.title(ctx), startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }
       windows.at(-1)!.endedAt = w.startedAt
       windows.push(w)
       say(`fault: ${w.title}`)
       try {
-        w.notes.push(...(await fault.inject(ctx)))
+        const r = await fault.inject(ctx)
+        w.notes.push(...r.notes)
+        w.problems.push(...(r.problems ?? []))
       } catch (err) {
-        w.notes.push(`the fault's own recovery failed: ${(err as Error).message.split('\n')[0]}`)
+        w.problems.push(`the fault's own recovery failed: ${(err as Error).message.split('\n')[0]}`)
         say(`fault ${name} failed: ${(err as Error).message}`)
       }
       await sleep(o.recoverySeconds * 1000)
       // A service that died on its own is a finding; restart it so the next faults still run.
       for (const s of [projector, ingest]) {
-        w.unexpectedExits.push(...s.takeUnexpectedExits())
+        w.problems.push(...s.takeUnexpectedExits())
         if (!s.alive()) {
           say(`${s.name} is down after ${name}; restarting it for the next fault`)
           try {
@@ -116,18 +118,18 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
             await s.startHealthy()
             w.notes.push(`${s.name} was down at the end of the recovery time; the drill restarted it`)
           } catch (err) {
-            w.notes.push(`${s.name} could not be restarted: ${(err as Error).message.split('\n')[0]}`)
+            w.problems.push(`${s.name} could not be restarted: ${(err as Error).message.split('\n')[0]}`)
           }
         }
       }
-      for (const n of [...w.unexpectedExits, ...w.notes]) say(`  ${n}`)
+      for (const n of [...w.problems, ...w.notes]) say(`  ${n}`)
     }
     await load.stop()
     windows.at(-1)!.endedAt = Date.now() + 1
     say(`load stopped: ${load.outcomes.length} requests; reconciling`)
 
     const rec = await reconcile(env, runId, o, say)
-    for (const s of [projector, ingest]) windows.at(-1)!.unexpectedExits.push(...s.takeUnexpectedExits())
+    for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
     const rows = summarise(windows, load.outcomes, rec.rec)
     const v = verdict(rows, rec.rec, load.outcomes)
     const result: DrillResult = {
