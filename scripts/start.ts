@@ -3,10 +3,10 @@
 // key on first run, and prints the URLs and a ready-to-paste curl. A service that crashes is started
 // again (supervise.ts), with a line saying so. Ctrl-C stops the services.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { Supervisor } from './supervise.js'
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Supervisor } from './supervise.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const STACK = join(ROOT, '.stack')
