@@ -1,7 +1,9 @@
 // npm start: the whole thing on this machine. Brings the local stack up (installing on first run),
 // starts the projector and ingest services as child processes, creates a demo account with a test
-// key on first run, and prints the URLs and a ready-to-paste curl. Ctrl-C stops the services.
+// key on first run, and prints the URLs and a ready-to-paste curl. A service that crashes is started
+// again (supervise.ts), with a line saying so. Ctrl-C stops the services.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { Supervisor } from './supervise.js'
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +26,7 @@ function run(cmd: string, args: string[]) {
   if (r.status !== 0) process.exit(r.status ?? 1)
 }
 
-function service(name: string, entry: string, extraEnv: Record<string, string> = {}): ChildProcess {
+function spawnService(name: string, entry: string, extraEnv: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
   const prefix = `[${name}] `
   const pipe = (s: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
@@ -41,10 +43,38 @@ function service(name: string, entry: string, extraEnv: Record<string, string> =
   return child
 }
 
-async function waitHealthy(url: string, name: string, child: ChildProcess, timeoutMs = 120_000) {
+const services: Supervisor[] = []
+let stopping = false
+
+/** Stops every service; the stack keeps running. */
+async function stopServices(code: number, why?: string): Promise<never> {
+  if (!stopping) {
+    stopping = true
+    if (why) console.error(`\x1b[1m==>\x1b[0m ${why}`)
+    step('stopping services (the stack keeps running: npm run stack:down stops it)')
+    await Promise.all(services.map((s) => s.stop('SIGTERM', 8000)))
+  }
+  process.exit(code)
+}
+
+function service(name: string, entry: string, extraEnv: Record<string, string> = {}): Supervisor {
+  const s = new Supervisor(
+    name,
+    () => spawnService(name, entry, extraEnv),
+    (line) => process.stderr.write(`\x1b[1m==>\x1b[0m ${line}\n`),
+    (message) => void stopServices(1, `npm start: ${message}; stopping.`),
+  )
+  services.push(s)
+  s.start()
+  return s
+}
+
+/** Polls `url` until it answers 2xx; a crash meanwhile is the supervisor's to restart, so only
+ * its giving up (or the timeout) ends the wait. */
+async function waitHealthy(url: string, name: string, svc: Supervisor, timeoutMs = 120_000) {
   const start = Date.now()
   while (Date.now() - start < timeoutMs) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start (see its lines above)`)
+    if (svc.gaveUp) throw new Error(svc.gaveUp)
     try {
       const r = await fetch(url)
       if (r.ok) return
@@ -64,30 +94,14 @@ async function main() {
   // A fresh secret per run unless one is given: the two processes started here share it.
   const liveToken = env.LIVE_TOKEN || randomBytes(24).toString('hex')
   step('starting projector and ingest')
-  const children: ChildProcess[] = []
+  process.on('SIGINT', () => void stopServices(0))
+  process.on('SIGTERM', () => void stopServices(0))
   const projector = service('projector', 'services/projector/src/main.ts', { LIVE_TOKEN: liveToken })
-  children.push(projector)
   await waitHealthy(`http://127.0.0.1:${projectorPort}/health`, 'projector', projector)
   const ingest = service('ingest', 'services/ingest/src/main.ts')
-  children.push(ingest)
   const dashboardEntry = join(ROOT, 'services/dashboard/src/main.ts')
-  let dashboard: ChildProcess | undefined
-  if (existsSync(dashboardEntry)) {
-    dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken })
-    children.push(dashboard)
-  }
-
-  let stopping = false
-  const stop = () => {
-    if (stopping) return
-    stopping = true
-    step('stopping services (the stack keeps running: npm run stack:down stops it)')
-    for (const c of children) c.kill('SIGTERM')
-    setTimeout(() => process.exit(0), 8000).unref()
-    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(0))
-  }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
+  let dashboard: Supervisor | undefined
+  if (existsSync(dashboardEntry)) dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken })
 
   await waitHealthy(`http://127.0.0.1:${ingestPort}/health`, 'ingest', ingest)
   if (dashboard) await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) => console.error(String(e)))
@@ -124,5 +138,5 @@ Ctrl-C stops the services.
 
 main().catch((err) => {
   console.error(`start failed: ${err?.message ?? err}`)
-  process.exit(1)
+  void stopServices(1)
 })

@@ -1,0 +1,48 @@
+// npm run drill -- [options]: fault drills with full reconciliation (issue 9; docs/reliability.md).
+// Exits 1 when an acknowledged event was lost or duplicated, an answer broke the contract or a
+// service died on its own; 2 on bad options.
+import { writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseOptions, OptionsError, USAGE } from './options.js'
+import { runDrill } from './run-drill.js'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+async function main(): Promise<number> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(USAGE)
+    return 0
+  }
+  let opts
+  try {
+    opts = parseOptions(process.argv.slice(2), process.env, ROOT)
+  } catch (err) {
+    if (err instanceof OptionsError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`drill: ${(err as Error).message}\n${USAGE}`)
+      return 2
+    }
+    throw err
+  }
+  const r = await runDrill(ROOT, opts)
+  console.log(`\nDrill ${r.runId}: ${r.seconds} s, faults ${opts.faults.join(', ')}, ${opts.rate} events/s + ${opts.batchRate} batch(es)/s of ${opts.batchSize}`)
+  console.log(`topic: ${r.topic.records} records, ${r.topic.distinct} distinct event_ids; ClickHouse (FINAL): ${r.clickhouse.distinct} distinct${r.skipped ? `; ${r.skipped} requests not sent (too many in flight)` : ''}\n`)
+  console.log(r.text)
+  if (opts.markdownFile) writeFileSync(opts.markdownFile, r.markdown + '\n')
+  if (opts.jsonFile) writeFileSync(opts.jsonFile, JSON.stringify(r, null, 2) + '\n')
+  console.log(`\nmarkdown table: ${opts.markdownFile ?? join(r.logDir, 'result.md')}; service logs: ${r.logDir}`)
+  if (r.verdict.ok) {
+    console.log('\nPASS: every acknowledged event is on the topic and in ClickHouse exactly once.')
+    return 0
+  }
+  console.log(`\nFAIL:\n${r.verdict.failures.map((f) => `  - ${f}`).join('\n')}`)
+  return 1
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`drill failed: ${err?.stack ?? err}`)
+    process.exit(1)
+  },
+)

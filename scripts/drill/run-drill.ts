@@ -1,0 +1,188 @@
+// One drill run: its own stack and services, a steady load, the faults one after another with
+// recovery time between, then reconciliation of every acknowledged event_id against the topic and
+// ClickHouse. Returns the rows and the verdict; the caller prints them and chooses the exit code.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { openAdmin } from '../admin-context.js'
+import { createKafka } from '../../services/shared/src/kafka.js'
+import { createClickHouse } from '../../services/shared/src/clickhouse.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { Codec, createRegistry } from '../../schemas/codec.js'
+import { OwnStack } from './own-stack.js'
+import { ManagedService } from './services.js'
+import { SteadyLoad } from './load.js'
+import { FAULTS, type FaultContext } from './faults.js'
+import { readTopicEventIds, waitForProjection, clickhouseEventIds, clickhouseDuplicates } from './reconcile.js'
+import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Reconciliation, type Row, type Verdict } from './report.js'
+import type { DrillOptions } from './options.js'
+
+export interface DrillResult {
+  runId: string
+  rows: Row[]
+  verdict: Verdict
+  text: string
+  markdown: string
+  startedAt: string
+  seconds: number
+  skipped: number
+  topic: { records: number; distinct: number; undecodable: number; complete: boolean }
+  clickhouse: { distinct: number; caughtUp: boolean; waitedSeconds: number }
+  logDir: string
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function runDrill(root: string, o: DrillOptions, say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`)): Promise<DrillResult> {
+  const t0 = Date.now()
+  const runId = `d${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
+  const logDir = join(o.stackDir, 'drill-logs', runId)
+  mkdirSync(logDir, { recursive: true })
+  const stack = new OwnStack(root, o.stackDir, o.ports)
+  const services: ManagedService[] = []
+  let load: SteadyLoad | undefined
+  // Ctrl-C in the middle must not leave a stopped broker or orphaned services behind.
+  const onSignal = () => void cleanup().finally(() => process.exit(130))
+  const cleanup = async () => {
+    await load?.stop().catch(() => undefined)
+    for (const s of services) await s.signal('SIGKILL').catch(() => undefined)
+    if (!o.keepStack) await stack.down().catch((err) => say(`stack down failed: ${err.message}`))
+    else if (stack.pid('kafka')) stack.signal('kafka', 'SIGCONT')
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    say(`run ${runId}: starting the drill's own stack in ${o.stackDir} (kafka :${o.ports.kafka}, registry :${o.ports.registry}, clickhouse :${o.ports.clickhouseHttp})`)
+    await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
+
+    const env: Record<string, string> = {
+      ...stack.serviceEnv(),
+      TOPIC_EVENTS: `drill.${runId}.events`,
+      TOPIC_IDENTIFIES: `drill.${runId}.identifies`,
+      TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
+      TOPIC_DLQ: `drill.${runId}.dlq`,
+      TOPIC_PARTITIONS: '6',
+      CLICKHOUSE_DATABASE: `drill_${runId}`,
+      PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
+      PROJECTOR_PORT: String(o.ports.projector),
+      INGEST_PORT: String(o.ports.ingest),
+      // Fixed across restarts, so a restarted ingest fences its killed predecessor's open transactions.
+      INGEST_INSTANCE_ID: `drill-ingest-${runId}`,
+      LOG_LEVEL: 'info',
+    }
+    const ingestUrl = `http://127.0.0.1:${o.ports.ingest}`
+    const projector = new ManagedService('projector', root, 'services/projector/src/main.ts', env, join(logDir, 'projector.log'), `http://127.0.0.1:${o.ports.projector}/health`)
+    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `${ingestUrl}/health`)
+    services.push(projector, ingest)
+    say(`starting projector and ingest (logs in ${logDir})`)
+    // The projector first: it applies the ClickHouse migrations the ingest's usage reads need.
+    await projector.startHealthy()
+    await ingest.startHealthy()
+
+    const { admin, close: closeAdmin } = await openAdmin({ ...process.env, ...env, LOG_LEVEL: 'error' })
+    const accountId = `drill_${runId}`
+    await admin.createAccount({ accountId, plan: 'unlimited' })
+    const { secret } = await admin.createKey({ accountId, name: 'drill', type: 'live' })
+    await closeAdmin()
+
+    load = new SteadyLoad({ ingestUrl, key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 8000 })
+    const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }]
+    await load.untilAccepted(30_000)
+    load.start()
+    say(`load running: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`)
+    await sleep(o.baselineSeconds * 1000)
+
+    const ctx: FaultContext = { stack, ingest, projector, stallSeconds: o.stallSeconds, outageSeconds: o.outageSeconds, say }
+    for (const name of o.faults) {
+      const fault = FAULTS[name]
+      const w: FaultWindow = { name, title: fault.title(ctx), startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }
+      windows.at(-1)!.endedAt = w.startedAt
+      windows.push(w)
+      say(`fault: ${w.title}`)
+      try {
+        const r = await fault.inject(ctx)
+        w.notes.push(...r.notes)
+        w.problems.push(...(r.problems ?? []))
+      } catch (err) {
+        w.problems.push(`the fault's own recovery failed: ${(err as Error).message.split('\n')[0]}`)
+        say(`fault ${name} failed: ${(err as Error).message}`)
+      }
+      await sleep(o.recoverySeconds * 1000)
+      // A service that died on its own is a finding; restart it so the next faults still run.
+      for (const s of [projector, ingest]) {
+        w.problems.push(...s.takeUnexpectedExits())
+        if (!s.alive()) {
+          say(`${s.name} is down after ${name}; restarting it for the next fault`)
+          try {
+            await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
+            await s.startHealthy()
+            w.notes.push(`${s.name} was down at the end of the recovery time; the drill restarted it`)
+          } catch (err) {
+            w.problems.push(`${s.name} could not be restarted: ${(err as Error).message.split('\n')[0]}`)
+          }
+        }
+      }
+      for (const n of [...w.problems, ...w.notes]) say(`  ${n}`)
+    }
+    await load.stop()
+    windows.at(-1)!.endedAt = Date.now() + 1
+    say(`load stopped: ${load.outcomes.length} requests; reconciling`)
+
+    const rec = await reconcile(env, runId, o, say)
+    for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
+    const rows = summarise(windows, load.outcomes, rec.rec)
+    const v = verdict(rows, rec.rec, load.outcomes)
+    const result: DrillResult = {
+      runId,
+      rows,
+      verdict: v,
+      text: renderText(rows),
+      markdown: renderMarkdown(rows),
+      startedAt: new Date(t0).toISOString(),
+      seconds: Math.round((Date.now() - t0) / 1000),
+      skipped: load.skipped,
+      topic: rec.topic,
+      clickhouse: rec.clickhouse,
+      logDir,
+    }
+    writeFileSync(join(logDir, 'result.md'), result.markdown + '\n')
+    return result
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    say(o.keepStack ? `keeping the stack in ${o.stackDir} (stop it: STACK_DIR=${o.stackDir} ... bash deploy/local/stack.sh down, with the same ports)` : 'stopping the drill stack')
+    await cleanup()
+  }
+}
+
+async function reconcile(env: Record<string, string>, runId: string, o: DrillOptions, say: (m: string) => void) {
+  const log = createLogger('error', { svc: 'drill' })
+  const kafka = createKafka({ brokers: [env.KAFKA_BROKERS], clientId: 'drill-reconcile' }, log)
+  const codec = new Codec(createRegistry(env.SCHEMA_REGISTRY_URL))
+  const topic = await readTopicEventIds(kafka, codec, env.TOPIC_EVENTS, `drill-reconcile-${runId}`, 120_000)
+  say(`topic: ${topic.records} records, ${topic.ids.size} distinct event_ids${topic.complete ? '' : ' (NOT read to its end)'}${topic.undecodable ? `, ${topic.undecodable} undecodable` : ''}`)
+  const ch = await createClickHouse({ url: env.CLICKHOUSE_URL, username: 'default', password: '', database: env.CLICKHOUSE_DATABASE })
+  try {
+    const db = env.CLICKHOUSE_DATABASE
+    const wait = await waitForProjection(ch, db, topic.ids.size, {
+      settleMs: 30_000,
+      timeoutMs: o.catchUpTimeoutSeconds * 1000,
+      progress: (n) => say(`clickhouse: ${n} of ${topic.ids.size} distinct event_ids`),
+    })
+    say(`projector ${wait.caughtUp ? 'caught up' : 'did NOT catch up'} after ${(wait.waitedMs / 1000).toFixed(0)} s`)
+    const rec: Reconciliation = {
+      topic: topic.ids,
+      clickhouse: await clickhouseEventIds(ch, db),
+      duplicated: await clickhouseDuplicates(ch, db),
+      topicComplete: topic.complete,
+      projectionCaughtUp: wait.caughtUp,
+    }
+    return {
+      rec,
+      topic: { records: topic.records, distinct: topic.ids.size, undecodable: topic.undecodable, complete: topic.complete },
+      clickhouse: { distinct: rec.clickhouse.size, caughtUp: wait.caughtUp, waitedSeconds: Math.round(wait.waitedMs / 1000) },
+    }
+  } finally {
+    await ch.close()
+  }
+}
