@@ -268,14 +268,11 @@ function scanMessage(problem: number, name: string): string {
 function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
   let shallow = true
   const check = (v: unknown, depth: number, key: string, at: string) => {
-    if (!wellFormed(key)) {
-      errs.push({ path: at, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
-      return
-    }
     const problem = scan(v, depth)
-    if (problem === CLEAN) return
+    // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
-    errs.push({ path: at, message: scanMessage(problem, at.slice(path.length + 1)) })
+    if (!wellFormed(key)) errs.push({ path: at, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+    else if (problem !== CLEAN) errs.push({ path: at, message: scanMessage(problem, at.slice(path.length + 1)) })
   }
   for (const key of Object.keys(o)) {
     const v = o[key]
