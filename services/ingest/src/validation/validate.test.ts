@@ -372,6 +372,8 @@ t.test('unpaired surrogates and overflowing numbers are refused where they are (
   t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { [lone]: 1 } })), ['/properties'], 'in a key')
   t.same(paths(single({ event: 'x', user: { id: 'u', traits: { [lone]: 1 } } })), ['/user/traits'], 'a trait key')
   t.same(paths(single({ event: 'x', user: { id: 'u' }, [lone]: 1 })), ['/' + lone], 'an unknown top-level key')
+  t.same(paths(single({ event: 'x', user: { id: 'u' }, [lone]: deep(6000) })), ['/' + lone], 'an unknown top-level key over a deep value: no stack overflow')
+  t.same(paths(single({ event: 'x', user: { id: 'u', [lone]: deep(6000) } })), ['/user/' + lone], 'the same under user')
   const big = JSON.parse('{"event":"x","user":{"id":"u"},"properties":{"n":1e400}}')
   t.same(paths(single(big)), ['/properties'], 'a number JSON.parse made Infinity')
   const [item] = batchOf([{ type: 'identify', user: { id: 'u' }, traits: { [lone]: 'v' } }])
