@@ -94,7 +94,7 @@ t.test('unavailable Kafka and internal errors', async (t) => {
     const dead = new Kafka({ clientId: 'contract-dead', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 }, connectionTimeout: 500 })
     const appender = new RecordAppender(
       () => dead.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } }),
-      { lingerMs: 2, maxBatchRecords: 5000, transactional: false, poolSize: 1, flushTimeoutMs: 1500, maxQueuedRecords: 1000 },
+      { lingerMs: 2, maxBatchRecords: 5000, maxBatchBytes: 900_000, transactional: false, poolSize: 1, flushTimeoutMs: 1500, maxQueuedRecords: 1000 },
       createLogger('error' as any, {}),
     )
     const started = appender.start().then(() => 'connected', () => 'closed')

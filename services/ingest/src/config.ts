@@ -12,6 +12,8 @@ const spec = {
   PLANS_JSON: v.optionalStr(),
   PRODUCER_LINGER_MS: v.int(2, 0, 1000),
   PRODUCER_MAX_BATCH_RECORDS: v.int(5000, 1, 100_000),
+  /** Bytes per group-commit flush; below the broker's default 1 MB record batch limit. */
+  PRODUCER_MAX_BATCH_BYTES: v.int(900_000, 1_000, 64 * 1024 * 1024),
   /** Producers (transactional ids) whose flushes may be in flight at once; 1 measured best on 2 cores (BENCHMARKS.md). */
   PRODUCER_POOL_SIZE: v.int(1, 1, 32),
   /** Idempotent producers of the plain lane (single-partition requests), one flush each at a time. */
@@ -35,7 +37,7 @@ export interface IngestConfig extends CommonConfig {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
   plansJson: string
-  producer: { lingerMs: number; maxBatchRecords: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
+  producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
   corsOrigins: string
   bodyLimits: { single: number; batch: number }
@@ -54,7 +56,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     ipRequestsPerMinute: e.IP_REQUESTS_PER_MINUTE,
     plansJson: e.PLANS_JSON,
-    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, transactional: e.KAFKA_TRANSACTIONS,
+    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, maxBatchBytes: e.PRODUCER_MAX_BATCH_BYTES, transactional: e.KAFKA_TRANSACTIONS,
       poolSize: e.PRODUCER_POOL_SIZE,
       plainPoolSize: e.PRODUCER_PLAIN_POOL_SIZE,
       flushTimeoutMs: e.PRODUCER_FLUSH_TIMEOUT_MS,

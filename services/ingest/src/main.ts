@@ -75,7 +75,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       // with this policy, so a short first step matters (BENCHMARKS.md). The Java client backs off 20 ms.
       retry,
     })
-  const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
+  const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, maxBatchBytes: cfg.producer.maxBatchBytes, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
   // Requests that land in one partition are atomic without a transaction (lane-router.ts); with
   // transactions off, every request takes the plain lane.
   const plain = new RecordAppender(

@@ -45,7 +45,11 @@ export interface TopicLayout {
   partitions: number
   replicationFactor: number
   minInsyncReplicas: number
+  /** Largest record batch the event topics take (default 32 MiB). */
+  maxMessageBytes?: number
 }
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 /** Creates the topics of A3 when missing: the accounts topic compacted with one partition
  * (a total order of account changes), the others with `partitions` partitions and no retention
@@ -56,9 +60,13 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
   const replicationFactor = layout.replicationFactor
   const isr = { name: 'min.insync.replicas', value: String(layout.minInsyncReplicas) }
   const forever = { name: 'retention.ms', value: '-1' }
+  // One request's records for one user are one record batch, and a batch request may carry 10 MB
+  // of JSON (BATCH_BODY_LIMIT_BYTES): the broker's default 1 MB limit would refuse such a valid
+  // request on every retry. Consumers fetch an oversized first batch whole (KIP-74).
+  const large = { name: 'max.message.bytes', value: String(layout.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) }
   const wanted: ITopicConfig[] = [
-    { topic: topics.events, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr] },
-    { topic: topics.identifies, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr] },
+    { topic: topics.events, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr, large] },
+    { topic: topics.identifies, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr, large] },
     { topic: topics.accounts, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] },
     { topic: topics.dlq, numPartitions: 1, replicationFactor, configEntries: [forever, isr] },
   ].filter((t) => !existing.has(t.topic))

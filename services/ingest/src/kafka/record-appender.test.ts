@@ -59,6 +59,7 @@ function fakeFactory(o: FakeOpts = {}) {
 const base: AppenderOptions = {
   lingerMs: 5,
   maxBatchRecords: 1000,
+  maxBatchBytes: 1_000_000,
   transactional: false,
   poolSize: 1,
   flushTimeoutMs: 2000,
@@ -87,6 +88,15 @@ t.test('the size cap splits flushes between whole requests', async (t) => {
   const a = await started(f, { lingerMs: 50, maxBatchRecords: 5 })
   await Promise.all([a.append(rec('e', 3)), a.append(rec('e', 3)), a.append(rec('e', 3))])
   t.same(f.sends.map((s) => s.topics[0][1]), [3, 3, 3], 'no request straddles two flushes')
+  await a.close()
+})
+
+t.test('the byte cap splits flushes too; a request over it goes alone', async (t) => {
+  const f = fakeFactory()
+  const a = await started(f, { lingerMs: 50, maxBatchBytes: 100 })
+  const big = (n: number) => Array.from({ length: n }, () => ({ topic: 'e', key: 'k', value: Buffer.alloc(29) })) // 30 bytes each
+  await Promise.all([a.append(big(2)), a.append(big(2)), a.append(big(5)), a.append(big(1))])
+  t.same(f.sends.map((s) => s.topics[0][1]), [2, 2, 5, 1], 'no flush over 100 bytes but the lone large request')
   await a.close()
 })
 

@@ -29,6 +29,10 @@ export interface OutRecord {
 export interface AppenderOptions {
   lingerMs: number
   maxBatchRecords: number
+  /** Bytes (keys and values) per flush: a flush is one record batch per partition, and the broker
+   * refuses a batch over the topic's max.message.bytes -- for every request in it. A single request
+   * larger than this still goes, alone. */
+  maxBatchBytes: number
   transactional: boolean
   /** Producers in the pool: flushes in flight at once (one per producer). */
   poolSize: number
@@ -60,6 +64,7 @@ export type ProducerFactory = (index: number) => Producer
 
 interface Pending {
   records: OutRecord[]
+  bytes: number
   enqueuedAt: number
   resolve: () => void
   reject: (err: KafkaAppendError) => void
@@ -135,7 +140,9 @@ export class RecordAppender {
       return Promise.reject(new KafkaAppendError('the append queue is full', 'no'))
     }
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ records, enqueuedAt: this.now(), resolve, reject })
+      let bytes = 0
+      for (const r of records) bytes += r.value.length + r.key.length
+      this.queue.push({ records, bytes, enqueuedAt: this.now(), resolve, reject })
       this.queuedRecords += records.length
       this.armSweep()
       this.schedule()
@@ -179,9 +186,15 @@ export class RecordAppender {
     // Take whole requests only: one request's records never straddle two flushes.
     const batch: Pending[] = []
     let n = 0
-    while (this.queue.length && (batch.length === 0 || n + this.queue[0].records.length <= this.opts.maxBatchRecords)) {
+    let bytes = 0
+    while (
+      this.queue.length &&
+      (batch.length === 0 ||
+        (n + this.queue[0].records.length <= this.opts.maxBatchRecords && bytes + this.queue[0].bytes <= this.opts.maxBatchBytes))
+    ) {
       const p = this.queue.shift()!
       n += p.records.length
+      bytes += p.bytes
       batch.push(p)
     }
     this.queuedRecords -= n
