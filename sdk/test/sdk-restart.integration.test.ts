@@ -5,8 +5,8 @@
 import t from 'tap'
 import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
 import { TrackingClient, type TrackingError } from '../src/index.js'
-import { recordingFetch } from './support/recording-fetch.js'
-import { freePort, spawnIngest, waitReady, type IngestProcess } from './support/ingest-process.js'
+import { recordingFetch } from '../testing/recording-fetch.js'
+import { freePort, spawnIngest, waitReady, type IngestProcess } from '../testing/ingest-process.js'
 
 const TOTAL = 10_000
 const KILL_AFTER = 3_000

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { startServices } from '../../services/shared/src/testing/harness.js'
 import { TrackingClient, type TrackingError } from '../src/index.js'
-import { recordingFetch } from './support/recording-fetch.js'
+import { recordingFetch } from '../testing/recording-fetch.js'
 
 const collect = () => {
   const errors: Array<{ error: TrackingError; messageIds: string[] }> = []

@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { waitUntil } from '../../../services/shared/src/testing/harness.js'
+import { waitUntil } from '../../services/shared/src/testing/harness.js'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 export async function freePort(): Promise<number> {
   const srv = createServer()
