@@ -77,7 +77,18 @@ interface Waiter {
   resolve: () => void
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+/** Waits `ms`, or less if `stop` fires, so a shut-down client leaves no timer behind. */
+const sleep = (ms: number, stop: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (stop.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      stop.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    stop.addEventListener('abort', done)
+  })
 
 export class TrackingClient {
   private readonly url: string
@@ -104,6 +115,8 @@ export class TrackingClient {
   private waiters: Waiter[] = []
   private closed = false
   private keepaliveInFlight = 0
+  /** Aborts requests and retry waits when shutdown() gives up. */
+  private readonly stop = new AbortController()
   private readonly removePageHide: () => void
   private readonly counts = { delivered: 0, failed: 0, dropped: 0, requests: 0, retries: 0 }
 
@@ -179,6 +192,7 @@ export class TrackingClient {
     if (r === 'timeout') {
       const left = [...this.queue.splice(0), ...[...this.inFlight].flat()]
       this.inFlight.clear()
+      this.stop.abort()
       if (left.length) {
         this.counts.failed += left.length
         this.report(new TrackingError('SHUTDOWN_TIMEOUT', `shutdown after ${timeoutMs} ms with ${left.length} items unacknowledged`, { retriable: true }), left)
@@ -279,6 +293,7 @@ export class TrackingClient {
         keepalive: keepalive && attempt === 0,
         timeoutMs: this.requestTimeout,
         fetch: this.fetchFn,
+        stop: this.stop.signal,
       })
       if (!this.inFlight.has(batch)) return // shutdown gave up on it and reported it
       if (outcome.kind === 'ok') return this.settleResults(batch, outcome.results, undefined)
@@ -290,7 +305,7 @@ export class TrackingClient {
       }
       attempt++
       this.counts.retries++
-      await sleep(wait)
+      await sleep(wait, this.stop.signal)
       if (!this.inFlight.has(batch)) return
     }
   }

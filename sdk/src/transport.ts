@@ -45,6 +45,8 @@ export interface PostRequest {
   keepalive: boolean
   timeoutMs: number
   fetch: typeof fetch
+  /** Aborts the attempt from outside (shutdown gave up). */
+  stop?: AbortSignal
 }
 
 /** Bodies smaller than this are sent as they are: gzip would save nothing worth its time. */
@@ -60,6 +62,11 @@ export async function post(r: PostRequest): Promise<Outcome> {
   }
   const ac = new AbortController()
   const timer = setTimeout(() => ac.abort(new Error(`no answer within ${r.timeoutMs} ms`)), r.timeoutMs)
+  const onStop = () => {
+    clearTimeout(timer)
+    ac.abort(new Error('the client was shut down'))
+  }
+  r.stop?.addEventListener('abort', onStop)
   try {
     const res = await r.fetch(r.url, { method: 'POST', headers, body: body as BodyInit, keepalive: r.keepalive, signal: ac.signal })
     const text = await res.text()
@@ -75,5 +82,6 @@ export async function post(r: PostRequest): Promise<Outcome> {
     return { kind: 'retry', error: new TrackingError('NETWORK_ERROR', `request to ${r.url} failed: ${why}`, { retriable: true, cause: err }) }
   } finally {
     clearTimeout(timer)
+    r.stop?.removeEventListener('abort', onStop)
   }
 }
