@@ -4,6 +4,7 @@
 // agree in both directions that matter (what the SDK sends the API accepts; what the API answers
 // the SDK reads). The SDK itself never imports the ingest: only this test does.
 import t from 'tap'
+import { readFileSync } from 'node:fs'
 import * as AjvModule from 'ajv'
 import { openApiDocument } from '../../services/ingest/src/http/openapi.js'
 import * as api from '../../services/ingest/src/validation/schemas.js'
@@ -11,7 +12,7 @@ import { loadIngestConfig } from '../../services/ingest/src/config.js'
 import type { BatchBody, SuccessBody, ErrorBody } from '../../services/ingest/src/validation/schemas.js'
 import { buildEvent, buildIdentify } from '../src/items.js'
 import { batchBody, utf8Bytes } from '../src/batches.js'
-import { TrackingClient } from '../src/client.js'
+import { TrackingClient, SDK_VERSION } from '../src/client.js'
 import * as wire from '../src/wire.js'
 import type { WireBatch, WireSuccessBody, WireErrorBody } from '../src/wire.js'
 
@@ -29,6 +30,11 @@ const validator = (name: string) => {
   const ajv = new Ajv({ strict: false, allErrors: true })
   return ajv.compile(doc.components.schemas[name])
 }
+
+t.test('SDK_VERSION is the package version', async (t) => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  t.equal(SDK_VERSION, pkg.version)
+})
 
 t.test('the SDK limits are the API limits', async (t) => {
   t.equal(wire.MAX_BATCH_ITEMS, api.MAX_BATCH_ITEMS)
