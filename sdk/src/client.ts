@@ -115,6 +115,8 @@ export class TrackingClient {
   private waiters: Waiter[] = []
   private closed = false
   private keepaliveInFlight = 0
+  /** Batches already sent with keepalive (page hide), so a second hide does not send them again. */
+  private readonly keepaliveSent = new WeakSet<Queued[]>()
   /** Aborts requests and retry waits when shutdown() gives up. */
   private readonly stop = new AbortController()
   private readonly removePageHide: () => void
@@ -357,6 +359,19 @@ export class TrackingClient {
    */
   private sendOnPageHide() {
     this.drainUpTo = Math.max(this.drainUpTo, this.seq)
+    // Ordinary requests under way (or waiting to retry) may die with the page: send each once more
+    // with keepalive, oldest first. The API stores a message_id once (H16), so a batch that arrives
+    // twice is stored once; the original request still decides the batch's outcome.
+    for (const batch of this.inFlight) {
+      if (this.keepaliveSent.has(batch)) continue
+      const size = bodyBytes(batch.map((q) => q.bytes))
+      if (size > KEEPALIVE_BUDGET_BYTES - this.keepaliveInFlight) continue
+      this.keepaliveSent.add(batch)
+      this.keepaliveInFlight += size
+      this.counts.requests++
+      void post({ url: this.url, apiKey: this.apiKey, body: batchBody(batch, new Date()), gzip: false, keepalive: true, timeoutMs: this.requestTimeout, fetch: this.fetchFn, stop: this.stop.signal })
+        .finally(() => (this.keepaliveInFlight -= size))
+    }
     while (this.queue.length > 0) {
       const budget = KEEPALIVE_BUDGET_BYTES - this.keepaliveInFlight
       const { count } = takeCount(this.queue, this.flushAt, Math.min(this.maxBatchBytes, budget))
@@ -364,6 +379,7 @@ export class TrackingClient {
       if (size > budget) break
       const batch = this.queue.splice(0, count)
       this.inFlight.add(batch)
+      this.keepaliveSent.add(batch)
       this.keepaliveInFlight += size
       void this.deliver(batch, true).finally(() => {
         this.keepaliveInFlight -= size

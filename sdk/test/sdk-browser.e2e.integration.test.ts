@@ -102,4 +102,33 @@ if (!existsSync(CHROMIUM)) {
     const ident = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.identifies FINAL`, 1, WAIT)
     t.same(ident.map((r) => r.message_id), [first.ids[0]], 'and the identify')
   })
+
+  t.test('a request still under way when the page goes is sent again with keepalive', async (t) => {
+    const s = await startServices(t)
+    const { key } = await s.createKey({ type: 'test' })
+    const site = await servePage()
+    t.teardown(() => new Promise((r) => site.server.close(r)))
+    const browser: Browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+    })
+    t.teardown(() => browser.close())
+    const page = await browser.newPage()
+    page.setDefaultTimeout(WAIT)
+    await page.goto(`${site.url}/index.html`)
+    await page.waitForFunction(() => (window as any).sdkLoaded === true)
+    const state = await page.evaluate(({ key, baseUrl }) => {
+      const w = window as any
+      // Ordinary requests never get an answer (a stalled network); keepalive ones go through.
+      const fetch = (url: string, init: RequestInit) => (init.keepalive ? window.fetch(url, init) : new Promise(() => undefined))
+      w.client = new w.TrackingClient({ apiKey: key, baseUrl, fetch, user: 'stalled_user', flushInterval: 600_000 })
+      const ids = [w.client.track('a', {}), w.client.track('b', {})]
+      void w.client.flush()
+      return { ids, stats: w.client.stats() }
+    }, { key, baseUrl: s.ingestUrl })
+    t.match(state.stats, { inFlight: 2, queued: 0 }, 'both items in a request that will not end')
+    await page.goto(`${site.url}/next.html`)
+    const rows = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events FINAL`, 2, WAIT)
+    t.same(rows.map((r) => r.message_id).sort(), [...state.ids].sort(), 'stored by the keepalive copy')
+  })
 }
