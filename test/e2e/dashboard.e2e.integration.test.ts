@@ -52,6 +52,7 @@ if (!existsSync(CHROMIUM)) {
     await page.click('#create-key')
     const secret = (await page.textContent('#new-key-secret'))!.trim()
     t.match(secret, /^svc_live_[A-Za-z0-9]{32,}$/, 'the secret is shown')
+    for (const id of ['#new-key-node-snippet', '#new-key-browser-snippet']) t.match(await page.textContent(id), `apiKey: '${secret}'`, `${id}: an SDK snippet with the new key`)
     await page.waitForSelector('#keys-table tbody tr[data-key-id]')
     await page.click('text=I have stored it')
     t.equal(await page.locator('#new-key-secret').count(), 0, 'and gone once dismissed')

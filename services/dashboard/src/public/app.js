@@ -161,11 +161,17 @@ async function keysPage() {
       const k = await api('POST', '/keys', { name: fd.get('name'), type: fd.get('type') })
       form.reset()
       const code = h('code', { id: 'new-key-secret' }, k.secret)
+      const ingestUrl = (state.me && state.me.ingest_url) || location.origin.replace(/:\d+$/, ':8080')
       secretBox.replaceChildren(h('div', { class: 'panel secret' },
         h('strong', {}, `Your new ${k.type} key "${k.name}". Copy it now: it is shown once and never again.`),
         h('p', {}, code),
         h('p', { class: 'muted' }, 'Send a first event with it, then watch it arrive on the Live stream page:'),
         h('pre', {}, `curl -s -X POST ${(state.me && state.me.ingest_url) || location.origin.replace(/:\d+$/, ':8080')}/v1/event \\\n  -H 'Authorization: Bearer ${k.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"event":"signup_completed","user":{"id":"user_1"}}'`),
+        // Ready-to-paste SDK snippets (sdk/README.md) for the new key.
+        h('p', { class: 'muted' }, 'Or with the SDK (sdk/ in the repository) in Node:'),
+        h('pre', { id: 'new-key-node-snippet' }, `import { TrackingClient, closeOnSignals } from '@event-tracking/sdk'\n\nconst client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\ncloseOnSignals(client) // flush what is queued on SIGTERM/SIGINT\nclient.track('signup_completed', { plan: 'pro' }, { user: 'user_1' })`),
+        h('p', { class: 'muted' }, 'In a browser page (anyone who loads the page can read the key):'),
+        h('pre', { id: 'new-key-browser-snippet' }, `<script type="module">\n  import { TrackingClient } from '/sdk/index.js' // sdk/dist, served by your site\n  const client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\n  client.identify('user_1', { plan: 'pro' })\n  client.track('page_viewed', { path: location.pathname })\n</script>`),
         h('div', { class: 'row' },
           h('button', { type: 'button', onclick: async (ev) => {
             try { await navigator.clipboard.writeText(k.secret); ev.target.textContent = 'Copied' } catch { getSelection().selectAllChildren(code); ev.target.textContent = 'Selected: press Ctrl+C' }
