@@ -48,7 +48,7 @@ async function fixture(t: Tap.Test): Promise<Fixture> {
   const kafka = createKafka({ brokers: BROKERS, clientId: `test-resilience-${suffix}` }, log)
   const admin = kafka.admin()
   await admin.connect()
-  await ensureTopics(admin, topics, 3)
+  await ensureTopics(admin, topics, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1 })
   const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
   await producer.connect()
   const writerCodec = new Codec(createRegistry(REGISTRY_URL))
