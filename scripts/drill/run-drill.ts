@@ -44,10 +44,11 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
   // Ctrl-C in the middle must not leave a stopped broker or orphaned services behind.
   const onSignal = () => void cleanup().finally(() => process.exit(130))
   const cleanup = async () => {
+    // First resume a stalled broker (a no-op otherwise), so requests held by it end and the stack can stop.
+    if (stack.pid('kafka')) stack.signal('kafka', 'SIGCONT')
     await load?.stop().catch(() => undefined)
     for (const s of services) await s.signal('SIGKILL').catch(() => undefined)
     if (!o.keepStack) await stack.down().catch((err) => say(`stack down failed: ${err.message}`))
-    else if (stack.pid('kafka')) stack.signal('kafka', 'SIGCONT')
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
