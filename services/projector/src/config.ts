@@ -11,6 +11,7 @@ const spec = {
   PROJECTOR_RETRIES: v.int(10, 0, 1000),
   LIVE_TOKEN: v.optionalStr(),
   LIVE_BUFFER_ITEMS: v.int(1000, 10, 1_000_000),
+  REPLAY_FETCH_PARTITION_BYTES: v.int(4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -23,6 +24,8 @@ export interface ProjectorConfig extends CommonConfig {
   /** Shared secret for trusted callers (the dashboard) to read any account's live feed. Empty: off. */
   liveToken: string
   liveBufferItems: number
+  /** How many bytes a replay fetches per partition in one Kafka fetch (kafkajs maxBytesPerPartition). */
+  replayFetchPartitionBytes: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -37,5 +40,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     retries: e.PROJECTOR_RETRIES,
     liveToken: e.LIVE_TOKEN,
     liveBufferItems: e.LIVE_BUFFER_ITEMS,
+    replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
   }
 }

@@ -28,6 +28,8 @@ export interface ReplayOptions {
   retries: number
   maxRows: number
   maxWaitMs: number
+  /** Bytes per partition in one Kafka fetch. */
+  fetchPartitionBytes: number
   /** Called every `progressEveryMs` (default 1000) while the replay runs. */
   onProgress?: (p: ReplayProgress) => void
   progressEveryMs?: number
@@ -90,7 +92,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     maxWaitTimeInMs: 200,
     sessionTimeout: 30_000,
     heartbeatInterval: 3_000,
-    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytesPerPartition: o.fetchPartitionBytes,
     allowAutoTopicCreation: false,
   })
   const pauseOne = (topic: string, partition: number) => consumer.pause([{ topic, partitions: [partition] }])
