@@ -1,6 +1,6 @@
 // Progress and summary lines of a replay, kept pure so they can be tested.
 export interface ReplayProgress {
-  /** Records read so far (written or dead-lettered). */
+  /** Records written to ClickHouse or dead-lettered so far. */
   done: number
   /** Offsets left before every partition reaches its end offset. */
   remaining: number
@@ -14,7 +14,7 @@ export interface ReplayProgress {
 /** What the replayer knows at one instant. */
 export interface ProgressSample {
   atMs: number
-  /** Records read so far. */
+  /** Records written or dead-lettered so far. */
   done: number
   /** Offsets left (records and transaction markers). */
   remaining: number

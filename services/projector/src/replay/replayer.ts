@@ -164,8 +164,9 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
 
   const topics = [...new Set(o.ranges.map((r) => r.topic))]
   const samples: ProgressSample[] = [{ atMs: started, done: 0, remaining: remaining() }]
+  // Done means in ClickHouse or in the DLQ, so the rate is the write rate, not how far reading ran ahead.
   const sample = () => {
-    samples.push({ atMs: Date.now(), done: summary.records, remaining: remaining() })
+    samples.push({ atMs: Date.now(), done: summary.events + summary.identifies + summary.deadLettered, remaining: remaining() })
     trimSamples(samples)
     return progressOf(samples)
   }
