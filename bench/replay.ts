@@ -30,6 +30,8 @@ export interface ReplayRun {
   deadLettered: number
   finalRows: number
   distinctIds: number
+  /** CPU time of this process (the replay) per record read, µs. */
+  cpuUsPerRecord: number
 }
 
 export interface ReplayBenchFigures {
@@ -123,6 +125,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
       }
       o.say(`replay: --target ${cmd.target}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
       let last = 0
+      const cpu0 = process.cpuUsage()
       const report = await runReplayCommand(cfg, cmd, {
         log,
         onProgress: (p) => {
@@ -132,6 +135,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
           }
         },
       })
+      const cpu = process.cpuUsage(cpu0)
       const s: ReplaySummary = report.summary
       const counts = await exactCounts(ch, report.database)
       runs.push({
@@ -142,6 +146,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
         events: s.events,
         deadLettered: s.deadLettered,
         ...counts,
+        cpuUsPerRecord: Math.round((cpu.user + cpu.system) / Math.max(1, s.records)),
       })
       o.say(`replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`)
       if (target === 'fresh') await ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` })
