@@ -13,6 +13,19 @@ export async function stackUp(): Promise<void> {
   await promisify(execFile)('bash', [join(ROOT, 'deploy/local/stack.sh'), 'up'], { cwd: ROOT, timeout: 300_000 })
 }
 
+/**
+ * The service variables for the stack `stackUp` starts: deploy/local/stack.sh takes its ports from
+ * KAFKA_PORT, REGISTRY_PORT and CLICKHOUSE_HTTP_PORT (a second stack beside the shared one), so
+ * KAFKA_BROKERS, SCHEMA_REGISTRY_URL and CLICKHOUSE_URL follow them unless they are set.
+ */
+export function stackEnv(env: Record<string, string>): Record<string, string> {
+  const out = { ...env }
+  if (env.KAFKA_PORT && !env.KAFKA_BROKERS) out.KAFKA_BROKERS = `127.0.0.1:${env.KAFKA_PORT}`
+  if (env.REGISTRY_PORT && !env.SCHEMA_REGISTRY_URL) out.SCHEMA_REGISTRY_URL = `http://127.0.0.1:${env.REGISTRY_PORT}/apis/ccompat/v7`
+  if (env.CLICKHOUSE_HTTP_PORT && !env.CLICKHOUSE_URL) out.CLICKHOUSE_URL = `http://127.0.0.1:${env.CLICKHOUSE_HTTP_PORT}`
+  return out
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer()

@@ -6,20 +6,25 @@
 //
 //   npm run bench -- [--quick] [--soak] [--duration 20] [--connections 50]
 //                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--profile]
-//                    [--only baseline,single,batch,e2e,plans] [--e2e-rate 1000]
+//                    [--only baseline,single,batch,e2e,plans,replay] [--e2e-rate 1000]
+//                    [--replay-records 1000000] [--replay-targets fresh,live,live-again]
+// --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
+// it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
+// second local stack (see stackEnv).
 // --txn/--linger/--pool run single and batch once per combination (KAFKA_TRANSACTIONS,
 // PRODUCER_LINGER_MS, PRODUCER_POOL_SIZE), restarting ingest; e2e and plans use the first.
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir, availableParallelism } from 'node:os'
+import { tmpdir, availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../services/shared/src/log.js'
 import { createKafka } from '../services/shared/src/kafka.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
 import { openAdmin } from '../scripts/admin-context.js'
-import { ROOT, stackUp, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
+import { ROOT, stackUp, stackEnv, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
+import { replayBench, type ReplayBenchFigures } from './replay.js'
 import { runLoad, runEndToEnd, burst, singleEventBody, batchBody, type LoadFigures, type E2EFigures, type PlanDemo } from './load.js'
 
 const { values: args } = parseArgs({
@@ -34,6 +39,8 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     only: { type: 'string' },
     'e2e-rate': { type: 'string', default: '1000' },
+    'replay-records': { type: 'string', default: '1000000' },
+    'replay-targets': { type: 'string', default: 'fresh,live,live-again' },
   },
 })
 
@@ -77,7 +84,7 @@ const logDir = mkdtempSync(join(tmpdir(), `bench-${id}-`))
 const results: Record<string, unknown> = { id, startedAt: new Date().toISOString(), machine: { ...machine(), availableParallelism: availableParallelism() } }
 
 const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
+  ...stackEnv(process.env as Record<string, string>),
   TOPIC_EVENTS: `bench.${id}.events`,
   TOPIC_IDENTIFIES: `bench.${id}.identifies`,
   TOPIC_ACCOUNTS: `bench.${id}.accounts`,
@@ -132,6 +139,13 @@ async function main() {
   say(`run ${id}; service logs in ${logDir}`)
   say('ensuring the local stack is up')
   await stackUp()
+  if (only.has('replay')) {
+    const targets = args['replay-targets']!.split(',') as Array<'fresh' | 'live' | 'live-again'>
+    const figures = await replayBench(env, log, { records: Number(args['replay-records']), targets, say })
+    results.replay = figures
+    printReplay(figures)
+    if (only.size === 1) return writeResults()
+  }
   if (args.profile) mkdirSync(join(ROOT, 'bench/results/profiles'), { recursive: true })
 
   const [basePort, projPort, ingestPort] = [await freePort(), await freePort(), await freePort()]
@@ -224,10 +238,29 @@ async function main() {
   results.finishedAt = new Date().toISOString()
 
   printTable(base, out, e2e, plans, rss, results.soak as SoakFigures | undefined)
+  writeResults()
+}
+
+function writeResults() {
+  results.finishedAt ??= new Date().toISOString()
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
   const file = join(ROOT, 'bench/results', `${id}.json`)
   writeFileSync(file, JSON.stringify(results, null, 2) + '\n')
   process.stdout.write(`\nresults: ${file}\n`)
+}
+
+function printReplay(f: ReplayBenchFigures) {
+  const m = results.machine as ReturnType<typeof machine>
+  const lines = [
+    `machine: ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+    `replay: ${f.records.toLocaleString('en-US')} records in ${f.partitions} partitions, filled at ${f.fill.recordsPerSec}/s (${Math.round(f.fill.bytes / f.records)} B/record); settings ${JSON.stringify(f.settings)}`,
+    '',
+    ['target', 'records', 'seconds', 'records/s', 'events', 'dlq', 'FINAL rows', 'distinct ids', 'cpu µs/rec'].map((c, i) => c.padEnd(i === 0 ? 12 : 11)).join(' '),
+    ...f.runs.map((r) => [r.target, r.records, r.durationSec, r.recordsPerSec, r.events, r.deadLettered, r.finalRows, r.distinctIds, r.cpuUsPerRecord].map((c, i) => String(c).padEnd(i === 0 ? 12 : 11)).join(' ').trimEnd()),
+    `  ${f.runs.every((r) => r.recordsPerSec >= 50_000) ? 'met ' : 'MISS'} replay >= 50,000 records/s into ClickHouse for every target`,
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+  results.replayTable = lines
 }
 
 async function planDemo(ingestUrl: string, hobbyKey: string, orbitKey: string): Promise<PlanDemo[]> {

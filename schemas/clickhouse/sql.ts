@@ -67,8 +67,12 @@ export function raw(text: string): SqlRaw {
   return new SqlRaw(text)
 }
 
+// The characters escapeString rewrites; most strings (ids, names) have none and are returned as they are.
+const NEEDS_ESCAPE = /[\\'\x00-\x1f\x7f]/
+
 /** Escapes a string's content for use between single quotes. */
 export function escapeString(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return s
   let out = ''
   for (const ch of s) {
     const c = ch.codePointAt(0)!

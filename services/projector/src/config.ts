@@ -12,6 +12,8 @@ const spec = {
   PROJECTOR_DRAIN_MS: v.int(30_000, 0, 600_000),
   LIVE_TOKEN: v.optionalStr(),
   LIVE_BUFFER_ITEMS: v.int(1000, 10, 1_000_000),
+  REPLAY_FETCH_PARTITION_BYTES: v.int(4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+  REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -26,6 +28,10 @@ export interface ProjectorConfig extends CommonConfig {
   /** The dashboard's service secret for reading an account's live feed (the only credential /live accepts). Empty: off. */
   liveToken: string
   liveBufferItems: number
+  /** How many bytes a replay fetches per partition in one Kafka fetch (kafkajs maxBytesPerPartition). */
+  replayFetchPartitionBytes: number
+  /** Rows per ClickHouse insert in a replay (issue 10: larger inserts cost the server less per row than the live projector's). */
+  replayMaxRows: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -43,5 +49,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     drainMs: e.PROJECTOR_DRAIN_MS,
     liveToken: e.LIVE_TOKEN,
     liveBufferItems: e.LIVE_BUFFER_ITEMS,
+    replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
+    replayMaxRows: e.REPLAY_MAX_ROWS,
   }
 }

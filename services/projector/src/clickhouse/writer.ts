@@ -78,9 +78,14 @@ const DATA_ERRORS = new Set([
 
 /** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
 export const RETRY_WINDOW_MS = 48 * 3600 * 1000
-const RETRY_LOOKUP_CHUNK = 1000
-/** `(a, b, c)` of escaped literals: IN takes a tuple, not an array, on 18.16. */
-const tuple = (values: string[]) => raw(`(${values.map((v) => literal(v)).join(', ')})`)
+// IN sets for the lookup. Issue 10, measured on 18.16 against 1M rows: a tuple of N literals costs the server about 20 µs
+// per literal to parse and evaluate, so the lookup cost more CPU than the insert. One array literal
+// is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: 20,000 ids then
+// cost about 7 µs each, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
+// max_query_size than the default 256 KiB. The primary key index is used with such a set as with a tuple.
+const RETRY_LOOKUP_CHUNK = 20_000
+const RETRY_LOOKUP_SETTINGS = { max_query_size: '4194304' }
+const idSet = (values: string[]) => raw(`(SELECT arrayJoin([${values.map((v) => literal(v)).join(', ')}]))`)
 
 export interface WriteBatch {
   events: EventRecord[]
@@ -222,13 +227,13 @@ export class ClickHouseWriter {
       }
       // toDateTime of a negative number wraps to 2106 on 18.16: the window starts at the epoch at the earliest.
       const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, table)}
-WHERE account_id IN ${tuple([...new Set(chunk.map((r) => r.account_id))])}
+WHERE account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
   AND timestamp >= toDateTime(${Math.max(0, Math.floor((lo - RETRY_WINDOW_MS) / 1000))})
   AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})
-  AND event_id IN ${tuple(chunk.map((r) => r.event_id))}`
+  AND event_id IN ${idSet(chunk.map((r) => r.event_id))}`
       let stored: Array<{ event_id: string }>
       try {
-        stored = await (await this.client.query({ query, format: 'JSONEachRow' })).json<{ event_id: string }>()
+        stored = await (await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: RETRY_LOOKUP_SETTINGS })).json<{ event_id: string }>()
       } catch (cause) {
         throw classify(cause, table)
       }

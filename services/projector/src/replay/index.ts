@@ -66,7 +66,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     } else {
       note(`target: the live tables in ${live} (idempotent: exact reads are unchanged by a repeated replay)`)
     }
-    const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.maxRows, maxWaitMs: cfg.maxWaitMs }
+    const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.replayMaxRows, maxWaitMs: cfg.maxWaitMs, fetchPartitionBytes: cfg.replayFetchPartitionBytes }
     const deps = { kafka, producer, codec, log }
     const summary = await replay({ ...deps, sink: new ClickHouseWriter(ch, database) }, {
       ...common,

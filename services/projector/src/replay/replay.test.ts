@@ -1,7 +1,7 @@
 import t from 'tap'
 import { rangesFor, planReplay, totalRecords } from './plan.js'
 import { parseReplayArgs } from './args.js'
-import { formatProgress, formatSummary, formatDuration } from './progress.js'
+import { formatProgress, formatSummary, formatDuration, progressOf, trimSamples, type ProgressSample } from './progress.js'
 
 const marks = [
   { partition: 1, low: 5n, high: 20n },
@@ -73,4 +73,40 @@ t.test('progress and summary lines', async (t) => {
     formatSummary({ records: 1500, byTopic: { 'tracking.events.v1': 1000, 'tracking.identifies.v1': 500 }, events: 998, identifies: 500, deadLettered: 2, durationMs: 1500, rate: 1000, ends: {} }),
     'replay done: 1,500 records in 1.5s (1,000 rec/s)\n  per topic: tracking.events.v1=1,000, tracking.identifies.v1=500\n  written: 998 events, 500 identifies; dead-lettered: 2',
   )
+})
+
+t.test('progress: the rate and ETA follow the recent pace, and a 2-second run shows a rate', async (t) => {
+  const at = (s: number, done: number, remaining: number): ProgressSample => ({ atMs: 1_000_000 + s * 1000, done, remaining })
+  // Issue 10: a 2-second run that wrote 18,635 records showed 0 rec/s.
+  const short = progressOf([at(0, 0, 18_640), at(1, 9_000, 9_640), at(2, 18_635, 0)])
+  t.equal(Math.round(short.rate), 9_318, 'records per second since the start')
+  t.equal(short.etaMs, 0, 'nothing left: ETA 0')
+  t.match(formatProgress(short), /9,318 rec\/s .* ETA 0s$/)
+
+  t.same(progressOf([at(0, 0, 100)]), { done: 0, remaining: 100, elapsedMs: 0, rate: 0, etaMs: null }, 'nothing measured yet')
+  t.match(formatProgress(progressOf([at(0, 0, 100)])), /ETA \?$/)
+
+  // A steady 1,000 offsets/s for 30 s, of which 10% are transaction markers (900 records/s).
+  const steady = Array.from({ length: 31 }, (_, s) => at(s, 900 * s, 100_000 - 1000 * s))
+  const p = progressOf(steady)
+  t.equal(p.elapsedMs, 30_000)
+  t.equal(Math.round(p.rate), 900)
+  t.equal(Math.round(p.etaMs!), 70_000, 'remaining offsets over the offset pace, not over the record rate')
+  t.equal(formatProgress(p), 'replay    30s  27,000 done  900 rec/s  lag 70,000  ETA 1m10s')
+
+  // It stalls for 3 s after 20 s at that pace: the window still sees the recent pace, so the rate falls but is not 0.
+  const stalled = [...steady.slice(0, 21), at(21, 18_000, 80_000), at(22, 18_000, 80_000), at(23, 18_000, 80_000)]
+  const q = progressOf(stalled)
+  t.ok(q.rate > 0 && q.rate < 900, `a short stall lowers the rate (${q.rate})`)
+  t.ok(q.etaMs! > 80_000, 'and stretches the ETA')
+  // A stall longer than the window: rate 0 and no ETA.
+  const long = [...stalled, at(40, 18_000, 80_000)]
+  t.equal(progressOf(long).rate, 0)
+  t.equal(progressOf(long).etaMs, null)
+
+  // Trimming keeps the start and what the window needs, and gives the same progress.
+  const kept = steady.slice()
+  trimSamples(kept)
+  t.ok(kept.length < steady.length && kept[0] === steady[0])
+  t.same(progressOf(kept), p)
 })

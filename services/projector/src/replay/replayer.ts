@@ -3,14 +3,26 @@
 // joins a throwaway group (random id, no offsets committed, deleted at the end), seeks each
 // partition to its start, pauses partitions that are done or not planned, and stops once every
 // partition reached the end offset captured when the replay began.
+//
+// Fetch positions: with eachBatchAutoResolve off, kafkajs fetches a partition again from its last
+// resolved offset, so each batch's last offset is resolved once its records are handed to the
+// insert buffer (issue 10: without it a partition larger than one fetch re-read its first fetch
+// forever). A fetch that holds only transaction markers or aborted records never reaches
+// eachBatch (kafkajs resolves it itself), so the replay follows END_BATCH_PROCESS too, or a
+// partition whose log ends in markers would never count as done.
+//
+// Reading and writing overlap: a batch's records go to the insert buffer and the next fetch starts
+// while ClickHouse takes the insert; fetching waits only when more than two inserts' worth of rows
+// are not written yet. Nothing is committed to Kafka, so this needs no ordering beyond the
+// buffer's own (flushes run one at a time, in order) and the final flush before returning.
 import { randomBytes } from 'node:crypto'
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
+import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, Producer } from 'kafkajs'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
 import { ProjectionPipeline, type ProjectionSink } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
-import type { ReplayProgress, ReplaySummary } from './progress.js'
+import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
 
 export interface ReplayDeps {
   kafka: Kafka
@@ -28,6 +40,8 @@ export interface ReplayOptions {
   retries: number
   maxRows: number
   maxWaitMs: number
+  /** Bytes per partition in one Kafka fetch. */
+  fetchPartitionBytes: number
   /** Called every `progressEveryMs` (default 1000) while the replay runs. */
   onProgress?: (p: ReplayProgress) => void
   progressEveryMs?: number
@@ -84,18 +98,47 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     if (remaining() === 0) resolveDone()
   }
 
+  // Rows handed to the buffer and not yet written, oldest first (flushes settle in this order).
+  const unwritten: Array<{ rows: number; written: Promise<void> }> = []
+  let unwrittenRows = 0
+  const track = (rows: number, written: Promise<void>) => {
+    const entry = { rows, written }
+    unwritten.push(entry)
+    unwrittenRows += rows
+    written.then(
+      () => {
+        unwrittenRows -= rows
+        unwritten.splice(unwritten.indexOf(entry), 1)
+      },
+      (err) => rejectDone(err),
+    )
+  }
+  const backpressure = async () => {
+    while (unwrittenRows > 2 * o.maxRows && unwritten.length > 0) await unwritten[0]!.written
+  }
+
   const groupId = `replay-${Date.now()}-${randomBytes(4).toString('hex')}`
   const consumer: Consumer = deps.kafka.consumer({
     groupId,
     maxWaitTimeInMs: 200,
     sessionTimeout: 30_000,
     heartbeatInterval: 3_000,
-    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytesPerPartition: o.fetchPartitionBytes,
     allowAutoTopicCreation: false,
   })
   const pauseOne = (topic: string, partition: number) => consumer.pause([{ topic, partitions: [partition] }])
 
-  const eachBatch = async ({ batch, heartbeat }: EachBatchPayload) => {
+  /** Moves a partition's cursor past `lastOffset` (a record or a marker), never backwards or past its end. */
+  const advance = (c: Cursor, lastOffset: string) => {
+    const next = BigInt(lastOffset) + 1n
+    if (next > c.pos) c.pos = next > c.range.end ? c.range.end : next
+    if (c.pos >= c.range.end) {
+      pauseOne(c.range.topic, c.range.partition)
+      checkDone()
+    }
+  }
+
+  const eachBatch = async ({ batch, resolveOffset, heartbeat }: EachBatchPayload) => {
     const c = cursors.get(rangeKey(batch.topic, batch.partition))
     if (!c || c.pos >= c.range.end) return
     const messages = batch.messages.filter((m) => {
@@ -108,37 +151,35 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
         if (o.dlq !== false) await pipeline.sendToDlq(dead)
         summary.deadLettered += dead.length
       }
-      await batcher.add(part)
+      track(part.events.length + part.identifies.length, batcher.add(part))
       summary.records += messages.length
       summary.byTopic[batch.topic] = (summary.byTopic[batch.topic] ?? 0) + messages.length
     }
-    // lastOffset() counts control records (transaction markers) too, so a partition whose last
-    // offsets are markers still reaches its end.
-    // (isEmptyIncludingFiltered exists on kafkajs' Batch but is missing from its types.)
-    const emptyIncludingMarkers = (batch as unknown as { isEmptyIncludingFiltered(): boolean }).isEmptyIncludingFiltered()
-    const next = emptyIncludingMarkers ? c.pos : BigInt(batch.lastOffset()) + 1n
-    c.pos = next > c.range.end ? c.range.end : next > c.pos ? next : c.pos
-    if (c.pos >= c.range.end) {
-      pauseOne(batch.topic, batch.partition)
-      checkDone()
-    }
+    // lastOffset() counts the transaction markers fetched with the records.
+    advance(c, batch.lastOffset())
+    resolveOffset(batch.lastOffset())
+    await backpressure()
     await heartbeat()
   }
 
   const topics = [...new Set(o.ranges.map((r) => r.topic))]
-  let lastDone = 0
-  let lastAt = started
-  const timer = setInterval(() => {
-    const now = Date.now()
-    const rate = ((summary.records - lastDone) * 1000) / Math.max(1, now - lastAt)
-    lastDone = summary.records
-    lastAt = now
-    o.onProgress?.({ done: summary.records, remaining: remaining(), elapsedMs: now - started, rate })
-  }, o.progressEveryMs ?? 1000)
+  const samples: ProgressSample[] = [{ atMs: started, done: 0, remaining: remaining() }]
+  // Done means in ClickHouse or in the DLQ, so the rate is the write rate, not how far reading ran ahead.
+  const sample = () => {
+    samples.push({ atMs: Date.now(), done: summary.events + summary.identifies + summary.deadLettered, remaining: remaining() })
+    trimSamples(samples)
+    return progressOf(samples)
+  }
+  const timer = setInterval(() => o.onProgress?.(sample()), o.progressEveryMs ?? 1000)
 
   try {
     await consumer.connect()
     consumer.on(consumer.events.CRASH, (e: any) => rejectDone(e?.payload?.error ?? new Error('replay consumer crashed')))
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload: p }: ConsumerEndBatchProcessEvent) => {
+      // Fetches of markers or aborted records only: eachBatch never saw them.
+      const c = cursors.get(rangeKey(p.topic, p.partition))
+      if (p.batchSize === 0 && c && c.pos < c.range.end) advance(c, p.lastOffset)
+    })
     await consumer.subscribe({ topics, fromBeginning: true })
     await consumer.run({
       autoCommit: false,
@@ -156,7 +197,9 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     checkDone()
     await done
     await batcher.flush()
+    await Promise.all(unwritten.map((u) => u.written))
   } finally {
+    stopping.aborted = true
     clearInterval(timer)
     await consumer.disconnect().catch(() => undefined)
     const admin = deps.kafka.admin()
@@ -166,6 +209,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       .catch((err) => deps.log.debug('could not delete the replay group', { groupId, err }))
       .finally(() => admin.disconnect())
   }
-  o.onProgress?.({ done: summary.records, remaining: remaining(), elapsedMs: Date.now() - started, rate: 0 })
-  return finish()
+  const end = finish()
+  o.onProgress?.({ ...sample(), rate: end.rate })
+  return end
 }

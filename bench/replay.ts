@@ -1,0 +1,164 @@
+// `npm run bench -- --only replay` (issue 10): fills a fresh events topic once with real Avro
+// records produced straight to Kafka in large batches, then times `runReplayCommand` (the code
+// behind `npm run replay`) into a fresh database, into empty live tables, and into the same live
+// tables again (A5: the second live replay must leave exact counts unchanged). The replays run
+// in this process; with --profile it is started under --cpu-prof by the caller (see BENCHMARKS.md).
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { Partitioners, type Producer } from 'kafkajs'
+import type { Codec } from '../schemas/codec.js'
+import type { EventRecord } from '../schemas/records.js'
+import { loadProjectorConfig } from '../services/projector/src/config.js'
+import { openEventLog } from '../services/shared/src/event-log.js'
+import { createClickHouse } from '../services/shared/src/clickhouse.js'
+import type { Logger } from '../services/shared/src/log.js'
+import { formatProgress, runReplayCommand, type ReplayCommand, type ReplaySummary } from '../services/projector/src/replay/index.js'
+
+export interface ReplayBenchOptions {
+  records: number
+  /** Which replays to run, in order. */
+  targets: Array<'fresh' | 'live' | 'live-again'>
+  say: (line: string) => void
+}
+
+export interface ReplayRun {
+  target: string
+  records: number
+  durationSec: number
+  recordsPerSec: number
+  events: number
+  deadLettered: number
+  finalRows: number
+  distinctIds: number
+  /** CPU time of this process (the replay) per record read, µs. */
+  cpuUsPerRecord: number
+}
+
+export interface ReplayBenchFigures {
+  records: number
+  partitions: number
+  fill: { durationSec: number; recordsPerSec: number; bytes: number }
+  runs: ReplayRun[]
+  settings: Record<string, string | number>
+}
+
+const ACCOUNTS = 20
+const USERS = 5_000
+const DAYS = 30
+const SEND = 5_000
+
+/** A realistic event: properties and context of a web SDK, a message_id (so the H16 lookup runs), traits on 1 in 10. */
+function benchEvent(i: number, now: number): EventRecord {
+  const user = i % USERS
+  const ts = now - Math.floor(((i * 7919) % (DAYS * 86_400)) * 1000)
+  return {
+    event_id: randomUUID(),
+    account_id: `bench_acct_${user % ACCOUNTS}`,
+    environment: 'live',
+    key_id: 'bench_key',
+    event: ['page_viewed', 'item_added', 'checkout_started', 'signed_up'][i % 4]!,
+    user_id: `user_${user}`,
+    user_email: i % 10 === 0 ? `user_${user}@example.com` : null,
+    user_traits: i % 10 === 0 ? JSON.stringify({ plan: ['free', 'pro'][user % 2], seats: user % 17 }) : null,
+    timestamp: ts,
+    original_timestamp: ts,
+    received_at: ts + 40,
+    sent_at: ts + 20,
+    timestamp_flagged: false,
+    properties: JSON.stringify({ path: `/products/${i % 500}`, referrer: 'https://example.com/search?q=shoes', value: i % 100, currency: 'EUR' }),
+    context: JSON.stringify({ library: { name: 'tracking-js', version: '1.4.2' }, page: { url: `https://shop.example.com/products/${i % 500}`, title: 'Product' }, locale: 'de-DE', screen: { width: 1440, height: 900 }, ip: '203.0.113.7' }),
+    ip: '203.0.113.7',
+    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+    message_id: `msg-${i}`,
+  }
+}
+
+async function fill(producer: Producer, codec: Codec, topic: string, n: number, say: (s: string) => void) {
+  const now = Date.now()
+  let bytes = 0
+  const t0 = Date.now()
+  for (let sent = 0; sent < n; ) {
+    const count = Math.min(SEND, n - sent)
+    const messages = new Array(count)
+    for (let j = 0; j < count; j++) {
+      const e = benchEvent(sent + j, now)
+      const value = codec.encode('Event', e)
+      bytes += value.length
+      messages[j] = { key: `${e.account_id}:${e.user_id}`, value }
+    }
+    await producer.send({ topic, acks: -1, messages })
+    sent += count
+    if (sent % 200_000 === 0 || sent === n) say(`filled ${sent.toLocaleString('en-US')} records (${Math.round((sent * 1000) / Math.max(1, Date.now() - t0))}/s)`)
+  }
+  const durationSec = (Date.now() - t0) / 1000
+  return { durationSec, recordsPerSec: Math.round(n / durationSec), bytes }
+}
+
+async function exactCounts(ch: ClickHouseClient, db: string) {
+  const rs = await ch.query({ query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`, format: 'JSONEachRow' })
+  const [row] = await rs.json<{ n: string; ids: string }>()
+  return { finalRows: Number(row!.n), distinctIds: Number(row!.ids) }
+}
+
+/** Runs the replay bench against the stack named by `env` (topics and database as the caller named them). */
+export async function replayBench(env: Record<string, string>, log: Logger, o: ReplayBenchOptions): Promise<ReplayBenchFigures> {
+  const cfg = loadProjectorConfig(env)
+  const { kafka, codec } = await openEventLog(cfg, 'bench-fill', log)
+  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  await producer.connect()
+  o.say(`replay: filling ${cfg.topics.events} with ${o.records.toLocaleString('en-US')} records (${cfg.topicPartitions} partitions)`)
+  const filled = await fill(producer, codec, cfg.topics.events, o.records, o.say).finally(() => producer.disconnect())
+
+  const ch = await createClickHouse(cfg.clickhouse)
+  const runs: ReplayRun[] = []
+  try {
+    for (const target of o.targets) {
+      const fresh = `${cfg.clickhouse.database}_replay_${randomBytes(3).toString('hex')}`
+      const cmd: ReplayCommand = {
+        topics: ['events', 'identifies'],
+        from: { kind: 'beginning' },
+        target: target === 'fresh' ? 'fresh' : 'live',
+        database: target === 'fresh' ? fresh : undefined,
+        swap: false,
+        dlq: true,
+        json: false,
+      }
+      o.say(`replay: --target ${cmd.target}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
+      let last = 0
+      const cpu0 = process.cpuUsage()
+      const report = await runReplayCommand(cfg, cmd, {
+        log,
+        onProgress: (p) => {
+          if (Date.now() - last >= 5000) {
+            last = Date.now()
+            o.say(formatProgress(p))
+          }
+        },
+      })
+      const cpu = process.cpuUsage(cpu0)
+      const s: ReplaySummary = report.summary
+      const counts = await exactCounts(ch, report.database)
+      runs.push({
+        target,
+        records: s.records,
+        durationSec: Math.round(s.durationMs / 100) / 10,
+        recordsPerSec: Math.round(s.rate),
+        events: s.events,
+        deadLettered: s.deadLettered,
+        ...counts,
+        cpuUsPerRecord: Math.round((cpu.user + cpu.system) / Math.max(1, s.records)),
+      })
+      o.say(`replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`)
+      if (target === 'fresh') await ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` })
+    }
+  } finally {
+    await ch.close()
+  }
+  return {
+    records: o.records,
+    partitions: cfg.topicPartitions,
+    fill: filled,
+    runs,
+    settings: { maxRows: cfg.replayMaxRows, fetchPartitionBytes: cfg.replayFetchPartitionBytes },
+  }
+}
