@@ -26,8 +26,14 @@ function run(cmd: string, args: string[]) {
   if (r.status !== 0) process.exit(r.status ?? 1)
 }
 
+/** services/x/src/main.ts -> dist/services/x/src/main.js */
+function compiled(entry: string): string {
+  return join(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))
+}
+
 function spawnService(name: string, entry: string, extraEnv: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Services run compiled (dist/, built by ensure-built below), as in production.
+  const child = spawn(process.execPath, [compiled(entry)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
   const prefix = `[${name}] `
   const pipe = (s: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
     let buf = ''
@@ -91,6 +97,9 @@ async function main() {
   step('starting the local stack (Kafka, schema registry, ClickHouse); the first run installs them')
   run('bash', ['deploy/local/stack.sh', 'up'])
 
+  step('compiling the services to dist/ (only when sources changed)')
+  run(process.execPath, ['scripts/ensure-built.mjs'])
+
   // A fresh secret per run unless one is given: the two processes started here share it.
   const liveToken = env.LIVE_TOKEN || randomBytes(24).toString('hex')
   step('starting projector and ingest')
@@ -108,7 +117,7 @@ async function main() {
 
   if (!existsSync(DEMO_FILE)) {
     step('first run: creating the demo account and a test key')
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', 'create', '--account', 'demo', '--name', 'demo key', '--type', 'test', '--json'], { cwd: ROOT, env, encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [compiled('scripts/keys.ts'), 'create', '--account', 'demo', '--name', 'demo key', '--type', 'test', '--json'], { cwd: ROOT, env, encoding: 'utf8' })
     if (r.status !== 0) throw new Error(`could not create the demo key: ${r.stderr}`)
     mkdirSync(STACK, { recursive: true })
     writeFileSync(DEMO_FILE, r.stdout.trim().split('\n').pop()!, { mode: 0o600 })
