@@ -65,3 +65,10 @@ t.test('the services authenticate to Kafka and ClickHouse and refuse to start wi
     t.match(env.KAFKA_SASL_PASSWORD, REQUIRED('KAFKA_SASL_PASSWORD'))
   }
 })
+
+t.test('the services run compiled JavaScript from the image built by deploy/Dockerfile', async (t) => {
+  const doc = parse(text) as { services: Record<string, { command?: string[] }> }
+  for (const name of ['projector', 'ingest', 'dashboard']) {
+    t.same(doc.services[name].command, ['node', `dist/services/${name}/src/main.js`], `${name} starts from dist/`)
+  }
+})
