@@ -1,4 +1,5 @@
 // The ingest service's configuration: read once at start from an env object, validated.
+import { parseCorsOrigins, type CorsPolicy } from './http/cors.js'
 import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
@@ -39,7 +40,7 @@ export interface IngestConfig extends CommonConfig {
   plansJson: string
   producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
-  corsOrigins: string
+  corsOrigins: CorsPolicy
   bodyLimits: { single: number; batch: number }
 }
 
@@ -63,7 +64,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
       maxQueuedRecords: e.PRODUCER_MAX_QUEUED_RECORDS,
     },
     usageRefreshMs: e.USAGE_REFRESH_MS,
-    corsOrigins: e.CORS_ORIGINS,
+    corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
   }
 }

@@ -21,6 +21,7 @@ import {
 import type { OutRecord } from '../kafka/record-appender.js'
 import { clientIp } from './client-ip.js'
 import { openApiDocument } from './openapi.js'
+import { allowedOrigin } from './cors.js'
 import type { Readiness } from './readiness.js'
 import type { IngestMetrics } from './metrics.js'
 
@@ -102,7 +103,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   // ---- CORS (H15): browsers send from any origin with a bearer key, never cookies.
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/v1/')) {
-      ctx.set('Access-Control-Allow-Origin', d.cfg.corsOrigins)
+      const allow = allowedOrigin(d.cfg.corsOrigins, ctx.get('origin') || undefined)
+      if (allow) ctx.set('Access-Control-Allow-Origin', allow)
       ctx.set('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After')
       if (d.cfg.corsOrigins !== '*') ctx.set('Vary', 'Origin')
       if (ctx.method === 'OPTIONS') {
