@@ -23,3 +23,13 @@ t.test('account ids derived from the email are valid and distinct', async (t) =>
   t.match(accountIdFor('Bob.Smith+tag@x.io'), /^bob-smith-tag-[0-9a-f]{6}$/)
   t.not(accountIdFor('a@x.io'), accountIdFor('a@x.io'))
 })
+
+t.test('COOKIE_SECURE defaults to on when the dashboard is served over https (issue 12.5)', async (t) => {
+  t.equal(loadDashboardConfig({}).cookieSecure, false, 'plain http on loopback: off')
+  t.equal(loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dash.example.com' }).cookieSecure, true, 'https public URL: on')
+  t.equal(loadDashboardConfig({ DASHBOARD_ALLOWED_ORIGINS: 'https://dash.example.com' }).cookieSecure, true, 'https origin: on')
+  t.equal(loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dash.example.com', COOKIE_SECURE: 'false' }).cookieSecure, false, 'an explicit false wins')
+  t.equal(loadDashboardConfig({ COOKIE_SECURE: 'true' }).cookieSecure, true)
+  t.throws(() => loadDashboardConfig({ COOKIE_SECURE: 'maybe' }), /COOKIE_SECURE/)
+  t.throws(() => loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'dash.example.com' }), /DASHBOARD_PUBLIC_URL/)
+})

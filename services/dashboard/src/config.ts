@@ -13,8 +13,11 @@ const spec = {
   /** HMAC key for session and CSRF tokens; at least 32 characters. Empty: a random one per process (sessions end on restart). */
   SESSION_SECRET: v.optionalStr(),
   SESSION_TTL_HOURS: v.int(168, 1, 24 * 90),
-  /** Set the Secure flag on cookies (turn on behind HTTPS). */
-  COOKIE_SECURE: v.bool(false),
+  /** Secure flag on cookies: true, false, or unset = on when the dashboard is served over https
+   * (DASHBOARD_PUBLIC_URL or an allowed origin is https). */
+  COOKIE_SECURE: v.optionalStr(),
+  /** The URL users open the dashboard at (behind a proxy); decides COOKIE_SECURE's default. */
+  DASHBOARD_PUBLIC_URL: v.optionalStr(),
   /** Failed sign-ins allowed per email and client IP in LOGIN_WINDOW_MINUTES before sign-in is refused with 429. */
   LOGIN_MAX_FAILURES: v.int(5, 1, 1000),
   LOGIN_WINDOW_MINUTES: v.int(15, 1, 24 * 60),
@@ -57,6 +60,8 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
   if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
   const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
   for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
+  const publicUrl = e.DASHBOARD_PUBLIC_URL as string
+  if (publicUrl && !/^https?:\/\/[^\s]+$/.test(publicUrl)) throw new ConfigError('DASHBOARD_PUBLIC_URL', `not a URL: ${publicUrl}`)
   return {
     ...commonConfig(e),
     host: e.DASHBOARD_HOST,
@@ -67,11 +72,21 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     sessionSecret: secret ? Buffer.from(secret) : randomBytes(32),
     sessionSecretGenerated: !secret,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
-    cookieSecure: e.COOKIE_SECURE,
+    cookieSecure: cookieSecureOf(e.COOKIE_SECURE, publicUrl, origins),
     login: { maxFailures: e.LOGIN_MAX_FAILURES, windowMs: e.LOGIN_WINDOW_MINUTES * 60_000 },
     signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, windowMs: e.SIGNUP_WINDOW_MINUTES * 60_000 },
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     allowedOrigins: new Set(origins),
     plansJson: e.PLANS_JSON,
   }
+}
+
+/** COOKIE_SECURE as given, or by default on whenever the dashboard is served over https: a session
+ * cookie without Secure would also be sent over plain http to the same host. */
+export function cookieSecureOf(raw: string, publicUrl: string, allowedOrigins: string[]): boolean {
+  const v = raw.trim().toLowerCase()
+  if (/^(1|true|yes|on)$/.test(v)) return true
+  if (/^(0|false|no|off)$/.test(v)) return false
+  if (v !== '') throw new ConfigError('COOKIE_SECURE', `invalid value ${JSON.stringify(raw)} (true, false, or unset for automatic)`)
+  return [publicUrl, ...allowedOrigins].some((u) => u.toLowerCase().startsWith('https://'))
 }
