@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from 'kafkajs'
 import type { Codec } from '../../../schemas/codec.js'
-import type { AccountRecord, ApiKeyRecord, KeyStatus, KeyType, PlanRecord } from '../../../schemas/records.js'
+import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../schemas/records.js'
 import { generateKey } from '../../ingest/src/auth/key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from './log.js'
@@ -28,6 +28,9 @@ export class AccountsAdmin {
   // Account changes read the snapshot and write a whole record: one at a time in this process, so
   // two concurrent changes (a sign-out and a plan change) cannot drop each other.
   private accountChain: Promise<unknown> = Promise.resolve()
+  // The last record on the topic per key, before the revocation rule: where it is not the revoked
+  // record, compaction would keep it and forget the revocation, so the revocation is written again.
+  private readonly lastKeyRecord = new Map<string, ApiKeyRecord>()
 
   constructor(private readonly kafka: Kafka, producer: Producer, private readonly codec: Codec, private readonly topic: string, private readonly log: Logger) {
     this.writer = new AccountsWriter(producer, codec, topic)
@@ -37,6 +40,21 @@ export class AccountsAdmin {
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
     this.follower = await followAccounts(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, { groupPrefix: 'accounts-admin', ...opts })
     await this.follower.ready
+    await this.reassertRevocations()
+  }
+
+  /** Appends the revoked record again for every key whose last record on the topic is not it
+   * (a reactivate that lost a race with a revoke, perhaps written by another process), so that log
+   * compaction, which keeps only a key's last record, cannot bring the key back. */
+  async reassertRevocations(): Promise<number> {
+    const stale = [...this.keys.values()].filter((k) => k.status === 'revoked' && this.lastKeyRecord.get(k.key_id)?.status !== 'revoked')
+    if (stale.length === 0) return 0
+    const now = Date.now()
+    const again = stale.map((k) => ({ ...k, updated_at: Math.max(now, (this.lastKeyRecord.get(k.key_id)?.updated_at ?? 0) + 1) }))
+    await this.writer.write(again.map((value) => ({ kind: 'ApiKey' as const, value })))
+    await this.seen(() => again.every((k) => this.lastKeyRecord.get(k.key_id)?.updated_at === k.updated_at))
+    this.log.warn('revocations written again after a later record for the same key', { keys: again.map((k) => k.key_id) })
+    return again.length
   }
 
   async stop(): Promise<void> {
@@ -46,7 +64,10 @@ export class AccountsAdmin {
   private apply(e: AccountsEntry) {
     if (e.kind === 'Account') this.accounts.set(e.value.account_id, e.value)
     else if (e.kind === 'Plan') this.plans.set(e.value.name, e.value)
-    else this.keys.set(e.value.key_id, e.value)
+    else {
+      this.lastKeyRecord.set(e.value.key_id, e.value)
+      if (!undoesRevocation(this.keys.get(e.value.key_id), e.value)) this.keys.set(e.value.key_id, e.value)
+    }
     this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true))
   }
 
@@ -162,7 +183,13 @@ export class AccountsAdmin {
     if (k.status === 'revoked' && status !== 'revoked') throw new AdminError('CONFLICT', 'a revoked key cannot come back; create a new one')
     const rec = { ...k, status, updated_at: Math.max(Date.now(), k.updated_at + 1) }
     await this.writer.write([{ kind: 'ApiKey', value: rec }])
-    await this.seen(() => this.keys.get(keyId)?.updated_at === rec.updated_at)
+    await this.seen(() => this.lastKeyRecord.get(keyId)?.updated_at === rec.updated_at)
+    // A revoke from elsewhere landed before this record: every reader keeps the key revoked, and
+    // the revocation is written again so that it stays the key's last record.
+    if (this.keys.get(keyId)?.status === 'revoked' && status !== 'revoked') {
+      await this.reassertRevocations()
+      throw new AdminError('CONFLICT', 'the key was revoked meanwhile; a revoked key cannot come back')
+    }
     return rec
   }
 

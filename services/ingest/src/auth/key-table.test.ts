@@ -65,6 +65,7 @@ t.test('status changes by key_id: deactivate, revoke, reactivate, delete', async
   kt.applyKey(apiKey(KEY1, { status: 'revoked', updated_at: 3 }))
   t.equal(kt.lookup(hashKey(KEY1)), undefined, 'revoked')
   kt.applyKey(apiKey(KEY1, { status: 'active', updated_at: 4 }))
+  t.equal(kt.lookup(hashKey(KEY1)), undefined, 'revocation is terminal: a later active record does not bring the key back')
   kt.removeKey('k1')
   t.equal(kt.lookup(hashKey(KEY1)), undefined, 'deleted (tombstone)')
   t.equal(kt.keyCount, 0)

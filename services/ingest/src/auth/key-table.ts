@@ -7,7 +7,7 @@
 // is one record; lookup() refuses them. Records hold only hashes (H1); never log a key.
 
 import { timingSafeEqual } from 'node:crypto'
-import type { AccountRecord, ApiKeyRecord, PlanRecord } from '../../../../schemas/records.js'
+import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../../schemas/records.js'
 import { DEFAULT_PLANS, FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from '../limits/plans.js'
 
 export interface KeyLookup {
@@ -88,6 +88,7 @@ export class KeyTable {
       return
     }
     const prev = this.byId.get(r.key_id)
+    if (undoesRevocation(prev?.record, r)) return
     if (prev !== undefined && prev.record.key_hash.toLowerCase() !== hash) this.byHash.delete(prev.record.key_hash.toLowerCase())
     const entry: KeyEntry = { record: r, hash: Buffer.from(hash, 'hex') }
     this.byId.set(r.key_id, entry)

@@ -1,0 +1,41 @@
+// Revoking a key is terminal (issue 12.5). Two concurrent requests -- a reactivate and a revoke --
+// could leave the reactivate's record after the revoke's on the accounts topic; every reader then
+// brought the revoked key back. Here that order is written directly: ingest must keep refusing the
+// key, and an admin (the dashboard or the keys CLI) starting up writes the revocation again, so
+// log compaction, which keeps only the last record of a key, cannot resurrect it.
+import t from 'tap'
+import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { AccountsWriter } from '../../services/shared/src/accounts-log.js'
+import { openAdmin } from '../../scripts/admin-context.js'
+
+t.test('a record after a revocation does not bring the key back', async (t) => {
+  const s = await startServices(t)
+  const { key, keyId } = await s.createKey({ type: 'live', plan: 'orbit' })
+  const event = { event: 'x', user: { id: 'u' } }
+  t.equal((await s.post('/v1/event', event, { key })).status, 200, 'the key works')
+
+  const current = s.admin.keys.get(keyId)!
+  const producer = s.kafka.producer({ idempotent: true })
+  await producer.connect()
+  t.teardown(() => producer.disconnect())
+  const writer = new AccountsWriter(producer, s.ingest!.deps.codec, s.topics.accounts)
+  const now = Date.now()
+  // The race's outcome on the log: the revoke, then a reactivate computed before it was seen.
+  await writer.write([{ kind: 'ApiKey', value: { ...current, status: 'revoked', updated_at: now } }])
+  await writer.write([{ kind: 'ApiKey', value: { ...current, status: 'active', updated_at: now + 1 } }])
+
+  await waitUntil(async () => (await s.post('/v1/event', event, { key })).status === 401, 10_000, 'the revocation to reach ingest')
+  await new Promise((r) => setTimeout(r, 1500)) // and the later 'active' record too
+  const after = await s.post('/v1/event', event, { key })
+  t.equal(after.status, 401, 'still refused after the reactivate record arrived')
+  t.equal(after.body.error.code, 'INVALID_API_KEY')
+
+  // An admin starting up (dashboard, CLI) sees the key revoked and writes the revocation again.
+  const a = await openAdmin(s.env)
+  t.teardown(a.close)
+  t.equal(a.admin.keys.get(keyId)?.status, 'revoked', 'the admin view keeps it revoked')
+  await t.rejects(a.admin.setKeyStatus(keyId, 'active'), { code: 'CONFLICT' })
+  const b = await openAdmin(s.env)
+  t.teardown(b.close)
+  t.equal((b.admin as any).lastKeyRecord.get(keyId)?.status, 'revoked', "the key's last record on the topic is the revocation again")
+})
