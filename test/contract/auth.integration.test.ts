@@ -2,8 +2,8 @@
 // This deployment accepts live keys only (ACCEPTED_KEY_TYPES=live) to prove the "wrong type for
 // the deployment" row; test keys are covered by limits.integration.test.ts.
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
-import { http, unknownKey, expectError, type Asserts } from '../../services/shared/src/testing/contract.js'
+import { startServices, waitUntil } from '../support/harness.js'
+import { http, unknownKey, expectError, type Asserts } from '../support/contract.js'
 
 const EVENT = JSON.stringify({ event: 'signup_completed', user: { id: 'u1' } })
 const JSON_CT = { 'content-type': 'application/json' }

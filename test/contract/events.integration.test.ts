@@ -3,7 +3,7 @@
 // the ClickHouse projection. TRUSTED_PROXIES names a host that is not loopback, so the
 // X-Forwarded-For this test sends from 127.0.0.1 must be ignored.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../support/harness.js'
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const UUID5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

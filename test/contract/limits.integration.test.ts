@@ -2,8 +2,8 @@
 // (PLANS_JSON) reach each limit in a few requests. Fixed windows: freshMinute() keeps a
 // per-minute test from straddling a window boundary; no assertion depends on elapsed time.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
-import { http, freshMinute, sleep, expectError, headerRecord, RATE_HEADERS } from '../../services/shared/src/testing/contract.js'
+import { startServices } from '../support/harness.js'
+import { http, freshMinute, sleep, expectError, headerRecord, RATE_HEADERS } from '../support/contract.js'
 
 const PLANS = {
   tiny: { requestsPerMinute: 3, eventsPerSecond: 1000, eventsPerMonth: 100_000, emailsPerMonth: 0 },

@@ -4,7 +4,7 @@
 import { ServiceError } from '../errors.js'
 import type { EventRateResult } from './event-rate-limiter.js'
 import type { QuotaReservation } from './monthly-quota.js'
-import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from './plans.js'
+import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 import type { RateLimitResult } from './request-limiter.js'
 
 const WINDOW = String(REQUEST_WINDOW_SECONDS)

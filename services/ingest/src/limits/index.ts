@@ -13,7 +13,7 @@ export {
   parsePlans,
   planFromRecord,
   type Plan,
-} from './plans.js'
+} from '../../../shared/src/accounts/plans.js'
 export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
 export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'

@@ -3,7 +3,7 @@
 // that fail authentication (H2). A request counts once whatever its size: a batch is one request.
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
-import { REQUEST_WINDOW_SECONDS } from './plans.js'
+import { REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 
 export interface RateLimitResult {
   readonly allowed: boolean

@@ -2,10 +2,10 @@
 // every service that needs the table follows the whole topic from the beginning into memory.
 import type { Kafka, Producer, Consumer } from 'kafkajs'
 import { randomUUID } from 'node:crypto'
-import { RegistryUnavailableError, type Codec } from '../../../schemas/codec.js'
-import { accountsKey, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../schemas/records.js'
-import type { Logger } from './log.js'
-import { waitFor, type Readiness } from './wait-for.js'
+import { RegistryUnavailableError, type Codec } from '../../../../schemas/codec.js'
+import { accountsKey, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../../schemas/records.js'
+import type { Logger } from '../log.js'
+import { waitFor, type Readiness } from '../wait-for.js'
 
 export type AccountsEntry =
   | { kind: 'Account'; value: AccountRecord }

@@ -1,10 +1,10 @@
 // Issue 12: credentials are configuration the services pass through (Kafka SASL/TLS, registry basic
 // auth, ClickHouse user and password), and REQUIRE_SECRETS makes a missing one stop start-up by name.
 import t from 'tap'
-import { loadIngestConfig } from '../../ingest/src/config.js'
-import { loadProjectorConfig } from '../../projector/src/config.js'
-import { loadDashboardConfig } from '../../dashboard/src/config.js'
-import { ConfigError } from './env.js'
+import { loadIngestConfig } from '../../services/ingest/src/config.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { loadDashboardConfig } from '../../services/dashboard/src/config.js'
+import { ConfigError } from '../../services/shared/src/env.js'
 
 const variableOf = (fn: () => unknown): string | undefined => {
   try {

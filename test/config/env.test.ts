@@ -1,7 +1,7 @@
 import t from 'tap'
-import { loadIngestConfig } from '../../ingest/src/config.js'
-import { loadProjectorConfig } from '../../projector/src/config.js'
-import { ConfigError } from './env.js'
+import { loadIngestConfig } from '../../services/ingest/src/config.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { ConfigError } from '../../services/shared/src/env.js'
 
 t.test('defaults give a working local configuration', async (t) => {
   const c = loadIngestConfig({})

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { AccountRecord, ApiKeyRecord, PlanRecord } from '../../../../schemas/records.js'
-import { DEFAULT_PLANS, parsePlans } from '../limits/plans.js'
+import { DEFAULT_PLANS, parsePlans } from './plans.js'
 import { hashKey } from './key-hash.js'
 import { KeyTable } from './key-table.js'
 

@@ -8,7 +8,7 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import type { AccountRecord, ApiKeyRecord, PlanRecord } from '../../../../schemas/records.js'
-import { DEFAULT_PLANS, FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from '../limits/plans.js'
+import { DEFAULT_PLANS, FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from './plans.js'
 
 export interface KeyLookup {
   key: ApiKeyRecord

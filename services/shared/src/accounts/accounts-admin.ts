@@ -3,12 +3,12 @@
 // and every change is a new record; nothing lives only in this process.
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from 'kafkajs'
-import type { Codec } from '../../../schemas/codec.js'
-import type { AccountRecord, ApiKeyRecord, KeyStatus, KeyType, PlanRecord } from '../../../schemas/records.js'
-import { generateKey } from '../../ingest/src/auth/key-hash.js'
+import type { Codec } from '../../../../schemas/codec.js'
+import type { AccountRecord, ApiKeyRecord, KeyStatus, KeyType, PlanRecord } from '../../../../schemas/records.js'
+import { generateKey } from './key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
-import type { Logger } from './log.js'
-import type { Readiness } from './wait-for.js'
+import type { Logger } from '../log.js'
+import type { Readiness } from '../wait-for.js'
 
 export class AdminError extends Error {
   constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID', message: string) {

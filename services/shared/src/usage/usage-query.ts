@@ -4,20 +4,12 @@
 
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../../../../schemas/clickhouse/sql.js'
+import { monthStart } from './month-key.js'
 
 export interface AccountUsage {
   live: number
   test: number
   emails: number
-}
-
-/** 'YYYY-MM' -> 'YYYY-MM-01', the month column's value. */
-export function monthStart(monthKey: string): string {
-  const m = /^(\d{4})-(\d{2})$/.exec(monthKey)
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) {
-    throw new RangeError(`month key must be YYYY-MM, got ${JSON.stringify(monthKey)}`)
-  }
-  return `${m[1]}-${m[2]}-01`
 }
 
 /** Live-key events per account in the month (UTC, by time of receipt). */

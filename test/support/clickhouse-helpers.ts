@@ -3,8 +3,8 @@
 
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
-import { migrate } from '../../../../schemas/clickhouse/migrate.js'
-import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import { migrate } from '../../schemas/clickhouse/migrate.js'
+import type { EventRecord, IdentifyRecord } from '../../schemas/records.js'
 
 export const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:18123'
 

@@ -3,10 +3,10 @@
 // with the same environment, and a small cookie-keeping HTTP client.
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { readResponse, startServices, type HarnessOptions, type Teardown, type TestServices } from '../../../shared/src/testing/harness.js'
-import { createLogger } from '../../../shared/src/log.js'
-import { loadDashboardConfig } from '../config.js'
-import { createDashboardService } from '../main.js'
+import { readResponse, startServices, type HarnessOptions, type Teardown, type TestServices } from './harness.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { loadDashboardConfig } from '../../services/dashboard/src/config.js'
+import { createDashboardService } from '../../services/dashboard/src/main.js'
 
 export interface DashboardTestServices extends TestServices {
   dashboardUrl: string

@@ -1,9 +1,9 @@
 // Usage counters against the real ClickHouse: exact under replay, by month of receipt
 // (H5), live and test apart (H6), emails zero (U2).
 import t from 'tap'
-import { ClickHouseWriter } from '../clickhouse/writer.js'
-import { createTestDatabase, makeEvent } from '../clickhouse/test-helpers.js'
-import { accountUsage, monthlyLiveUsage } from './usage-query.js'
+import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer.js'
+import { createTestDatabase, makeEvent } from '../support/clickhouse-helpers.js'
+import { accountUsage, monthlyLiveUsage } from '../../services/shared/src/usage/usage-query.js'
 
 const db = await createTestDatabase({ prefix: 'usage', t })
 const { client, database } = db

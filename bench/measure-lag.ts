@@ -1,11 +1,11 @@
-// npm-less helper: `npx tsx scripts/measure-lag.ts [--rate 1000] [--seconds 30] [--keep]`
+// npm-less helper: `npx tsx bench/measure-lag.ts [--rate 1000] [--seconds 30] [--keep]`
 // Starts ingest and the projector in this process against the local stack (random topics, a fresh
 // ClickHouse database, as the test harness does), posts batches of 100 events with an
 // `unlimited`-plan live key at the given rate, and samples end-to-end delay: the HTTP ack of a
 // batch -> its marked event visible in ClickHouse. Prints p50/p95/max and the achieved rate.
 // --keep leaves the topics and database in place and prints the environment to replay them.
 import { parseArgs } from 'node:util'
-import { startServices } from '../services/shared/src/testing/harness.js'
+import { startServices } from '../test/support/harness.js'
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' }, keep: { type: 'boolean' } } })
 const rate = Number(values.rate ?? 1000)

@@ -2,6 +2,7 @@
 // here, not under test/, because tap runs every file below a test/ folder as a test.
 import { request } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import type { Test } from 'tap'
 
 export interface RawResponse {
   status: number
@@ -170,16 +171,8 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
-/** The assertions the contract helpers use (tap's Test has them all). */
-export interface Asserts {
-  equal(found: unknown, wanted: unknown, message?: string): boolean
-  same(found: unknown, wanted: unknown, message?: string): boolean
-  ok(found: unknown, message?: string): boolean
-  notOk(found: unknown, message?: string): boolean
-  match(found: unknown, pattern: unknown, message?: string): boolean
-  notMatch(found: unknown, pattern: unknown, message?: string): boolean
-  type(found: unknown, type: string | Function, message?: string): boolean
-}
+/** The assertions the contract helpers use (a tap Test). */
+export type Asserts = Pick<Test, 'equal' | 'same' | 'ok' | 'notOk' | 'match' | 'notMatch' | 'type'>
 
 /**
  * A shape-1 error (SPEC Errors) with `status` and `code`, the rate-limit headers (H2) and no

@@ -5,7 +5,7 @@ import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer.js'
-import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../services/projector/src/clickhouse/test-helpers.js'
+import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../support/clickhouse-helpers.js'
 
 const dailyActiveUsers = `SELECT toDate(timestamp) AS day, uniqExact(user_id) AS active_users
 FROM analytics.events FINAL

@@ -1,8 +1,8 @@
 // npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (issue 4).
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
-import { loadProjectorConfig } from '../services/projector/src/config.js'
-import { createLogger } from '../services/shared/src/log.js'
-import { formatProgress, formatSummary, parseReplayArgs, runReplayCommand, USAGE, UsageError } from '../services/projector/src/replay/index.js'
+import { loadProjectorConfig } from '../config.js'
+import { createLogger } from '../../../shared/src/log.js'
+import { formatProgress, formatSummary, parseReplayArgs, runReplayCommand, USAGE, UsageError } from './index.js'
 
 async function main(argv: string[]): Promise<number> {
   const cmd = parseReplayArgs(argv)

@@ -3,7 +3,10 @@
 
 import { createHash, randomBytes } from 'node:crypto'
 import type { KeyType } from '../../../../schemas/records.js'
-import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from './parse-auth.js'
+
+/** Key prefixes by type (H1); ingest's Authorization parser checks them. */
+export const LIVE_KEY_PREFIX = 'svc_live_'
+export const TEST_KEY_PREFIX = 'svc_test_'
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 /** Length of the random body of generated keys (H1 requires >= 32). */
