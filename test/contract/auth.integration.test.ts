@@ -1,4 +1,4 @@
-// Contract suite, authentication (SPEC Authentication 1-10, Errors table rows 401; H1, H2 order).
+// Contract suite, authentication (docs/api.md Authentication 1-10, Errors table rows 401; H1, H2 order).
 // This deployment accepts live keys only (ACCEPTED_KEY_TYPES=live) to prove the "wrong type for
 // the deployment" row; test keys are covered by limits.integration.test.ts.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Contract suite, accepted events: both success shapes (SPEC Endpoints, H12), batch items
+// Contract suite, accepted events: both success shapes (docs/api.md Endpoints, H12), batch items
 // (H10, H11), time (H13), context (H14), idempotency (H16), each checked over HTTP and in
 // the ClickHouse projection. TRUSTED_PROXIES names a host that is not loopback, so the
 // X-Forwarded-For this test sends from 127.0.0.1 must be ignored.

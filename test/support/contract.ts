@@ -175,7 +175,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
 export type Asserts = Pick<Test, 'equal' | 'same' | 'ok' | 'notOk' | 'match' | 'notMatch' | 'type'>
 
 /**
- * A shape-1 error (SPEC Errors) with `status` and `code`, the rate-limit headers (H2) and no
+ * A shape-1 error (docs/api.md Errors) with `status` and `code`, the rate-limit headers (H2) and no
  * internals in the body.
  */
 export function expectError(t: Asserts, res: { status: number; headers: Headers | Record<string, string>; body: any; text?: string }, status: number, code: string, what = code): void {

@@ -1,4 +1,4 @@
-// Typed errors with the SPEC.md/DECISIONS.md codes. The HTTP layer renders them as shape 1
+// Typed errors with the docs/api.md/docs/design.md codes. The HTTP layer renders them as shape 1
 // ({success:false, error:{code, message, details?}}) in one place (http/error-middleware.ts).
 
 export type ErrorCode =
@@ -33,7 +33,7 @@ export class ServiceError extends Error {
   }
   readonly headers: Record<string, string>
 
-  /** Shape 1 of SPEC.md's Errors section. */
+  /** Shape 1 of docs/api.md's Errors section. */
   toBody() {
     const error: { code: ErrorCode; message: string; details?: Record<string, unknown> } = {
       code: this.code,

@@ -1,4 +1,4 @@
-// Auth subsystem: Authorization header parsing (SPEC Authentication, H1), key hashing and
+// Auth subsystem: Authorization header parsing (docs/api.md Authentication, H1), key hashing and
 // generation, and the in-memory key table projected from the accounts topic (A1).
 
 export {

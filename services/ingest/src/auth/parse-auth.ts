@@ -1,4 +1,4 @@
-// Authorization header parsing (SPEC Authentication 3-5, DECISIONS H1). Pure: no lookup, no
+// Authorization header parsing (docs/api.md Authentication 3-5, H1). Pure: no lookup, no
 // logging (never log a key, H1); the caller hashes `key` and looks it up in the KeyTable.
 //
 // Decisions:

@@ -1,4 +1,4 @@
-// The ingest HTTP surface (SPEC.md Endpoints, H1-H16). Checks run in the order of H2:
+// The ingest HTTP surface (docs/api.md Endpoints, H1-H16). Checks run in the order of H2:
 // auth, per-minute limit, body (type, size, JSON), validation, then per-second and monthly
 // limits; only then are records appended to Kafka, and 200 is sent once Kafka has them (A4).
 import Koa from 'koa'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { DEFAULT_PLANS, parsePlans, planFromRecord } from './plans.js'
 
-t.test('default plans follow SPEC.md Limits and H4', async (t) => {
+t.test('default plans follow docs/api.md Limits and H4', async (t) => {
   t.same(
     { ...DEFAULT_PLANS.hobby },
     { name: 'hobby', requestsPerMinute: 100, eventsPerSecond: 1000, eventsPerMonth: 1000, emailsPerMonth: 100 },

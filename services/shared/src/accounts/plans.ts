@@ -1,5 +1,5 @@
-// Plans and the limit constants of the ingest service (SPEC.md Limits; DECISIONS H2-H5).
-// Plans are configuration (H3): DEFAULT_PLANS are SPEC.md's table, parsePlans() lets the
+// Plans and the limit constants of the ingest service (docs/api.md Limits; H2-H5).
+// Plans are configuration (H3): DEFAULT_PLANS are docs/api.md's plans table, parsePlans() lets the
 // deployment override or add plans, and Plan records on the accounts topic (A1) override
 // both at run time (see key-table.ts).
 
