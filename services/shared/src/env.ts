@@ -2,11 +2,12 @@
 // module), validated with TypeBox, and a bad value stops the process with the variable's name.
 import { Type, type TSchema, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { AppError } from './errors.js'
 
-export class ConfigError extends Error {
+export class ConfigError extends AppError {
   readonly code = 'CONFIG_INVALID'
   constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`)
+    super(`${variable}: ${message}`, { retriable: false })
   }
 }
 

@@ -9,10 +9,11 @@ import { generateKey } from './key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from '../log.js'
 import type { Readiness } from '../wait-for.js'
+import { AppError } from '../errors.js'
 
-export class AdminError extends Error {
+export class AdminError extends AppError {
   constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID', message: string) {
-    super(message)
+    super(message, { status: code === 'NOT_FOUND' ? 404 : code === 'CONFLICT' ? 409 : 400, retriable: false })
   }
 }
 
