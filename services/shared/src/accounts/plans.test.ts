@@ -1,5 +1,5 @@
 import t from 'tap'
-import { DEFAULT_PLANS, parsePlans, planFromRecord } from './plans.js'
+import { DEFAULT_PLANS, parsePlans, planFromRecord, planNamed } from './plans.js'
 
 t.test('default plans follow docs/api.md Limits and H4', async (t) => {
   t.same(
@@ -57,4 +57,11 @@ t.test('planFromRecord maps the Plan record', async (t) => {
     }),
     { name: 'launch', requestsPerMinute: 7, eventsPerSecond: 8, eventsPerMonth: 9, emailsPerMonth: 10 },
   )
+})
+
+t.test('planNamed: a Plan record wins over the configured plan, an unknown name falls back', async (t) => {
+  const record = { name: 'Launch', requests_per_minute: 7, events_per_second: 8, events_per_month: 9, emails_per_month: 10, updated_at: 0 }
+  t.equal(planNamed('launch', [record], DEFAULT_PLANS).requestsPerMinute, 7)
+  t.equal(planNamed('LAUNCH', [], DEFAULT_PLANS).requestsPerMinute, 1000)
+  t.equal(planNamed('nope', [], DEFAULT_PLANS).name, 'hobby')
 })

@@ -127,3 +127,13 @@ export function parsePlans(json: string, base: Readonly<Record<string, Plan>> = 
   }
   return out
 }
+
+/**
+ * The plan an account names: a Plan record from the accounts topic wins over the configured plan of
+ * that name; an unknown name gets the fallback plan. (The key table keeps the same rule in a map.)
+ */
+export function planNamed(name: string, records: Iterable<PlanRecord>, configured: Readonly<Record<string, Plan>>): Plan {
+  const key = normalizePlanName(name)
+  for (const p of records) if (normalizePlanName(p.name) === key) return planFromRecord(p)
+  return configured[key] ?? configured[FALLBACK_PLAN_NAME]!
+}
