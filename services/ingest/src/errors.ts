@@ -1,6 +1,6 @@
 // The ingest service's client-facing errors (docs/api.md Errors), on the shared base (code, status,
 // retriable, cause). The HTTP layer renders them in one place, the error middleware in
-// http/app.ts, as {success:false, error:{code, message, details?}}.
+// http/error-middleware.ts, as {success:false, error:{code, message, details?}}.
 import { AppError } from '../../shared/src/errors.js'
 
 export type ErrorCode =

@@ -45,7 +45,6 @@ export const v = {
 }
 
 export type Spec = Record<string, VarSpec<any>>
-export type ConfigOf<S extends Spec> = { [K in keyof S]: S[K]['default'] extends infer D ? (D extends undefined ? string : D) : never }
 
 /** Reads each variable of `spec` from `env`, applying defaults; throws ConfigError naming the first bad one. */
 export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: any } {

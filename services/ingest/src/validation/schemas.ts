@@ -135,8 +135,6 @@ const batchItem = Type.Union([batchEventItem, batchIdentifyItem], {
   discriminator: { propertyName: 'type' },
 })
 
-export const BatchEventItemSchema = withId(batchEventItem, 'BatchEventItem')
-export const BatchIdentifyItemSchema = withId(batchIdentifyItem, 'BatchIdentifyItem')
 export const BatchItemSchema = withId(batchItem, 'BatchItem')
 
 /** POST /v1/events body. */
@@ -176,7 +174,6 @@ const itemResult = Type.Object(
   },
   { title: 'ItemResult', description: 'Result of one item.' },
 )
-export const ItemResultSchema = withId(itemResult, 'ItemResult')
 
 /** Shape A plus events_processed (shape B), so clients written against either documented shape work (docs/api.md Success, H12). */
 export const SuccessBodySchema = Type.Object(
@@ -199,7 +196,6 @@ const fieldError = Type.Object(
   },
   { title: 'FieldError' },
 )
-export const FieldErrorSchema = withId(fieldError, 'FieldError')
 
 /** Shape 1 of docs/api.md's Errors section. */
 export const ErrorBodySchema = Type.Object(
@@ -224,6 +220,5 @@ export const ErrorBodySchema = Type.Object(
 
 export type EventBody = Static<typeof EventBodySchema>
 export type BatchBody = Static<typeof BatchBodySchema>
-export type BatchItemBody = Static<typeof BatchItemSchema>
 export type SuccessBody = Static<typeof SuccessBodySchema>
 export type ErrorBody = Static<typeof ErrorBodySchema>

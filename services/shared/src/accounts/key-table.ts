@@ -1,6 +1,8 @@
 // In-memory projection of the accounts topic (A1, A3: accounts, plans and keys on one
 // log-compacted topic). Built by replaying the topic and kept current by consuming it; the
-// consumer calls apply*/remove* (remove* for tombstones) and the request path calls lookup().
+// follower (accounts-log.ts) calls apply* for every record and the request path calls lookup().
+// Nothing writes tombstones today (a deleted key is a record with status revoked) and the follower
+// skips records without a value; remove* are what a tombstone would call if one were written.
 //
 // Keys are indexed by hash (the request path) and by key_id (updates: a key record's status
 // may change, its hash never does). Inactive/revoked keys stay in the table so reactivation

@@ -20,8 +20,6 @@ export interface Plan {
 export const REQUEST_WINDOW_SECONDS = 60
 /** Fixed per-second event window (H4). */
 export const EVENT_WINDOW_SECONDS = 1
-/** Unauthenticated requests are throttled per client IP at this rate by default (H2). */
-export const DEFAULT_IP_REQUESTS_PER_MINUTE = 100
 /** H4: 1000 events/s per account on every default plan. */
 export const DEFAULT_EVENTS_PER_SECOND = 1000
 /** Plan used when an account names a plan nobody configured (the most restrictive default). */
