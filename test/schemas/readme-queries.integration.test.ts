@@ -99,7 +99,7 @@ t.before(async () => {
 })
 
 t.test('the copies here are the README queries, verbatim', async (t) => {
-  const readme = await readFile(fileURLToPath(new URL('./README.md', import.meta.url)), 'utf8')
+  const readme = await readFile(fileURLToPath(new URL('../../schemas/clickhouse/README.md', import.meta.url)), 'utf8')
   const blocks = [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trimEnd())
   t.same(blocks, [dailyActiveUsers, topEvents, funnel, userProfile, eventsPerMinute])
 })
