@@ -3,7 +3,8 @@
 // error a request with no accepted item gets (H5, H11).
 import type Router from '@koa/router'
 import { errors, ServiceError } from '../errors.js'
-import { validateSingle, validateBatch, type FieldError, type Item, type RequestContext } from '../validation/index.js'
+import { validateSingle, validateBatch, type FieldError, type Item } from '../validation/index.js'
+import type { RequestContext } from '../records/index.js'
 import { acceptItems, successBody, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
 import type { Ctx, State } from './context.js'
 import type Koa from 'koa'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { EVENT_ID_NAMESPACE, uuidv5, uuidv7Time } from './event-id.js'
 import { MAX_FUTURE_MS, correctTime, parseTimestamp, toEventRecord, toIdentifyRecord, type RequestContext } from './to-record.js'
-import type { EventItem, IdentifyItem } from './validate.js'
+import type { EventItem, IdentifyItem } from '../validation/validate.js'
 
 const H = 60 * 60 * 1000
 const RECEIVED = Date.UTC(2024, 4, 1, 12, 0, 0)

@@ -2,8 +2,8 @@
 // server-side rules: clock-skew correction (H13), server context (H14) and event ids (H12, H16).
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { eventIdFor } from './event-id.js'
-import { correctTime, MAX_FUTURE_MS, parseTimestamp } from './timestamp.js'
-import type { EventItem, IdentifyItem } from './validate.js'
+import { correctTime, MAX_FUTURE_MS, parseTimestamp } from '../validation/timestamp.js'
+import type { EventItem, IdentifyItem } from '../validation/validate.js'
 
 export { correctTime, MAX_FUTURE_MS, parseTimestamp }
 
