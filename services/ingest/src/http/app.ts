@@ -1,5 +1,5 @@
 // The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes, in the order of
-// H2: error-middleware.ts (renders every error, adds rate-limit headers), cors.ts (H15),
+// H2: error-middleware.ts (renders every error, adds rate-limit headers), cors-middleware.ts (H15),
 // authenticate.ts (key, per-minute limit), json-body.ts (type, size, JSON), event-routes.ts
 // (validation), then pipeline/accept-items.ts (per-second and monthly limits, records, Kafka);
 // 200 is sent once Kafka has the records (A4).
@@ -14,7 +14,7 @@ import type { RequestLimiter, EventRateLimiter, MonthlyQuota } from '../limits/i
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
-import { cors } from './cors.js'
+import { cors } from './cors-middleware.js'
 import { authenticate } from './authenticate.js'
 import { jsonBody } from './json-body.js'
 import { addEventRoutes } from './event-routes.js'
