@@ -1,8 +1,8 @@
-// Default topic names (A3); each is configurable through the environment.
-export const DEFAULT_TOPICS = {
-  events: 'tracking.events.v1',
-  identifies: 'tracking.identifies.v1',
-  accounts: 'tracking.accounts.v1',
-  dlq: 'tracking.dlq.v1',
-} as const
-export type Topics = { [K in keyof typeof DEFAULT_TOPICS]: string }
+// The four topics (A3) by role. Their names are configuration (TOPIC_*; defaults in
+// services/shared/src/env.ts).
+export interface Topics {
+  events: string
+  identifies: string
+  accounts: string
+  dlq: string
+}

@@ -2,7 +2,7 @@
 import { Partitioners } from 'kafkajs'
 import { readEnv, commonSpec, commonConfig, type CommonConfig } from '../services/shared/src/env.js'
 import { createLogger } from '../services/shared/src/log.js'
-import { AccountsAdmin } from '../services/shared/src/accounts-admin.js'
+import { AccountsAdmin } from '../services/shared/src/accounts/accounts-admin.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
 
 export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{ admin: AccountsAdmin; cfg: CommonConfig; close: () => Promise<void> }> {

@@ -6,7 +6,7 @@
 //   accounts
 import { parseArgs } from 'node:util'
 import { openAdmin } from './admin-context.js'
-import { AdminError } from '../services/shared/src/accounts-admin.js'
+import { AdminError } from '../services/shared/src/accounts/accounts-admin.js'
 
 const USAGE = `usage: npm run keys -- <command>
   create --account ID --name NAME --type live|test [--plan PLAN]   create a key (and the account if new); prints the secret once

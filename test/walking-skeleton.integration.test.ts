@@ -1,7 +1,7 @@
 // Issue 2's done-when, as a test: a key made with the CLI's admin works at ingest, the event is
 // acknowledged with an event_id, it reaches ClickHouse, and a revoked key stops working.
 import t from 'tap'
-import { startServices, waitUntil } from '../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from './support/harness.js'
 
 t.test('one event flows from HTTP through Kafka into ClickHouse', async (t) => {
   const s = await startServices(t)

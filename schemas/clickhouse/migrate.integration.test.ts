@@ -4,7 +4,7 @@ import { cp, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrate, MigrationError, MIGRATIONS_DIR } from './migrate.js'
-import { createTestDatabase, queryRows } from '../../services/projector/src/clickhouse/test-helpers.js'
+import { createTestDatabase, queryRows } from '../../test/support/clickhouse-helpers.js'
 
 const db = await createTestDatabase({ prefix: 'migrate', migrate: false, t })
 const { client } = db

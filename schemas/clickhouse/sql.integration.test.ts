@@ -1,7 +1,7 @@
 // Literals from sql.ts round-trip through the real server unchanged: escaping holds.
 import t from 'tap'
 import { ident, literal, sql } from './sql.js'
-import { createTestDatabase, queryRows } from '../../services/projector/src/clickhouse/test-helpers.js'
+import { createTestDatabase, queryRows } from '../../test/support/clickhouse-helpers.js'
 
 const db = await createTestDatabase({ prefix: 'sql', migrate: false, t })
 const { client, database } = db

@@ -7,7 +7,7 @@
 //   node --import tsx sdk/bench/throughput.ts [--events 50000] [--in-flight 1,2,4] [--gzip true,false]
 import { parseArgs } from 'node:util'
 import { cpus } from 'node:os'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../../test/support/harness.js'
 import { TrackingClient } from '../src/index.js'
 import { freePort, spawnIngest, waitReady } from '../testing/ingest-process.js'
 

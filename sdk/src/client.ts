@@ -25,7 +25,7 @@ export interface ClientOptions {
   flushAt?: number
   /** Bytes of JSON per request, below the API's 10 MB batch limit. Default 1,000,000. */
   maxBatchBytes?: number
-  /** Send what is queued at least this often, in ms. Default 10,000 (SPEC: clients flush after 10 s). */
+  /** Send what is queued at least this often, in ms. Default 10,000 (docs/api.md Client libraries: flush after 10 s). */
   flushInterval?: number
   /** Items held at most (queued and in flight); more are dropped and reported as QUEUE_FULL. Default 10,000. */
   maxQueueSize?: number

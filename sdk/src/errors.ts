@@ -1,5 +1,5 @@
 // Why items were not stored. Every failure reaches the client's onError callback as one of these,
-// with the API's error code (SPEC Errors, H8-H11) or one of the SDK's own codes below.
+// with the API's error code (docs/api.md Errors, H8-H11) or one of the SDK's own codes below.
 
 /** Codes the SDK itself uses, beside the API's (VALIDATION_ERROR, INVALID_API_KEY, ...). */
 export type SdkErrorCode =

@@ -57,7 +57,7 @@ export function onPageHide(fn: () => void): () => void {
   }
 }
 
-/** Context a browser can tell about itself (SPEC Events 3); the server adds IP and User-Agent. */
+/** Context a browser can tell about itself (docs/api.md Client libraries); the server adds IP and User-Agent. */
 export function browserContext(): Record<string, unknown> {
   if (!isBrowser) return {}
   const out: Record<string, unknown> = { platform: 'web' }

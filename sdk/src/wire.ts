@@ -3,7 +3,7 @@
 // these types and the API's schemas agree, and validates built payloads against the document, so
 // the SDK cannot drift from the API without a failing test.
 
-/** Events per batch request (SPEC Limits). */
+/** Events per batch request (docs/api.md Limits). */
 export const MAX_BATCH_ITEMS = 100
 /** Body limit of /v1/events, measured after decompression (H7, ingest BATCH_BODY_LIMIT_BYTES default). */
 export const BATCH_BODY_LIMIT_BYTES = 10_000_000
@@ -67,7 +67,7 @@ export interface WireSuccessBody {
   events_processed: number
 }
 
-/** Error answer, shape 1 (SPEC Errors, H8, H11). */
+/** Error answer, shape 1 (docs/api.md Errors, H8, H11). */
 export interface WireErrorBody {
   success: false
   error: {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { extname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser } from 'playwright-core'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../../test/support/harness.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SDK = fileURLToPath(new URL('..', import.meta.url))

@@ -3,7 +3,7 @@
 // as a child process; the projector in this process (harness). Requests cut off by the kill are
 // retried with the same message_ids, so items Kafka already had are stored once (H16, A5).
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../../test/support/harness.js'
 import { TrackingClient, type TrackingError } from '../src/index.js'
 import { recordingFetch } from '../testing/recording-fetch.js'
 import { freePort, spawnIngest, waitReady, type IngestProcess } from '../testing/ingest-process.js'

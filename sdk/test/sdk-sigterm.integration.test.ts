@@ -3,7 +3,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../../test/support/harness.js'
 
 t.test('SIGTERM: closeOnSignals flushes the queue before the process exits', async (t) => {
   const s = await startServices(t)

@@ -3,7 +3,7 @@
 // batches respect the item and byte limits (gzip on); per-item failures reach onError with the
 // API's code while the rest of the batch is stored. No timed assertions: waits poll generously.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../../test/support/harness.js'
 import { TrackingClient, type TrackingError } from '../src/index.js'
 import { recordingFetch } from '../testing/recording-fetch.js'
 

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { waitUntil } from '../../services/shared/src/testing/harness.js'
+import { waitUntil } from '../../test/support/harness.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 

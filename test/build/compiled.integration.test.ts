@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { openAdmin } from '../../scripts/admin-context.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { sql, ident } from '../../schemas/clickhouse/sql.js'
-import { waitUntil } from '../../services/shared/src/testing/harness.js'
+import { waitUntil } from '../support/harness.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -28,7 +28,7 @@ function freePort(): Promise<number> {
 t.test('the compiled services run from dist/', async (t) => {
   const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' })
   t.equal(build.status, 0, `npm run build succeeds${build.status ? `: ${build.stderr}${build.stdout}` : ''}`)
-  for (const f of ['services/ingest/src/main.js', 'services/projector/src/main.js', 'services/dashboard/src/main.js', 'scripts/keys.js', 'scripts/replay.js', 'schemas/avro/event.avsc', 'schemas/clickhouse/001_events.sql', 'services/dashboard/src/public/index.html']) {
+  for (const f of ['services/ingest/src/main.js', 'services/projector/src/main.js', 'services/dashboard/src/main.js', 'scripts/keys.js', 'services/projector/src/replay/cli.js', 'schemas/avro/event.avsc', 'schemas/clickhouse/001_events.sql', 'services/dashboard/src/public/index.html']) {
     t.ok(existsSync(join(ROOT, 'dist', f)), `dist/${f}`)
   }
 

@@ -1,9 +1,9 @@
-// Contract suite, authentication (SPEC Authentication 1-10, Errors table rows 401; H1, H2 order).
+// Contract suite, authentication (docs/api.md Authentication 1-10, Errors table rows 401; H1, H2 order).
 // This deployment accepts live keys only (ACCEPTED_KEY_TYPES=live) to prove the "wrong type for
 // the deployment" row; test keys are covered by limits.integration.test.ts.
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
-import { http, unknownKey, expectError, type Asserts } from '../../services/shared/src/testing/contract.js'
+import { startServices, waitUntil } from '../support/harness.js'
+import { http, unknownKey, expectError, type Asserts } from '../support/contract.js'
 
 const EVENT = JSON.stringify({ event: 'signup_completed', user: { id: 'u1' } })
 const JSON_CT = { 'content-type': 'application/json' }

@@ -3,8 +3,8 @@
 // 404/405 in shape 1, CORS (H15), X-Forwarded-For from a trusted proxy (H14).
 import t from 'tap'
 import { gzipSync, deflateSync } from 'node:zlib'
-import { startServices } from '../../services/shared/src/testing/harness.js'
-import { http, expectError } from '../../services/shared/src/testing/contract.js'
+import { startServices } from '../support/harness.js'
+import { http, expectError } from '../support/contract.js'
 
 const now = () => new Date().toISOString()
 

@@ -2,8 +2,8 @@
 // browser's own Origin is echoed when it is allowed (with Vary: Origin) and nothing is sent for
 // another origin. Sending the list verbatim, as before, made browsers refuse every answer.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
-import { http } from '../../services/shared/src/testing/contract.js'
+import { startServices } from '../support/harness.js'
+import { http } from '../support/contract.js'
 
 t.test('a CORS_ORIGINS list echoes the allowed origin only', async (t) => {
   const s = await startServices(t, { projector: false, env: { CORS_ORIGINS: 'https://shop.example,https://admin.example' } })

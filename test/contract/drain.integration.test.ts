@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Agent, request } from 'node:http'
 import { randomUUID } from 'node:crypto'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../support/harness.js'
 
 function post(url: string, agent: Agent, key: string, body: unknown): Promise<{ status: number; connection?: string; body: any }> {
   return new Promise((resolve, reject) => {

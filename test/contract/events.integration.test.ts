@@ -1,9 +1,9 @@
-// Contract suite, accepted events: both success shapes (SPEC Endpoints, H12), batch items
+// Contract suite, accepted events: both success shapes (docs/api.md Endpoints, H12), batch items
 // (H10, H11), time (H13), context (H14), idempotency (H16), each checked over HTTP and in
 // the ClickHouse projection. TRUSTED_PROXIES names a host that is not loopback, so the
 // X-Forwarded-For this test sends from 127.0.0.1 must be ignored.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../support/harness.js'
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const UUID5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -4,7 +4,7 @@
 // it with 503 on every retry, and took down every small request grouped into the same flush.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { startServices } from '../../services/shared/src/testing/harness.js'
+import { startServices } from '../support/harness.js'
 
 t.test('a 1.2 MB batch about one user, and small requests flushed beside it, are stored', async (t) => {
   const s = await startServices(t)

@@ -1,9 +1,9 @@
-// Contract suite, limits (SPEC Limits and the 429 row of Errors; H2-H6). Small custom plans
+// Contract suite, limits (docs/api.md Limits and the 429 row of Errors; H2-H6). Small custom plans
 // (PLANS_JSON) reach each limit in a few requests. Fixed windows: freshMinute() keeps a
 // per-minute test from straddling a window boundary; no assertion depends on elapsed time.
 import t from 'tap'
-import { startServices } from '../../services/shared/src/testing/harness.js'
-import { http, freshMinute, sleep, expectError, headerRecord, RATE_HEADERS } from '../../services/shared/src/testing/contract.js'
+import { startServices } from '../support/harness.js'
+import { http, freshMinute, sleep, expectError, headerRecord, RATE_HEADERS } from '../support/contract.js'
 
 const PLANS = {
   tiny: { requestsPerMinute: 3, eventsPerSecond: 1000, eventsPerMonth: 100_000, emailsPerMonth: 0 },
@@ -24,7 +24,7 @@ const nextMonthUtc = () => {
 t.test('limits contract', async (t) => {
   const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), IP_REQUESTS_PER_MINUTE: '3' } })
 
-  t.test('per-minute limit: fixed window per account, shared by all its keys, exact 429 (SPEC Errors, H3)', async (t) => {
+  t.test('per-minute limit: fixed window per account, shared by all its keys, exact 429 (docs/api.md Errors, H3)', async (t) => {
     const a = await s.createKey({ type: 'live', plan: 'tiny' })
     const b = await s.createKey({ type: 'test', account: a.accountId })
     const other = await s.createKey({ type: 'live', plan: 'tiny' })
@@ -192,7 +192,7 @@ t.test('limits contract', async (t) => {
     t.equal(stored[0].environment, 'test')
   })
 
-  t.test('every response carries the four X-RateLimit-* headers (SPEC Limits, H2)', async (t) => {
+  t.test('every response carries the four X-RateLimit-* headers (docs/api.md Limits, H2)', async (t) => {
     const k = await s.createKey({ type: 'live', plan: 'launch' })
     const cases: Array<[string, Promise<{ status: number; headers: Headers | Record<string, string> }>]> = [
       ['200', s.post('/v1/event', ev(), { key: k.key })],

@@ -1,11 +1,11 @@
 // Contract suite, OpenAPI (issue 3 item 7): GET /openapi.json, then real responses of the
 // service (200 single and batch, 400, 401, 413, 415, 429) are checked against the response
 // schemas and headers that document declares for them. No JSON-schema dependency: a small
-// checker (services/shared/src/testing/contract.ts) covers the keywords the document uses.
+// checker (test/support/contract.ts) covers the keywords the document uses.
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
-import { startServices } from '../../services/shared/src/testing/harness.js'
-import { http, checkJsonSchema, freshMinute, headerRecord } from '../../services/shared/src/testing/contract.js'
+import { startServices } from '../support/harness.js'
+import { http, checkJsonSchema, freshMinute, headerRecord } from '../support/contract.js'
 
 t.test('responses match /openapi.json', async (t) => {
   const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify({ two: { requestsPerMinute: 2, eventsPerSecond: 1000, eventsPerMonth: 1000, emailsPerMonth: 0 } }) } })

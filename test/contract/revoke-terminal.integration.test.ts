@@ -4,8 +4,8 @@
 // key, and an admin (the dashboard or the keys CLI) starting up writes the revocation again, so
 // log compaction, which keeps only the last record of a key, cannot resurrect it.
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
-import { AccountsWriter } from '../../services/shared/src/accounts-log.js'
+import { startServices, waitUntil } from '../support/harness.js'
+import { AccountsWriter } from '../../services/shared/src/accounts/accounts-log.js'
 import { openAdmin } from '../../scripts/admin-context.js'
 
 t.test('a record after a revocation does not bring the key back', async (t) => {

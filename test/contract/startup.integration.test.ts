@@ -5,7 +5,7 @@
 import t from 'tap'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../support/harness.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 import { createIngestService } from '../../services/ingest/src/main.js'

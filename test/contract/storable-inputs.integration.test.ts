@@ -3,8 +3,8 @@
 // flagged (far future, H13); nesting is bounded; unpaired surrogates are refused; a test-key
 // event never takes the event_id of a live one; dropped duplicates show on projector /metrics.
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
-import { http, expectError } from '../../services/shared/src/testing/contract.js'
+import { startServices, waitUntil } from '../support/harness.js'
+import { http, expectError } from '../support/contract.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const metric = (text: string, line: string) => {

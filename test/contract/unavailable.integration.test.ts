@@ -5,8 +5,8 @@
 // codec); the last case uses the real appender and a producer that reaches no broker.
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
-import { http, expectError, checkJsonSchema } from '../../services/shared/src/testing/contract.js'
+import { startServices, waitUntil } from '../support/harness.js'
+import { http, expectError, checkJsonSchema } from '../support/contract.js'
 import { createIngestApp, type Appender } from '../../services/ingest/src/http/app.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 import { RequestLimiter, EventRateLimiter, MemoryLimiterStore } from '../../services/ingest/src/limits/index.js'

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { startDashboard } from '../../services/dashboard/src/testing/dashboard-harness.js'
-import { waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startDashboard } from '../support/dashboard-harness.js'
+import { waitUntil } from '../support/harness.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')

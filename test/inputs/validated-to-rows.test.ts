@@ -7,7 +7,8 @@
 import t from 'tap'
 import avro from 'avsc'
 import { loadAvsc } from '../../schemas/codec.js'
-import { validateBatch, validateSingle, toEventRecord, toIdentifyRecord, type Item, type RequestContext } from '../../services/ingest/src/validation/index.js'
+import { validateBatch, validateSingle, type Item } from '../../services/ingest/src/validation/index.js'
+import { toEventRecord, toIdentifyRecord, type RequestContext } from '../../services/ingest/src/records/index.js'
 import { eventRow, eventTraitRows, identifyRow, identifyTraitRows } from '../../services/projector/src/clickhouse/rows.js'
 
 // mulberry32: small seeded generator

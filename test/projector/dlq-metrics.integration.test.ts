@@ -2,7 +2,7 @@
 // their place in the log, the projector goes on, and /metrics and /health report it.
 import t from 'tap'
 import { Partitioners } from 'kafkajs'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../support/harness.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../schemas/records.js'
 

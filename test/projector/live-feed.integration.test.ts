@@ -2,7 +2,7 @@
 // server (LIVE_TOKEN and an account_id); other accounts' records never reach it. Issue 12: an API key,
 // live or test, never reads the feed.
 import t from 'tap'
-import { startServices, waitUntil, LIVE_TOKEN } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil, LIVE_TOKEN } from '../support/harness.js'
 
 interface Feed {
   text: () => string

@@ -1,7 +1,7 @@
 // Issue 4 (H5, H6, H10, A6): identify and event traits merge into one profile, usage counts live
 // events only, and a bulk historical import lands in the partitions of its event times.
 import t from 'tap'
-import { startServices, waitUntil } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil } from '../support/harness.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

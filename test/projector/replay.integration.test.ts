@@ -2,7 +2,7 @@
 // unchanged; replaying into a fresh database gives the same counts; swapping the fresh tables in
 // keeps the live projector and the materialized views (users, usage) working.
 import t from 'tap'
-import { startServices, waitUntil, type TestServices } from '../../services/shared/src/testing/harness.js'
+import { startServices, waitUntil, type TestServices } from '../support/harness.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { runReplayCommand, type ReplayCommand } from '../../services/projector/src/replay/index.js'

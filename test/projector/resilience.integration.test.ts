@@ -2,19 +2,19 @@
 // waited out (never a dead letter); a ClickHouse outage longer than the group session does not get
 // the member evicted; stop() commits what it wrote. The registry and ClickHouse are the real
 // servers, reached through a TCP gate the test closes and opens.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createClient as createClickHouseClient, ClickHouseLogLevel } from '@clickhouse/client'
 import { Partitioners, type Kafka, type Producer } from 'kafkajs'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../../services/shared/src/kafka.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { waitUntil } from '../../services/shared/src/testing/harness.js'
+import { waitUntil } from '../support/harness.js'
 import { Projector, type ProjectorOptions } from '../../services/projector/src/consume/projector.js'
 import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer.js'
 import type { ProjectionBatch } from '../../services/projector/src/consume/batcher.js'
-import { createTestDatabase, makeEvent, queryRows } from '../../services/projector/src/clickhouse/test-helpers.js'
+import { createTestDatabase, makeEvent, queryRows } from '../support/clickhouse-helpers.js'
 import { startTcpGate } from '../support/tcp-gate.js'
 
 const REGISTRY_URL = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'
@@ -42,7 +42,7 @@ interface Fixture {
   ends(): Promise<bigint>
 }
 
-async function fixture(t: Tap.Test): Promise<Fixture> {
+async function fixture(t: Test): Promise<Fixture> {
   const suffix = randomBytes(5).toString('hex')
   const topics = { events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: `test.${suffix}.accounts`, dlq: `test.${suffix}.dlq` }
   const kafka = createKafka({ brokers: BROKERS, clientId: `test-resilience-${suffix}` }, log)

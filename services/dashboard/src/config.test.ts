@@ -1,7 +1,7 @@
 import t from 'tap'
 import { loadDashboardConfig } from './config.js'
 import { accountIdFor } from './api/routes.js'
-import { ACCOUNT_ID_PATTERN } from '../../shared/src/accounts-admin.js'
+import { ACCOUNT_ID_PATTERN } from '../../shared/src/accounts/accounts-admin.js'
 
 t.test('config: defaults, validation naming the variable', async (t) => {
   const c = loadDashboardConfig({})

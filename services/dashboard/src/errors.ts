@@ -1,14 +1,17 @@
-// The dashboard's errors: one base class with code and status; rendered once, in the error
-// middleware of http/app.ts, as { success: false, error: { code, message, details? } }.
-export class DashboardError extends Error {
+// The dashboard's client-facing errors, on the shared base (code, status, retriable, cause);
+// rendered once, in the error middleware of http/app.ts, as { success: false, error: { code,
+// message, details? } }.
+import { AppError } from '../../shared/src/errors.js'
+
+export class DashboardError extends AppError {
   constructor(
     readonly code: string,
-    readonly status: number,
+    status: number,
     message: string,
     readonly details?: Record<string, unknown>,
     options?: { cause?: unknown },
   ) {
-    super(message, options)
+    super(message, { status, retriable: status === 503, cause: options?.cause })
   }
 }
 

@@ -1,5 +1,7 @@
-// Typed errors with the SPEC.md/DECISIONS.md codes. The HTTP layer renders them as shape 1
-// ({success:false, error:{code, message, details?}}) in one place (http/error-middleware.ts).
+// The ingest service's client-facing errors (docs/api.md Errors), on the shared base (code, status,
+// retriable, cause). The HTTP layer renders them in one place, the error middleware in
+// http/error-middleware.ts, as {success:false, error:{code, message, details?}}.
+import { AppError } from '../../shared/src/errors.js'
 
 export type ErrorCode =
   | 'MISSING_AUTH_HEADER'
@@ -17,23 +19,20 @@ export type ErrorCode =
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
 
-export class ServiceError extends Error {
-  readonly retriable: boolean
+export class ServiceError extends AppError {
   constructor(
     readonly code: ErrorCode,
-    readonly status: number,
+    status: number,
     message: string,
     readonly details?: Record<string, unknown>,
     options: { cause?: unknown; retriable?: boolean; headers?: Record<string, string> } = {},
   ) {
-    super(message, { cause: options.cause })
-    this.name = 'ServiceError'
-    this.retriable = options.retriable ?? false
+    super(message, { status, retriable: options.retriable ?? false, cause: options.cause })
     this.headers = options.headers ?? {}
   }
   readonly headers: Record<string, string>
 
-  /** Shape 1 of SPEC.md's Errors section. */
+  /** Shape 1 of docs/api.md's Errors section. */
   toBody() {
     const error: { code: ErrorCode; message: string; details?: Record<string, unknown> } = {
       code: this.code,

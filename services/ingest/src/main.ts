@@ -6,11 +6,11 @@
 // answer those in flight, flush the appender, disconnect.
 import { createServer, type Server } from 'node:http'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
-import { followAccounts, type AccountsFollower } from '../../shared/src/accounts-log.js'
+import { followAccounts, type AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
 import { Readiness } from '../../shared/src/wait-for.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
-import { monthlyLiveUsage } from '../../projector/src/usage/usage-query.js'
+import { monthlyLiveUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
 import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans } from './limits/index.js'

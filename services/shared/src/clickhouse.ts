@@ -3,6 +3,7 @@ import type { CommonConfig } from './env.js'
 import type { Logger } from './log.js'
 import { isClickHouseUnavailable } from './unavailable.js'
 import { waitFor, type WaitOptions } from './wait-for.js'
+import { CodedError } from './errors.js'
 
 /** Builds the ClickHouse client at the edge; no I/O (the server may not be up yet). */
 export function openClickHouse(cfg: CommonConfig['clickhouse']): ClickHouseClient {
@@ -23,9 +24,7 @@ export async function checkClickHouse(client: ClickHouseClient, url: string): Pr
   try {
     await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((r) => r.json())
   } catch (err) {
-    throw Object.assign(new Error(`ClickHouse at ${url} did not answer SELECT 1: ${(err as Error).message}`, { cause: err }), {
-      code: 'CLICKHOUSE_UNAVAILABLE',
-    })
+    throw new CodedError('CLICKHOUSE_UNAVAILABLE', `ClickHouse at ${url} did not answer SELECT 1: ${(err as Error).message}`, { status: 503, retriable: true, cause: err })
   }
 }
 

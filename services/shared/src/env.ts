@@ -2,11 +2,12 @@
 // module), validated with TypeBox, and a bad value stops the process with the variable's name.
 import { Type, type TSchema, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { AppError } from './errors.js'
 
-export class ConfigError extends Error {
+export class ConfigError extends AppError {
   readonly code = 'CONFIG_INVALID'
   constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`)
+    super(`${variable}: ${message}`, { retriable: false })
   }
 }
 
@@ -44,7 +45,6 @@ export const v = {
 }
 
 export type Spec = Record<string, VarSpec<any>>
-export type ConfigOf<S extends Spec> = { [K in keyof S]: S[K]['default'] extends infer D ? (D extends undefined ? string : D) : never }
 
 /** Reads each variable of `spec` from `env`, applying defaults; throws ConfigError naming the first bad one. */
 export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: any } {

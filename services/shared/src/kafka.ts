@@ -2,6 +2,7 @@
 import { Kafka, logLevel, type Admin, type ITopicConfig, type SASLOptions } from 'kafkajs'
 import type { Logger } from './log.js'
 import type { CommonConfig } from './env.js'
+import { AppError } from './errors.js'
 
 export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
   const toLog = (level: logLevel) =>
@@ -32,12 +33,10 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
 
 /** The broker refused the topics as asked (a replication factor above the broker count, a bad
  * config value): waiting will not change its answer. */
-export class TopicConfigError extends Error {
+export class TopicConfigError extends AppError {
   readonly code = 'TOPIC_CONFIG_REFUSED'
-  readonly retriable = false
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'TopicConfigError'
+    super(message, { retriable: false, cause: options?.cause })
   }
 }
 

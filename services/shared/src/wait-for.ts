@@ -3,6 +3,7 @@
 // in the log what it waits for, reports not-ready meanwhile (Readiness) and carries on when the
 // dependency returns (issue 9, item 6).
 import type { Logger } from './log.js'
+import { AppError, isRetriable } from './errors.js'
 
 export interface WaitOptions {
   /** First delay; doubles per attempt up to maxMs, with jitter. */
@@ -16,20 +17,15 @@ export interface WaitOptions {
   retryIf?: (err: unknown) => boolean
 }
 
-export class WaitAbortedError extends Error {
+export class WaitAbortedError extends AppError {
   readonly code = 'WAIT_ABORTED'
-  readonly retriable = false
   constructor(readonly dependency: string, cause: unknown) {
-    super(`stopped waiting for ${dependency}`, { cause })
+    super(`stopped waiting for ${dependency}`, { retriable: false, cause })
   }
 }
 
 /** Programmer errors and errors that say they are permanent are not worth waiting out. */
-export function isTransient(err: unknown): boolean {
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
-  const r = (err as { retriable?: unknown })?.retriable
-  return r === undefined ? true : Boolean(r)
-}
+export const isTransient = isRetriable
 
 /**
  * Calls fn until it resolves and returns its value. Between attempts waits initialMs, doubling up

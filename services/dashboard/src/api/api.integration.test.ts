@@ -2,8 +2,8 @@
 // management through the accounts topic reaching the ingest, and account isolation of keys,
 // events, users and the live stream.
 import t from 'tap'
-import { startDashboard } from '../testing/dashboard-harness.js'
-import { waitUntil } from '../../../shared/src/testing/harness.js'
+import { startDashboard } from '../../../../test/support/dashboard-harness.js'
+import { waitUntil } from '../../../../test/support/harness.js'
 
 t.test('dashboard API', async (t) => {
   const s = await startDashboard(t, { env: { LOGIN_MAX_FAILURES: '3' } })

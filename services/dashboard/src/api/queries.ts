@@ -3,7 +3,7 @@
 // Every query is scoped to one account id, which the caller takes from the session only.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
-import { accountUsage, type AccountUsage } from '../../../projector/src/usage/usage-query.js'
+import { accountUsage, type AccountUsage } from '../../../shared/src/usage/usage-query.js'
 
 export type Environment = 'live' | 'test'
 

@@ -3,7 +3,7 @@
 // revoked on the server (sign-out, sign out everywhere, password change), CSRF tokens bound to their
 // session, and API keys never reading dashboard data.
 import t from 'tap'
-import { startDashboard } from '../testing/dashboard-harness.js'
+import { startDashboard } from '../../../../test/support/dashboard-harness.js'
 
 const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } })
 let hosts = 0

@@ -2,10 +2,11 @@
 // addresses at once could still queue scrypt calls without end on libuv's small thread pool (which
 // DNS lookups and file reads share), delaying every other sign-in. Past `running + waiting`, a
 // request is refused at once with 503 and Retry-After instead of waiting in line.
-export class HashGateBusy extends Error {
+import { AppError } from '../../../shared/src/errors.js'
+export class HashGateBusy extends AppError {
   readonly code = 'HASH_GATE_BUSY'
   constructor() {
-    super('Too many sign-ins and sign-ups in progress')
+    super('Too many sign-ins and sign-ups in progress', { status: 503, retriable: true })
   }
 }
 

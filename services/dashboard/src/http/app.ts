@@ -1,131 +1,26 @@
-// The dashboard's HTTP surface on one origin: the static front end, GET /health and the JSON API.
-// Order: errors, security headers, session, CSRF check (state-changing requests), routes.
+// The dashboard's HTTP surface on one origin, wiring only: the static front end, GET /health and
+// the JSON API. Order: errors, security headers, session, CSRF check (state-changing requests),
+// health, routes (middleware.ts, ../api/routes.ts).
 import Koa from 'koa'
 import bodyParser from 'koa-bodyparser'
-import type { Logger } from '../../../shared/src/log.js'
-import type { DashboardConfig } from '../config.js'
-import { DashboardError, forbidden, unavailable } from '../errors.js'
-import { readSession, sessionAllowed, checkCsrf, newCsrfToken, csrfSessionOf, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
-import { createApiRouter, SESSION_COOKIE, type ApiDeps, type DashboardState } from '../api/routes.js'
+import { createApiRouter, type ApiDeps, type DashboardState } from '../api/routes.js'
 import { loadAssets, staticFiles } from './static-files.js'
-import { clientIp } from '../../../shared/src/client-ip.js'
+import { csrfGuard, healthAndReadiness, renderErrors, securityHeaders, session, type HealthDeps } from './middleware.js'
 
-export interface DashboardAppDeps extends ApiDeps {
+export interface DashboardAppDeps extends ApiDeps, HealthDeps {
   publicDir: string
-  /** Readiness: ok only when every dependency answers; checks names each one's state. */
-  health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
-  /** False while start() still waits for Kafka, the registry, ClickHouse or the accounts table. */
-  ready?: () => boolean
 }
-
-/** Seconds a client is told to wait while the dashboard is not ready. */
-const NOT_READY_RETRY_AFTER_S = 5
-
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ')
 
 export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
   const app = new Koa<DashboardState>()
   app.proxy = false
   const { cfg, log } = d
-
-  app.use(async (ctx, next) => {
-    try {
-      await next()
-    } catch (err) {
-      const e = err instanceof DashboardError ? err : undefined
-      const status = e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
-      ctx.status = status
-      ctx.body = {
-        success: false,
-        error: e
-          ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
-          : status < 500
-            ? { code: 'BAD_REQUEST', message: (err as Error).message }
-            : { code: 'INTERNAL', message: 'Internal error' },
-      }
-      if (status >= 500) ctx.app.emit('error', err, ctx)
-    }
-  })
+  app.use(renderErrors())
   app.on('error', (err, ctx) => log.error('dashboard request failed', { err, path: ctx?.path }))
-
-  app.use(async (ctx, next) => {
-    ctx.set('Content-Security-Policy', CSP)
-    ctx.set('X-Content-Type-Options', 'nosniff')
-    ctx.set('Referrer-Policy', 'same-origin')
-    ctx.set('X-Frame-Options', 'DENY')
-    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store')
-    await next()
-  })
-
-  app.use(async (ctx, next) => {
-    ctx.state.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for'), cfg.trustedProxies) || 'unknown'
-    const s = readSession(cfg.sessionSecret, ctx.cookies.get(SESSION_COOKIE))
-    if (s) {
-      const a = d.admin.accounts.get(s.a)
-      // Sign-out, sign out everywhere, a password change or a disabled account end the session (server-side, on the account record).
-      if (sessionAllowed(s, a)) {
-        ctx.state.session = s
-        ctx.state.account = a
-      }
-    }
-    // Every visitor gets a signed CSRF token to echo in X-CSRF-Token (double submit), bound to the
-    // session when there is one; a token of another (or no) session is replaced for the next request.
-    const bound = csrfSessionOf(cfg.sessionSecret, ctx.cookies.get(CSRF_COOKIE))
-    if (bound === undefined || (ctx.state.session && bound !== ctx.state.session.sid)) {
-      ctx.cookies.set(CSRF_COOKIE, newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid), { httpOnly: false, sameSite: 'strict', secure: cfg.cookieSecure, path: '/', overwrite: true })
-    }
-    await next()
-  })
-
-  app.use(async (ctx, next) => {
-    const verdict = checkCsrf({
-      secret: cfg.sessionSecret,
-      method: ctx.method,
-      origin: ctx.get('Origin') || undefined,
-      // Koa 3's ctx.origin is the Origin header; our own origin is the protocol and Host we were reached at.
-      ownOrigin: `${ctx.protocol}://${ctx.host}`,
-      allowedOrigins: cfg.allowedOrigins,
-      cookie: ctx.cookies.get(CSRF_COOKIE),
-      header: ctx.get(CSRF_HEADER) || undefined,
-      sessionId: ctx.state.session?.sid,
-    })
-    if (!verdict.ok) {
-      log.warn('state-changing request refused', { path: ctx.path, reason: verdict.reason, ip: ctx.state.ip })
-      throw forbidden(verdict.reason)
-    }
-    await next()
-  })
-
-  app.use(async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/health/live') {
-      // Liveness never depends on the dependencies, so their outage does not get us restarted.
-      ctx.body = { status: 'ok' }
-      return
-    }
-    if (ctx.method === 'GET' && (ctx.path === '/health' || ctx.path === '/health/ready')) {
-      const h = await d.health()
-      ctx.status = h.ok ? 200 : 503
-      const missing = Object.keys(h.checks).filter((k) => h.checks[k] !== 'ok')
-      ctx.body = { status: h.ok ? 'ok' : 'not ready', ...(h.ok ? {} : { missing }), ...h.checks }
-      return
-    }
-    // Until the accounts table is loaded the API cannot answer truthfully (a sign-in would find no account).
-    if (ctx.path.startsWith('/api/') && d.ready && !d.ready()) {
-      ctx.set('Retry-After', String(NOT_READY_RETRY_AFTER_S))
-      throw unavailable('The dashboard (still waiting for its dependencies)')
-    }
-    await next()
-  })
-
+  app.use(securityHeaders())
+  app.use(session(cfg, d.admin))
+  app.use(csrfGuard(cfg, log))
+  app.use(healthAndReadiness(d))
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '16kb', strict: true }))
   const api = createApiRouter(d)
   app.use(api.routes())

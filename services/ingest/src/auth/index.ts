@@ -1,4 +1,4 @@
-// Auth subsystem: Authorization header parsing (SPEC Authentication, H1), key hashing and
+// Auth subsystem: Authorization header parsing (docs/api.md Authentication, H1), key hashing and
 // generation, and the in-memory key table projected from the accounts topic (A1).
 
 export {
@@ -10,5 +10,5 @@ export {
   parseAuthorization,
   type ParsedAuthorization,
 } from './parse-auth.js'
-export { GENERATED_KEY_BODY_LENGTH, generateKey, hashKey, maskKey, type GeneratedKey } from './key-hash.js'
-export { KeyTable, type KeyLookup, type KeyTableOptions } from './key-table.js'
+export { GENERATED_KEY_BODY_LENGTH, generateKey, hashKey, maskKey, type GeneratedKey } from '../../../shared/src/accounts/key-hash.js'
+export { KeyTable, type KeyLookup, type KeyTableOptions } from '../../../shared/src/accounts/key-table.js'

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { parseAuthorization } from './parse-auth.js'
+import { generateKey } from '../../../shared/src/accounts/key-hash.js'
 
 const BODY = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd' // 40 base62
 const LIVE = `svc_live_${BODY}`
@@ -48,4 +49,9 @@ t.test('INVALID_API_KEY: malformed body or type not accepted', async (t) => {
   t.equal(codeOf(`Bearer ${TEST}`, new Set(['live'])), 'INVALID_API_KEY', 'test key where only live accepted')
   t.equal(codeOf(`Bearer ${LIVE}`, new Set(['test'])), 'INVALID_API_KEY', 'live key where only test accepted')
   t.equal(codeOf(`Bearer ${LIVE}`, new Set(['live'])), 'OK')
+})
+
+t.test('a generated key parses as a key of its type', async (t) => {
+  const live = generateKey('live')
+  t.same(parseAuthorization(`Bearer ${live.key}`, new Set(['live'])), { ok: true, key: live.key, type: 'live' })
 })

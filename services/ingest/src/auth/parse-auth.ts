@@ -1,4 +1,4 @@
-// Authorization header parsing (SPEC Authentication 3-5, DECISIONS H1). Pure: no lookup, no
+// Authorization header parsing (docs/api.md Authentication 3-5, H1). Pure: no lookup, no
 // logging (never log a key, H1); the caller hashes `key` and looks it up in the KeyTable.
 //
 // Decisions:
@@ -12,9 +12,9 @@
 
 import { errors, type ServiceError } from '../errors.js'
 import type { KeyType } from '../../../../schemas/records.js'
+import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '../../../shared/src/accounts/key-hash.js'
 
-export const LIVE_KEY_PREFIX = 'svc_live_'
-export const TEST_KEY_PREFIX = 'svc_test_'
+export { LIVE_KEY_PREFIX, TEST_KEY_PREFIX }
 /** H1: at least 32 base62 characters after the prefix. */
 export const KEY_BODY_MIN_LENGTH = 32
 export const KEY_BODY_MAX_LENGTH = 128

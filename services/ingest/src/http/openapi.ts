@@ -1,5 +1,8 @@
-// OpenAPI 3.1 document generated from the TypeBox schemas the validators use, so the published
-// contract and the enforced one cannot drift apart.
+// OpenAPI 3.1 document generated from the TypeBox schemas in validation/schemas.ts. The request
+// validator (validation/validate.ts) is hand-written for speed and for messages naming every
+// problem (H8), so the two can drift: test/contract/openapi.integration.test.ts checks the
+// documented request schemas accept valid bodies and refuse the removed forms, and that real
+// responses match the documented ones.
 import {
   EventBodySchema, BatchBodySchema, SuccessBodySchema, ErrorBodySchema, MAX_NESTING_DEPTH,
 } from '../validation/index.js'

@@ -19,6 +19,7 @@
 // instead of growing memory or holding requests open.
 import type { Producer, Message } from 'kafkajs'
 import type { Logger } from '../../../shared/src/log.js'
+import { AppError } from '../../../shared/src/errors.js'
 
 export interface OutRecord {
   topic: string
@@ -49,13 +50,10 @@ export interface AppenderOptions {
 /** Whether the records of a failed append may be on the log ('unknown') or certainly are not ('no'). */
 export type StoredState = 'no' | 'unknown'
 
-export class KafkaAppendError extends Error {
+export class KafkaAppendError extends AppError {
   readonly code = 'KAFKA_APPEND_FAILED'
-  readonly status = 503
-  readonly retriable = true
   constructor(message: string, readonly stored: StoredState, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'KafkaAppendError'
+    super(message, { status: 503, retriable: true, cause: options?.cause })
   }
 }
 
@@ -380,9 +378,10 @@ export class RecordAppender {
   }
 }
 
-class FlushTimeout extends Error {
+class FlushTimeout extends AppError {
+  readonly code = 'FLUSH_TIMEOUT'
   constructor() {
-    super('flush timed out')
+    super('flush timed out', { status: 503, retriable: true })
   }
 }
 

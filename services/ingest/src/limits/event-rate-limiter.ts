@@ -9,7 +9,7 @@
 // maximum); the defaults are 1000.
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
-import { EVENT_WINDOW_SECONDS } from './plans.js'
+import { EVENT_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 
 export type EventRateResult =
   | { readonly allowed: true }

@@ -17,7 +17,7 @@ t.test('headers of an allowed request', async (t) => {
   })
 })
 
-t.test('RATE_LIMIT_EXCEEDED per SPEC Errors', async (t) => {
+t.test('RATE_LIMIT_EXCEEDED per docs/api.md Errors', async (t) => {
   const rl = new RequestLimiter()
   rl.check('a:x', 1, T0)
   const r = rl.check('a:x', 1, T0 + 30_000)

@@ -1,10 +1,10 @@
-// Rate-limit headers (SPEC Limits: on every response, H2) and the 429 errors of SPEC Errors,
+// Rate-limit headers (docs/api.md Limits: on every response, H2) and the 429 errors of docs/api.md Errors,
 // H4 and H5, as ServiceErrors the HTTP layer renders in one place.
 
 import { ServiceError } from '../errors.js'
 import type { EventRateResult } from './event-rate-limiter.js'
 import type { QuotaReservation } from './monthly-quota.js'
-import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from './plans.js'
+import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 import type { RateLimitResult } from './request-limiter.js'
 
 const WINDOW = String(REQUEST_WINDOW_SECONDS)
@@ -23,7 +23,7 @@ export function rateLimitHeaders(r: RateLimitResult): Record<string, string> {
   return h
 }
 
-/** 429 RATE_LIMIT_EXCEEDED for a denied per-minute check (SPEC Errors). */
+/** 429 RATE_LIMIT_EXCEEDED for a denied per-minute check (docs/api.md Errors). */
 export function rateLimitError(r: RateLimitResult): ServiceError {
   const retry = Math.max(1, r.retryAfterSeconds)
   return new ServiceError(

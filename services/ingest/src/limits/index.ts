@@ -4,7 +4,6 @@
 
 export {
   DEFAULT_EVENTS_PER_SECOND,
-  DEFAULT_IP_REQUESTS_PER_MINUTE,
   DEFAULT_PLANS,
   EVENT_WINDOW_SECONDS,
   FALLBACK_PLAN_NAME,
@@ -13,7 +12,7 @@ export {
   parsePlans,
   planFromRecord,
   type Plan,
-} from './plans.js'
+} from '../../../shared/src/accounts/plans.js'
 export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
 export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'

@@ -24,6 +24,8 @@
 //   the projector and a per-account time-bucketed history; it can replace this later
 //   without changing the interface.
 
+import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
+
 export interface QuotaReservation {
   /** Items granted, 0..n; the first `granted` items of the request are accepted (H5). */
   readonly granted: number
@@ -49,10 +51,7 @@ interface MonthRange {
   resetsAt: string
 }
 
-/** `YYYY-MM` of the UTC month containing `now` (ms). */
-export function monthKeyOf(now: number): string {
-  return new Date(now).toISOString().slice(0, 7)
-}
+export { monthKeyOf }
 
 function rangeOf(now: number): MonthRange {
   const d = new Date(now)

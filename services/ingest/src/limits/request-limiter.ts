@@ -1,9 +1,9 @@
 // Per-minute request limit (H3): fixed 60 s windows aligned to the epoch minute, one bucket per
-// account shared by all its keys (SPEC Authentication 9), and one per client IP for requests
+// account shared by all its keys (docs/api.md Authentication 9), and one per client IP for requests
 // that fail authentication (H2). A request counts once whatever its size: a batch is one request.
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
-import { REQUEST_WINDOW_SECONDS } from './plans.js'
+import { REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 
 export interface RateLimitResult {
   readonly allowed: boolean

@@ -1,8 +1,7 @@
-// Validation subsystem: request-body checks, wire schemas, event ids and record mapping.
+// Validation subsystem: request-body checks (H7-H11) and the wire schemas. Mapping a valid item to its
+// record is in ../records/.
 export * from './schemas.js'
 export { validateSingle, validateBatch } from './validate.js'
 export type { FieldError, EventItem, IdentifyItem, Item, BatchItemResult } from './validate.js'
-export { uuidv5, uuidv7, uuidv7Time, eventIdFor, EVENT_ID_NAMESPACE } from './event-id.js'
-export { toEventRecord, toIdentifyRecord, correctTime, parseTimestamp, MAX_FUTURE_MS } from './to-record.js'
-export type { RequestContext } from './to-record.js'
+export { correctTime, parseTimestamp, MAX_FUTURE_MS } from './timestamp.js'
 export { ISO_DATE_TIME_PATTERN, isIsoDateTime } from './timestamp.js'

@@ -1,4 +1,4 @@
-// TypeBox schemas of the ingest HTTP bodies (SPEC.md field tables, DECISIONS H8-H12, H16).
+// TypeBox schemas of the ingest HTTP bodies (docs/api.md field tables, H8-H12, H16).
 // They document the wire contract and feed the OpenAPI 3.1 document; the hot-path checks
 // in validate.ts are written by hand for precise messages and speed, and validate.test.ts
 // checks that both agree on sample bodies. Unknown extra fields are allowed everywhere
@@ -18,7 +18,7 @@ export const MAX_EVENT_BYTES = 32 * 1024
  * overflow the stack (issue 9); 32 is far beyond what analytics properties use.
  */
 export const MAX_NESTING_DEPTH = 32
-/** SPEC Limits: events per batch request. */
+/** docs/api.md Limits: events per batch request. */
 export const MAX_BATCH_ITEMS = 100
 
 /** No C0/C1 control characters (H9). Source text, valid as RegExp and as JSON Schema pattern. */
@@ -135,8 +135,6 @@ const batchItem = Type.Union([batchEventItem, batchIdentifyItem], {
   discriminator: { propertyName: 'type' },
 })
 
-export const BatchEventItemSchema = withId(batchEventItem, 'BatchEventItem')
-export const BatchIdentifyItemSchema = withId(batchIdentifyItem, 'BatchIdentifyItem')
 export const BatchItemSchema = withId(batchItem, 'BatchItem')
 
 /** POST /v1/events body. */
@@ -176,9 +174,8 @@ const itemResult = Type.Object(
   },
   { title: 'ItemResult', description: 'Result of one item.' },
 )
-export const ItemResultSchema = withId(itemResult, 'ItemResult')
 
-/** Shape A plus events_processed (shape B), so both SPEC descriptions hold (H12). */
+/** Shape A plus events_processed (shape B), so clients written against either documented shape work (docs/api.md Success, H12). */
 export const SuccessBodySchema = Type.Object(
   {
     success: Type.Literal(true),
@@ -199,9 +196,8 @@ const fieldError = Type.Object(
   },
   { title: 'FieldError' },
 )
-export const FieldErrorSchema = withId(fieldError, 'FieldError')
 
-/** Shape 1 of SPEC.md's Errors section. */
+/** Shape 1 of docs/api.md's Errors section. */
 export const ErrorBodySchema = Type.Object(
   {
     success: Type.Literal(false),
@@ -224,6 +220,5 @@ export const ErrorBodySchema = Type.Object(
 
 export type EventBody = Static<typeof EventBodySchema>
 export type BatchBody = Static<typeof BatchBodySchema>
-export type BatchItemBody = Static<typeof BatchItemSchema>
 export type SuccessBody = Static<typeof SuccessBodySchema>
 export type ErrorBody = Static<typeof ErrorBodySchema>

@@ -1,5 +1,5 @@
-// Request-body validation for POST /v1/event and POST /v1/events (SPEC field tables,
-// DECISIONS H8-H10, H13, H16). Hand-written checks on the hot path: every problem is
+// Request-body validation for POST /v1/event and POST /v1/events (docs/api.md field tables,
+// H8-H10, H13, H16). Hand-written checks on the hot path: every problem is
 // reported at once as {path, message} with JSON pointer paths relative to the request
 // root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
 // Unknown extra fields are allowed and ignored.
@@ -166,7 +166,7 @@ interface CheckedUser {
   traits?: Obj
 }
 
-/** The user object (SPEC User object); a bare string is the removed pre-v1 form (H8). */
+/** The user object (docs/api.md, POST /v1/event); a bare string is the removed pre-v1 form (H8). */
 function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | undefined {
   if (v === undefined) {
     errs.push({ path, message: 'user is required: an object with at least {"id": "<user id>"}' })
@@ -332,7 +332,7 @@ function eventItem(name: string, c: Common, properties: Obj | undefined): EventI
   return item
 }
 
-/** Validates a POST /v1/event body: exactly one event, named by `event` (SPEC Endpoints, H8). */
+/** Validates a POST /v1/event body: exactly one event, named by `event` (docs/api.md Endpoints, H8). */
 export function validateSingle(
   body: unknown,
   receivedAt: number = Date.now(),

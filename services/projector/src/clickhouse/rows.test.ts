@@ -1,6 +1,6 @@
 import t from 'tap'
 import { eventRow, identifyRow, traitRows, eventTraitRows, identifyTraitRows, RowMappingError } from './rows.js'
-import { makeEvent, makeIdentify } from './test-helpers.js'
+import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 const TS = Date.UTC(2024, 4, 15, 12, 34, 56, 789)
 

@@ -6,6 +6,7 @@
 
 import type { Environment, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { formatDateTime } from '../../../../schemas/clickhouse/sql.js'
+import { AppError } from '../../../shared/src/errors.js'
 
 /** Columns events and identifies share: identity and the times of H13 (see commonColumns). */
 interface CommonRow {
@@ -56,14 +57,13 @@ export interface TraitRow {
 }
 
 /** A record that can never be written as it stands (a retry will not help). */
-export class RowMappingError extends Error {
+export class RowMappingError extends AppError {
   readonly code = 'INVALID_RECORD'
   constructor(
     message: string,
     readonly eventId: string,
   ) {
-    super(message)
-    this.name = 'RowMappingError'
+    super(message, { retriable: false })
   }
 }
 

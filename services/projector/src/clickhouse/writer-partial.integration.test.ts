@@ -5,7 +5,7 @@
 // duplicate report (issue 9 item 3) and 1970 times at the edge of DateTime.
 import t from 'tap'
 import { ClickHouseWriter, type DroppedDuplicate } from './writer.js'
-import { createTestDatabase, makeEvent, makeIdentify, queryRows } from './test-helpers.js'
+import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 
 const db = await createTestDatabase({ prefix: 'writer_partial', t })
 const { client, database } = db

@@ -2,8 +2,8 @@
 // projecting the same records twice never shows them twice (A5).
 import t from 'tap'
 import { ClickHouseWriter } from './writer.js'
-import { createTestDatabase, makeEvent, makeIdentify, optimizeFinal, queryRows } from './test-helpers.js'
-import { accountUsage, monthlyLiveUsage } from '../usage/usage-query.js'
+import { createTestDatabase, makeEvent, makeIdentify, optimizeFinal, queryRows } from '../../../../test/support/clickhouse-helpers.js'
+import { accountUsage, monthlyLiveUsage } from '../../../shared/src/usage/usage-query.js'
 import { migrate } from '../../../../schemas/clickhouse/migrate.js'
 
 const db = await createTestDatabase({ prefix: 'writer', t })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { batchRows, classify, ClickHouseWriteError, ClickHouseWriter } from './writer.js'
-import { makeEvent, makeIdentify } from './test-helpers.js'
+import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 interface InsertCall {
   table: string

@@ -17,6 +17,7 @@ import {
   type IdentifyRow,
   type TraitRow,
 } from './rows.js'
+import { AppError } from '../../../shared/src/errors.js'
 
 export const TABLES = {
   events: 'events',
@@ -35,9 +36,8 @@ export interface InvalidRecord {
   reason: string
 }
 
-export class ClickHouseWriteError extends Error {
+export class ClickHouseWriteError extends AppError {
   readonly code: ClickHouseWriteErrorCode
-  readonly retriable: boolean
   readonly table: string | undefined
   readonly serverCode: number | undefined
   /** For INVALID_RECORD: the records that cannot be written. Nothing was inserted. */
@@ -48,10 +48,8 @@ export class ClickHouseWriteError extends Error {
     message: string,
     opts: { retriable: boolean; table?: string; serverCode?: number; invalid?: InvalidRecord[]; cause?: unknown },
   ) {
-    super(message, { cause: opts.cause })
-    this.name = 'ClickHouseWriteError'
+    super(message, { retriable: opts.retriable, cause: opts.cause })
     this.code = code
-    this.retriable = opts.retriable
     this.table = opts.table
     this.serverCode = opts.serverCode
     this.invalid = opts.invalid ?? []

@@ -12,6 +12,7 @@ import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.j
 import type { ProjectionBatch } from './batcher.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
+import { CodedError } from '../../../shared/src/errors.js'
 
 export interface ProjectionSink {
   write(batch: ProjectionBatch): Promise<unknown>
@@ -78,11 +79,11 @@ export class ProjectionPipeline {
     for (const m of messages) {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
-        if (!m.value) throw Object.assign(new Error('record has no value'), { code: 'EMPTY_VALUE' })
+        if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
         const d = await this.decodeWaiting(m.value)
         if (d.name === 'Event') part.events.push(d.value as EventRecord)
         else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
-        else throw Object.assign(new Error(`unexpected record type ${d.name} on ${topic}`), { code: 'UNEXPECTED_TYPE' })
+        else throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
         this.origins.set(d.value, origin)
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.

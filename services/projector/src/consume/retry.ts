@@ -1,5 +1,6 @@
 // Retries with exponential backoff and jitter. Programmer errors (TypeError, RangeError) and
 // errors marked retriable:false are not retried; the last failure is thrown with its cause.
+import { AppError, isRetriable } from '../../../shared/src/errors.js'
 export interface RetryOptions {
   retries: number
   initialMs: number
@@ -8,18 +9,15 @@ export interface RetryOptions {
   signal?: { aborted: boolean }
 }
 
-export class RetriesExhaustedError extends Error {
+export class RetriesExhaustedError extends AppError {
   readonly code = 'RETRIES_EXHAUSTED'
   constructor(readonly attempts: number, cause: unknown) {
-    super(`gave up after ${attempts} attempts: ${(cause as Error)?.message ?? cause}`, { cause })
+    // Retriable, as the failures it gave up on were: the caller may wait longer.
+    super(`gave up after ${attempts} attempts: ${(cause as Error)?.message ?? cause}`, { retriable: true, cause })
   }
 }
 
-export function isRetriable(err: unknown): boolean {
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
-  const r = (err as { retriable?: unknown })?.retriable
-  return r === undefined ? true : Boolean(r)
-}
+export { isRetriable }
 
 export async function withRetry<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> {
   let attempt = 0

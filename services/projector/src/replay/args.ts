@@ -1,6 +1,7 @@
 // Command-line options of `npm run replay`, parsed and checked without touching any server.
 import { parseArgs } from 'node:util'
 import type { ReplayFrom } from './plan.js'
+import { AppError } from '../../../shared/src/errors.js'
 
 export type TopicName = 'events' | 'identifies'
 
@@ -32,8 +33,11 @@ export const USAGE = `usage: npm run replay -- [options]
 Reads up to the end offsets captured at start, then stops. Progress goes to stderr every second.
 Environment: the projector's (KAFKA_BROKERS, CLICKHOUSE_URL, CLICKHOUSE_DATABASE, TOPIC_*, ...).`
 
-export class UsageError extends Error {
+export class UsageError extends AppError {
   readonly code = 'USAGE'
+  constructor(message: string) {
+    super(message, { retriable: false })
+  }
 }
 
 const offset = (name: string, raw: string | undefined): bigint | undefined => {

@@ -14,6 +14,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'
 import { migrate } from '../../../../schemas/clickhouse/migrate.js'
 import type { Logger } from '../../../shared/src/log.js'
+import { AppError } from '../../../shared/src/errors.js'
 
 /** `<db>_replay_<YYYYMMDDhhmmss>` (UTC). */
 export function freshDatabaseName(live: string, now = new Date()): string {
@@ -43,8 +44,11 @@ async function tables(ch: ClickHouseClient, db: string): Promise<TableInfo[]> {
 const KEEP_IN_PLACE = new Set(['schema_migrations'])
 const isDataTable = (t: TableInfo) => t.engine !== 'View' && t.engine !== 'MaterializedView' && !t.name.startsWith('.inner.') && !KEEP_IN_PLACE.has(t.name)
 
-export class SwapError extends Error {
+export class SwapError extends AppError {
   readonly code = 'SWAP_FAILED'
+  constructor(message: string) {
+    super(message, { retriable: false })
+  }
 }
 
 export interface SwapResult {

@@ -1,6 +1,6 @@
 // The replay subsystem (issue 4, A1): rebuild the ClickHouse projections from the topics, into the
 // live tables (idempotent, A5) or into a fresh database that can then be swapped in. Entered
-// through runReplayCommand, which the CLI (scripts/replay.ts) and the tests call.
+// through runReplayCommand, which the CLI (cli.ts, `npm run replay`) and the tests call.
 import { Partitioners } from 'kafkajs'
 import { Codec, createRegistry } from '../../../../schemas/codec.js'
 import { migrate } from '../../../../schemas/clickhouse/migrate.js'

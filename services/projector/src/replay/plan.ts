@@ -1,5 +1,6 @@
 // What a replay reads: one offset range per partition, [start, end), with `end` the high
 // watermark captured when the replay starts, so a replay always stops even while ingest goes on.
+import { AppError } from '../../../shared/src/errors.js'
 export type ReplayFrom =
   | { kind: 'beginning' }
   /** Kafka log time (when the broker appended the record, about ingest's received_at), epoch ms. */
@@ -30,8 +31,11 @@ export interface OffsetsAdmin {
   fetchTopicOffsetsByTimestamp(topic: string, timestamp?: number): Promise<Array<{ partition: number; offset: string }>>
 }
 
-export class ReplayPlanError extends Error {
+export class ReplayPlanError extends AppError {
   readonly code = 'INVALID_REPLAY'
+  constructor(message: string) {
+    super(message, { retriable: false })
+  }
 }
 
 export const rangeKey = (topic: string, partition: number) => `${topic}/${partition}`

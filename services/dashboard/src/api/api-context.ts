@@ -1,0 +1,112 @@
+// What the dashboard's route files share: its dependencies, the session state, and the helpers
+// every resource uses (the signed-in account, its plan, sessions, and turning a failing accounts
+// log or ClickHouse into 503).
+import type Koa from 'koa'
+import type { AccountRecord } from '../../../../schemas/records.js'
+import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.js'
+import type { Logger } from '../../../shared/src/log.js'
+import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
+import type { DashboardConfig } from '../config.js'
+import { busy, DashboardError, unauthorized, unavailable } from '../errors.js'
+import {
+  newSession, sessionToken, newCsrfToken, CSRF_COOKIE, PASSWORD_MAX_LENGTH, HashGateBusy,
+  type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
+} from '../auth/index.js'
+import type { DashboardQueries } from './queries.js'
+import { body, str } from './params.js'
+
+export const SESSION_COOKIE = 'dash_session'
+
+export interface ApiDeps {
+  cfg: DashboardConfig
+  admin: AccountsAdmin
+  queries: DashboardQueries
+  throttle: LoginThrottle
+  signupThrottle: SignupThrottle
+  hashGate: HashGate
+  plans: Readonly<Record<string, Plan>>
+  log: Logger
+}
+
+export interface DashboardState {
+  ip: string
+  session?: SessionPayload
+  account?: AccountRecord
+}
+
+export type Ctx = Koa.ParameterizedContext<DashboardState>
+
+export type ApiHelpers = ReturnType<typeof apiHelpers>
+
+export function apiHelpers(d: ApiDeps) {
+  const { startSession, endSessionCookies } = sessionCookies(d)
+  const planOf = (a: AccountRecord): Plan => planNamed(a.plan, d.admin.plans.values(), d.plans)
+
+  /** Password hashing through the shared gate; a full line is 503 with Retry-After. */
+  const scrypt = async <T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await d.hashGate.run(fn)
+    } catch (err) {
+      if (!(err instanceof HashGateBusy)) throw err
+      ctx.set('Retry-After', '1')
+      throw busy(err)
+    }
+  }
+
+  const accountChange = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof DashboardError) throw err
+      d.log.warn('account change failed', { what, err: err as Error })
+      throw unavailable(`The accounts log (${what})`, err)
+    }
+  }
+
+  const me = (a: AccountRecord) => {
+    const plan = planOf(a)
+    return { account_id: a.account_id, name: a.name, email: a.owner_email, plan: plan.name, created_at: new Date(a.created_at).toISOString(), ingest_url: d.cfg.ingestUrl }
+  }
+
+  const account = (ctx: Ctx): AccountRecord => {
+    if (!ctx.state.account) throw unauthorized()
+    return ctx.state.account
+  }
+
+  const credentials = (ctx: Ctx) => {
+    const b = body(ctx)
+    const email = str(b.email, 'email', { required: true, max: 254 })!.trim().toLowerCase()
+    const password = str(b.password, 'password', { required: true, max: PASSWORD_MAX_LENGTH })!
+    return { email, password, b }
+  }
+
+  const ch = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof DashboardError) throw err
+      d.log.warn('clickhouse query failed', { what, err: err as Error })
+      throw unavailable(`Event data (${what})`, err)
+    }
+  }
+
+  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch }
+}
+
+/** The session cookie and the CSRF token bound to it (U1). */
+function sessionCookies(d: ApiDeps) {
+  const startSession = (ctx: Ctx, a: AccountRecord) => {
+    const s = newSession(a, d.cfg.sessionTtlMs)
+    ctx.cookies.set(SESSION_COOKIE, sessionToken(d.cfg.sessionSecret, s), {
+      httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: d.cfg.sessionTtlMs, overwrite: true,
+    })
+    // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
+    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+
+  const endSessionCookies = (ctx: Ctx) => {
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
+    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+  }
+  return { startSession, endSessionCookies }
+}

@@ -1,0 +1,48 @@
+// The account and its usage against the plan (U1): events and emails this month (H5, H6, U2),
+// requests this minute, events per hour.
+import type Router from '@koa/router'
+import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
+import type { ApiDeps, ApiHelpers, DashboardState } from './api-context.js'
+import { intParam } from './params.js'
+
+const DAY = 86_400_000
+
+export function addUsageRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): void {
+  const { planOf, me, account, ch } = h
+  r.get('/me', async (ctx) => {
+    ctx.body = { success: true, data: me(account(ctx)) }
+  })
+
+  r.get('/usage', async (ctx) => {
+    const a = account(ctx)
+    const plan = planOf(a)
+    const days = intParam(ctx, 'days', 3, 1, 31)
+    const now = Date.now()
+    const month = monthKeyOf(now)
+    const to = new Date(now - (now % 3_600_000) + 3_600_000)
+    const from = new Date(to.getTime() - days * DAY)
+    const [usage, minute, hourly] = await ch('usage', () =>
+      Promise.all([d.queries.monthUsage(a.account_id, month), d.queries.requestsThisMinute(a.account_id, now), d.queries.eventsPerHour(a.account_id, from, to)]),
+    )
+    const [y, m] = month.split('-').map(Number) as [number, number]
+    ctx.body = {
+      success: true,
+      data: {
+        plan: { name: plan.name, requests_per_minute: plan.requestsPerMinute, events_per_second: plan.eventsPerSecond, events_per_month: plan.eventsPerMonth, emails_per_month: plan.emailsPerMonth },
+        month,
+        resets_at: new Date(Date.UTC(y, m, 1)).toISOString(),
+        // H5/H6: only live-key events count toward the limit; test events are shown apart.
+        events_this_month: { live: usage.live, test: usage.test, limit: plan.eventsPerMonth },
+        // U2: no emails are sent yet; the counter stays at zero until they are.
+        emails_this_month: { sent: usage.emails, limit: plan.emailsPerMonth },
+        requests_this_minute: {
+          count: minute.count,
+          limit: plan.requestsPerMinute,
+          window_start: new Date(minute.windowStart).toISOString(),
+          source: 'accepted requests projected to ClickHouse in the current minute window',
+        },
+        events_per_hour: hourly,
+      },
+    }
+  })
+}

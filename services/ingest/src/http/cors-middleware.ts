@@ -1,0 +1,23 @@
+// CORS for /v1/* (H15): browsers send from any allowed origin with a bearer key, never cookies.
+import type Koa from 'koa'
+import type { Ctx } from './context.js'
+import { allowedOrigin, type CorsPolicy } from './cors.js'
+
+export function cors(origins: CorsPolicy) {
+  return async (ctx: Ctx, next: Koa.Next) => {
+    if (ctx.path.startsWith('/v1/')) {
+      const allow = allowedOrigin(origins, ctx.get('origin') || undefined)
+      if (allow) ctx.set('Access-Control-Allow-Origin', allow)
+      ctx.set('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After')
+      if (origins !== '*') ctx.set('Vary', 'Origin')
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS')
+        ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Content-Encoding')
+        ctx.set('Access-Control-Max-Age', '86400')
+        ctx.status = 204
+        return
+      }
+    }
+    await next()
+  }
+}

@@ -1,0 +1,55 @@
+// The one place that renders every ingest error as shape 1 (docs/api.md Errors) and makes sure
+// every response carries rate-limit headers (H2), counted ones or the client address's bucket.
+import type Koa from 'koa'
+import type { Logger } from '../../../shared/src/log.js'
+import { errors, ServiceError } from '../errors.js'
+import { ipBucket, rateLimitHeaders, type RequestLimiter } from '../limits/index.js'
+import { clientIp } from './client-ip.js'
+import type { Ctx } from './context.js'
+import type { IngestMetrics } from './metrics.js'
+
+export interface ErrorMiddlewareDeps {
+  trustedProxies: ReadonlySet<string>
+  ipRequestsPerMinute: number
+  requestLimiter: RequestLimiter
+  log: Logger
+  now: () => number
+  metrics?: IngestMetrics
+  draining?: () => boolean
+}
+
+export function errorMiddleware(d: ErrorMiddlewareDeps) {
+  return async (ctx: Ctx, next: Koa.Next) => {
+    ctx.state.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for'), d.trustedProxies)
+    try {
+      await next()
+      if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound()
+      d.metrics?.request(routeLabel(ctx.path), ctx.status, 'ok')
+    } catch (err) {
+      const e = toServiceError(err)
+      if (e.status >= 500) d.log.error('request failed', { path: ctx.path, code: e.code, err: e.cause ?? err })
+      ctx.status = e.status
+      ctx.body = e.toBody()
+      ctx.set(e.headers)
+      d.metrics?.request(routeLabel(ctx.path), e.status, e.code)
+    }
+    // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
+    if (!ctx.state.rl) ctx.state.rl = d.requestLimiter.peek(ipBucket(ctx.state.ip), d.ipRequestsPerMinute, d.now())
+    if (d.draining?.()) ctx.set('Connection', 'close')
+    const h = rateLimitHeaders(ctx.state.rl)
+    for (const [k, val] of Object.entries(h)) if (!ctx.response.get(k)) ctx.set(k, val)
+  }
+}
+
+const ROUTES = new Set(['/v1/event', '/v1/events', '/health', '/health/live', '/health/ready', '/metrics', '/openapi.json'])
+/** A bounded label: unknown paths are one series, not one per path a scanner tries. */
+function routeLabel(path: string): string {
+  return ROUTES.has(path) ? path : 'other'
+}
+
+function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err
+  const e = err as { status?: number }
+  if (e?.status === 413) return errors.payloadTooLarge(0)
+  return new ServiceError('INTERNAL_ERROR', 500, 'Internal server error', undefined, { cause: err })
+}

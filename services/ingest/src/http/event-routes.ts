@@ -1,0 +1,84 @@
+// The two ingest endpoints (docs/api.md Endpoints): validation of the body (H8-H11), then the
+// pipeline (pipeline/accept-items.ts), then the response: 200 with one result per item, or the
+// error a request with no accepted item gets (H5, H11).
+import type Router from '@koa/router'
+import { errors, ServiceError } from '../errors.js'
+import { validateSingle, validateBatch, type FieldError, type Item } from '../validation/index.js'
+import type { RequestContext } from '../records/index.js'
+import { acceptItems, successBody, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
+import type { Ctx, State } from './context.js'
+import type Koa from 'koa'
+
+export interface EventRoutesDeps {
+  pipeline: PipelineDeps
+  bodyLimits: { single: number; batch: number }
+  now: () => number
+  /** Middleware before the body is read: authentication and the per-minute limit (H2). */
+  authenticate: Koa.Middleware<State>
+  jsonBody: (limit: number) => Koa.Middleware<State>
+}
+
+export function addEventRoutes(router: Router<State>, d: EventRoutesDeps): void {
+  router.post('/v1/event', d.authenticate, d.jsonBody(d.bodyLimits.single), async (ctx) => {
+    // One receipt time for validation and the record: the stored time is checked as H13 makes it.
+    const receivedAt = d.now()
+    const v = validateSingle((ctx.request as any).body, receivedAt)
+    if (!v.ok) throw validationError(v.errors)
+    const { results, quotaError } = await acceptItems(d.pipeline, ctx.state.auth!, [{ index: 0, item: v.item }], requestContext(ctx, null, receivedAt), ctx.state.rl)
+    if (!results[0]!.success) throw quotaError!
+    ctx.body = successBody(results)
+  })
+
+  router.post('/v1/events', d.authenticate, d.jsonBody(d.bodyLimits.batch), async (ctx) => {
+    const receivedAt = d.now()
+    const v = validateBatch((ctx.request as any).body, receivedAt)
+    if (!v.ok) throw errors.validation({ errors: v.errors }, 'Batch envelope is invalid: ' + v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
+    // sent_at as validation read it (no offset means UTC, H9); Date.parse would read such a time as local time.
+    const rc = requestContext(ctx, v.sentAtMs, receivedAt)
+    const results: ItemOutcome[] = new Array(v.items.length)
+    const valid: Array<{ index: number; item: Item }> = []
+    for (const it of v.items) {
+      if (it.ok) valid.push({ index: it.index, item: it.item })
+      else results[it.index] = {
+        index: it.index,
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: it.errors.map((e) => `${e.path}: ${e.message}`).join('; '), details: { errors: it.errors } },
+      }
+    }
+    let quotaError: ServiceError | undefined
+    if (valid.length) {
+      const a = await acceptItems(d.pipeline, ctx.state.auth!, valid, rc, ctx.state.rl)
+      quotaError = a.quotaError
+      for (const r of a.results) results[r.index] = r
+    }
+    ctx.body = batchBody(results, quotaError)
+  })
+}
+
+/** 200 when an item was accepted; else the monthly 429 when the quota refused them all, or 400 (H11). */
+function batchBody(results: ItemOutcome[], quotaError: ServiceError | undefined) {
+  if (results.some((r) => r.success)) return successBody(results)
+  const allQuota = results.every((r) => r.error?.code === 'MONTHLY_EVENT_LIMIT_EXCEEDED')
+  if (allQuota && quotaError) {
+    throw new ServiceError(quotaError.code, quotaError.status, quotaError.message, { ...quotaError.details, results }, { headers: quotaError.headers })
+  }
+  throw errors.validation({ results }, 'No item of the batch was accepted')
+}
+
+function requestContext(ctx: Ctx, sentAt: number | null, receivedAt: number): RequestContext {
+  return {
+    accountId: ctx.state.auth!.account.account_id,
+    environment: ctx.state.auth!.key.type,
+    keyId: ctx.state.auth!.key.key_id,
+    receivedAt,
+    sentAt,
+    ip: ctx.state.ip || null,
+    userAgent: ctx.get('user-agent') || null,
+  }
+}
+
+function validationError(list: FieldError[]): ServiceError {
+  const first = list[0]!
+  const summary = list.length === 1 ? `${first.path || '/'}: ${first.message}` : `${list.length} problems, first ${first.path || '/'}: ${first.message}`
+  return errors.validation({ errors: list }, `Validation failed: ${summary}`)
+}

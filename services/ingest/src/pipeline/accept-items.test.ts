@@ -1,0 +1,87 @@
+// The pipeline without HTTP: limits, quota, records, append and quota release, with an in-memory
+// appender standing in for Kafka (its interface is ours, one method).
+import t from 'tap'
+import { DEFAULT_PLANS, type Plan } from '../../../shared/src/accounts/plans.js'
+import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
+import { EventRateLimiter, MonthlyQuota } from '../limits/index.js'
+import { validateBatch, type Item } from '../validation/index.js'
+import type { RequestContext } from '../records/index.js'
+import type { OutRecord } from '../kafka/record-appender.js'
+import { ServiceError } from '../errors.js'
+import { acceptItems, successBody, type PipelineDeps } from './accept-items.js'
+
+const NOW = Date.UTC(2025, 2, 10, 12)
+
+function lookup(type: 'live' | 'test', plan: Plan = DEFAULT_PLANS.hobby!): KeyLookup {
+  return {
+    key: { key_id: 'k1', account_id: 'acme', key_hash: 'h', masked: 'svc_live_…', name: 'n', type, status: 'active', created_at: 0, updated_at: 0 },
+    account: { account_id: 'acme', name: 'Acme', plan: plan.name, status: 'active', owner_email: null, password_hash: null, created_at: 0, updated_at: 0 },
+    plan,
+  }
+}
+
+function items(n: number, identifies = 0): Array<{ index: number; item: Item }> {
+  const events = [
+    ...Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'page_viewed', user: { id: `u${i}` } })),
+    ...Array.from({ length: identifies }, (_, i) => ({ type: 'identify', user: { id: `u${i}` }, traits: { plan: 'pro' } })),
+  ]
+  const v = validateBatch({ sent_at: new Date(NOW).toISOString(), events }, NOW)
+  if (!v.ok) throw new Error('fixture is invalid')
+  return v.items.map((it) => {
+    if (!it.ok) throw new Error('fixture item is invalid')
+    return { index: it.index, item: it.item }
+  })
+}
+
+const rc = (environment: 'live' | 'test'): RequestContext => ({ accountId: 'acme', environment, keyId: 'k1', receivedAt: NOW, sentAt: NOW, ip: '127.0.0.1', userAgent: null })
+
+function deps(append: (r: OutRecord[]) => Promise<void> = async () => {}) {
+  const appended: OutRecord[][] = []
+  const d: PipelineDeps = {
+    eventLimiter: new EventRateLimiter(),
+    quota: new MonthlyQuota(),
+    codec: { encode: (name, value) => Buffer.from(JSON.stringify({ name, value })) },
+    appender: { append: async (r) => { appended.push(r); await append(r) } },
+    topics: { events: 'ev', identifies: 'id' },
+  }
+  return { d, appended }
+}
+
+t.test('every item becomes one record on its topic, appended once, one result per item', async (t) => {
+  const { d, appended } = deps()
+  const a = await acceptItems(d, lookup('live'), items(2, 1), rc('live'))
+  t.equal(appended.length, 1, 'one append for the request')
+  t.same(appended[0]!.map((r) => r.topic), ['ev', 'ev', 'id'])
+  t.same(a.results.map((r) => [r.index, r.success]), [[0, true], [1, true], [2, true]])
+  t.ok(a.results.every((r) => typeof r.event_id === 'string'))
+  t.equal(a.quotaError, undefined)
+  t.same(successBody(a.results).data, { processed_count: 3, failed_count: 0, results: a.results })
+})
+
+t.test('the monthly quota refuses live events past the limit; identifies and test keys never count (H5, H6)', async (t) => {
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 2 }
+  const { d, appended } = deps()
+  const a = await acceptItems(d, lookup('live', plan), items(3, 1), rc('live'))
+  t.same(a.results.map((r) => r.success), [true, true, false, true])
+  t.equal(a.results[2]!.error?.code, 'MONTHLY_EVENT_LIMIT_EXCEEDED')
+  t.equal(a.quotaError?.status, 429)
+  t.equal(appended[0]!.length, 3)
+  const test = await acceptItems(d, lookup('test', plan), items(3), rc('test'))
+  t.ok(test.results.every((r) => r.success), 'test-key events pass a spent quota')
+})
+
+t.test('over the per-second limit the request is refused whole before anything is appended (H4)', async (t) => {
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerSecond: 2 }
+  const { d, appended } = deps()
+  await t.rejects(acceptItems(d, lookup('live', plan), items(3), rc('live')), { code: 'EVENT_RATE_LIMIT_EXCEEDED', status: 429 })
+  t.equal(appended.length, 0)
+})
+
+t.test('when Kafka does not take the records: 503 and the quota is given back (A4)', async (t) => {
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 2 }
+  const { d } = deps(async () => { throw new Error('broker down') })
+  const err = await acceptItems(d, lookup('live', plan), items(2), rc('live')).catch((e) => e)
+  t.ok(err instanceof ServiceError)
+  t.same([err.code, err.status, err.retriable], ['SERVICE_UNAVAILABLE', 503, true])
+  t.equal(d.quota.used('acme', NOW), 0, 'the reservation was released')
+})

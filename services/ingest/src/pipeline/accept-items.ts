@@ -1,0 +1,106 @@
+// The ingest pipeline after HTTP: authenticated, validated items in, one result per item out.
+// In order (H2, H4-H6, A4): the per-second event limit, the monthly quota (live-key events only),
+// mapping to records, Avro encoding, one append to Kafka for every accepted item, and giving the
+// quota back when Kafka could not take them. Knows nothing of Koa, so it is tested without HTTP.
+import { userKey, type EventRecord, type IdentifyRecord } from '../../../../schemas/records.js'
+import type { Codec } from '../../../../schemas/codec.js'
+import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
+import { errors, type ServiceError } from '../errors.js'
+import { eventRateError, monthlyLimitError, type EventRateLimiter, type MonthlyQuota, type RateLimitResult } from '../limits/index.js'
+import type { Item } from '../validation/index.js'
+import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
+import type { OutRecord } from '../kafka/record-appender.js'
+import type { IngestMetrics } from '../http/metrics.js'
+
+export interface Appender {
+  append(records: OutRecord[]): Promise<void>
+}
+
+export interface PipelineDeps {
+  eventLimiter: EventRateLimiter
+  quota: MonthlyQuota
+  codec: Pick<Codec, 'encode'>
+  appender: Appender
+  topics: { events: string; identifies: string }
+  metrics?: Pick<IngestMetrics, 'item'>
+}
+
+export interface ItemOutcome {
+  index: number
+  success: boolean
+  event_id?: string
+  error?: { code: string; message: string; details?: Record<string, unknown> }
+}
+
+export interface Accepted {
+  /** One per item given, in the order given. */
+  results: ItemOutcome[]
+  /** The monthly-limit 429 (H5) when some items were refused by the quota. */
+  quotaError?: ServiceError
+}
+
+/**
+ * Accepts `items` of one request for the authenticated `auth`. Throws the per-second 429 (H4) when
+ * the request does not fit, and 503 (A4) when Kafka did not take the records; `rl` is the request's
+ * per-minute result, whose headers the 429s carry.
+ */
+export async function acceptItems(
+  d: PipelineDeps,
+  auth: KeyLookup,
+  items: ReadonlyArray<{ index: number; item: Item }>,
+  rc: RequestContext,
+  rl?: RateLimitResult,
+): Promise<Accepted> {
+  const { account, plan } = auth
+  const t = rc.receivedAt
+  const er = d.eventLimiter.tryTake(account.account_id, items.length, plan.eventsPerSecond, t)
+  if (!er.allowed) throw eventRateError(er, rl)
+
+  // H5/H6: only live-key events count toward the month; identifies create no event.
+  const countable = rc.environment === 'live' ? items.filter((x) => x.item.kind === 'event').length : 0
+  let granted = countable
+  let quotaError: ServiceError | undefined
+  if (countable > 0) {
+    const reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
+    granted = reservation.granted
+    if (granted < countable) quotaError = monthlyLimitError(reservation, rl)
+  }
+
+  const out: ItemOutcome[] = []
+  const records: OutRecord[] = []
+  let seenCountable = 0
+  for (const { index, item } of items) {
+    if (item.kind === 'event' && rc.environment === 'live' && seenCountable++ >= granted) {
+      out.push({ index, success: false, error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details } })
+      continue
+    }
+    if (item.kind === 'event') {
+      const r: EventRecord = toEventRecord(item, rc)
+      records.push({ topic: d.topics.events, key: userKey(r.account_id, r.user_id), value: d.codec.encode('Event', r) })
+      out.push({ index, success: true, event_id: r.event_id })
+    } else {
+      const r: IdentifyRecord = toIdentifyRecord(item, rc)
+      records.push({ topic: d.topics.identifies, key: userKey(r.account_id, r.user_id), value: d.codec.encode('Identify', r) })
+      out.push({ index, success: true, event_id: r.event_id })
+    }
+  }
+  try {
+    await d.appender.append(records)
+  } catch (err) {
+    if (countable > 0 && granted > 0) d.quota.release(account.account_id, granted, t)
+    throw errors.unavailable(2, err)
+  }
+  d.metrics?.item('accepted', records.length)
+  if (records.length < items.length) d.metrics?.item('MONTHLY_EVENT_LIMIT_EXCEEDED', items.length - records.length)
+  return { results: out, quotaError }
+}
+
+/** Success body: shape A plus `events_processed` (H12). */
+export function successBody(results: ItemOutcome[]) {
+  const processed = results.filter((r) => r.success).length
+  return {
+    success: true,
+    data: { processed_count: processed, failed_count: results.length - processed, results },
+    events_processed: processed,
+  }
+}

@@ -1,0 +1,78 @@
+// Validated items to the Avro records written to Kafka (schemas/records.ts), applying the
+// server-side rules: clock-skew correction (H13), server context (H14) and event ids (H12, H16).
+import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import { eventIdFor } from './event-id.js'
+import { correctTime, MAX_FUTURE_MS, parseTimestamp } from '../validation/timestamp.js'
+import type { EventItem, IdentifyItem } from '../validation/validate.js'
+
+export { correctTime, MAX_FUTURE_MS, parseTimestamp }
+
+export interface RequestContext {
+  accountId: string
+  environment: 'live' | 'test'
+  keyId: string
+  /** Server time of receipt, ms (H13). */
+  receivedAt: number
+  /** The batch's sent_at in ms; null on /v1/event. */
+  sentAt: number | null
+  ip: string | null
+  userAgent: string | null
+}
+
+/** H14: the server's ip and user_agent are added to the client context and win over client values. */
+function contextJson(context: Record<string, unknown>, rc: RequestContext): string {
+  return JSON.stringify({ ...context, ip: rc.ip, user_agent: rc.userAgent })
+}
+
+function times(timestamp: string | undefined, rc: RequestContext) {
+  return correctTime(timestamp === undefined ? null : parseTimestamp(timestamp), rc.sentAt, rc.receivedAt)
+}
+
+export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord {
+  const t = times(item.timestamp, rc)
+  const traits = item.user.traits
+  const traitEmail = traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
+  return {
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
+    account_id: rc.accountId,
+    environment: rc.environment,
+    key_id: rc.keyId,
+    event: item.event,
+    user_id: item.user.id,
+    user_email: item.user.email ?? traitEmail ?? null,
+    // H10: traits on an event's user also update the profile; null when none were sent.
+    user_traits: traits === undefined ? null : JSON.stringify(traits),
+    timestamp: t.timestamp,
+    original_timestamp: t.original,
+    received_at: rc.receivedAt,
+    sent_at: rc.sentAt,
+    timestamp_flagged: t.flagged,
+    properties: JSON.stringify(item.properties),
+    context: contextJson(item.context, rc),
+    ip: rc.ip,
+    user_agent: rc.userAgent,
+    message_id: item.message_id ?? null,
+  }
+}
+
+export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext): IdentifyRecord {
+  const t = times(item.timestamp, rc)
+  return {
+    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
+    account_id: rc.accountId,
+    environment: rc.environment,
+    key_id: rc.keyId,
+    user_id: item.user.id,
+    email: item.email ?? null,
+    traits: JSON.stringify(item.traits),
+    timestamp: t.timestamp,
+    original_timestamp: t.original,
+    received_at: rc.receivedAt,
+    sent_at: rc.sentAt,
+    timestamp_flagged: t.flagged,
+    context: contextJson(item.context, rc),
+    ip: rc.ip,
+    user_agent: rc.userAgent,
+    message_id: item.message_id ?? null,
+  }
+}

@@ -1,0 +1,41 @@
+// npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (issue 4).
+// See `npm run replay -- --help` and schemas/clickhouse/README.md.
+import { loadProjectorConfig } from '../config.js'
+import { createLogger } from '../../../shared/src/log.js'
+import { formatProgress, formatSummary, parseReplayArgs, runReplayCommand, USAGE, UsageError } from './index.js'
+
+async function main(argv: string[]): Promise<number> {
+  const cmd = parseReplayArgs(argv)
+  if (cmd === 'help') {
+    console.log(USAGE)
+    return 0
+  }
+  const cfg = loadProjectorConfig(process.env)
+  const log = createLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'replay' })
+  const err = (line: string) => process.stderr.write(line + '\n')
+  const report = await runReplayCommand(cfg, cmd, {
+    log,
+    note: err,
+    onProgress: (p, phase) => err(formatProgress(p).replace(/^replay/, phase)),
+  })
+  if (cmd.json) {
+    console.log(JSON.stringify({ database: report.database, summary: report.summary, swap: report.swap, catch_up: report.catchUp }))
+  } else {
+    console.log(formatSummary(report.summary))
+    console.log(`  into database: ${report.database}`)
+    if (report.catchUp) console.log(formatSummary(report.catchUp, 'catch-up'))
+  }
+  return 0
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\n${USAGE}`)
+      process.exit(2)
+    }
+    console.error(`replay failed: ${err?.stack ?? err}`)
+    process.exit(1)
+  },
+)

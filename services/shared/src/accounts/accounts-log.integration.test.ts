@@ -1,0 +1,61 @@
+// Issue 9, item 5: a registry outage must not make the accounts follower skip a record (a key
+// revocation would be missed until restart). The registry is the real one behind a TCP gate.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { Partitioners } from 'kafkajs'
+import { Codec, createRegistry } from '../../../../schemas/codec.js'
+import { createKafka, ensureTopics } from '../kafka.js'
+import { createLogger } from '../log.js'
+import { AccountsWriter, followAccounts, type AccountsEntry } from './accounts-log.js'
+import { Readiness } from '../wait-for.js'
+import { waitUntil } from '../../../../test/support/harness.js'
+import { startTcpGate } from '../../../../test/support/tcp-gate.js'
+
+const REGISTRY_URL = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'
+const log = createLogger((process.env.TEST_LOG_LEVEL as any) ?? 'error', { test: 'accounts-log' })
+
+t.test('the follower waits for the registry instead of skipping the record', async (t) => {
+  const suffix = randomBytes(5).toString('hex')
+  const topics = { events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: `test.${suffix}.accounts`, dlq: `test.${suffix}.dlq` }
+  const kafka = createKafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` }, log)
+  const admin = kafka.admin()
+  await admin.connect()
+  await ensureTopics(admin, topics, { partitions: 1, replicationFactor: 1, minInsyncReplicas: 1 })
+  t.teardown(async () => {
+    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
+    await admin.disconnect()
+  })
+  const writerCodec = new Codec(createRegistry(REGISTRY_URL))
+  await writerCodec.register(topics)
+  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  await producer.connect()
+  t.teardown(() => producer.disconnect())
+  await new AccountsWriter(producer, writerCodec, topics.accounts).write([
+    { kind: 'Plan', value: { name: `plan-${suffix}`, requests_per_minute: 1, events_per_second: 2, events_per_month: 3, emails_per_month: 4, updated_at: 5 } },
+  ])
+
+  const gate = await startTcpGate({ host: new URL(REGISTRY_URL).hostname, port: Number(new URL(REGISTRY_URL).port) })
+  t.teardown(() => gate.stop())
+  // A fresh codec: the writer schema must come from the registry, which is behind the closed gate.
+  const codec = new Codec(createRegistry(gate.url(new URL(REGISTRY_URL).pathname)))
+  const applied: AccountsEntry[] = []
+  const readiness = new Readiness(['kafka', 'registry'])
+  const follower = await followAccounts(kafka, codec, topics.accounts, (e) => applied.push(e), log, {
+    groupPrefix: `test-${suffix}`,
+    readiness,
+    retryMs: { initialMs: 50, maxMs: 200 },
+  })
+  t.teardown(() => follower.stop())
+  let ready = false
+  void follower.ready.then(() => (ready = true))
+  // Each attempt is several connections (the registry client retries within one call).
+  await waitUntil(() => gate.refused >= 12, 60_000, 'the follower to try the registry a few times')
+  t.same(applied, [], 'nothing applied while the registry is away')
+  t.notOk(ready, 'not ready while the record is waiting')
+  t.match(readiness.snapshot(), { kafka: 'ok', registry: /^unavailable/ })
+  gate.open()
+  await follower.ready
+  t.equal(applied.length, 1, 'the record is applied once the registry answers')
+  t.match(applied[0], { kind: 'Plan', value: { name: `plan-${suffix}`, events_per_month: 3 } })
+  t.equal(readiness.snapshot().registry, 'ok')
+})

@@ -1,0 +1,88 @@
+// The import boundary (issue 11): each service is changed without reading the others. A file under
+// services/<name>/ may import its own service, services/shared and schemas/; services/shared and
+// the scripts (admin CLI, start, drill) import only shared code and schemas. Test files may also
+// use the harnesses in test/support. The system tests (test/), the bench and the SDK's own tests
+// are outside the rule: they exercise whole services on purpose.
+import t from 'tap'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, normalize } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** Relative specifiers of static imports, re-exports and dynamic import() calls. */
+export function importSpecifiers(source: string): string[] {
+  const out: string[] = []
+  const rx = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g
+  for (const m of source.matchAll(rx)) out.push(m[1]!)
+  return out
+}
+
+/** The area a repo-relative path belongs to: 'services/<name>', 'scripts', 'schemas', 'test/support' or other. */
+function areaOf(path: string): string {
+  const parts = path.split('/')
+  if (parts[0] === 'services') return `services/${parts[1]}`
+  if (parts[0] === 'test' && parts[1] === 'support') return 'test/support'
+  return parts[0]!
+}
+
+function allowed(fromArea: string, isTest: boolean): Set<string> {
+  const base = new Set(['services/shared', 'schemas', fromArea])
+  if (isTest) base.add('test/support')
+  return base
+}
+
+const CHECKED = /^(services\/[^/]+|scripts|schemas)$/
+
+/** Violations among `files` (repo-relative path -> source): "<file> imports <target>". */
+export function boundaryViolations(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = []
+  for (const [file, source] of files) {
+    const from = areaOf(file)
+    if (!CHECKED.test(from)) continue
+    const ok = allowed(from, /\.test\.ts$/.test(file))
+    for (const spec of importSpecifiers(source)) {
+      if (!spec.startsWith('.')) continue
+      const target = normalize(join(dirname(file), spec)).split('\\').join('/')
+      if (target.startsWith('..')) {
+        out.push(`${file} imports ${spec}, outside the repository`)
+        continue
+      }
+      const to = areaOf(target)
+      if (!ok.has(to)) out.push(`${file} imports ${target} (${to})`)
+    }
+  }
+  return out
+}
+
+function sources(dir: string, into: Map<string, string>): Map<string, string> {
+  for (const name of readdirSync(join(root, dir))) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
+    const path = dir ? `${dir}/${name}` : name
+    if (statSync(join(root, path)).isDirectory()) sources(path, into)
+    else if (/\.(ts|mts|mjs|js)$/.test(name) && !path.includes('/public/')) into.set(path, readFileSync(join(root, path), 'utf8'))
+  }
+  return into
+}
+
+t.test('the checker finds a service importing another service, and allows shared code', async (t) => {
+  const files = new Map([
+    ['services/ingest/src/main.ts', `import { x } from '../../projector/src/usage/q.js'\nimport { y } from '../../shared/src/log.js'`],
+    ['services/shared/src/a.ts', `export { z } from '../../dashboard/src/b.js'`],
+    ['scripts/tool.ts', `const m = await import('../test/support/harness.js')`],
+    ['services/dashboard/src/api/x.test.ts', `import { h } from '../../../../test/support/harness.js'`],
+    ['test/e2e/a.test.ts', `import { m } from '../../services/ingest/src/main.js'`],
+  ])
+  t.same(boundaryViolations(files), [
+    'services/ingest/src/main.ts imports services/projector/src/usage/q.js (services/projector)',
+    'services/shared/src/a.ts imports services/dashboard/src/b.js (services/dashboard)',
+    'scripts/tool.ts imports test/support/harness.js (test/support)',
+  ])
+})
+
+t.test('no file under services/, scripts/ or schemas/ crosses the boundary', async (t) => {
+  const files = new Map<string, string>()
+  for (const dir of ['services', 'scripts', 'schemas']) sources(dir, files)
+  t.ok(files.size > 50, `found ${files.size} source files`)
+  t.same(boundaryViolations(files), [])
+})

@@ -1,0 +1,57 @@
+import t from 'tap'
+import { loadIngestConfig } from '../../services/ingest/src/config.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { ConfigError } from '../../services/shared/src/env.js'
+
+t.test('defaults give a working local configuration', async (t) => {
+  const c = loadIngestConfig({})
+  t.same(c.kafka.brokers, ['127.0.0.1:19092'])
+  t.equal(c.topics.events, 'tracking.events.v1')
+  t.equal(c.port, 8080)
+  t.same([...c.acceptedKeyTypes].sort(), ['live', 'test'])
+  t.equal(c.bodyLimits.single, 1_000_000)
+  t.equal(loadProjectorConfig({}).groupId, 'tracking-projector')
+})
+
+t.test('values are parsed and validated', async (t) => {
+  const c = loadIngestConfig({ KAFKA_BROKERS: 'a:1, b:2', INGEST_PORT: '9000', KAFKA_TRANSACTIONS: 'false', ACCEPTED_KEY_TYPES: 'live' })
+  t.same(c.kafka.brokers, ['a:1', 'b:2'])
+  t.equal(c.port, 9000)
+  t.equal(c.producer.transactional, false)
+  t.same([...c.acceptedKeyTypes], ['live'])
+})
+
+t.test('a bad value stops start-up naming the variable', async (t) => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ INGEST_PORT: 'eighty' }, 'INGEST_PORT'],
+    [{ INGEST_PORT: '70000' }, 'INGEST_PORT'],
+    [{ CLICKHOUSE_URL: 'localhost:8123' }, 'CLICKHOUSE_URL'],
+    [{ KAFKA_TRANSACTIONS: 'maybe' }, 'KAFKA_TRANSACTIONS'],
+    [{ ACCEPTED_KEY_TYPES: 'live,prod' }, 'ACCEPTED_KEY_TYPES'],
+    [{ CLICKHOUSE_DATABASE: 'bad-name;drop' }, 'CLICKHOUSE_DATABASE'],
+    [{ TOPIC_EVENTS: 'same', TOPIC_IDENTIFIES: 'same' }, 'TOPIC_*'],
+  ]
+  for (const [env, variable] of cases) {
+    try {
+      loadIngestConfig(env)
+      t.fail(`${variable} should be refused`)
+    } catch (err) {
+      t.type(err, ConfigError)
+      t.equal((err as ConfigError).variable, variable, `${JSON.stringify(env)} names ${variable}`)
+    }
+  }
+})
+
+t.test('topic replication is configuration, checked for sense', async (t) => {
+  t.same(loadIngestConfig({}).topicReplication, { factor: 1, minInsync: 1 }, 'one copy for the single local broker')
+  t.same(loadIngestConfig({ TOPIC_REPLICATION_FACTOR: '3', TOPIC_MIN_INSYNC_REPLICAS: '2' }).topicReplication, { factor: 3, minInsync: 2 })
+  t.throws(() => loadIngestConfig({ TOPIC_REPLICATION_FACTOR: '1', TOPIC_MIN_INSYNC_REPLICAS: '2' }), { variable: 'TOPIC_MIN_INSYNC_REPLICAS' } as any)
+})
+
+t.test('producer deadlines and bounds have defaults and limits', async (t) => {
+  const c = loadIngestConfig({})
+  t.equal(c.producer.flushTimeoutMs, 10_000)
+  t.equal(c.producer.maxQueuedRecords, 50_000)
+  t.equal(c.producer.plainPoolSize, 4)
+  t.throws(() => loadIngestConfig({ PRODUCER_FLUSH_TIMEOUT_MS: '0' }), { name: 'Error', variable: 'PRODUCER_FLUSH_TIMEOUT_MS' } as any)
+})
