@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { openAdmin } from '../../scripts/admin-context.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { sql, ident } from '../../schemas/clickhouse/sql.js'
-import { waitUntil } from '../support/harness.js'
+import { waitUntil, isolatedEnv } from '../support/harness.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -34,21 +34,7 @@ t.test('the compiled services run from dist/', async (t) => {
 
   const s = randomBytes(5).toString('hex')
   const [ingestPort, projectorPort] = [await freePort(), await freePort()]
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    TOPIC_EVENTS: `test.${s}.events`,
-    TOPIC_IDENTIFIES: `test.${s}.identifies`,
-    TOPIC_ACCOUNTS: `test.${s}.accounts`,
-    TOPIC_DLQ: `test.${s}.dlq`,
-    TOPIC_PARTITIONS: '2',
-    CLICKHOUSE_DATABASE: `test_${s}`,
-    PROJECTOR_GROUP_ID: `projector-${s}`,
-    PROJECTOR_PORT: String(projectorPort),
-    PROJECTOR_MAX_WAIT_MS: '100',
-    INGEST_PORT: String(ingestPort),
-    INGEST_INSTANCE_ID: `ingest-${s}`,
-    LOG_LEVEL: 'warn',
-  }
+  const env = isolatedEnv(s, { PROJECTOR_PORT: String(projectorPort), INGEST_PORT: String(ingestPort), INGEST_INSTANCE_ID: `ingest-${s}`, LOG_LEVEL: 'warn' })
   const children: ChildProcess[] = []
   const logs: string[] = []
   const run = (entry: string) => {

@@ -8,7 +8,7 @@ import { Partitioners } from 'kafkajs'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { createKafka } from '../../services/shared/src/kafka.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { waitUntil } from '../support/harness.js'
+import { waitUntil, isolatedEnv } from '../support/harness.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createProjectorService } from '../../services/projector/src/main.js'
@@ -26,21 +26,7 @@ t.test('the projector waits for the registry and ClickHouse at start, then proje
   const clickhouseGate = await startTcpGate({ host: chUrl.hostname, port: Number(chUrl.port) })
   t.teardown(() => registryGate.stop())
   t.teardown(() => clickhouseGate.stop())
-  const env = {
-    ...(process.env as Record<string, string>),
-    SCHEMA_REGISTRY_URL: registryGate.url(reg.pathname),
-    CLICKHOUSE_URL: clickhouseGate.url(),
-    TOPIC_EVENTS: `test.${suffix}.events`,
-    TOPIC_IDENTIFIES: `test.${suffix}.identifies`,
-    TOPIC_ACCOUNTS: `test.${suffix}.accounts`,
-    TOPIC_DLQ: `test.${suffix}.dlq`,
-    TOPIC_PARTITIONS: '2',
-    CLICKHOUSE_DATABASE: `test_${suffix}`,
-    PROJECTOR_GROUP_ID: `projector-${suffix}`,
-    PROJECTOR_PORT: '0',
-    PROJECTOR_MAX_WAIT_MS: '100',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
-  }
+  const env = isolatedEnv(suffix, { SCHEMA_REGISTRY_URL: registryGate.url(reg.pathname), CLICKHOUSE_URL: clickhouseGate.url() })
   const cfg = loadProjectorConfig(env)
   const logs: any[] = []
   const log = createLogger('debug', { test: suffix }, (l) => logs.push(JSON.parse(l)))

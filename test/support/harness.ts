@@ -54,19 +54,30 @@ export interface HarnessOptions {
   suffix?: string
 }
 
-export async function startServices(t: Teardown, opts: HarnessOptions = {}): Promise<TestServices> {
-  const suffix = opts.suffix ?? randomBytes(5).toString('hex')
-  const env: Record<string, string> = {
+/** The environment of services on their own topics, database and consumer group (`suffix`), on the
+ * running stack; `over` wins. Services started by a test (in-process or as child processes) use it. */
+export function isolatedEnv(suffix: string, over: Record<string, string> = {}): Record<string, string> {
+  return {
     ...(process.env as Record<string, string>),
     TOPIC_EVENTS: `test.${suffix}.events`,
     TOPIC_IDENTIFIES: `test.${suffix}.identifies`,
     TOPIC_ACCOUNTS: `test.${suffix}.accounts`,
     TOPIC_DLQ: `test.${suffix}.dlq`,
-    TOPIC_PARTITIONS: '3',
+    TOPIC_PARTITIONS: '2',
     CLICKHOUSE_DATABASE: `test_${suffix}`,
     PROJECTOR_GROUP_ID: `projector-${suffix}`,
     PROJECTOR_PORT: '0',
     PROJECTOR_MAX_WAIT_MS: '100',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    ...over,
+  }
+}
+
+export async function startServices(t: Teardown, opts: HarnessOptions = {}): Promise<TestServices> {
+  const suffix = opts.suffix ?? randomBytes(5).toString('hex')
+  const env: Record<string, string> = {
+    ...isolatedEnv(suffix),
+    TOPIC_PARTITIONS: '3',
     INGEST_PORT: '0',
     INGEST_INSTANCE_ID: `ingest-${suffix}-${randomBytes(3).toString('hex')}`,
     USAGE_REFRESH_MS: '300',
