@@ -147,10 +147,6 @@ export class RecordAppender {
     })
   }
 
-  get queueDepth(): number {
-    return this.queuedRecords
-  }
-
   health(): AppenderHealth {
     const producersUp = this.slots.filter((s) => s.state !== 'down').length
     const base = { producersUp, queuedRecords: this.queuedRecords }
@@ -213,15 +209,9 @@ export class RecordAppender {
     const topicMessages = groupByTopic(batch)
     // The deadline runs from the oldest request's arrival, so no request waits past flushTimeoutMs.
     const deadline = batch[0].enqueuedAt + this.opts.flushTimeoutMs
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FlushTimeout()), Math.max(1, deadline - this.now()))
-    })
     const sentAt = performance.now()
-    const work = this.produce(producer, topicMessages, Math.max(1000, deadline - this.now()))
-    work.catch(() => undefined) // settled later than the timeout: already answered
     try {
-      await Promise.race([work, timeout])
+      await withDeadline(this.produce(producer, topicMessages, Math.max(1000, deadline - this.now())), deadline - this.now(), () => new FlushTimeout())
       this.stats.flushes++
       this.stats.records += n
       this.opts.onFlush?.(n, (performance.now() - sentAt) / 1000, true)
@@ -246,8 +236,6 @@ export class RecordAppender {
       )
       for (const p of batch) p.reject(e)
       this.retire(slot)
-    } finally {
-      clearTimeout(timer)
     }
   }
 
@@ -299,20 +287,12 @@ export class RecordAppender {
 
   private async connectSlot(slot: Slot): Promise<void> {
     const producer = this.createProducer(slot.index)
-    let timer: NodeJS.Timeout | undefined
     try {
-      await Promise.race([
-        producer.connect(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('kafka producer connect timed out')), this.opts.flushTimeoutMs)
-        }),
-      ])
+      await withDeadline(producer.connect(), this.opts.flushTimeoutMs, () => new Error('kafka producer connect timed out'))
     } catch (err) {
       slot.failures++
       producer.disconnect().catch(() => undefined)
       throw err
-    } finally {
-      clearTimeout(timer)
     }
     slot.failures = 0
     slot.producer = producer
@@ -321,11 +301,11 @@ export class RecordAppender {
     this.upWaiters.splice(0).forEach((w) => w.resolve())
   }
 
-  /** Requests still queued past their deadline were never sent: 503, certainly not stored. */
   private minSendMs(): number {
     return Math.min(250, this.opts.flushTimeoutMs / 4)
   }
 
+  /** Requests still queued past their deadline (less `marginMs`) were never sent: 503, certainly not stored. */
   private sweep(marginMs = 0) {
     const limit = this.now() - this.opts.flushTimeoutMs + marginMs
     let expired = 0
@@ -375,6 +355,23 @@ export class RecordAppender {
         await p?.disconnect().catch(() => undefined)
       }),
     )
+  }
+}
+
+/** `work`, or the error of `onTimeout` after `ms` (at least 1). Work that settles after the
+ * deadline is ignored: its caller has already answered. */
+async function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  work.catch(() => undefined)
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(onTimeout()), Math.max(1, ms))
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
