@@ -1,7 +1,7 @@
 // Decoding failures are told apart: a record that can never be decoded (dead-letter it) from a
 // registry that did not answer (wait, never dead-letter: issue 9, item 5).
 import t from 'tap'
-import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, isRegistryUnavailable, loadAvsc } from './codec.js'
+import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, loadAvsc } from './codec.js'
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
 const withId = (id: number, body = Buffer.alloc(0)) => {
@@ -41,11 +41,3 @@ t.test('not in the wire format, or a body that does not decode, is permanent', a
   t.match(err, { code: 'UNDECODABLE_RECORD', retriable: false, schemaId: 9 })
 })
 
-t.test('registration: a registry away is waited for, a refused schema is not', async (t) => {
-  t.ok(isRegistryUnavailable(responseError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:18081')))
-  t.ok(isRegistryUnavailable(responseError(502, 'Bad Gateway')))
-  t.notOk(isRegistryUnavailable(responseError(409, 'Schema being registered is incompatible')))
-  t.notOk(isRegistryUnavailable(responseError(422, 'Invalid schema')))
-  t.notOk(isRegistryUnavailable(new ConfluentSchemaRegistryCompatibilityError('incompatible')))
-  t.notOk(isRegistryUnavailable(new TypeError('bug')))
-})

@@ -7,8 +7,6 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import avro from 'avsc'
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry'
-// The package's own errors (incompatible or invalid schema, bad argument) are not re-exported by its index.
-import { ConfluentSchemaRegistryError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 import { SCHEMA_FILES, type SchemaName } from './records.js'
 import type { Topics } from './topics.js'
 
@@ -150,18 +148,6 @@ export class Codec {
     this.writers.set(schemaId, entry)
     return entry
   }
-}
-
-/** Whether a registry call failed for want of an answer (worth waiting out) rather than being
- * refused (an incompatible schema, a bad request). Network failures come back as status 400 with
- * the socket error as text (see isSchemaNotFound). */
-export function isRegistryUnavailable(err: unknown): boolean {
-  if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return false
-  if (err instanceof RegistryUnavailableError) return true
-  const status = (err as { status?: unknown })?.status
-  if (typeof status !== 'number') return !(err instanceof ConfluentSchemaRegistryError)
-  if (status >= 500 || status === 408 || status === 429) return true
-  return status === 400 && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|timeout/i.test(String((err as Error).message))
 }
 
 export function createRegistry(url: string, auth?: { username: string; password: string }): SchemaRegistry {

@@ -3,11 +3,11 @@
 // Kafka and the registry are waited for (waitFor): a service started while either is down waits,
 // says so in its log and its readiness, and carries on when they answer (issue 9, item 6).
 import type { Kafka } from 'kafkajs'
-import { Codec, createRegistry, isRegistryUnavailable } from '../../../schemas/codec.js'
+import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { createKafka, ensureTopics } from './kafka.js'
 import type { CommonConfig } from './env.js'
 import type { Logger } from './log.js'
-import { isKafkaUnavailable } from './unavailable.js'
+import { isKafkaUnavailable, isRegistryUnavailable } from './unavailable.js'
 import { waitFor, type WaitOptions } from './wait-for.js'
 
 /** How long to wait and whom to tell; signal ends the waits (the service is stopping). */

@@ -1,7 +1,8 @@
 import t from 'tap'
 import kafkajs from 'kafkajs'
 import { TopicConfigError } from './kafka.js'
-import { isClickHouseUnavailable, isConnectionError, isKafkaUnavailable } from './unavailable.js'
+import { isClickHouseUnavailable, isConnectionError, isKafkaUnavailable, isRegistryUnavailable } from './unavailable.js'
+import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
 const { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } = kafkajs
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
@@ -28,4 +29,15 @@ t.test('Kafka: no broker is waited for, a permanent refusal is not', async (t) =
   t.notOk(isKafkaUnavailable(new KafkaJSProtocolError({ message: 'Replication-factor is invalid', type: 'INVALID_REPLICATION_FACTOR', code: 38, retriable: false } as any)))
   t.notOk(isKafkaUnavailable(new RangeError('bad')))
   t.notOk(isKafkaUnavailable(new TopicConfigError('could not create topics (x: Replication-factor is invalid)')), 'topics the broker refuses as asked')
+})
+
+const responseError = (status: number, message: string) => Object.assign(new Error(`Confluent_Schema_Registry - ${message}`), { status })
+
+t.test('registration: a registry away is waited for, a refused schema is not', async (t) => {
+  t.ok(isRegistryUnavailable(responseError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:18081')))
+  t.ok(isRegistryUnavailable(responseError(502, 'Bad Gateway')))
+  t.notOk(isRegistryUnavailable(responseError(409, 'Schema being registered is incompatible')))
+  t.notOk(isRegistryUnavailable(responseError(422, 'Invalid schema')))
+  t.notOk(isRegistryUnavailable(new ConfluentSchemaRegistryCompatibilityError('incompatible')))
+  t.notOk(isRegistryUnavailable(new TypeError('bug')))
 })

@@ -2,6 +2,9 @@
 // retryIf: the first is waited out, the second is a real error (a bad migration, a refused topic
 // config) that waiting would only hide.
 import kafkajs from 'kafkajs'
+// The registry client's own errors (incompatible or invalid schema, bad argument) are not re-exported by its index.
+import { ConfluentSchemaRegistryError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
+import { RegistryUnavailableError } from '../../../schemas/codec.js'
 import { TopicConfigError } from './kafka.js'
 import { CH_ERRORS, serverErrorCode } from '../../../schemas/clickhouse/server-error.js'
 
@@ -46,4 +49,16 @@ export function isKafkaUnavailable(err: unknown): boolean {
   if (err instanceof TopicConfigError) return false
   if (err instanceof KafkaJSProtocolError && !err.retriable) return false
   return true
+}
+
+/** Whether a registry call failed for want of an answer (worth waiting out) rather than being
+ * refused (an incompatible schema, a bad request). The registry client reports a network failure
+ * as status 400 with the socket error as its text. */
+export function isRegistryUnavailable(err: unknown): boolean {
+  if (isProgrammerError(err)) return false
+  if (err instanceof RegistryUnavailableError) return true
+  const status = (err as { status?: unknown })?.status
+  if (typeof status !== 'number') return !(err instanceof ConfluentSchemaRegistryError)
+  if (status >= 500 || status === 408 || status === 429) return true
+  return status === 400 && (isConnectionError(err) || /timeout/i.test(String((err as Error).message)))
 }
