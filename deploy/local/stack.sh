@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The local stack: Kafka (KRaft, one node), Apicurio Registry 3 (Confluent-compatible API) and
-# ClickHouse, installed on first use and started on loopback. Data and logs live under .stack/
-# (git-ignored). Usage: stack.sh up | down | status | install | logs [component]
+# ClickHouse, installed on first use and started on loopback; with --with-redis also Redis (the
+# shared limiter state of several ingest instances; one instance does not need it). Data and logs
+# live under .stack/ (git-ignored).
+# Usage: stack.sh up [--with-redis] | down | status | install [--with-redis] | logs [component]
 #
 # Installs are cached: Kafka's jars and the registry's zip come from Maven Central through Maven
-# (they stay in ~/.m2 and .stack/), ClickHouse from Debian's package.
+# (they stay in ~/.m2 and .stack/), ClickHouse and Redis from Debian's packages.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,6 +22,8 @@ KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
 REGISTRY_PORT="${REGISTRY_PORT:-18081}"
 CLICKHOUSE_HTTP_PORT="${CLICKHOUSE_HTTP_PORT:-18123}"
 CLICKHOUSE_TCP_PORT="${CLICKHOUSE_TCP_PORT:-19000}"
+REDIS_PORT="${REDIS_PORT:-16379}"
+WITH_REDIS="${STACK_WITH_REDIS:-0}"
 KAFKA_HEAP="${KAFKA_HEAP:--Xms256m -Xmx768m}"
 REGISTRY_HEAP="${REGISTRY_HEAP:--Xms128m -Xmx512m}"
 READY_TIMEOUT="${STACK_READY_TIMEOUT:-120}"
@@ -105,12 +109,26 @@ install_clickhouse() {
   say "ClickHouse installed: $(clickhouse-server --version 2>/dev/null | head -n1)"
 }
 
+install_redis() {
+  command -v redis-server >/dev/null 2>&1 && return 0
+  say "installing Redis from Debian's redis-server package (first run only)..."
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends redis-server redis-tools; } \
+    >"$LOGS/install-redis.log" 2>&1 \
+    || fail redis "apt-get install redis-server failed" "$LOGS/install-redis.log"
+  command -v redis-server >/dev/null 2>&1 || fail redis "redis-server is not on PATH after install"
+  say "Redis installed: $(redis-server --version 2>/dev/null | head -n1)"
+}
+
 do_install() {
   mkdir -p "$LOGS" "$RUN"
   need_java
   install_kafka
   install_registry
   install_clickhouse
+  [ "$WITH_REDIS" = 1 ] && install_redis
+  return 0
 }
 
 # ---------------------------------------------------------------- start
@@ -178,9 +196,24 @@ start_clickhouse() {
   echo $! >"$RUN/clickhouse.pid"
 }
 
+start_redis() {
+  if pid_alive redis; then say "redis already running (pid $(cat "$RUN/redis.pid"))"; return 0; fi
+  check_port_free redis "$REDIS_PORT" REDIS_PORT
+  local dir="$STACK_DIR/redis" log="$LOGS/redis.log"
+  mkdir -p "$dir"
+  say "starting redis on 127.0.0.1:$REDIS_PORT"
+  # Limiter counters live for a minute at most and the monthly counters are reconciled from
+  # ClickHouse, so an append-only file is not needed; one snapshot a minute keeps a restart warm.
+  nohup redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$dir" --dbfilename dump.rdb \
+    --save 60 1 --appendonly no --daemonize no --protected-mode yes --logfile "" \
+    </dev/null >"$log" 2>&1 &
+  echo $! >"$RUN/redis.pid"
+}
+
 kafka_ready() { port_open "$KAFKA_PORT" && grep -q "Kafka Server started" "$LOGS/kafka.log"; }
 registry_ready() { curl -fsS "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects" >/dev/null; }
 clickhouse_ready() { [ "$(curl -fsS "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT/ping" 2>/dev/null)" = "Ok." ]; }
+redis_ready() { [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" = "PONG" ]; }
 
 do_up() {
   local t0=$SECONDS
@@ -189,14 +222,21 @@ do_up() {
   pid_alive kafka || { check_port_free kafka "$KAFKA_PORT" KAFKA_PORT; check_port_free kafka "$KAFKA_CONTROLLER_PORT" KAFKA_CONTROLLER_PORT; }
   pid_alive registry || check_port_free registry "$REGISTRY_PORT" REGISTRY_PORT
   pid_alive clickhouse || { check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT; check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT; }
+  [ "$WITH_REDIS" = 1 ] && { pid_alive redis || check_port_free redis "$REDIS_PORT" REDIS_PORT; }
   do_install
   start_kafka
   start_registry
   start_clickhouse
+  [ "$WITH_REDIS" = 1 ] && start_redis
   wait_until clickhouse "$LOGS/clickhouse.log" "$READY_TIMEOUT" clickhouse_ready
   wait_until kafka "$LOGS/kafka.log" "$READY_TIMEOUT" kafka_ready
   wait_until registry "$LOGS/registry.log" "$READY_TIMEOUT" registry_ready
-  say "stack up in $((SECONDS - t0))s: kafka 127.0.0.1:$KAFKA_PORT, registry http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
+  local extra=""
+  if [ "$WITH_REDIS" = 1 ]; then
+    wait_until redis "$LOGS/redis.log" "$READY_TIMEOUT" redis_ready
+    extra=", redis redis://127.0.0.1:$REDIS_PORT"
+  fi
+  say "stack up in $((SECONDS - t0))s: kafka 127.0.0.1:$KAFKA_PORT, registry http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT$extra"
 }
 
 stop_one() {
@@ -217,6 +257,8 @@ do_down() {
   stop_one registry
   stop_one clickhouse
   stop_one kafka
+  [ -f "$RUN/redis.pid" ] && stop_one redis
+  return 0
 }
 
 do_status() {
@@ -234,14 +276,24 @@ do_status() {
   report kafka "127.0.0.1:$KAFKA_PORT" kafka_ready
   report registry "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" registry_ready
   report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
+  if [ "$WITH_REDIS" = 1 ] || [ -f "$RUN/redis.pid" ]; then report redis "redis://127.0.0.1:$REDIS_PORT" redis_ready; fi
   return $rc
 }
 
-case "${1:-}" in
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+for arg in "$@"; do
+  case "$arg" in
+    --with-redis) WITH_REDIS=1 ;;
+    *) [ "$cmd" = logs ] || { echo "unknown option: $arg" >&2; exit 2; } ;;
+  esac
+done
+
+case "$cmd" in
   up) do_up ;;
   down) do_down ;;
   status) do_status ;;
   install) do_install ;;
-  logs) tail -n 50 "$LOGS/${2:-kafka}.log" ;;
-  *) echo "usage: $0 up|down|status|install|logs [kafka|registry|clickhouse]" >&2; exit 2 ;;
+  logs) tail -n 50 "$LOGS/${1:-kafka}.log" ;;
+  *) echo "usage: $0 up [--with-redis]|down|status|install [--with-redis]|logs [kafka|registry|clickhouse|redis]" >&2; exit 2 ;;
 esac
