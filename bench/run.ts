@@ -23,7 +23,7 @@ import { createKafka } from '../services/shared/src/kafka.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
 import { openAdmin } from '../scripts/admin-context.js'
-import { ROOT, stackUp, stackEnv, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
+import { ROOT, stackUp, stackEnv, ensureBuilt, compiled, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
 import { replayBench, type ReplayBenchFigures } from './replay.js'
 import { runLoad, runEndToEnd, burst, singleEventBody, batchBody, type LoadFigures, type E2EFigures, type PlanDemo } from './load.js'
 
@@ -120,7 +120,7 @@ const say = (s: string) => process.stderr.write(`bench: ${s}\n`)
 
 async function startIngest(v: Variant, port: number): Promise<Child> {
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : []
-  const c = startNode('ingest', 'services/ingest/src/main.ts', { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgs)
+  const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgs)
   await waitHealthy(c, `http://127.0.0.1:${port}/health`)
   return c
 }
@@ -139,21 +139,23 @@ async function main() {
   say(`run ${id}; service logs in ${logDir}`)
   say('ensuring the local stack is up')
   await stackUp()
+  say('building dist/ if a source changed (the services run compiled, as in production)')
+  await ensureBuilt()
+  if (args.profile) mkdirSync(join(ROOT, 'bench/results/profiles'), { recursive: true })
   if (only.has('replay')) {
     const targets = args['replay-targets']!.split(',') as Array<'fresh' | 'live' | 'live-again'>
-    const figures = await replayBench(env, log, { records: Number(args['replay-records']), targets, say })
+    const figures = await replayBench(env, log, { records: Number(args['replay-records']), targets, say, profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined })
     results.replay = figures
     printReplay(figures)
     if (only.size === 1) return writeResults()
   }
-  if (args.profile) mkdirSync(join(ROOT, 'bench/results/profiles'), { recursive: true })
 
   const [basePort, projPort, ingestPort] = [await freePort(), await freePort(), await freePort()]
   const baseline = startNode('baseline', 'bench/baseline-server.ts', { ...env, BASELINE_PORT: String(basePort) }, logDir)
   await waitHealthy(baseline, `http://127.0.0.1:${basePort}/`)
 
   // The projector first: it applies the ClickHouse migrations.
-  const projector = startNode('projector', 'services/projector/src/main.ts', { ...env, PROJECTOR_PORT: String(projPort) }, logDir)
+  const projector = startNode('projector', compiled('services/projector/src/main.ts'), { ...env, PROJECTOR_PORT: String(projPort) }, logDir)
   await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
   const vs = variants()
   let ingest = await startIngest(vs[0], ingestPort)
