@@ -1,6 +1,7 @@
 // npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (issue 4).
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
 import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { loadProjectorConfig } from '../config.js'
 import { Metrics } from '../consume/metrics.js'
 import { createLogger } from '../../../shared/src/log.js'
@@ -17,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
   const err = (line: string) => process.stderr.write(line + '\n')
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
   const server = metrics ? await serveMetrics(metrics, cfg.host, cmd.metricsPort!) : undefined
-  if (server) err(`metrics on http://${cfg.host}:${cmd.metricsPort}/metrics`)
+  if (server) err(`metrics on http://${cfg.host}:${(server.address() as AddressInfo).port}/metrics`)
   const report = await runReplayCommand(cfg, cmd, {
     log,
     note: err,
