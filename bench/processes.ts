@@ -1,6 +1,8 @@
 // Child processes of a bench run: the local stack check, ingest, projector and the bare baseline
-// server, each a separate `node --import tsx` process with its own environment, so the load
-// generator never shares their event loop. Every child is stopped on exit and on Ctrl-C.
+// server, each a separate process with its own environment, so the load generator never shares
+// their event loop. The services run as production runs them: compiled JavaScript from dist/
+// (`npm run build`, brought up to date by scripts/ensure-built.mjs), plain `node`, no tsx.
+// Every child is stopped on exit and on Ctrl-C.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { createWriteStream, readFileSync } from 'node:fs'
@@ -26,6 +28,16 @@ export function stackEnv(env: Record<string, string>): Record<string, string> {
   return out
 }
 
+/** Builds dist/ when a source is newer than the last build (as `npm run replay` does). */
+export async function ensureBuilt(): Promise<void> {
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/ensure-built.mjs')], { cwd: ROOT, timeout: 600_000 })
+}
+
+/** The compiled file of a service or CLI source: services/x/src/main.ts -> dist/services/x/src/main.js. */
+export function compiled(source: string): string {
+  return join('dist', source.replace(/\.ts$/, '.js'))
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer()
@@ -48,11 +60,15 @@ export interface Child {
 
 const children = new Set<Child>()
 
-/** Starts `node --import tsx <script>` with `env`, logging to `logDir/<name>.log`. */
+/**
+ * Starts `node <script>` with `env`, logging to `logDir/<name>.log`: a `.js` file (a service from
+ * dist/) runs as is, a `.ts` file (the bare baseline, which is not part of the build) with tsx.
+ */
 export function startNode(name: string, script: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Child {
   const logFile = join(logDir, `${name}.log`)
   const out = createWriteStream(logFile, { flags: 'a' })
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+  const proc = spawn(process.execPath, [...nodeArgs, ...loader, join(ROOT, script)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,6 +130,15 @@ export function rssMiB(pid: number): number | null {
   } catch {
     return null
   }
+}
+
+/**
+ * CPU time (user+system) of the children this process has waited for, in seconds (/proc/self/stat
+ * cutime+cstime): a CLI's whole CPU once it has exited, which /proc/<pid> no longer shows.
+ */
+export function reapedChildrenCpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[13]) + Number(fields[14])) / 100
 }
 
 /** CPU time (user+system) of a process in seconds, from /proc/<pid>/stat. */

@@ -1,8 +1,8 @@
 // `npm run bench -- --only replay` (issue 10): fills a fresh events topic once with real Avro
-// records produced straight to Kafka in large batches, then times `runReplayCommand` (the code
-// behind `npm run replay`) into a fresh database, into empty live tables, and into the same live
-// tables again (A5: the second live replay must leave exact counts unchanged). The replays run
-// in this process; with --profile it is started under --cpu-prof by the caller (see BENCHMARKS.md).
+// records produced straight to Kafka in large batches, then times `npm run replay` -- the compiled
+// CLI from dist/, in a process of its own, as an operator runs it -- into a fresh database, into
+// empty live tables, and into the same live tables again (A5: the second live replay must leave
+// exact counts unchanged). With --profile the CLI runs under --cpu-prof.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { Partitioners, type Producer } from 'kafkajs'
@@ -12,13 +12,18 @@ import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import type { Logger } from '../services/shared/src/log.js'
-import { formatProgress, runReplayCommand, type ReplayCommand, type ReplaySummary } from '../services/projector/src/replay/index.js'
+import type { ReplaySummary } from '../services/projector/src/replay/index.js'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { ROOT, compiled, reapedChildrenCpuSeconds } from './processes.js'
 
 export interface ReplayBenchOptions {
   records: number
   /** Which replays to run, in order. */
   targets: Array<'fresh' | 'live' | 'live-again'>
   say: (line: string) => void
+  /** With --profile: the CLI writes its CPU profile here. */
+  profileDir?: string
 }
 
 export interface ReplayRun {
@@ -100,6 +105,34 @@ async function exactCounts(ch: ClickHouseClient, db: string) {
   return { finalRows: Number(row!.n), distinctIds: Number(row!.ids) }
 }
 
+/**
+ * Runs the compiled replay CLI (`npm run replay` without the build check: the bench built dist/)
+ * and returns its --json summary; one progress line in five goes to `say`.
+ */
+function runReplayCli(argv: string[], env: Record<string, string>, profileDir: string | undefined, say: (s: string) => void): Promise<{ database: string; summary: ReplaySummary }> {
+  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
+  const proc = spawn(process.execPath, [...nodeArgs, join(ROOT, compiled('services/projector/src/replay/cli.ts')), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let errTail = ''
+  let lines = 0
+  proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d))
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    errTail = (errTail + d).slice(-4000)
+    for (const line of d.split('\n')) if (line.startsWith('replay ') && lines++ % 5 === 0) say(line)
+  })
+  return new Promise((resolve, reject) => {
+    proc.once('error', reject)
+    proc.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`replay CLI exited with ${code}:\n${errTail}`))
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()!))
+      } catch (err) {
+        reject(new Error(`replay CLI printed no JSON summary: ${out.slice(-500)}`, { cause: err }))
+      }
+    })
+  })
+}
+
 /** Runs the replay bench against the stack named by `env` (topics and database as the caller named them). */
 export async function replayBench(env: Record<string, string>, log: Logger, o: ReplayBenchOptions): Promise<ReplayBenchFigures> {
   const cfg = loadProjectorConfig(env)
@@ -114,28 +147,11 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
   try {
     for (const target of o.targets) {
       const fresh = `${cfg.clickhouse.database}_replay_${randomBytes(3).toString('hex')}`
-      const cmd: ReplayCommand = {
-        topics: ['events', 'identifies'],
-        from: { kind: 'beginning' },
-        target: target === 'fresh' ? 'fresh' : 'live',
-        database: target === 'fresh' ? fresh : undefined,
-        swap: false,
-        dlq: true,
-        json: false,
-      }
-      o.say(`replay: --target ${cmd.target}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
-      let last = 0
-      const cpu0 = process.cpuUsage()
-      const report = await runReplayCommand(cfg, cmd, {
-        log,
-        onProgress: (p) => {
-          if (Date.now() - last >= 5000) {
-            last = Date.now()
-            o.say(formatProgress(p))
-          }
-        },
-      })
-      const cpu = process.cpuUsage(cpu0)
+      const argv = ['--topic', 'all', '--target', target === 'fresh' ? 'fresh' : 'live', ...(target === 'fresh' ? ['--database', fresh] : []), '--json']
+      o.say(`replay: ${argv.join(' ')}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
+      const cpu0 = reapedChildrenCpuSeconds()
+      const report = await runReplayCli(argv, env, o.profileDir, o.say)
+      const cpuSec = reapedChildrenCpuSeconds() - cpu0
       const s: ReplaySummary = report.summary
       const counts = await exactCounts(ch, report.database)
       runs.push({
@@ -146,7 +162,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
         events: s.events,
         deadLettered: s.deadLettered,
         ...counts,
-        cpuUsPerRecord: Math.round((cpu.user + cpu.system) / Math.max(1, s.records)),
+        cpuUsPerRecord: Math.round((cpuSec * 1e6) / Math.max(1, s.records)),
       })
       o.say(`replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`)
       if (target === 'fresh') await ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` })

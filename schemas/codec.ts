@@ -115,6 +115,22 @@ export class Codec {
     if (!buf || buf.length < 5 || buf[0] !== 0) throw new UnknownSchemaError('not in the Confluent wire format')
     const schemaId = buf.readInt32BE(1)
     const writer = this.writers.get(schemaId) ?? (await this.fetchWriter(schemaId))
+    return this.decodeWith(writer, schemaId, buf)
+  }
+
+  /**
+   * decode() without a promise when the writer schema is known already (every record after the
+   * first of its schema): undefined when it must be fetched, then call decode(). Replays decode
+   * millions of records, and a promise per record showed in their profiles (issue 10).
+   */
+  decodeKnown(buf: Buffer): Decoded | undefined {
+    if (!buf || buf.length < 5 || buf[0] !== 0) throw new UnknownSchemaError('not in the Confluent wire format')
+    const schemaId = buf.readInt32BE(1)
+    const writer = this.writers.get(schemaId)
+    return writer === undefined ? undefined : this.decodeWith(writer, schemaId, buf)
+  }
+
+  private decodeWith(writer: { name: string; type: avro.Type; resolver?: avro.Resolver }, schemaId: number, buf: Buffer): Decoded {
     const body = buf.subarray(5)
     const reader = this.types.get(writer.name as SchemaName)
     try {

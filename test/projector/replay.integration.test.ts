@@ -6,6 +6,7 @@ import { startServices, waitUntil, type TestServices } from '../support/harness.
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { runReplayCommand, type ReplayCommand } from '../../services/projector/src/replay/index.js'
+import { Metrics } from '../../services/projector/src/consume/metrics.js'
 
 const N = 40
 
@@ -65,8 +66,16 @@ t.test('a double replay into the live tables and a replay into a fresh database 
   // Into a fresh database.
   const fresh = `${s.database}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
-  const report = await runReplayCommand(cfg, { ...cmd, topics: ['events', 'identifies'], target: 'fresh', database: fresh }, io)
+  // With metrics (the CLI's --metrics-port): progress, rows and inserts are counted.
+  const metrics = new Metrics({ processMetrics: false })
+  const report = await runReplayCommand(cfg, { ...cmd, topics: ['events', 'identifies'], target: 'fresh', database: fresh }, { ...io, metrics })
   t.equal(report.database, fresh)
+  const text = await metrics.render()
+  const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1])
+  t.equal(value('projector_replay_offsets_remaining'), 0, 'replay progress: nothing left')
+  t.equal(value('projector_replay_records_done'), report.summary.records, 'replay progress: every record done')
+  t.equal(value('projector_rows_inserted_total{kind="event"}'), report.summary.events, 'rows inserted')
+  t.ok(value('projector_insert_seconds_count') >= 1, 'inserts timed')
   t.same(await counts(s, fresh, accountId), before, 'a fresh database gets the same exact counts')
   const [migs] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${fresh}.schema_migrations`)
   t.ok(Number(migs!.n) >= 5, 'the fresh database was built by the migrations')

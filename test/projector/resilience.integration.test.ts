@@ -112,11 +112,11 @@ t.test('a registry that does not answer is waited out: records are projected, no
   const ids = await f.produce(20)
   await projector.start()
   await waitUntil(() => gate.refused >= 5, 60_000, 'the projector to try the registry a few times')
-  t.equal(metrics.render().match(/^projector_dlq_records_total (\d+)$/m)![1], '0', 'nothing dead-lettered while the registry is down')
+  t.equal((await metrics.render()).match(/^projector_dlq_records_total (\d+)$/m)![1], '0', 'nothing dead-lettered while the registry is down')
   gate.open()
   await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'every event in ClickHouse')
   t.equal(await f.count(), ids.length)
-  t.equal(metrics.render().match(/^projector_dlq_records_total (\d+)$/m)![1], '0', 'nothing dead-lettered')
+  t.equal((await metrics.render()).match(/^projector_dlq_records_total (\d+)$/m)![1], '0', 'nothing dead-lettered')
 })
 
 t.test('a ClickHouse outage longer than the session does not get the member evicted', async (t) => {

@@ -20,9 +20,17 @@ export function createProjectorServer(d: ProjectorHttpDeps): Server {
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (req.method === 'GET' && url.pathname === '/live') return handleLive(req, res, url, d.hub, d.auth, d.bufferItems)
     if (req.method === 'GET' && url.pathname === '/metrics') {
-      const body = d.metrics.render() + `# TYPE projector_live_subscribers gauge\nprojector_live_subscribers ${d.hub.subscribers}\n`
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
-      return res.end(body)
+      d.metrics.render().then(
+        (body) => {
+          res.writeHead(200, { 'content-type': d.metrics.contentType })
+          res.end(body)
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain' })
+          res.end('metrics unavailable\n')
+        },
+      )
+      return
     }
     if (req.method === 'GET' && url.pathname === '/health/live') {
       // Liveness: the process answers. Never depends on Kafka, the registry or ClickHouse, so an

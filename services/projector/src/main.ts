@@ -29,6 +29,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const metrics = new Metrics()
   const hub = new LiveHub()
+  metrics.liveSubscribers(() => hub.subscribers)
   const writer = new ClickHouseWriter(ch, cfg.clickhouse.database, {
     onDuplicates: (dropped) => {
       for (const d of dropped) {

@@ -17,7 +17,7 @@ import { errorMiddleware } from './error-middleware.js'
 import { cors } from './cors-middleware.js'
 import { authenticate } from './authenticate.js'
 import { jsonBody } from './json-body.js'
-import { addEventRoutes } from './event-routes.js'
+import { eventRoutes } from './event-routes.js'
 import { addHealthRoutes } from './health-routes.js'
 import type { Readiness } from './readiness.js'
 import type { IngestMetrics } from './metrics.js'
@@ -54,13 +54,13 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
 
   app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, log: d.log, now, metrics: d.metrics, draining: d.draining }))
   app.use(cors(cfg.corsOrigins))
-  addEventRoutes(router, {
+  app.use(eventRoutes({
     pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics },
     bodyLimits: cfg.bodyLimits,
     now,
     authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
     jsonBody,
-  })
+  }))
   addHealthRoutes(router, { readiness: d.readiness, metrics: d.metrics })
   app.use(router.routes())
   app.use(async (ctx, next) => {

@@ -62,12 +62,23 @@ export class IngestMetrics {
     fromStats('ingest_append_expired_total', 'Requests that got 503 after waiting past the flush deadline unsent (counter).', (s) => s.expired)
   }
 
+  // Children by label values: prom-client hashes the label object on every inc(), which costs
+  // more per request than the counting (issue 10). The label sets are few and bounded.
+  private readonly requestChildren = new Map<string, { inc(n?: number): void }>()
+  private readonly itemChildren = new Map<string, { inc(n?: number): void }>()
+
   request(route: string, status: number, code: string) {
-    this.requests.inc({ route, status: String(status), code })
+    const k = `${route} ${status} ${code}`
+    let c = this.requestChildren.get(k)
+    if (!c) this.requestChildren.set(k, (c = this.requests.labels(route, String(status), code)))
+    c.inc()
   }
 
   item(outcome: string, n = 1) {
-    if (n > 0) this.items.inc({ outcome }, n)
+    if (n <= 0) return
+    let c = this.itemChildren.get(outcome)
+    if (!c) this.itemChildren.set(outcome, (c = this.items.labels(outcome)))
+    c.inc(n)
   }
 
   flush(lane: string, records: number, seconds: number, ok: boolean) {

@@ -21,7 +21,17 @@ export interface RequestContext {
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
 function contextJson(context: Record<string, unknown>, rc: RequestContext): string {
-  return JSON.stringify({ ...context, ip: rc.ip, user_agent: rc.userAgent })
+  // A for-in copy, not an object spread: V8's spread of a JSON.parse object is several times
+  // slower (issue 10; the same as clickhouse/rows.ts). Same keys in the same order. A
+  // `__proto__` key (refused when the body is read, json-body.ts) would set the prototype here.
+  const out: Record<string, unknown> = {}
+  for (const k in context) {
+    if (k === '__proto__') return JSON.stringify({ ...context, ip: rc.ip, user_agent: rc.userAgent })
+    out[k] = context[k]
+  }
+  out.ip = rc.ip
+  out.user_agent = rc.userAgent
+  return JSON.stringify(out)
 }
 
 function times(timestamp: string | undefined, rc: RequestContext) {

@@ -16,8 +16,21 @@ function daysInMonth(year: number, month: number): number {
   return DAYS_IN_MONTH[month - 1]!
 }
 
+// The last text read and its value: validation and the record mapping both read an item's
+// timestamp, and the items of one batch often share it (issue 10).
+let lastText: string | undefined
+let lastMs = NaN
+
 /** Epoch ms of an ISO 8601 date-time, or NaN when the text is not one (format or calendar). */
 export function timestampMs(s: string): number {
+  if (s === lastText) return lastMs
+  const ms = readTimestamp(s)
+  lastText = s
+  lastMs = ms
+  return ms
+}
+
+function readTimestamp(s: string): number {
   const m = ISO_DATE_TIME.exec(s)
   if (m === null) return NaN
   const year = +m[1]!
@@ -39,6 +52,7 @@ export function timestampMs(s: string): number {
     if (oh > 23 || om > 59) return NaN
     offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om)
   }
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMin * 60_000
   // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear does not.
   const d = new Date(0)
   d.setUTCFullYear(year, month - 1, day)

@@ -145,6 +145,25 @@ t.test('single: 32 KB per event (H9)', async (t) => {
   t.match(single({ ...base, properties: { pad: 'a'.repeat(40000) } })[0]!.message, /event JSON is 400\d\d bytes/)
 })
 
+t.test('32 KB is measured on the JSON text, escapes and all, though most events skip JSON.stringify (issue 10)', async (t) => {
+  const base = { event: 'x', user: { id: 'u' } }
+  // 6,000 control characters are 6,000 UTF-16 units but 36,000 bytes of JSON (\u0001 each).
+  const ctrl = single({ ...base, properties: { pad: '\u0001'.repeat(6000) } })
+  t.same(paths(ctrl), [''])
+  t.match(ctrl[0]!.message, /event JSON is 360\d\d bytes/)
+  // Keys count too, here 2,000 keys of 3 escaped characters (18 + 4 bytes each with the 0).
+  const keys = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`\u0001\u0002${String.fromCharCode(0x100 + i)}`, 0]))
+  t.match(single({ ...base, properties: keys })[0]!.message, /event JSON is \d+ bytes/)
+  t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: keys })) > 32768)
+  // A number's text can be longer than its source (1E20 is 100000000000000000000).
+  const nums = Array.from({ length: 1500 }, () => 1e20)
+  t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: { nums } })) > 32768)
+  t.same(paths(single({ ...base, properties: { nums } })), [''])
+  // The same checks inside a batch item, under user too.
+  const r = validateBatch({ sent_at: '2024-05-01T12:00:00Z', events: [{ type: 'event', event: 'x', user: { id: 'u', traits: { pad: '\u0001'.repeat(6000) } } }] })
+  t.ok(r.ok && !r.items[0]!.ok && /event JSON is 360\d\d bytes/.test(r.items[0]!.errors[0]!.message))
+})
+
 const SENT = '2024-05-01T12:00:00Z'
 
 t.test('batch: envelope errors reject the request', async (t) => {

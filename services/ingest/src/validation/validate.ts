@@ -210,7 +210,7 @@ const wellFormed: (s: string) => boolean =
     : (s) => !LONE_SURROGATE.test(s)
 
 /** One segment of a JSON pointer (RFC 6901). */
-const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+const pointer = (key: string) => (key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key)
 
 // What scan found: nothing, or the first problem.
 const CLEAN = 0
@@ -223,20 +223,37 @@ const LONE_IN_KEY = 4
  * Recursion is bounded: it stops at MAX_NESTING_DEPTH + 1 levels, however deep the value, so no
  * body can overflow the stack (the JSON.stringify of checkSize would, at a few thousand levels).
  */
+// While scan walks a value it adds to this an upper bound of the length of its JSON.stringify
+// text: a string at most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32,
+// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, issue 10).
+let lengthBound = 0
+
 function scan(v: unknown, depth: number): number {
-  if (typeof v === 'string') return wellFormed(v) ? CLEAN : LONE_IN_STRING
-  if (typeof v === 'number') return Number.isFinite(v) ? CLEAN : HUGE_NUMBER
-  if (typeof v !== 'object' || v === null) return CLEAN
+  if (typeof v === 'string') {
+    lengthBound += 2 + 6 * v.length
+    return wellFormed(v) ? CLEAN : LONE_IN_STRING
+  }
+  if (typeof v === 'number') {
+    lengthBound += 32
+    return Number.isFinite(v) ? CLEAN : HUGE_NUMBER
+  }
+  if (typeof v !== 'object' || v === null) {
+    lengthBound += 5
+    return CLEAN
+  }
   if (depth > MAX_NESTING_DEPTH) return TOO_DEEP
   if (Array.isArray(v)) {
+    lengthBound += 2 + v.length
     for (let i = 0; i < v.length; i++) {
       const p = scan(v[i], depth + 1)
       if (p !== CLEAN) return p
     }
     return CLEAN
   }
+  lengthBound += 2
   // for-in: JSON.parse objects inherit no enumerable keys, and it allocates no key array.
   for (const k in v) {
+    lengthBound += 4 + 6 * k.length
     if (!wellFormed(k)) return LONE_IN_KEY
     const p = scan((v as Obj)[k], depth + 1)
     if (p !== CLEAN) return p
@@ -267,27 +284,45 @@ function scanMessage(problem: number, name: string): string {
  */
 function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
   let shallow = true
-  const check = (v: unknown, depth: number, key: string, at: string) => {
+  let clean = true
+  lengthBound = 2
+  // The path is built only for a problem: most events have none.
+  const check = (v: unknown, depth: number, key: string, at: () => string) => {
+    lengthBound += 4 + 6 * key.length
     const problem = scan(v, depth)
     // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
-    if (!wellFormed(key)) errs.push({ path: at, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
-    else if (problem !== CLEAN) errs.push({ path: at, message: scanMessage(problem, at.slice(path.length + 1)) })
+    const keyOk = wellFormed(key)
+    if (problem === CLEAN && keyOk) return
+    clean = false
+    const p = at()
+    if (!keyOk) errs.push({ path: p, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+    else errs.push({ path: p, message: scanMessage(problem, p.slice(path.length + 1)) })
   }
-  for (const key of Object.keys(o)) {
+  for (const key in o) {
     const v = o[key]
-    const at = `${path}/${pointer(key)}`
+    const at = () => `${path}/${pointer(key)}`
     if (key === 'user' && isObject(v)) {
-      for (const k of Object.keys(v)) check(v[k], 2, k, `${at}/${pointer(k)}`)
+      // The key 'user' and its braces; check() counts each field's key and value.
+      lengthBound += 4 + 6 * key.length + 2
+      for (const k in v) check(v[k], 2, k, () => `${at()}/${pointer(k)}`)
     } else {
       check(v, 1, key, at)
     }
   }
+  // A scan that stopped at a problem saw only part of the event: no bound then.
+  boundKnown = clean
   return shallow
 }
 
+// Whether lengthBound covers the whole event checkJsonValues last saw.
+let boundKnown = false
+
 /** H9: one event's JSON at most 32 KB, measured as JSON.stringify's UTF-8 bytes. */
 function checkSize(raw: unknown, path: string, errs: FieldError[]): void {
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: an event whose JSON cannot reach a third of the
+  // limit in UTF-16 units needs no JSON.stringify at all (the common case; see lengthBound).
+  if (boundKnown && lengthBound * 3 <= MAX_EVENT_BYTES) return
   const json = JSON.stringify(raw)
   // UTF-8 takes 1 to 3 bytes per UTF-16 unit: skip the exact count when the answer is certain.
   if (json.length * 3 <= MAX_EVENT_BYTES) return

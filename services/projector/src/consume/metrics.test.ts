@@ -1,14 +1,90 @@
 import t from 'tap'
+import type { AddressInfo } from 'node:net'
 import { Metrics } from './metrics.js'
+import { createProjectorServer } from '../http.js'
+import { LiveHub } from '../live/live-hub.js'
+
+/** The Prometheus text format, strictly: every line a comment or `name{labels} value` (Prometheus
+ * reads values with Go's ParseFloat, so NaN in any case, as prom-client's event-loop gauges write it). */
+function parse(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?) (-?[0-9.e+-]+|[Nn][Aa][Nn]|\+Inf|-Inf)$/.exec(line)
+    if (!m) throw new Error(`not Prometheus text: ${JSON.stringify(line)}`)
+    out.set(m[1]!, /nan/i.test(m[2]!) ? NaN : Number(m[2]))
+  }
+  return out
+}
+
+const quiet = () => new Metrics({ processMetrics: false })
 
 t.test('dropped duplicates are counted by kind (issue 9 item 3)', async (t) => {
-  const m = new Metrics()
-  t.match(m.render(), /^projector_duplicate_records_dropped_total\{kind="event"\} 0$/m)
+  const m = quiet()
+  t.equal(parse(await m.render()).get('projector_duplicate_records_dropped_total{kind="event"}'), 0, 'shown before the first one')
   m.duplicatesDropped('event', 2)
   m.duplicatesDropped('identify', 1)
   m.duplicatesDropped('event', 1)
-  const text = m.render()
+  const text = await m.render()
   t.match(text, /^# TYPE projector_duplicate_records_dropped_total counter$/m)
-  t.match(text, /^projector_duplicate_records_dropped_total\{kind="event"\} 3$/m)
-  t.match(text, /^projector_duplicate_records_dropped_total\{kind="identify"\} 1$/m)
+  const v = parse(text)
+  t.equal(v.get('projector_duplicate_records_dropped_total{kind="event"}'), 3)
+  t.equal(v.get('projector_duplicate_records_dropped_total{kind="identify"}'), 1)
+})
+
+t.test('every metric parses as Prometheus text and moves with what it counts (issue 10)', async (t) => {
+  const m = quiet()
+  const before = parse(await m.render())
+  t.equal(before.get('projector_rows_inserted_total{kind="event"}'), 0)
+  t.equal(before.get('projector_insert_seconds_count'), 0)
+  t.equal(before.get('projector_dlq_records_total'), 0)
+
+  m.committedOffset('ev', 0, '9', '25')
+  m.committedOffset('ev', 1, '99', '100')
+  m.inserted(300, 20, 0.04)
+  m.inserted(5_000, 0, 0.3)
+  m.dlq(2)
+  m.groupJoined()
+  m.replayProgress({ done: 1_200, remaining: 800, rate: 450.5 })
+  const text = await m.render()
+  t.match(text, /^# TYPE projector_consumer_lag gauge$/m)
+  t.match(text, /^# TYPE projector_insert_seconds histogram$/m)
+  t.match(text, /^# TYPE projector_insert_rows histogram$/m)
+  const v = parse(text)
+  t.equal(v.get('projector_consumer_lag{topic="ev",partition="0"}'), 15, 'high watermark 25, offsets up to 9 resolved')
+  t.equal(v.get('projector_consumer_lag{topic="ev",partition="1"}'), 0)
+  t.equal(v.get('projector_rows_inserted_total{kind="event"}'), 5_300)
+  t.equal(v.get('projector_rows_inserted_total{kind="identify"}'), 20)
+  t.equal(v.get('projector_insert_seconds_count'), 2)
+  t.equal(v.get('projector_insert_seconds_bucket{le="0.05"}'), 1)
+  t.equal(v.get('projector_insert_seconds_bucket{le="+Inf"}'), 2)
+  t.equal(v.get('projector_insert_rows_bucket{le="500"}'), 1, 'rows per insert: 320 in the first')
+  t.equal(v.get('projector_insert_rows_bucket{le="5000"}'), 2)
+  t.equal(v.get('projector_insert_rows_sum'), 5_320)
+  t.equal(v.get('projector_dlq_records_total'), 2)
+  t.equal(v.get('projector_group_joins_total'), 1)
+  t.equal(v.get('projector_replay_records_done'), 1_200)
+  t.equal(v.get('projector_replay_offsets_remaining'), 800)
+  t.equal(v.get('projector_replay_records_per_second'), 450.5)
+
+  m.committedOffset('ev', 0, '24', '30')
+  t.equal(parse(await m.render()).get('projector_consumer_lag{topic="ev",partition="0"}'), 5, 'the gauge follows the partition')
+  t.equal(m.totalLag(), 5)
+})
+
+t.test('GET /metrics serves the registry with process metrics and the live subscribers', async (t) => {
+  const metrics = new Metrics()
+  const hub = new LiveHub()
+  metrics.liveSubscribers(() => hub.subscribers)
+  metrics.inserted(7, 0, 0.01)
+  const server = createProjectorServer({ metrics, hub, auth: { liveToken: 'x'.repeat(32) }, bufferItems: 10, health: async () => ({ ok: true, checks: {} }) })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => server.close())
+  const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)
+  t.equal(res.status, 200)
+  t.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/)
+  const v = parse(await res.text())
+  t.equal(v.get('projector_rows_inserted_total{kind="event"}'), 7)
+  t.equal(v.get('projector_live_subscribers'), 0)
+  t.ok((v.get('projector_process_resident_memory_bytes') ?? 0) > 0, 'process metrics, prefixed')
 })

@@ -1,31 +1,126 @@
-// Prometheus text metrics for the projector (issue 4): lag per partition, rows inserted,
-// insert latency, DLQ count. Kept as plain counters; rendered on GET /metrics.
+// Projector metrics in the Prometheus text format on GET /metrics (issues 4 and 10), on prom-client
+// as ingest's are: lag per partition, rows inserted, rows per insert, insert latency, dead letters,
+// dropped duplicates, group joins, replay progress, plus the process's own (CPU, RSS, event-loop
+// lag). One registry per instance, so tests that start several projectors in one process do not
+// share counters. The hot path only adds to counters; lag is computed when /metrics is read.
+import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
+
+export type RecordKind = 'event' | 'identify'
+
+/** What a replay reports as it goes (see replay/progress.ts). */
+export interface ReplayProgressSample {
+  done: number
+  remaining: number
+  rate: number
+}
+
 export class Metrics {
-  private readonly lag = new Map<string, { committed: bigint; high: bigint }>()
-  private rowsEvents = 0
-  private rowsIdentifies = 0
-  private inserts = 0
-  private insertSecondsSum = 0
-  private insertSecondsMax = 0
-  private dlqCount = 0
-  private readonly duplicates = { event: 0, identify: 0 }
+  readonly registry = new Registry()
+  private readonly lag = new Map<string, { topic: string; partition: string; committed: bigint; high: bigint }>()
   private joins = 0
-  private readonly buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-  private readonly bucketCounts = new Array(this.buckets.length).fill(0)
+  private subscribers: () => number = () => 0
+
+  private readonly rows = new Counter({
+    name: 'projector_rows_inserted_total',
+    help: 'Rows inserted into ClickHouse, by record kind.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly insertSeconds = new Histogram({
+    name: 'projector_insert_seconds',
+    help: 'Time to write one batch to ClickHouse, retries included.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  })
+  private readonly insertRows = new Histogram({
+    name: 'projector_insert_rows',
+    help: 'Rows per ClickHouse insert (events and identifies together).',
+    buckets: [1, 10, 100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000],
+    registers: [this.registry],
+  })
+  private readonly dead = new Counter({
+    name: 'projector_dlq_records_total',
+    help: 'Records sent to the dead-letter topic.',
+    registers: [this.registry],
+  })
+  private readonly duplicates = new Counter({
+    name: 'projector_duplicate_records_dropped_total',
+    help: 'Records not inserted because their event_id was already stored or earlier in the batch (a message_id retry, a redelivery after a partial write, a replay).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+  private readonly replayDone = new Gauge({
+    name: 'projector_replay_records_done',
+    help: 'Records a replay in this process has written or dead-lettered so far.',
+    registers: [this.registry],
+  })
+  private readonly replayRemaining = new Gauge({
+    name: 'projector_replay_offsets_remaining',
+    help: 'Offsets (records and transaction markers) a replay in this process has still to read.',
+    registers: [this.registry],
+  })
+  private readonly replayRate = new Gauge({
+    name: 'projector_replay_records_per_second',
+    help: 'Recent pace of a replay in this process.',
+    registers: [this.registry],
+  })
+
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    const r = this.registry
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'projector_' })
+    // Both kinds show from the start, so a graph (or a test) sees 0 rather than no series.
+    for (const kind of ['event', 'identify'] as const) {
+      this.rows.inc({ kind }, 0)
+      this.duplicates.inc({ kind }, 0)
+    }
+    const lag = this.lag
+    new Gauge({
+      name: 'projector_consumer_lag',
+      help: 'Records on the partition not yet projected (high watermark minus resolved offset).',
+      labelNames: ['topic', 'partition'] as const,
+      registers: [r],
+      collect() {
+        for (const v of lag.values()) this.set({ topic: v.topic, partition: v.partition }, Number(v.high > v.committed ? v.high - v.committed : 0n))
+      },
+    })
+    const self = this
+    new Gauge({
+      name: 'projector_group_joins_total',
+      help: 'Times the consumer joined its group (the first join, then one per rebalance; counter).',
+      registers: [r],
+      collect() { this.set(self.joins) },
+    })
+    new Gauge({
+      name: 'projector_live_subscribers',
+      help: 'Clients connected to the /live feed.',
+      registers: [r],
+      collect() { this.set(self.subscribers()) },
+    })
+  }
+
+  /** Where the live feed's subscriber count comes from (the hub is built beside the metrics). */
+  liveSubscribers(source: () => number) {
+    this.subscribers = source
+  }
 
   committedOffset(topic: string, partition: number, lastOffset: string, highWatermark: string) {
-    this.lag.set(`${topic}\u0000${partition}`, { committed: BigInt(lastOffset) + 1n, high: BigInt(highWatermark) })
+    const key = `${topic}\u0000${partition}`
+    const entry = this.lag.get(key)
+    const committed = BigInt(lastOffset) + 1n
+    const high = BigInt(highWatermark)
+    if (entry) {
+      entry.committed = committed
+      entry.high = high
+    } else {
+      this.lag.set(key, { topic, partition: String(partition), committed, high })
+    }
   }
 
   inserted(events: number, identifies: number, seconds: number) {
-    this.rowsEvents += events
-    this.rowsIdentifies += identifies
-    this.inserts++
-    this.insertSecondsSum += seconds
-    this.insertSecondsMax = Math.max(this.insertSecondsMax, seconds)
-    this.buckets.forEach((b, i) => {
-      if (seconds <= b) this.bucketCounts[i]++
-    })
+    if (events > 0) this.rows.inc({ kind: 'event' }, events)
+    if (identifies > 0) this.rows.inc({ kind: 'identify' }, identifies)
+    this.insertSeconds.observe(seconds)
+    this.insertRows.observe(events + identifies)
   }
 
   /** Each join of the consumer group: more than one per process means rebalances. */
@@ -38,12 +133,18 @@ export class Metrics {
   }
 
   dlq(n: number) {
-    this.dlqCount += n
+    if (n > 0) this.dead.inc(n)
   }
 
   /** Records the writer dropped because their event_id was stored already (H16 retries, replays). */
-  duplicatesDropped(kind: 'event' | 'identify', n: number) {
-    this.duplicates[kind] += n
+  duplicatesDropped(kind: RecordKind, n: number) {
+    if (n > 0) this.duplicates.inc({ kind }, n)
+  }
+
+  replayProgress(p: ReplayProgressSample) {
+    this.replayDone.set(p.done)
+    this.replayRemaining.set(p.remaining)
+    this.replayRate.set(p.rate)
   }
 
   totalLag(): number {
@@ -52,38 +153,11 @@ export class Metrics {
     return Number(sum)
   }
 
-  render(): string {
-    const out: string[] = []
-    out.push('# HELP projector_consumer_lag Records on the partition not yet projected (high watermark minus resolved offset).')
-    out.push('# TYPE projector_consumer_lag gauge')
-    for (const [k, { committed, high }] of this.lag) {
-      const [topic, partition] = k.split('\u0000')
-      out.push(`projector_consumer_lag{topic="${topic}",partition="${partition}"} ${high > committed ? high - committed : 0n}`)
-    }
-    out.push('# HELP projector_rows_inserted_total Rows inserted into ClickHouse, by record kind.')
-    out.push('# TYPE projector_rows_inserted_total counter')
-    out.push(`projector_rows_inserted_total{kind="event"} ${this.rowsEvents}`)
-    out.push(`projector_rows_inserted_total{kind="identify"} ${this.rowsIdentifies}`)
-    out.push('# HELP projector_insert_seconds Time to write one batch to ClickHouse, retries included.')
-    out.push('# TYPE projector_insert_seconds histogram')
-    let cum = 0
-    this.buckets.forEach((b, i) => {
-      cum = this.bucketCounts[i]
-      out.push(`projector_insert_seconds_bucket{le="${b}"} ${cum}`)
-    })
-    out.push(`projector_insert_seconds_bucket{le="+Inf"} ${this.inserts}`)
-    out.push(`projector_insert_seconds_sum ${this.insertSecondsSum.toFixed(6)}`)
-    out.push(`projector_insert_seconds_count ${this.inserts}`)
-    out.push('# HELP projector_dlq_records_total Records sent to the dead-letter topic.')
-    out.push('# TYPE projector_dlq_records_total counter')
-    out.push(`projector_dlq_records_total ${this.dlqCount}`)
-    out.push('# HELP projector_duplicate_records_dropped_total Records not inserted because their event_id was already stored or earlier in the batch (a message_id retry, a redelivery after a partial write, a replay).')
-    out.push('# TYPE projector_duplicate_records_dropped_total counter')
-    out.push(`projector_duplicate_records_dropped_total{kind="event"} ${this.duplicates.event}`)
-    out.push(`projector_duplicate_records_dropped_total{kind="identify"} ${this.duplicates.identify}`)
-    out.push('# HELP projector_group_joins_total Times the consumer joined its group (the first join, then one per rebalance).')
-    out.push('# TYPE projector_group_joins_total counter')
-    out.push(`projector_group_joins_total ${this.joins}`)
-    return out.join('\n') + '\n'
+  render(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
   }
 }

@@ -80,7 +80,7 @@ export class ProjectionPipeline {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
-        const d = await this.decodeWaiting(m.value)
+        const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
         if (d.name === 'Event') part.events.push(d.value as EventRecord)
         else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
         else throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })

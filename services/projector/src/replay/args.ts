@@ -15,6 +15,8 @@ export interface ReplayCommand {
   database?: string
   dlq: boolean
   json: boolean
+  /** Serve the replay's Prometheus metrics on this port (HOST) while it runs. */
+  metricsPort?: number
 }
 
 export const USAGE = `usage: npm run replay -- [options]
@@ -30,6 +32,7 @@ export const USAGE = `usage: npm run replay -- [options]
                                     then catch up on records that arrived during the replay
   --no-dlq                          count undecodable records instead of sending them to the DLQ again
   --json                            print the summary as JSON on stdout
+  --metrics-port P                  serve Prometheus metrics (progress, rows, inserts) on HOST:P/metrics while it runs
 Reads up to the end offsets captured at start, then stops. Progress goes to stderr every second.
 Environment: the projector's (KAFKA_BROKERS, CLICKHOUSE_URL, CLICKHOUSE_DATABASE, TOPIC_*, ...).`
 
@@ -63,6 +66,7 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
         swap: { type: 'boolean' },
         'no-dlq': { type: 'boolean' },
         json: { type: 'boolean' },
+        'metrics-port': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -99,6 +103,8 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
   if (values.database !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values.database as string)) {
     throw new UsageError(`--database must be an identifier, got ${values.database}`)
   }
+  const metricsPort = offset('--metrics-port', values['metrics-port'] as string | undefined)
+  if (metricsPort !== undefined && metricsPort > 65535n) throw new UsageError('--metrics-port must be a TCP port')
   return {
     topics,
     from,
@@ -107,5 +113,6 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
     database: values.database as string | undefined,
     dlq: !values['no-dlq'],
     json: Boolean(values.json),
+    ...(metricsPort !== undefined ? { metricsPort: Number(metricsPort) } : {}),
   }
 }

@@ -9,6 +9,7 @@ import { createKafka } from '../../../shared/src/kafka.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { ProjectorConfig } from '../config.js'
 import { ClickHouseWriter } from '../clickhouse/writer.js'
+import type { Metrics } from '../consume/metrics.js'
 import type { ReplayCommand } from './args.js'
 import { createFreshDatabase, freshDatabaseName, swapDatabases, type SwapResult } from './fresh.js'
 import { planReplay, totalRecords, type PartitionRange } from './plan.js'
@@ -36,6 +37,8 @@ export interface ReplayIo {
   onProgress?: (p: ReplayProgress, phase: 'replay' | 'catch-up') => void
   /** One line of information for the operator (stderr in the CLI). */
   note?: (line: string) => void
+  /** Counts rows, inserts and dead letters, and the progress of each phase (`--metrics-port`). */
+  metrics?: Metrics
 }
 
 export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand, io: ReplayIo): Promise<ReplayReport> {
@@ -67,11 +70,15 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       note(`target: the live tables in ${live} (idempotent: exact reads are unchanged by a repeated replay)`)
     }
     const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.replayMaxRows, maxWaitMs: cfg.maxWaitMs, fetchPartitionBytes: cfg.replayFetchPartitionBytes }
-    const deps = { kafka, producer, codec, log }
+    const deps = { kafka, producer, codec, log, metrics: io.metrics }
+    const progress = (phase: 'replay' | 'catch-up') => (p: ReplayProgress) => {
+      io.metrics?.replayProgress(p)
+      io.onProgress?.(p, phase)
+    }
     const summary = await replay({ ...deps, sink: new ClickHouseWriter(ch, database) }, {
       ...common,
       ranges,
-      onProgress: (p) => io.onProgress?.(p, 'replay'),
+      onProgress: progress('replay'),
     })
     const report: ReplayReport = { database, ranges, summary }
 
@@ -84,7 +91,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       report.catchUp = await replay({ ...deps, sink: new ClickHouseWriter(ch, live) }, {
         ...common,
         ranges: rest,
-        onProgress: (p) => io.onProgress?.(p, 'catch-up'),
+        onProgress: progress('catch-up'),
       })
     }
     return report

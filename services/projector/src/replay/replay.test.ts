@@ -49,7 +49,11 @@ t.test('command-line options', async (t) => {
   })
   t.match(parseReplayArgs(['--target', 'fresh', '--swap', '--database', 'x_replay', '--no-dlq']), { target: 'fresh', swap: true, database: 'x_replay', dlq: false })
   t.equal(parseReplayArgs(['--help']), 'help')
+  t.match(parseReplayArgs(['--metrics-port', '9465']), { metricsPort: 9465 })
+  t.notOk('metricsPort' in (parseReplayArgs([]) as object), 'no metrics server unless asked')
   for (const bad of [
+    ['--metrics-port', 'x'],
+    ['--metrics-port', '70000'],
     ['--topic', 'accounts'],
     ['--partition', '0', '--from-offset', '1'],
     ['--topic', 'events', '--partition', '0'],

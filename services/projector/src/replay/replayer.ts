@@ -20,7 +20,7 @@ import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, P
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
-import { ProjectionPipeline, type ProjectionSink } from '../consume/projection.js'
+import { ProjectionPipeline, type PipelineMetrics, type ProjectionSink } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
 
@@ -30,6 +30,8 @@ export interface ReplayDeps {
   codec: Codec
   sink: ProjectionSink
   log: Logger
+  /** Rows inserted, insert latency and dead letters, as the live projector counts them. */
+  metrics?: PipelineMetrics
 }
 
 export interface ReplayOptions {
@@ -77,7 +79,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.codec,
     deps.sink,
     { dlqTopic: o.dlqTopic, retries: o.retries },
-    undefined,
+    deps.metrics,
     deps.log,
     stopping,
   )
