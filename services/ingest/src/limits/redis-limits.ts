@@ -141,7 +141,7 @@ export class RedisLimits {
 
   /** counter = max(counter, projected) for every account of `usage` in `monthKey`; how many were raised. */
   async reconcileMonth(monthKey: string, usage: ReadonlyMap<string, number>): Promise<number> {
-    const m = /^(\d{4})-(\d{2})$/.exec(monthKey)
+    const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(monthKey)
     if (m === null) throw new RangeError(`monthKey must be YYYY-MM, got ${JSON.stringify(monthKey)}`)
     const expireAt = Date.UTC(Number(m[1]), Number(m[2]), 1) + MONTH_KEY_MARGIN_MS
     const entries = [...usage]
