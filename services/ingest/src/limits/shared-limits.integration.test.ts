@@ -37,8 +37,14 @@ const rc = (environment: 'live' | 'test'): RequestContext => ({ accountId: 'acme
 function setup(t: Test, url = URL, append: () => Promise<void> = async () => {}) {
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, commandTimeout: 200, maxRetriesPerRequest: 0, retryStrategy: () => 100 })
   redis.on('error', () => undefined)
-  t.teardown(() => redis.disconnect())
   const prefix = `test:${randomBytes(5).toString('hex')}:`
+  t.teardown(async () => {
+    if (redis.status === 'ready') {
+      const keys = await redis.keys(`${prefix}*`) // month counters would otherwise stay for weeks
+      if (keys.length) await redis.del(...keys)
+    }
+    redis.disconnect()
+  })
   const local = { requests: new RequestLimiter(new MemoryLimiterStore()), events: new EventRateLimiter(), quota: new MonthlyQuota() }
   let fallbacks = 0
   const shared = new SharedLimits({ redis: new RedisLimits(redis, prefix), fallback: new LimiterFallback(60_000), local, onFallback: () => fallbacks++ })
@@ -84,7 +90,6 @@ t.test('reconcile: the projection raises the shared counter and feeds the local 
   const a = await acceptItems(s.d, lookup('live', plan), items(3), rc('live'))
   t.same(a.results.map((r) => r.success), [true, true, false])
   t.same(a.quotaError?.details, { limit: 10, used: 10, resets_at: new Date(Date.UTC(new Date(NOW).getUTCFullYear(), new Date(NOW).getUTCMonth() + 1, 1)).toISOString() })
-  await s.redis.del(s.monthKey)
 })
 
 t.test('Redis unreachable: the local limiters answer, every call counted as a fallback', async (t) => {
