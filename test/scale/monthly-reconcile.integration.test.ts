@@ -17,7 +17,7 @@ t.test('a lost monthly counter comes back from ClickHouse', async (t) => {
     if (keys.length) await redis.del(...keys)
     redis.disconnect()
   })
-  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), REDIS_URL, REDIS_KEY_PREFIX: prefix } })
+  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), REDIS_URL, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '3000' } })
   const k = await s.createKey({ plan: 'month8' })
   const batch = (n: number) => ({ sent_at: new Date().toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } })) })
   const monthKey = `${prefix}mo:{${k.accountId}}:${new Date().toISOString().slice(0, 7)}`

@@ -35,7 +35,7 @@ function items(n: number): Array<{ index: number; item: Item }> {
 const rc = (environment: 'live' | 'test'): RequestContext => ({ accountId: 'acme', environment, keyId: 'k1', receivedAt: NOW, sentAt: NOW, ip: '127.0.0.1', userAgent: null })
 
 function setup(t: Test, url = URL, append: () => Promise<void> = async () => {}) {
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, commandTimeout: 200, maxRetriesPerRequest: 0, retryStrategy: () => 100 })
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, commandTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => 100 })
   redis.on('error', () => undefined)
   const prefix = `test:${randomBytes(5).toString('hex')}:`
   t.teardown(async () => {
