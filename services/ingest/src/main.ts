@@ -57,8 +57,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       redis: new RedisLimits(redis, cfg.redis.keyPrefix),
       fallback: new LimiterFallback(cfg.redis.retryMs, (c) => {
         if (c.mode === 'local') log.warn('limiter: Redis is not answering; enforcing limits per instance until it does', { reason: c.reason })
-        else log.info('limiter: Redis answers again; limits shared across instances')
-      }),
+        else log.info('limiter: Redis answers; limits shared across instances')
+      }, { reason: 'connecting' }),
       local: { requests: requestLimiter, events: eventLimiter, quota },
       onFallback: () => metrics.limiterFallback(),
       onError: (what, err) => log.warn(what, { err: err as Error }),
@@ -70,9 +70,10 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // H5: the month's live usage comes from the projector's counters, refreshed in the background;
   // with Redis it only ever raises the shared counter (counter = max(counter, projected)).
   const refreshUsage = async () => {
-    const month = monthKeyOf(Date.now())
+    const now = Date.now()
+    const month = monthKeyOf(now)
     const usage = await monthlyLiveUsage(ch, cfg.clickhouse.database, month)
-    if (shared) await shared.reconcile(month, usage)
+    if (shared) await shared.reconcile(month, usage, now)
     else for (const [account, count] of usage) quota.setProjectedUsage(account, month, count)
   }
   let usageTimer: NodeJS.Timeout | undefined
@@ -161,6 +162,11 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       })
       const addr = server.address()
       log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+      // Redis is never waited for: until it answers the limits are enforced per instance (issue 14).
+      const redisConnected = redis?.connect().catch((err) => {
+        log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', { err: err as Error })
+        shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
+      })
 
       await prepareEventLog(kafka, codec, cfg, log, waits)
       await Promise.all([plain.start(), atomic?.start()])
@@ -171,8 +177,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits })
       await follower.ready
       startup.set('accounts', 'ok')
-      // Redis is never waited for: without it the limits are enforced per instance (issue 14).
-      await redis?.connect().catch((err) => shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`))
+      await redisConnected
       // Usage is best effort at start: the quota also counts what this instance accepts (H5).
       await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
       scheduleUsage()

@@ -42,6 +42,21 @@ t.test('a late answer to a call sent before Redis was given up does not switch b
   t.equal(f.mode, 'redis')
 })
 
+t.test('starting local until Redis first answers: no transition logged for failures before it', async (t) => {
+  const changes: FallbackChange[] = []
+  const f = new LimiterFallback(1000, (c) => changes.push(c), { reason: 'connecting' })
+  t.equal(f.mode, 'local')
+  t.equal(f.describe(), 'Redis has not answered yet (connecting); limits enforced per instance')
+  t.equal(f.shouldTry(5), true, 'the first call probes')
+  f.failed(5, 'connect ECONNREFUSED')
+  t.same(changes, [], 'still starting: nothing to announce')
+  t.match(f.describe(), /not answered yet \(connect ECONNREFUSED\)/)
+  f.succeeded(2000)
+  t.same(changes, [{ mode: 'redis' }])
+  f.failed(3000, 'Command timed out')
+  t.same(changes[1], { mode: 'local', reason: 'Command timed out' }, 'after it has answered, a failure is a transition')
+})
+
 t.test('probeNow lets the next call try at once (the connection is back)', async (t) => {
   const f = new LimiterFallback(60_000)
   f.failed(0, 'x')

@@ -17,16 +17,24 @@ export interface FallbackChange {
 export class LimiterFallback {
   private current: LimiterMode = 'redis'
   private lastReason: string | undefined
-  /** When the current local spell began (ms); 0 in redis mode. */
+  /** When the current local spell began (ms); 0 in redis mode, and before Redis first answered. */
   private since = 0
   private retryAt = 0
   /** Calls answered by the local limiter because Redis failed or was not asked. */
   fallbacks = 0
 
+  /** With `initial`, start in local mode until Redis first answers (the client connects after
+   *  the server listens, and health checks must not count as Redis failing). */
   constructor(
     private readonly retryMs: number,
     private readonly onChange: (c: FallbackChange) => void = () => undefined,
-  ) {}
+    initial?: { reason: string },
+  ) {
+    if (initial) {
+      this.current = 'local'
+      this.lastReason = initial.reason
+    }
+  }
 
   get mode(): LimiterMode {
     return this.current
@@ -60,6 +68,8 @@ export class LimiterFallback {
       this.since = startedAt
       this.retryAt = startedAt + this.retryMs
       this.onChange({ mode: 'local', reason })
+    } else if (this.since === 0) {
+      this.lastReason = reason // never answered yet: say why
     }
   }
 
@@ -76,6 +86,7 @@ export class LimiterFallback {
   /** For /health/ready: where limits are enforced now, and since when if not in Redis. */
   describe(): string {
     if (this.current === 'redis') return 'limits shared in Redis'
+    if (this.since === 0) return `Redis has not answered yet (${this.lastReason}); limits enforced per instance`
     return `Redis not answering since ${new Date(this.since).toISOString()} (${this.lastReason}); limits enforced per instance`
   }
 }

@@ -83,7 +83,7 @@ t.test('Kafka refuses the records: 503, and the reservation is given back in Red
 t.test('reconcile: the projection raises the shared counter and feeds the local quota', async (t) => {
   const s = setup(t)
   await s.redis.connect()
-  await s.shared.reconcile(MONTH, new Map([['acme', 8]]))
+  await s.shared.reconcile(MONTH, new Map([['acme', 8]]), NOW)
   t.equal(await s.redis.get(s.monthKey), '8')
   t.equal(s.local.quota.used('acme', NOW), 8, 'what the local limiter would use while Redis is away')
   const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 10 }

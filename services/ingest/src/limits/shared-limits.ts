@@ -43,7 +43,7 @@ export class SharedLimits {
     return this.d.fallback.describe()
   }
 
-  /** Redis could not be reached at start: say so (readiness, metric) before the first request finds out. */
+  /** Redis could not be reached at start: say why in readiness until it answers. */
   markUnreachable(now: number, reason: string): void {
     this.d.fallback.failed(now, reason)
   }
@@ -98,10 +98,18 @@ export class SharedLimits {
   }
 
   /** The projector's exact monthly usage: into the local quota (used while Redis is away) and,
-   *  when Redis answers, counter = max(counter, projected) there. */
-  async reconcile(monthKey: string, usage: ReadonlyMap<string, number>): Promise<void> {
+   *  when Redis answers, counter = max(counter, projected) there. Like a check, it probes a Redis
+   *  that is away at most once per retry interval; a failure is not thrown (the fallback logs it). */
+  async reconcile(monthKey: string, usage: ReadonlyMap<string, number>, now: number): Promise<void> {
     for (const [account, count] of usage) this.d.local.quota.setProjectedUsage(account, monthKey, count)
-    if (usage.size > 0 && this.d.fallback.mode === 'redis') await this.d.redis.reconcileMonth(monthKey, usage)
+    const f = this.d.fallback
+    if (usage.size === 0 || !f.shouldTry(now)) return
+    try {
+      await this.d.redis.reconcileMonth(monthKey, usage)
+      f.succeeded(now)
+    } catch (err) {
+      f.failed(now, (err as Error)?.message ?? String(err))
+    }
   }
 
   private async viaRedis<T>(now: number, shared: () => Promise<T>, local: () => T): Promise<T> {
