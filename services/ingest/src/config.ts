@@ -25,6 +25,14 @@ const spec = {
   PRODUCER_MAX_QUEUED_RECORDS: v.int(50_000, 1, 10_000_000),
   KAFKA_TRANSACTIONS: v.bool(true),
   USAGE_REFRESH_MS: v.int(5000, 100),
+  /** Shared limiter state of several instances (issue 14); empty: each instance limits from its own memory. */
+  REDIS_URL: v.optionalStr(),
+  /** A Redis limiter call slower than this is answered by the local limiter instead. */
+  REDIS_TIMEOUT_MS: v.int(100, 5, 10_000),
+  /** While Redis is away, how often one call probes it again. */
+  REDIS_RETRY_MS: v.int(1000, 10, 600_000),
+  /** Prefix of every limiter key, so several deployments (or tests) can share one Redis. */
+  REDIS_KEY_PREFIX: v.str('tracking:'),
   CORS_ORIGINS: v.str('*'),
   SINGLE_BODY_LIMIT_BYTES: v.int(1_000_000, 1),
   BATCH_BODY_LIMIT_BYTES: v.int(10_000_000, 1),
@@ -40,6 +48,8 @@ export interface IngestConfig extends CommonConfig {
   plansJson: string
   producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
+  /** Set when REDIS_URL is: limits shared across instances. */
+  redis?: { url: string; timeoutMs: number; retryMs: number; keyPrefix: string }
   corsOrigins: CorsPolicy
   bodyLimits: { single: number; batch: number }
 }
@@ -64,7 +74,15 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
       maxQueuedRecords: e.PRODUCER_MAX_QUEUED_RECORDS,
     },
     usageRefreshMs: e.USAGE_REFRESH_MS,
+    ...redisConfig(e),
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
   }
+}
+
+function redisConfig(e: Record<string, any>): Pick<IngestConfig, 'redis'> {
+  const url = (e.REDIS_URL as string).trim()
+  if (!url) return {}
+  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`)
+  return { redis: { url, timeoutMs: e.REDIS_TIMEOUT_MS, retryMs: e.REDIS_RETRY_MS, keyPrefix: e.REDIS_KEY_PREFIX } }
 }

@@ -5,6 +5,7 @@
 // waited for, never a reason to exit (issue 9, item 6). `close()` drains: stop taking requests,
 // answer those in flight, flush the appender, disconnect.
 import { createServer, type Server } from 'node:http'
+import { Redis } from 'ioredis'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts, type AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
 import { Readiness } from '../../shared/src/wait-for.js'
@@ -13,7 +14,7 @@ import { runService } from '../../shared/src/run-service.js'
 import { monthlyLiveUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans } from './limits/index.js'
+import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
@@ -37,11 +38,42 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   let accepting = false
 
   const quota = new MonthlyQuota()
-  // H5: the month's live usage comes from the projector's counters, refreshed in the background.
+  const requestLimiter = new RequestLimiter(new MemoryLimiterStore())
+  const eventLimiter = new EventRateLimiter(new MemoryLimiterStore())
+  // With REDIS_URL the limits are counted in Redis for every instance; the three above answer
+  // while it is away. No offline queue: a call while disconnected fails at once instead of waiting.
+  const redis = cfg.redis
+    ? new Redis(cfg.redis.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      commandTimeout: cfg.redis.timeoutMs,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      retryStrategy: (times) => Math.min(100 * times, 1000),
+    })
+    : undefined
+  const shared = redis && cfg.redis
+    ? new SharedLimits({
+      redis: new RedisLimits(redis, cfg.redis.keyPrefix),
+      fallback: new LimiterFallback(cfg.redis.retryMs, (c) => {
+        if (c.mode === 'local') log.warn('limiter: Redis is not answering; enforcing limits per instance until it does', { reason: c.reason })
+        else log.info('limiter: Redis answers again; limits shared across instances')
+      }),
+      local: { requests: requestLimiter, events: eventLimiter, quota },
+      onFallback: () => metrics.limiterFallback(),
+      onError: (what, err) => log.warn(what, { err: err as Error }),
+    })
+    : undefined
+  // Transitions are logged by the fallback; the client's own error events would repeat on every retry.
+  redis?.on('error', () => undefined)
+  redis?.on('ready', () => shared?.probeNow())
+  // H5: the month's live usage comes from the projector's counters, refreshed in the background;
+  // with Redis it only ever raises the shared counter (counter = max(counter, projected)).
   const refreshUsage = async () => {
     const month = monthKeyOf(Date.now())
     const usage = await monthlyLiveUsage(ch, cfg.clickhouse.database, month)
-    for (const [account, count] of usage) quota.setProjectedUsage(account, month, count)
+    if (shared) await shared.reconcile(month, usage)
+    else for (const [account, count] of usage) quota.setProjectedUsage(account, month, count)
   }
   let usageTimer: NodeJS.Timeout | undefined
   const scheduleUsage = () => {
@@ -56,6 +88,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     appenderStats: () => appender.stats,
     ready: () => readiness().ready,
     accountsSilenceMs: () => follower?.silenceMs() ?? 0,
+    limiterMode: () => shared?.mode ?? 'memory',
   })
 
   // Producers are made by factories, not once: a producer whose send failed is replaced
@@ -94,14 +127,15 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   let closing = false
   const readiness = () =>
     accepting && follower
-      ? readinessOf({ appender, accounts: follower, draining: () => closing })
+      ? readinessOf({ appender, accounts: follower, draining: () => closing, limits: shared })
       : { ready: false, checks: Object.fromEntries(Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }])) }
   const app = createIngestApp({
     cfg,
     keys,
-    requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
-    eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
+    requestLimiter,
+    eventLimiter,
     quota,
+    shared,
     codec,
     appender,
     log,
@@ -114,7 +148,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const server: Server = createServer(app.callback())
   server.keepAliveTimeout = 65_000
   return {
-    deps: { kafka, codec, keys, quota, appender, ch },
+    deps: { kafka, codec, keys, quota, appender, ch, redis, shared },
     /** Listening (for /health) before start() resolves. */
     server,
     async start(): Promise<Server> {
@@ -137,6 +171,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits })
       await follower.ready
       startup.set('accounts', 'ok')
+      // Redis is never waited for: without it the limits are enforced per instance (issue 14).
+      await redis?.connect().catch((err) => log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', { err: err as Error }))
       // Usage is best effort at start: the quota also counts what this instance accepts (H5).
       await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
       scheduleUsage()
@@ -156,6 +192,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       await appender.close()
       await follower?.stop()
       await ch.close()
+      redis?.disconnect()
     },
   }
 }

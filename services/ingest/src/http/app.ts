@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import type { RequestLimiter, EventRateLimiter, MonthlyQuota } from '../limits/index.js'
+import type { RequestLimiter, EventRateLimiter, MonthlyQuota, SharedLimits } from '../limits/index.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
@@ -30,6 +30,8 @@ export interface IngestDeps {
   requestLimiter: RequestLimiter
   eventLimiter: EventRateLimiter
   quota: MonthlyQuota
+  /** With REDIS_URL: the limits of every instance, falling back to the three above while Redis is away. */
+  shared?: SharedLimits
   codec: Codec
   appender: Appender
   log: Logger
@@ -52,13 +54,13 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   const router = new Router<State>()
   const { cfg } = d
 
-  app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, log: d.log, now, metrics: d.metrics, draining: d.draining }))
+  app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, shared: d.shared, log: d.log, now, metrics: d.metrics, draining: d.draining }))
   app.use(cors(cfg.corsOrigins))
   addEventRoutes(router, {
-    pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics },
+    pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics },
     bodyLimits: cfg.bodyLimits,
     now,
-    authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
+    authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
     jsonBody,
   })
   addHealthRoutes(router, { readiness: d.readiness, metrics: d.metrics })

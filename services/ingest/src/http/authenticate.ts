@@ -5,12 +5,14 @@ import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { hashKey } from '../../../shared/src/accounts/key-hash.js'
 import { errors } from '../errors.js'
 import { parseAuthorization } from '../auth/index.js'
-import { accountBucket, ipBucket, rateLimitError, type RequestLimiter } from '../limits/index.js'
+import { accountBucket, ipBucket, rateLimitError, type RequestLimiter, type SharedLimits } from '../limits/index.js'
 import type { Ctx } from './context.js'
 
 export interface AuthenticateDeps {
   keys: KeyTable
   requestLimiter: RequestLimiter
+  /** With REDIS_URL: the per-minute counts of every instance (one script call per request). */
+  shared?: SharedLimits
   acceptedKeyTypes: ReadonlySet<'live' | 'test'>
   ipRequestsPerMinute: number
   now: () => number
@@ -27,12 +29,15 @@ export function authenticate(d: AuthenticateDeps) {
     const found = parsed.ok ? d.keys.lookup(hashKey(parsed.key)) : undefined
     if (!found) {
       // Unauthenticated requests are throttled per client IP and carry that bucket's headers (H2).
-      const ipr = d.requestLimiter.check(ipBucket(ctx.state.ip), d.ipRequestsPerMinute, t)
+      const ipb = ipBucket(ctx.state.ip)
+      const ipr = d.shared ? await d.shared.checkRequest(ipb, d.ipRequestsPerMinute, t) : d.requestLimiter.check(ipb, d.ipRequestsPerMinute, t)
       ctx.state.rl = ipr
       if (!ipr.allowed) throw rateLimitError(ipr)
       throw parsed.ok ? errors.invalidKey() : parsed.error
     }
-    const rl = d.requestLimiter.check(accountBucket(found.account.account_id), found.plan.requestsPerMinute, t)
+    const bucket = accountBucket(found.account.account_id)
+    const limit = found.plan.requestsPerMinute
+    const rl = d.shared ? await d.shared.checkRequest(bucket, limit, t) : d.requestLimiter.check(bucket, limit, t)
     ctx.state.rl = rl
     if (!rl.allowed) throw rateLimitError(rl)
     ctx.state.auth = found

@@ -3,7 +3,7 @@
 import type Koa from 'koa'
 import type { Logger } from '../../../shared/src/log.js'
 import { errors, ServiceError } from '../errors.js'
-import { ipBucket, rateLimitHeaders, type RequestLimiter } from '../limits/index.js'
+import { ipBucket, rateLimitHeaders, type RequestLimiter, type SharedLimits } from '../limits/index.js'
 import { clientIp } from './client-ip.js'
 import type { Ctx } from './context.js'
 import type { IngestMetrics } from './metrics.js'
@@ -12,6 +12,7 @@ export interface ErrorMiddlewareDeps {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
   requestLimiter: RequestLimiter
+  shared?: SharedLimits
   log: Logger
   now: () => number
   metrics?: IngestMetrics
@@ -34,7 +35,10 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
       d.metrics?.request(routeLabel(ctx.path), e.status, e.code)
     }
     // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
-    if (!ctx.state.rl) ctx.state.rl = d.requestLimiter.peek(ipBucket(ctx.state.ip), d.ipRequestsPerMinute, d.now())
+    if (!ctx.state.rl) {
+      const b = ipBucket(ctx.state.ip)
+      ctx.state.rl = d.shared ? await d.shared.peekRequest(b, d.ipRequestsPerMinute, d.now()) : d.requestLimiter.peek(b, d.ipRequestsPerMinute, d.now())
+    }
     if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)
     for (const [k, val] of Object.entries(h)) if (!ctx.response.get(k)) ctx.set(k, val)

@@ -12,7 +12,11 @@ export interface IngestMetricsSources {
   appenderStats(): AppenderStats
   ready(): boolean
   accountsSilenceMs(): number
+  /** Where limits are enforced: memory (no REDIS_URL), redis, or local (Redis away, falling back). */
+  limiterMode?(): 'memory' | 'redis' | 'local'
 }
+
+const LIMITER_MODES = ['memory', 'redis', 'local'] as const
 
 export class IngestMetrics {
   readonly registry = new Registry()
@@ -43,8 +47,24 @@ export class IngestMetrics {
     registers: [this.registry],
   })
 
+  private readonly limiterFallbacks = new Counter({
+    name: 'ingest_limiter_fallback_total',
+    help: 'Limiter checks answered by the local in-memory limiter because Redis failed, timed out or was being given time to recover.',
+    registers: [this.registry],
+  })
+
   constructor(sources: IngestMetricsSources, opts: { processMetrics?: boolean } = {}) {
     const r = this.registry
+    new Gauge({
+      name: 'ingest_limiter_mode',
+      help: '1 for where limits are enforced now: memory (no REDIS_URL), redis (shared), local (Redis away, per-instance fallback).',
+      labelNames: ['mode'] as const,
+      registers: [r],
+      collect() {
+        const m = sources.limiterMode?.() ?? 'memory'
+        for (const mode of LIMITER_MODES) this.set({ mode }, mode === m ? 1 : 0)
+      },
+    })
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'ingest_' })
     new Gauge({ name: 'ingest_append_queue_records', help: 'Records waiting for a Kafka producer.', registers: [r], collect() { this.set(sources.queuedRecords()) } })
     new Gauge({ name: 'ingest_ready', help: '1 when this instance can accept requests (GET /health/ready).', registers: [r], collect() { this.set(sources.ready() ? 1 : 0) } })
@@ -64,6 +84,10 @@ export class IngestMetrics {
 
   request(route: string, status: number, code: string) {
     this.requests.inc({ route, status: String(status), code })
+  }
+
+  limiterFallback() {
+    this.limiterFallbacks.inc()
   }
 
   item(outcome: string, n = 1) {

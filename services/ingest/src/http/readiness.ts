@@ -17,6 +17,9 @@ export interface ReadinessSources {
   appender: { health(): AppenderHealth }
   accounts: { silenceMs(): number }
   draining: () => boolean
+  /** With REDIS_URL: where limits are enforced now. Never makes the instance unready: with Redis
+   *  down every instance would be, and a load balancer would drop them all (issue 14). */
+  limits?: { describe(): string }
 }
 
 export function readinessOf(src: ReadinessSources, staleMs = ACCOUNTS_STALE_MS): Readiness {
@@ -27,6 +30,7 @@ export function readinessOf(src: ReadinessSources, staleMs = ACCOUNTS_STALE_MS):
     kafka: { ok: a.ready, detail: a.ready ? `${a.producersUp} producers connected, ${a.queuedRecords} records queued` : a.reason },
     accounts: { ok: silence < staleMs, detail: `last heard from the accounts topic ${(silence / 1000).toFixed(1)} s ago` },
     draining: { ok: !draining, detail: draining ? 'shutting down' : undefined },
+    limits: { ok: true, detail: src.limits?.describe() ?? 'per instance, in memory (REDIS_URL not set)' },
   }
   return { ready: Object.values(checks).every((c) => c.ok), checks }
 }

@@ -10,6 +10,7 @@
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
 import { EVENT_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
+import { eventRateResult, windowStart } from './windows.js'
 
 export type EventRateResult =
   | { readonly allowed: true }
@@ -30,13 +31,8 @@ export class EventRateLimiter {
   /** Take `n` events from `accountId`'s budget for the second containing `now` (ms). */
   tryTake(accountId: string, n: number, limit: number, now: number): EventRateResult {
     if (n <= 0) return ALLOWED
-    const start = now - (now % this.windowMs)
+    const start = windowStart(now, this.windowMs)
     const before = this.store.take(accountId, start, this.windowMs, n, limit, now)
-    if (before + n <= limit) return ALLOWED
-    return {
-      allowed: false,
-      limit,
-      retryAfterSeconds: Math.max(1, Math.ceil((start + this.windowMs - now) / 1000)),
-    }
+    return eventRateResult(before, n, limit, now, this.windowMs)
   }
 }

@@ -1,6 +1,8 @@
 // Limits subsystem: plans, per-minute request limit (H2/H3), per-second event limit (H4),
-// monthly live-event quota (H5) and the headers/errors they produce. Pure and I/O-free;
-// time is always passed in as `now` (ms since epoch).
+// monthly live-event quota (H5) and the headers/errors they produce. The in-memory limiters are
+// pure and I/O-free; with REDIS_URL, shared-limits.ts puts the counts of every instance in Redis
+// (redis-limits.ts) and falls back to the in-memory ones while Redis is away (limiter-fallback.ts).
+// Time is always passed in as `now` (ms since epoch).
 
 export {
   DEFAULT_EVENTS_PER_SECOND,
@@ -18,3 +20,6 @@ export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from '.
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'
 export { MonthlyQuota, monthKeyOf, type QuotaReservation } from './monthly-quota.js'
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
+export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
+export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
+export { SharedLimits, type EventAdmission } from './shared-limits.js'

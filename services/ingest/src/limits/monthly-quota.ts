@@ -25,6 +25,7 @@
 //   without changing the interface.
 
 import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
+import { grantable, monthRange, reservationOf, type MonthRange } from './windows.js'
 
 export interface QuotaReservation {
   /** Items granted, 0..n; the first `granted` items of the request are accepted (H5). */
@@ -44,28 +45,14 @@ interface AccountMonth {
   local: number
 }
 
-interface MonthRange {
-  start: number
-  end: number
-  key: string
-  resetsAt: string
-}
-
 export { monthKeyOf }
-
-function rangeOf(now: number): MonthRange {
-  const d = new Date(now)
-  const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
-  const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
-  return { start, end, key: d.toISOString().slice(0, 7), resetsAt: new Date(end).toISOString() }
-}
 
 const MONTH_KEY = /^(\d{4})-(0[1-9]|1[0-2])$/
 
 export class MonthlyQuota {
   private readonly accounts = new Map<string, AccountMonth>()
   /** The month of the last call; recomputed only when time leaves it (no Date per call). */
-  private month: MonthRange = rangeOf(0)
+  private month: MonthRange = monthRange(0)
 
   /**
    * Record the projector's count of live events for `accountId` in `monthKey` (`YYYY-MM`).
@@ -98,16 +85,9 @@ export class MonthlyQuota {
     const month = this.monthOf(now)
     const a = this.stateFor(accountId, month.start)
     const used = a.projected > a.local ? a.projected : a.local
-    const left = limit > used ? limit - used : 0
-    const granted = n < left ? (n > 0 ? n : 0) : left
+    const granted = grantable(n, used, limit)
     a.local += granted
-    return {
-      granted,
-      used: used + granted,
-      limit,
-      resetsAt: month.resetsAt,
-      retryAfterSeconds: Math.max(1, Math.ceil((month.end - now) / 1000)),
-    }
+    return reservationOf(used, granted, limit, now, month)
   }
 
   /** Give back `n` events reserved at `now` (the reserve's time) that were not accepted. */
@@ -129,7 +109,7 @@ export class MonthlyQuota {
   private monthOf(now: number): MonthRange {
     const m = this.month
     if (now >= m.start && now < m.end) return m
-    const r = rangeOf(now)
+    const r = monthRange(now)
     // keep the newest month cached; an occasional call for an older month just computes it
     if (r.start > m.start) this.month = r
     return r

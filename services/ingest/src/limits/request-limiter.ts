@@ -4,6 +4,7 @@
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
 import { REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
+import { peekResult, requestResult, windowStart } from './windows.js'
 
 export interface RateLimitResult {
   readonly allowed: boolean
@@ -37,32 +38,14 @@ export class RequestLimiter {
    * A denied request consumes nothing, so the counter never passes `limit`.
    */
   check(bucketKey: string, limit: number, now: number): RateLimitResult {
-    const start = now - (now % this.windowMs)
-    const end = start + this.windowMs
+    const start = windowStart(now, this.windowMs)
     const before = this.store.take(bucketKey, start, this.windowMs, 1, limit, now)
-    const allowed = before + 1 <= limit
-    return {
-      allowed,
-      limit,
-      remaining: allowed ? limit - before - 1 : 0,
-      resetSeconds: Math.ceil(end / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((end - now) / 1000)),
-    }
+    return requestResult(before, limit, now, this.windowMs)
   }
 
   /** The bucket's state without counting a request (e.g. for headers on a response that
    *  was not itself counted). */
   peek(bucketKey: string, limit: number, now: number): RateLimitResult {
-    const start = now - (now % this.windowMs)
-    const end = start + this.windowMs
-    const used = this.store.get(bucketKey, start)
-    const remaining = used >= limit ? 0 : limit - used
-    return {
-      allowed: remaining > 0,
-      limit,
-      remaining,
-      resetSeconds: Math.ceil(end / 1000),
-      retryAfterSeconds: remaining > 0 ? 0 : Math.max(1, Math.ceil((end - now) / 1000)),
-    }
+    return peekResult(this.store.get(bucketKey, windowStart(now, this.windowMs)), limit, now, this.windowMs)
   }
 }

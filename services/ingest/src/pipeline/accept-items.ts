@@ -6,7 +6,7 @@ import { userKey, type EventRecord, type IdentifyRecord } from '../../../../sche
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
-import { eventRateError, monthlyLimitError, type EventRateLimiter, type MonthlyQuota, type RateLimitResult } from '../limits/index.js'
+import { eventRateError, monthlyLimitError, type EventAdmission, type EventRateLimiter, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
@@ -19,6 +19,8 @@ export interface Appender {
 export interface PipelineDeps {
   eventLimiter: EventRateLimiter
   quota: MonthlyQuota
+  /** With REDIS_URL: per-second and monthly counts of every instance, in one script call per request. */
+  shared?: SharedLimits
   codec: Pick<Codec, 'encode'>
   appender: Appender
   topics: { events: string; identifies: string }
@@ -53,17 +55,26 @@ export async function acceptItems(
 ): Promise<Accepted> {
   const { account, plan } = auth
   const t = rc.receivedAt
-  const er = d.eventLimiter.tryTake(account.account_id, items.length, plan.eventsPerSecond, t)
-  if (!er.allowed) throw eventRateError(er, rl)
-
   // H5/H6: only live-key events count toward the month; identifies create no event.
   const countable = rc.environment === 'live' ? items.filter((x) => x.item.kind === 'event').length : 0
   let granted = countable
   let quotaError: ServiceError | undefined
-  if (countable > 0) {
-    const reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
-    granted = reservation.granted
-    if (granted < countable) quotaError = monthlyLimitError(reservation, rl)
+  let admission: EventAdmission | undefined
+  if (d.shared !== undefined) {
+    admission = await d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
+    if (!admission.rate.allowed) throw eventRateError(admission.rate, rl)
+    if (admission.quota !== undefined) {
+      granted = admission.quota.granted
+      if (granted < countable) quotaError = monthlyLimitError(admission.quota, rl)
+    }
+  } else {
+    const er = d.eventLimiter.tryTake(account.account_id, items.length, plan.eventsPerSecond, t)
+    if (!er.allowed) throw eventRateError(er, rl)
+    if (countable > 0) {
+      const reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
+      granted = reservation.granted
+      if (granted < countable) quotaError = monthlyLimitError(reservation, rl)
+    }
   }
 
   const out: ItemOutcome[] = []
@@ -87,7 +98,10 @@ export async function acceptItems(
   try {
     await d.appender.append(records)
   } catch (err) {
-    if (countable > 0 && granted > 0) d.quota.release(account.account_id, granted, t)
+    if (countable > 0 && granted > 0) {
+      if (admission !== undefined) d.shared!.release(admission, account.account_id, granted, t)
+      else d.quota.release(account.account_id, granted, t)
+    }
     throw errors.unavailable(2, err)
   }
   d.metrics?.item('accepted', records.length)

@@ -1,0 +1,119 @@
+// The limits of several ingest instances enforced together (issue 14): every check goes to Redis
+// (redis-limits.ts) and, when Redis fails or is slower than its call timeout, is answered by this
+// instance's own in-memory limiters instead (limiter-fallback.ts), so Redis never causes a 5xx.
+// Without REDIS_URL none of this exists and the HTTP layer calls the in-memory limiters directly,
+// synchronously, as before.
+import type { RequestLimiter, RateLimitResult } from './request-limiter.js'
+import type { EventRateLimiter, EventRateResult } from './event-rate-limiter.js'
+import type { MonthlyQuota, QuotaReservation } from './monthly-quota.js'
+import type { RedisLimits } from './redis-limits.js'
+import type { LimiterFallback } from './limiter-fallback.js'
+import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
+import { eventRateResult, peekResult, requestResult, reservationOf } from './windows.js'
+
+const MINUTE_MS = REQUEST_WINDOW_SECONDS * 1000
+const SECOND_MS = EVENT_WINDOW_SECONDS * 1000
+
+export interface EventAdmission {
+  rate: EventRateResult
+  /** The monthly reservation when there were countable events and the per-second limit let them through. */
+  quota?: QuotaReservation
+  /** Where the reservation was made, so a release goes to the same place. */
+  shared: boolean
+}
+
+export interface SharedLimitsDeps {
+  redis: RedisLimits
+  fallback: LimiterFallback
+  /** The instance's own limiters: answers while Redis is away. */
+  local: { requests: RequestLimiter; events: EventRateLimiter; quota: MonthlyQuota }
+  /** Called once for every check answered locally (metric). */
+  onFallback?: () => void
+  onError?: (what: string, err: unknown) => void
+}
+
+export class SharedLimits {
+  constructor(private readonly d: SharedLimitsDeps) {}
+
+  get mode(): 'redis' | 'local' {
+    return this.d.fallback.mode
+  }
+
+  describe(): string {
+    return this.d.fallback.describe()
+  }
+
+  /** The connection is back: the next check asks Redis rather than waiting for the probe interval. */
+  probeNow(): void {
+    this.d.fallback.probeNow()
+  }
+
+  /** The per-minute check of one request (H2/H3) on an account or client-IP bucket. */
+  checkRequest(bucket: string, limit: number, now: number): Promise<RateLimitResult> {
+    return this.viaRedis(
+      now,
+      async () => requestResult(await this.d.redis.takeRequest(bucket, limit, now, MINUTE_MS), limit, now, MINUTE_MS),
+      () => this.d.local.requests.check(bucket, limit, now),
+    )
+  }
+
+  /** The bucket's headers for a response that was not counted. */
+  peekRequest(bucket: string, limit: number, now: number): Promise<RateLimitResult> {
+    return this.viaRedis(
+      now,
+      async () => peekResult(await this.d.redis.peekRequest(bucket, now, MINUTE_MS), limit, now, MINUTE_MS),
+      () => this.d.local.requests.peek(bucket, limit, now),
+    )
+  }
+
+  /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of `countable` live events (H5). */
+  admitEvents(accountId: string, n: number, perSecond: number, countable: number, perMonth: number, now: number): Promise<EventAdmission> {
+    return this.viaRedis<EventAdmission>(
+      now,
+      async () => {
+        const a = await this.d.redis.admitEvents(accountId, n, perSecond, countable, perMonth, now, SECOND_MS)
+        const rate = eventRateResult(a.secondBefore, n, perSecond, now, SECOND_MS)
+        if (!rate.allowed || countable <= 0) return { rate, shared: true }
+        return { rate, quota: reservationOf(a.monthBefore, a.granted, perMonth, now), shared: true }
+      },
+      () => {
+        const rate = this.d.local.events.tryTake(accountId, n, perSecond, now)
+        if (!rate.allowed || countable <= 0) return { rate, shared: false }
+        return { rate, quota: this.d.local.quota.reserve(accountId, countable, perMonth, now), shared: false }
+      },
+    )
+  }
+
+  /** Give back `n` reserved events Kafka did not take, where they were reserved. A failed release
+   *  leaves the shared count n too high until the month ends (errs towards refusing early). */
+  release(admission: EventAdmission, accountId: string, n: number, now: number): void {
+    if (n <= 0) return
+    if (!admission.shared) return this.d.local.quota.release(accountId, n, now)
+    this.d.redis.releaseMonth(accountId, n, now).catch((err) => this.d.onError?.('monthly release in Redis failed', err))
+  }
+
+  /** The projector's exact monthly usage: into the local quota (used while Redis is away) and,
+   *  when Redis answers, counter = max(counter, projected) there. */
+  async reconcile(monthKey: string, usage: ReadonlyMap<string, number>): Promise<void> {
+    for (const [account, count] of usage) this.d.local.quota.setProjectedUsage(account, monthKey, count)
+    if (usage.size > 0 && this.d.fallback.mode === 'redis') await this.d.redis.reconcileMonth(monthKey, usage)
+  }
+
+  private async viaRedis<T>(now: number, shared: () => Promise<T>, local: () => T): Promise<T> {
+    const f = this.d.fallback
+    if (!f.shouldTry(now)) {
+      f.skipped()
+      this.d.onFallback?.()
+      return local()
+    }
+    try {
+      const r = await shared()
+      f.succeeded(now)
+      return r
+    } catch (err) {
+      f.failed(now, (err as Error)?.message ?? String(err))
+      this.d.onFallback?.()
+      return local()
+    }
+  }
+}
