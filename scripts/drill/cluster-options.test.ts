@@ -11,7 +11,7 @@ t.test('defaults: every part, its own directory and port block, broker 2 and ins
   t.equal(o.broker, 2)
   t.equal(o.ingest, 1)
   t.equal(o.rateLimitRequests, 250)
-  t.equal(o.downSeconds, 20)
+  t.equal(o.downSeconds, 30)
 })
 
 t.test('flags and DRILL_CLUSTER_* variables move it', async (t) => {

@@ -30,7 +30,7 @@ export interface ClusterDrillOptions {
 export const CLUSTER_USAGE = `usage: npm run drill -- --profile cluster [--parts a,b,c] [--rate N] [--down S] [--keep-stack] [--markdown FILE] [--json FILE]
   parts: ${CLUSTER_PARTS.join(', ')} (default all, in that order)
   --rate N            single events per second through HAProxy (default 100); --batch-rate N batches of 10 per second (default 1)
-  --down S            seconds a SIGKILLed broker or instance stays down (default 20); --broker N which broker (1-3, default 2)
+  --down S            seconds a SIGKILLed broker or instance stays down (default 30); --broker N which broker (1-3, default 2)
   --ingest N          which ingest instance is SIGKILLed (1 or 2, default 1)
   --recovery S        seconds after each fault's recovery (default 20); --baseline S (10)
   --rate-limit-requests N   requests of the Hobby key in one minute (default 250; the plan allows 100)
@@ -82,7 +82,7 @@ export function parseClusterOptions(argv: string[], env: Record<string, string |
     batchRate: num('batch-rate', values['batch-rate'], 1, 0, 100),
     batchSize: 10,
     baselineSeconds: num('baseline', values.baseline, 10, 1, 600),
-    downSeconds: num('down', values.down, 20, 1, 600),
+    downSeconds: num('down', values.down, 30, 1, 600),
     recoverySeconds: num('recovery', values.recovery, 20, 1, 600),
     broker: num('broker', values.broker, 2, 1, 3) as 1 | 2 | 3,
     ingest: num('ingest', values.ingest, 1, 1, 2) as 1 | 2,
