@@ -59,3 +59,20 @@ async function sendOne(url: string, key: string, instance: number, i: number): P
     return { instance, error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'connection', headers: {}, at: Date.now() }
   }
 }
+
+/** The instances' `ingest_limiter_fallback_total` summed: limiter checks an instance answered alone
+ * because Redis did not answer in time. Undefined when an instance does not export it (no Redis support). */
+export async function limiterFallbacks(instanceUrls: string[]): Promise<number | undefined> {
+  let sum = 0
+  for (const url of instanceUrls) {
+    try {
+      const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
+      const m = /^ingest_limiter_fallback_total(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m.exec(await res.text())
+      if (!m) return undefined
+      sum += Number(m[1])
+    } catch {
+      return undefined
+    }
+  }
+  return sum
+}

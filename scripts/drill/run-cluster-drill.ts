@@ -10,7 +10,7 @@ import { openAdmin } from '../admin-context.js'
 import { ClusterStack, type ClusterComponent } from './cluster-stack.js'
 import { SteadyLoad } from './load.js'
 import { reconcile } from './run-drill.js'
-import { sendWithinOneWindow } from './rate-limit-part.js'
+import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
 import { judgeRateLimit, unavailability, type LimitVerdict } from './cluster-report.js'
 import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Row, type Verdict } from './report.js'
 import type { ClusterDrillOptions } from './cluster-options.js'
@@ -18,7 +18,8 @@ import type { ClusterDrillOptions } from './cluster-options.js'
 export interface ClusterDrillResult {
   runId: string
   rows: Row[]
-  rateLimit?: LimitVerdict & { requests: number }
+  /** localChecks: limiter checks the instances answered alone (Redis too slow) during part (a); undefined: not exported. */
+  rateLimit?: LimitVerdict & { requests: number; localChecks?: number }
   verdict: Verdict
   text: string
   markdown: string
@@ -87,8 +88,12 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     let rateLimit: ClusterDrillResult['rateLimit']
     if (o.parts.includes('rate-limit')) {
       say(`part (a): ${o.rateLimitRequests} requests of a Hobby key within one minute, alternating between the two instances`)
-      const answers = await sendWithinOneWindow({ instanceUrls: [stack.ingestUrl(1), stack.ingestUrl(2)], key: hobby.secret, count: o.rateLimitRequests, concurrency: 10, minSecondsLeft: 20 }, say)
-      rateLimit = { ...judgeRateLimit(answers, 100), requests: answers.length }
+      const instanceUrls = [stack.ingestUrl(1), stack.ingestUrl(2)]
+      const fallbacksBefore = await limiterFallbacks(instanceUrls)
+      const answers = await sendWithinOneWindow({ instanceUrls, key: hobby.secret, count: o.rateLimitRequests, concurrency: 10, minSecondsLeft: 20 }, say)
+      const fallbacksAfter = await limiterFallbacks(instanceUrls)
+      const localChecks = fallbacksBefore === undefined || fallbacksAfter === undefined ? undefined : fallbacksAfter - fallbacksBefore
+      rateLimit = { ...judgeRateLimit(answers, 100), requests: answers.length, localChecks }
       say(`  accepted ${rateLimit.accepted} (instance 1: ${rateLimit.acceptedByInstance[1] ?? 0}, instance 2: ${rateLimit.acceptedByInstance[2] ?? 0}), 429: ${rateLimit.rejected}, other: ${rateLimit.other}${rateLimit.problems.length ? `; problems: ${rateLimit.problems.join('; ')}` : ''}`)
     }
 
@@ -177,16 +182,21 @@ function checkAlive(stack: ClusterStack, w: FaultWindow): void {
 
 function renderRateLimit(r: NonNullable<ClusterDrillResult['rateLimit']>): string {
   return [
-    `part (a), per-minute limit across both instances (Hobby, 100/min): ${r.requests} requests, ${r.accepted} accepted (instance 1: ${r.acceptedByInstance[1] ?? 0}, instance 2: ${r.acceptedByInstance[2] ?? 0}), ${r.rejected} got 429, ${r.other} other`,
+    `part (a), per-minute limit across both instances (Hobby, 100/min): ${r.requests} requests, ${r.accepted} accepted (instance 1: ${r.acceptedByInstance[1] ?? 0}, instance 2: ${r.acceptedByInstance[2] ?? 0}), ${r.rejected} got 429, ${r.other} other; ${localText(r.localChecks)}`,
     ...(r.problems.length ? r.problems.map((p) => `  problem: ${p}`) : ['  every 429 had RATE_LIMIT_EXCEEDED, Retry-After to the window end, X-RateLimit-Remaining 0 and the details; the 200s counted 99..0 down once each']),
   ].join('\n')
 }
 
 function renderRateLimitMarkdown(r: NonNullable<ClusterDrillResult['rateLimit']>): string {
   return [
-    '| part (a): Hobby key, 100/min | requests | accepted (instance 1 + 2) | 429 | other |',
-    '| --- | ---: | ---: | ---: | ---: |',
-    `| within one minute, alternating instances | ${r.requests} | ${r.accepted} (${r.acceptedByInstance[1] ?? 0} + ${r.acceptedByInstance[2] ?? 0}) | ${r.rejected} | ${r.other} |`,
+    '| part (a): Hobby key, 100/min | requests | accepted (instance 1 + 2) | 429 | other | checks answered locally (Redis too slow) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| within one minute, alternating instances | ${r.requests} | ${r.accepted} (${r.acceptedByInstance[1] ?? 0} + ${r.acceptedByInstance[2] ?? 0}) | ${r.rejected} | ${r.other} | ${r.localChecks ?? 'n/a'} |`,
     ...(r.problems.length ? ['', ...r.problems.map((p) => `- problem: ${p}`)] : []),
   ].join('\n')
+}
+
+function localText(n: number | undefined): string {
+  if (n === undefined) return 'the instances do not export ingest_limiter_fallback_total (no shared limits)'
+  return `${n} limiter checks answered by one instance alone because Redis did not answer within REDIS_TIMEOUT_MS`
 }
