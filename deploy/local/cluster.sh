@@ -88,6 +88,8 @@ start_kafka_node() { # 1..3
       -t "$(cat "$C/kafka-cluster-id")" -c "$dir/server.properties" >"$LOGS/$comp-format.log" 2>&1 \
       || fail "$comp" "could not format the KRaft storage" "$LOGS/$comp-format.log"
   fi
+  # The previous run's log is kept (a killed broker's last words), and readiness reads only this run's.
+  [ -f "$log" ] && mv "$log" "$log.prev"
   say "starting $comp on 127.0.0.1:$port (controller :$cport)"
   # shellcheck disable=SC2086
   nohup java $CLUSTER_KAFKA_HEAP -XX:+UseG1GC -Djava.awt.headless=true \

@@ -62,7 +62,7 @@ async function clusterMain(): Promise<number> {
   if (opts.jsonFile) writeFileSync(opts.jsonFile, JSON.stringify(r, null, 2) + '\n')
   console.log(`\nmarkdown table: ${opts.markdownFile ?? join(r.logDir, 'result.md')}; service logs: ${opts.clusterDir}/logs`)
   if (r.verdict.ok) {
-    console.log('\nPASS: the limit held across both instances, and every acknowledged event is on the topic and in ClickHouse exactly once.')
+    console.log(`\nPASS: ${r.rateLimit ? 'the per-minute limit held across both instances, and ' : ''}every acknowledged event is on the topic and in ClickHouse exactly once.`)
     return 0
   }
   console.log(`\nFAIL:\n${r.verdict.failures.map((f) => `  - ${f}`).join('\n')}`)

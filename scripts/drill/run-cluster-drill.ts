@@ -12,7 +12,7 @@ import { SteadyLoad } from './load.js'
 import { reconcile } from './run-drill.js'
 import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
 import { judgeRateLimit, unavailability, type LimitVerdict } from './cluster-report.js'
-import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Row, type Verdict } from './report.js'
+import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Outcome, type Row, type Verdict } from './report.js'
 import type { ClusterDrillOptions } from './cluster-options.js'
 
 export interface ClusterDrillResult {
@@ -145,6 +145,7 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     }
 
     const rec = await reconcile(env, runId, o, say)
+    writeLost(join(logDir, 'lost.json'), load.outcomes, rec.rec.topic, rec.rec.clickhouse, windows)
     const rows = summarise(windows, load.outcomes, rec.rec)
     const v = verdict(rows, rec.rec, load.outcomes)
     if (rateLimit) for (const p of rateLimit.problems) v.failures.push(`rate-limit: ${p}`)
@@ -199,4 +200,25 @@ function renderRateLimitMarkdown(r: NonNullable<ClusterDrillResult['rateLimit']>
 function localText(n: number | undefined): string {
   if (n === undefined) return 'the instances do not export ingest_limiter_fallback_total (no shared limits)'
   return `${n} limiter checks answered by one instance alone because Redis did not answer within REDIS_TIMEOUT_MS`
+}
+
+/** Every request with an acknowledged event that reconciliation did not find, with its times relative
+ * to the window it ended in: what is needed to trace a loss in the services' and brokers' logs. */
+function writeLost(file: string, outcomes: Outcome[], topic: Map<string, number>, clickhouse: Set<string>, windows: FaultWindow[]): void {
+  const lost = outcomes.flatMap((o) => {
+    const missing = o.events.filter((e) => e.eventId && (!topic.has(e.eventId) || !clickhouse.has(e.eventId)))
+    if (!missing.length) return []
+    const w = windows.find((x) => o.doneAt >= x.startedAt && o.doneAt < x.endedAt)
+    return [{
+      window: w?.name,
+      sentAt: new Date(o.sentAt).toISOString(),
+      doneAt: new Date(o.doneAt).toISOString(),
+      sentAfterFaultMs: w ? o.sentAt - w.startedAt : undefined,
+      doneAfterFaultMs: w ? o.doneAt - w.startedAt : undefined,
+      status: o.status,
+      items: o.events.length,
+      missing: missing.map((e) => ({ ...e, onTopic: topic.has(e.eventId!), inClickHouse: clickhouse.has(e.eventId!) })),
+    }]
+  })
+  if (lost.length) writeFileSync(file, JSON.stringify(lost, null, 2) + '\n')
 }
