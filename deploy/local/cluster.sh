@@ -203,11 +203,16 @@ cluster_up() {
 # SIGTERM to several at once, then wait: the last Kafka node stopped alone would wait for a
 # controller quorum that is already gone.
 stop_together() {
-  local pids=() comp
+  local comp pid
+  for comp in "$@"; do pid_alive "$comp" && kill "$(cat "$RUN/$comp.pid")" 2>/dev/null || true; done
   for comp in "$@"; do
-    if pid_alive "$comp"; then pids+=("$(cat "$RUN/$comp.pid")"); kill "${pids[-1]}" 2>/dev/null || true; fi
+    if [ ! -f "$RUN/$comp.pid" ]; then say "$comp not running"; continue; fi
+    pid=$(cat "$RUN/$comp.pid")
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then say "$comp did not stop in 30s; killing"; kill -9 "$pid" 2>/dev/null || true; fi
+    rm -f "$RUN/$comp.pid"
+    say "$comp stopped"
   done
-  for comp in "$@"; do stop_one "$comp"; done
 }
 
 cluster_down() {
