@@ -179,7 +179,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       await follower.ready
       startup.set('accounts', 'ok')
       // Redis is never waited for: without it the limits are enforced per instance (issue 14).
-      await redis?.connect().catch((err) => log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', { err: err as Error }))
+      await redis?.connect().catch((err) => shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`))
       // Usage is best effort at start: the quota also counts what this instance accepts (H5).
       await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
       scheduleUsage()

@@ -14,8 +14,12 @@ const T0 = Date.now() - (Date.now() % MIN) // a minute boundary now, so keys exp
 
 async function open(t: Test) {
   const redis = new Redis(URL, { enableOfflineQueue: true, maxRetriesPerRequest: 1 })
-  t.teardown(() => redis.disconnect())
   const prefix = `test:${randomBytes(5).toString('hex')}:`
+  t.teardown(async () => {
+    const keys = await redis.keys(`${prefix}*`) // month counters would otherwise stay for weeks
+    if (keys.length) await redis.del(...keys)
+    redis.disconnect()
+  })
   return { redis, prefix, limits: new RedisLimits(redis, prefix) }
 }
 

@@ -43,6 +43,11 @@ export class SharedLimits {
     return this.d.fallback.describe()
   }
 
+  /** Redis could not be reached at start: say so (readiness, metric) before the first request finds out. */
+  markUnreachable(now: number, reason: string): void {
+    this.d.fallback.failed(now, reason)
+  }
+
   /** The connection is back: the next check asks Redis rather than waiting for the probe interval. */
   probeNow(): void {
     this.d.fallback.probeNow()

@@ -1,0 +1,35 @@
+// The monthly counter in Redis is reconciled from the projector's exact usage (issue 14): when Redis
+// has lost it (restarted empty, flushed), the next refresh (USAGE_REFRESH_MS, 300 ms in the harness)
+// puts back max(counter, projected), so the limit holds again without a restart of ingest.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { startServices, waitUntil } from '../support/harness.js'
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:16379'
+const PLANS = { month8: { requestsPerMinute: 10_000, eventsPerSecond: 1000, eventsPerMonth: 8, emailsPerMonth: 0 } }
+
+t.test('a lost monthly counter comes back from ClickHouse', async (t) => {
+  const prefix = `test:${randomBytes(5).toString('hex')}:`
+  const redis = new Redis(REDIS_URL)
+  t.teardown(async () => {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length) await redis.del(...keys)
+    redis.disconnect()
+  })
+  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), REDIS_URL, REDIS_KEY_PREFIX: prefix } })
+  const k = await s.createKey({ plan: 'month8' })
+  const batch = (n: number) => ({ sent_at: new Date().toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } })) })
+  const monthKey = `${prefix}mo:{${k.accountId}}:${new Date().toISOString().slice(0, 7)}`
+
+  t.equal((await s.post('/v1/events', batch(6), { key: k.key })).body.events_processed, 6)
+  t.equal(await redis.get(monthKey), '6')
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE account_id = '${k.accountId}' HAVING count() >= 6`)
+
+  await redis.del(monthKey) // Redis lost it
+  await waitUntil(async () => (await redis.get(monthKey)) === '6', 20_000, 'the refresh to put the projected 6 back')
+  const r = await s.post('/v1/events', batch(5), { key: k.key })
+  t.equal(r.status, 200)
+  t.same(r.body.data.results.map((x: any) => x.success), [true, true, false, false, false], '8 in all, not 6 + 5')
+  t.equal(await redis.get(monthKey), '8')
+})
