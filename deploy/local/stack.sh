@@ -4,6 +4,7 @@
 # shared limiter state of several ingest instances; one instance does not need it). Data and logs
 # live under .stack/ (git-ignored).
 # Usage: stack.sh up [--with-redis] | down | status | install [--with-redis] | logs [component]
+#        stack.sh up|down|status|install|logs --profile cluster  (deploy/local/cluster.sh)
 #
 # Installs are cached: Kafka's jars and the registry's zip come from Maven Central through Maven
 # (they stay in ~/.m2 and .stack/), ClickHouse and Redis from Debian's packages.
@@ -280,8 +281,27 @@ do_status() {
   return $rc
 }
 
+# deploy/local/cluster.sh sources this file for its helpers and installers; it runs its own commands.
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then return 0; fi
+
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
+# --profile cluster: three brokers, Redis, two ingest instances behind HAProxy (deploy/local/cluster.sh).
+profile=single
+rest=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile="${2:-}"; shift; [ $# -gt 0 ] && shift ;;
+    --profile=*) profile="${1#--profile=}"; shift ;;
+    *) rest+=("$1"); shift ;;
+  esac
+done
+case "$profile" in
+  single) ;;
+  cluster) exec bash "$HERE/cluster.sh" "$cmd" "${rest[@]}" ;;
+  *) echo "unknown profile: $profile (single or cluster)" >&2; exit 2 ;;
+esac
+set -- "${rest[@]}"
 for arg in "$@"; do
   case "$arg" in
     --with-redis) WITH_REDIS=1 ;;
@@ -295,5 +315,5 @@ case "$cmd" in
   status) do_status ;;
   install) do_install ;;
   logs) tail -n 50 "$LOGS/${1:-kafka}.log" ;;
-  *) echo "usage: $0 up [--with-redis]|down|status|install [--with-redis]|logs [kafka|registry|clickhouse|redis]" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--with-redis]|down|status|install [--with-redis]|logs [kafka|registry|clickhouse|redis]  (--profile cluster: see deploy/local/cluster.sh)" >&2; exit 2 ;;
 esac

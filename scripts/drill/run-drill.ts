@@ -156,9 +156,10 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
   }
 }
 
-async function reconcile(env: Record<string, string>, runId: string, o: DrillOptions, say: (m: string) => void) {
+/** Reads back every event_id of the run's events topic and ClickHouse database (also the cluster drill's). */
+export async function reconcile(env: Record<string, string>, runId: string, o: Pick<DrillOptions, 'catchUpTimeoutSeconds'>, say: (m: string) => void) {
   const log = createLogger('error', { svc: 'drill' })
-  const kafka = createKafka({ brokers: [env.KAFKA_BROKERS], clientId: 'drill-reconcile' }, log)
+  const kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'drill-reconcile' }, log)
   const codec = new Codec(createRegistry(env.SCHEMA_REGISTRY_URL))
   const topic = await readTopicEventIds(kafka, codec, env.TOPIC_EVENTS, `drill-reconcile-${runId}`, 120_000)
   say(`topic: ${topic.records} records, ${topic.ids.size} distinct event_ids${topic.complete ? '' : ' (NOT read to its end)'}${topic.undecodable ? `, ${topic.undecodable} undecodable` : ''}`)

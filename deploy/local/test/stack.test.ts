@@ -36,5 +36,5 @@ t.test('status of a stack that is not running says so for each component', async
 t.test('an unknown command prints the usage', async (t) => {
   const r = spawnSync('bash', [script, 'sideways'], { encoding: 'utf8' })
   t.equal(r.status, 2)
-  t.match(r.stderr, /usage: .* up\|down\|status/)
+  t.match(r.stderr, /usage: .* up \[--with-redis\]\|down\|status/)
 })

@@ -18,6 +18,7 @@ import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, mon
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
+import { RoutedPartitions, withRoutes } from './kafka/routed-partitions.js'
 import { createIngestApp } from './http/app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
@@ -96,19 +97,25 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // (record-appender.ts). Slot i of the transactional pool keeps one transactional id, so the
   // replacement's new epoch fences the retired producer.
   const retry = { initialRetryTime: 10, maxRetryTime: 1000, retries: 10 }
-  const idempotentProducer = () =>
-    kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: CachedDefaultPartitioner, retry })
-  const transactionalProducer = (i: number) =>
-    kafka.producer({
+  // Each producer records where its records went, so a send kafkajs resolves without sending some
+  // of them fails instead of being acknowledged (routed-partitions.ts).
+  const idempotentProducer = () => {
+    const routes = new RoutedPartitions()
+    return withRoutes(kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: routes.wrap(CachedDefaultPartitioner), retry }), routes)
+  }
+  const transactionalProducer = (i: number) => {
+    const routes = new RoutedPartitions()
+    return withRoutes(kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       transactionalId: i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`,
-      createPartitioner: CachedDefaultPartitioner,
+      createPartitioner: routes.wrap(CachedDefaultPartitioner),
       // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
       // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
       // with this policy, so a short first step matters (BENCHMARKS.md). The Java client backs off 20 ms.
       retry,
-    })
+    }), routes)
+  }
   const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, maxBatchBytes: cfg.producer.maxBatchBytes, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
   // Requests that land in one partition are atomic without a transaction (lane-router.ts); with
   // transactions off, every request takes the plain lane.

@@ -2,6 +2,7 @@
 import t from 'tap'
 import { RecordAppender, KafkaAppendError, type AppenderOptions } from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
+import { RoutedPartitions, withRoutes } from './routed-partitions.js'
 
 const log = createLogger('error', {}, () => undefined)
 const rec = (topic: string, n: number) => Array.from({ length: n }, (_, i) => ({ topic, key: `k${i}`, value: Buffer.from([i]) }))
@@ -216,4 +217,43 @@ t.test('start waits for Kafka instead of failing, and close ends the wait', asyn
   const waiting = b.start()
   await b.close()
   await t.rejects(waiting, { code: 'KAFKA_APPEND_FAILED' }, 'closing before Kafka came ends the wait')
+})
+
+t.test('a send kafkajs resolves without answering for a partition it routed records to fails the flush (no 200 for unsent records)', async (t) => {
+  // What kafkajs 2.2.4 does after a leader moved to a broker that had already answered within the
+  // same send (routed-partitions.ts): the records of that partition are skipped, the send resolves.
+  for (const transactional of [false, true]) {
+    const created: Array<{ disconnected: boolean }> = []
+    let commits = 0
+    const factory = () => {
+      const routes = new RoutedPartitions()
+      const partitioner = routes.wrap(() => ({ message }) => Number(String(message.key).slice(1)) % 2)()
+      const me = { disconnected: false }
+      created.push(me)
+      let sends = 0
+      const send = async ({ topicMessages }: any) => {
+        sends++
+        const partitions = new Set<number>()
+        for (const { topic, messages } of topicMessages) for (const message of messages) partitions.add(partitioner({ topic, message, partitionMetadata: [] } as any))
+        // The first producer's first send answers for partition 0 only; later sends answer fully.
+        const answered = created.indexOf(me) === 0 && sends === 1 ? [0] : [...partitions]
+        return topicMessages.flatMap(({ topic }: any) => answered.map((partition) => ({ topicName: topic, partition, errorCode: 0 })))
+      }
+      const producer = {
+        connect: async () => undefined,
+        disconnect: async () => void (me.disconnected = true),
+        sendBatch: send,
+        transaction: async () => ({ sendBatch: send, commit: async () => void commits++, abort: async () => undefined }),
+      } as any
+      return withRoutes(producer, routes)
+    }
+    const a = new RecordAppender(factory, { ...base, transactional }, log)
+    await a.start()
+    await t.rejects(a.append(rec('events', 4)), KafkaAppendError, `${transactional ? 'transactional' : 'plain'}: records of partition 1 were not sent, so no acknowledgement`)
+    if (transactional) t.equal(commits, 0, 'the transaction missing a partition is not committed')
+    t.ok(created[0].disconnected, 'the producer is retired')
+    await a.append(rec('events', 4))
+    t.pass('the replacement producer acknowledges a complete send')
+    await a.close()
+  }
 })

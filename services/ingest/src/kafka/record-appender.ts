@@ -17,9 +17,10 @@
 //     client's retry with the same message_id is deduplicated (H16).
 // The queue is bounded and every request has a deadline, so a stalled broker sheds load with 503
 // instead of growing memory or holding requests open.
-import type { Producer, Message } from 'kafkajs'
+import type { Producer, Message, RecordMetadata } from 'kafkajs'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { routesOf, type RoutedPartitions } from './routed-partitions.js'
 
 export interface OutRecord {
   topic: string
@@ -240,13 +241,16 @@ export class RecordAppender {
   }
 
   private async produce(producer: Producer, topicMessages: Array<{ topic: string; messages: Message[] }>, timeoutMs: number) {
+    const routes = routesOf(producer)
+    routes?.reset()
     if (!this.opts.transactional) {
-      await producer.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs })
+      checkAnswered(routes, await producer.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs }))
       return
     }
     const txn = await producer.transaction()
     try {
-      await txn.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs })
+      // Checked before the commit: a transaction missing a partition's records must not commit.
+      checkAnswered(routes, await txn.sendBatch({ topicMessages, acks: -1, timeout: timeoutMs }))
       await txn.commit()
     } catch (err) {
       // The producer is retired anyway; its replacement's new epoch aborts a transaction left open.
@@ -392,4 +396,11 @@ function groupByTopic(batch: Pending[]): Array<{ topic: string; messages: Messag
     }
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }))
+}
+
+/** A send that kafkajs resolved without an answer for a partition it routed records to did not
+ * store those records (routed-partitions.ts): fail the flush rather than acknowledge them. */
+function checkAnswered(routes: RoutedPartitions | undefined, answer: RecordMetadata[] | undefined): void {
+  const missing = routes?.missingFrom(answer) ?? []
+  if (missing.length) throw new Error(`kafka answered the send without ${missing.join(', ')}: those records were not sent`)
 }

@@ -1,0 +1,52 @@
+// kafkajs 2.2.4 can resolve a send for records it never sent (found by the cluster drill, issue 14).
+// sendMessages remembers which brokers answered and, when it retries after another broker failed,
+// sends only to brokers without an answer. If a partition's leadership moved meanwhile to a broker
+// that had already answered for other partitions (a broker killed, its partitions taken over by the
+// survivors), that partition's records are skipped, and the send resolves with metadata for the
+// other partitions only: acks=all for records that are on no broker, and a 200 for lost events.
+//
+// So every producer routes through a partitioner that records where each record went, and after a
+// send the appender checks that the answer names every one of those partitions; one that is missing
+// fails the flush like any other failure (503, producer retired; the records may or may not be
+// stored, and a retry with the same message_id is deduplicated, H16). A producer carries one flush at
+// a time (record-appender.ts), so the routes recorded between two checks are that flush's.
+import type { ICustomPartitioner, Producer, RecordMetadata } from 'kafkajs'
+
+export class RoutedPartitions {
+  private readonly routes = new Set<string>()
+
+  /** A partitioner factory for kafka.producer() that records each record's topic and partition. */
+  wrap(inner: ICustomPartitioner): ICustomPartitioner {
+    return () => {
+      const partition = inner()
+      return (args) => {
+        const p = partition(args)
+        this.routes.add(`${args.topic}\u0000${p}`)
+        return p
+      }
+    }
+  }
+
+  /** Forgets the previous flush's routes. */
+  reset(): void {
+    this.routes.clear()
+  }
+
+  /** The routed partitions that `answer` does not name, as "topic/partition". */
+  missingFrom(answer: readonly RecordMetadata[] | undefined): string[] {
+    const answered = new Set((answer ?? []).map((m) => `${m.topicName}\u0000${m.partition}`))
+    return [...this.routes].filter((r) => !answered.has(r)).map((r) => r.replace('\u0000', '/'))
+  }
+}
+
+const registry = new WeakMap<Producer, RoutedPartitions>()
+
+/** Attaches a producer's routes, so the appender that is handed the producer can check its sends. */
+export function withRoutes(producer: Producer, routes: RoutedPartitions): Producer {
+  registry.set(producer, routes)
+  return producer
+}
+
+export function routesOf(producer: Producer): RoutedPartitions | undefined {
+  return registry.get(producer)
+}
