@@ -28,7 +28,7 @@ const spec = {
   /** Shared limiter state of several instances (issue 14); empty: each instance limits from its own memory. */
   REDIS_URL: v.optionalStr(),
   /** A Redis limiter call slower than this is answered by the local limiter instead. */
-  REDIS_TIMEOUT_MS: v.int(100, 5, 10_000),
+  REDIS_TIMEOUT_MS: v.int(1000, 5, 10_000),
   /** While Redis is away, how often one call probes it again. */
   REDIS_RETRY_MS: v.int(1000, 10, 600_000),
   /** Prefix of every limiter key, so several deployments (or tests) can share one Redis. */
