@@ -9,27 +9,17 @@ import { join } from 'node:path'
 import { openAdmin } from '../admin-context.js'
 import { ClusterStack, type ClusterComponent } from './cluster-stack.js'
 import { SteadyLoad } from './load.js'
-import { reconcile } from './run-drill.js'
+import { reconcile, type DrillResult } from './run-drill.js'
 import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
 import { judgeRateLimit, unavailability, type LimitVerdict } from './cluster-report.js'
-import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Outcome, type Row, type Verdict } from './report.js'
+import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Outcome } from './report.js'
 import type { ClusterDrillOptions } from './cluster-options.js'
 
-export interface ClusterDrillResult {
-  runId: string
-  rows: Row[]
+/** The single-node drill's result, plus the rate-limit part and the cluster's start time. */
+export interface ClusterDrillResult extends DrillResult {
   /** localChecks: limiter checks the instances answered alone (Redis too slow) during part (a); undefined: not exported. */
   rateLimit?: LimitVerdict & { requests: number; localChecks?: number }
-  verdict: Verdict
-  text: string
-  markdown: string
-  startedAt: string
-  seconds: number
   clusterStartSeconds: number
-  skipped: number
-  topic: { records: number; distinct: number; undecodable: number; complete: boolean }
-  clickhouse: { distinct: number; caughtUp: boolean; waitedSeconds: number }
-  logDir: string
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
