@@ -169,8 +169,15 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       })
       const addr = server.address()
       log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
-      // Redis is never waited for: until it answers the limits are enforced per instance (issue 14).
-      const redisConnected = redis?.connect().catch((err) => {
+      // Redis is never waited for beyond one connect and one ping: without an answer the limits are
+      // enforced per instance until it comes (issue 14). The ping matters: until some call has been
+      // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so
+      // the first burst of requests after start would be counted per instance (CI saw 101 of 250).
+      const redisConnected = redis?.connect().then(async () => {
+        const sentAt = Date.now()
+        await redis.ping()
+        shared?.answered(sentAt)
+      }).catch((err) => {
         log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', { err: err as Error })
         shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
       })

@@ -48,6 +48,11 @@ export class SharedLimits {
     this.d.fallback.failed(now, reason)
   }
 
+  /** Redis answered a call sent at `startedAt` outside the limit checks (the start-up ping). */
+  answered(startedAt: number): void {
+    this.d.fallback.succeeded(startedAt)
+  }
+
   /** The connection is back: the next check asks Redis rather than waiting for the probe interval. */
   probeNow(): void {
     this.d.fallback.probeNow()
