@@ -60,6 +60,8 @@ t.test('REDIS_URL: unset keeps the in-memory limiters; set, the limits are share
   t.equal(loadIngestConfig({}).redis, undefined, 'no Redis by default')
   t.same(loadIngestConfig({ REDIS_URL: 'redis://127.0.0.1:16379' }).redis, { url: 'redis://127.0.0.1:16379', timeoutMs: 1000, retryMs: 1000, keyPrefix: 'tracking:' })
   t.same(loadIngestConfig({ REDIS_URL: 'rediss://u:p@r.example:6380/2', REDIS_TIMEOUT_MS: '50', REDIS_KEY_PREFIX: 'a:' }).redis?.timeoutMs, 50)
+  t.equal(loadIngestConfig({}).usageReconcileMs, 60_000, 'the shared counters are reconciled once a minute')
+  t.equal(loadIngestConfig({}).usageRefreshMs, 5_000, 'the in-memory quota reads usage every 5 s')
   t.throws(() => loadIngestConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), { variable: 'REDIS_URL' } as any)
   t.throws(() => loadIngestConfig({ REDIS_URL: 'redis://x', REDIS_TIMEOUT_MS: '0' }), { variable: 'REDIS_TIMEOUT_MS' } as any)
   const err = (() => { try { loadIngestConfig({ REDIS_URL: 'mysql://user:secret@h' }) } catch (e) { return (e as Error).message } })()

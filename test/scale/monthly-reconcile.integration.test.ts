@@ -1,5 +1,5 @@
 // The monthly counter in Redis is reconciled from the projector's exact usage (issue 14): when Redis
-// has lost it (restarted empty, flushed), the next refresh (USAGE_REFRESH_MS, 300 ms in the harness)
+// has lost it (restarted empty, flushed), the next reconciliation (USAGE_RECONCILE_MS, 300 ms in the harness)
 // puts back max(counter, projected), so the limit holds again without a restart of ingest.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'

@@ -81,6 +81,7 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
     INGEST_PORT: '0',
     INGEST_INSTANCE_ID: `ingest-${suffix}-${randomBytes(3).toString('hex')}`,
     USAGE_REFRESH_MS: '300',
+    USAGE_RECONCILE_MS: '300',
     LIVE_TOKEN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...opts.env,

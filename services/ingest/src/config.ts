@@ -25,6 +25,10 @@ const spec = {
   PRODUCER_MAX_QUEUED_RECORDS: v.int(50_000, 1, 10_000_000),
   KAFKA_TRANSACTIONS: v.bool(true),
   USAGE_REFRESH_MS: v.int(5000, 100),
+  /** With REDIS_URL: how often the shared monthly counters are reconciled from ClickHouse. Requests never
+   *  wait for that read, but it grows with the month's events, so it runs far less often than the
+   *  in-memory refresh, which is how one instance sees the others' events without Redis. */
+  USAGE_RECONCILE_MS: v.int(60_000, 100),
   /** Shared limiter state of several instances (issue 14); empty: each instance limits from its own memory. */
   REDIS_URL: v.optionalStr(),
   /** A Redis limiter call slower than this is answered by the local limiter instead. */
@@ -48,6 +52,7 @@ export interface IngestConfig extends CommonConfig {
   plansJson: string
   producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
+  usageReconcileMs: number
   /** Set when REDIS_URL is: limits shared across instances. */
   redis?: { url: string; timeoutMs: number; retryMs: number; keyPrefix: string }
   corsOrigins: CorsPolicy
@@ -74,6 +79,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
       maxQueuedRecords: e.PRODUCER_MAX_QUEUED_RECORDS,
     },
     usageRefreshMs: e.USAGE_REFRESH_MS,
+    usageReconcileMs: e.USAGE_RECONCILE_MS,
     ...redisConfig(e),
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },

@@ -81,7 +81,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const scheduleUsage = () => {
     usageTimer = setTimeout(() => {
       refreshUsage().catch((err) => log.warn('usage refresh failed; enforcing from local counts', { err })).finally(scheduleUsage)
-    }, cfg.usageRefreshMs)
+    }, shared ? cfg.usageReconcileMs : cfg.usageRefreshMs)
     usageTimer.unref()
   }
 
