@@ -6,7 +6,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import type { Producer } from 'kafkajs'
-import { startServices, type TestServices } from '../support/harness.js'
+import { startServices, waitUntil, type TestServices } from '../support/harness.js'
 import { openEventLog } from '../../services/shared/src/event-log.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -23,8 +23,9 @@ async function openLog(s: TestServices) {
   return { cfg, kafka, codec }
 }
 
-/** `sends` sends of `perSend` events of one account; each send is one record batch per partition. */
-async function produce(producer: Producer, codec: Codec, topic: string, accountId: string, sends: number, perSend: number, tag: string) {
+/** `sends` sends of `perSend` events of one account; each send is one record batch per partition.
+ *  `lastBatch`, when given, receives each partition's offset of the last batch written. */
+async function produce(producer: Producer, codec: Codec, topic: string, accountId: string, sends: number, perSend: number, tag: string, lastBatch?: Map<number, bigint>) {
   let n = 0
   for (let i = 0; i < sends; i++) {
     const messages = Array.from({ length: perSend }, (_, j) => {
@@ -40,7 +41,8 @@ async function produce(producer: Producer, codec: Codec, topic: string, accountI
       n++
       return { key: `${accountId}:${user}`, value: codec.encode('Event', e) }
     })
-    await producer.send({ topic, acks: -1, messages })
+    const written = await producer.send({ topic, acks: -1, messages })
+    for (const m of written) if (m.baseOffset !== undefined) lastBatch?.set(m.partition, BigInt(m.baseOffset))
   }
   return n
 }
@@ -113,8 +115,16 @@ t.test('a replay ends when the last offsets of a partition are transaction marke
   expected += await produce(committed as unknown as Producer, codec, s.topics.events, accountId, 3, 40, 'committed')
   await committed.commit()
   const aborted = await txn.transaction()
-  await produce(aborted as unknown as Producer, codec, s.topics.events, accountId, 3, 40, 'aborted')
+  const abortedBatches = new Map<number, bigint>()
+  await produce(aborted as unknown as Producer, codec, s.topics.events, accountId, 3, 40, 'aborted', abortedBatches)
   await aborted.abort()
+  // abort() returns once the coordinator has the decision; it writes the markers afterwards. Until
+  // then the offsets kafkajs lists (read_committed: the last stable offset) stop before the aborted
+  // records, and the replay, which starts later, would end past them (CI once saw exactly that).
+  await waitUntil(async () => {
+    const o = await partitionsWithManyBatches(s, s.topics.events)
+    return [...abortedBatches].every(([p, base]) => BigInt(o.find((x) => x.partition === p)!.high) > base)
+  }, 30_000, 'the abort markers to be written')
 
   const fresh = `${s.database}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
