@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { openAdmin } from '../admin-context.js'
 import { ClusterStack, type ClusterComponent } from './cluster-stack.js'
 import { SteadyLoad } from './load.js'
-import { reconcile, type DrillResult } from './run-drill.js'
+import { reconcile, drillResult, type DrillResult } from './run-drill.js'
 import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
 import { judgeRateLimit, unavailability, type LimitVerdict } from './cluster-report.js'
 import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Outcome } from './report.js'
@@ -141,23 +141,18 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     if (rateLimit) for (const p of rateLimit.problems) v.failures.push(`rate-limit: ${p}`)
     v.ok = v.failures.length === 0
     const limitText = rateLimit ? renderRateLimit(rateLimit) : ''
-    const result: ClusterDrillResult = {
+    const base = drillResult({
       runId,
       rows,
-      rateLimit,
       verdict: v,
+      t0,
+      skipped: load.skipped,
+      rec,
+      logDir,
       text: [limitText, renderText(rows)].filter(Boolean).join('\n\n'),
       markdown: [limitText && renderRateLimitMarkdown(rateLimit!), renderMarkdown(rows)].filter(Boolean).join('\n\n'),
-      startedAt: new Date(t0).toISOString(),
-      seconds: Math.round((Date.now() - t0) / 1000),
-      clusterStartSeconds: Math.round(startMs / 100) / 10,
-      skipped: load.skipped,
-      topic: rec.topic,
-      clickhouse: rec.clickhouse,
-      logDir,
-    }
-    writeFileSync(join(logDir, 'result.md'), result.markdown + '\n')
-    return result
+    })
+    return { ...base, rateLimit, clusterStartSeconds: Math.round(startMs / 100) / 10 }
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)

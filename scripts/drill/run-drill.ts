@@ -132,28 +132,43 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     const rec = await reconcile(env, runId, o, say)
     for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
     const rows = summarise(windows, load.outcomes, rec.rec)
-    const v = verdict(rows, rec.rec, load.outcomes)
-    const result: DrillResult = {
-      runId,
-      rows,
-      verdict: v,
-      text: renderText(rows),
-      markdown: renderMarkdown(rows),
-      startedAt: new Date(t0).toISOString(),
-      seconds: Math.round((Date.now() - t0) / 1000),
-      skipped: load.skipped,
-      topic: rec.topic,
-      clickhouse: rec.clickhouse,
-      logDir,
-    }
-    writeFileSync(join(logDir, 'result.md'), result.markdown + '\n')
-    return result
+    return drillResult({ runId, rows, verdict: verdict(rows, rec.rec, load.outcomes), t0, skipped: load.skipped, rec, logDir })
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     say(o.keepStack ? `keeping the stack in ${o.stackDir} (stop it: STACK_DIR=${o.stackDir} ... bash deploy/local/stack.sh down, with the same ports)` : 'stopping the drill stack')
     await cleanup()
   }
+}
+
+/** A finished run's result (also the cluster drill's), its table written to result.md in the log
+ *  directory. `text`/`markdown` default to the fault table; a drill with more to say passes its own. */
+export function drillResult(r: {
+  runId: string
+  rows: Row[]
+  verdict: Verdict
+  t0: number
+  skipped: number
+  rec: Pick<DrillResult, 'topic' | 'clickhouse'>
+  logDir: string
+  text?: string
+  markdown?: string
+}): DrillResult {
+  const result: DrillResult = {
+    runId: r.runId,
+    rows: r.rows,
+    verdict: r.verdict,
+    text: r.text ?? renderText(r.rows),
+    markdown: r.markdown ?? renderMarkdown(r.rows),
+    startedAt: new Date(r.t0).toISOString(),
+    seconds: Math.round((Date.now() - r.t0) / 1000),
+    skipped: r.skipped,
+    topic: r.rec.topic,
+    clickhouse: r.rec.clickhouse,
+    logDir: r.logDir,
+  }
+  writeFileSync(join(r.logDir, 'result.md'), result.markdown + '\n')
+  return result
 }
 
 /** Reads back every event_id of the run's events topic and ClickHouse database (also the cluster drill's). */
