@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { openAdmin } from '../admin-context.js'
 import { ClusterStack, type ClusterComponent } from './cluster-stack.js'
 import { SteadyLoad } from './load.js'
-import { reconcile, drillResult, type DrillResult } from './run-drill.js'
+import { reconcile, drillResult, runEnv, type DrillResult } from './run-drill.js'
 import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
 import { judgeRateLimit, unavailability, type LimitVerdict } from './cluster-report.js'
 import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Outcome } from './report.js'
@@ -31,16 +31,7 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
   const runId = `c${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
   const logDir = join(o.clusterDir, 'drill-logs', runId)
   mkdirSync(logDir, { recursive: true })
-  const servicesEnv: Record<string, string> = {
-    TOPIC_EVENTS: `drill.${runId}.events`,
-    TOPIC_IDENTIFIES: `drill.${runId}.identifies`,
-    TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
-    TOPIC_DLQ: `drill.${runId}.dlq`,
-    TOPIC_PARTITIONS: '6',
-    CLICKHOUSE_DATABASE: `drill_${runId}`,
-    PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
-    LOG_LEVEL: 'info',
-  }
+  const servicesEnv: Record<string, string> = { ...runEnv(runId), LOG_LEVEL: 'info' }
   const stack = new ClusterStack(root, o.clusterDir, o.portBase, servicesEnv)
   let load: SteadyLoad | undefined
   const cleanup = async () => {

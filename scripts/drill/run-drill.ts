@@ -58,13 +58,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
 
     const env: Record<string, string> = {
       ...stack.serviceEnv(),
-      TOPIC_EVENTS: `drill.${runId}.events`,
-      TOPIC_IDENTIFIES: `drill.${runId}.identifies`,
-      TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
-      TOPIC_DLQ: `drill.${runId}.dlq`,
-      TOPIC_PARTITIONS: '6',
-      CLICKHOUSE_DATABASE: `drill_${runId}`,
-      PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
+      ...runEnv(runId),
       PROJECTOR_PORT: String(o.ports.projector),
       INGEST_PORT: String(o.ports.ingest),
       // Fixed across restarts, so a restarted ingest fences its killed predecessor's open transactions.
@@ -138,6 +132,19 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     process.off('SIGTERM', onSignal)
     say(o.keepStack ? `keeping the stack in ${o.stackDir} (stop it: STACK_DIR=${o.stackDir} ... bash deploy/local/stack.sh down, with the same ports)` : 'stopping the drill stack')
     await cleanup()
+  }
+}
+
+/** The run's own topics, database and consumer group (also the cluster drill's), so runs never share state. */
+export function runEnv(runId: string): Record<string, string> {
+  return {
+    TOPIC_EVENTS: `drill.${runId}.events`,
+    TOPIC_IDENTIFIES: `drill.${runId}.identifies`,
+    TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
+    TOPIC_DLQ: `drill.${runId}.dlq`,
+    TOPIC_PARTITIONS: '6',
+    CLICKHOUSE_DATABASE: `drill_${runId}`,
+    PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
   }
 }
 
