@@ -22,4 +22,4 @@ export { MonthlyQuota, monthKeyOf, type QuotaReservation } from './monthly-quota
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
-export { SharedLimits, type EventAdmission } from './shared-limits.js'
+export { SharedLimits, admitLocally, type EventAdmission } from './shared-limits.js'

@@ -1,8 +1,8 @@
 // The limits of several ingest instances enforced together (issue 14): every check goes to Redis
 // (redis-limits.ts) and, when Redis fails or is slower than its call timeout, is answered by this
 // instance's own in-memory limiters instead (limiter-fallback.ts), so Redis never causes a 5xx.
-// Without REDIS_URL none of this exists and the HTTP layer calls the in-memory limiters directly,
-// synchronously, as before.
+// Without REDIS_URL there is no SharedLimits: the HTTP layer calls the in-memory limiters directly and
+// the pipeline calls admitLocally, synchronously, as before.
 import type { RequestLimiter, RateLimitResult } from './request-limiter.js'
 import type { EventRateLimiter, EventRateResult } from './event-rate-limiter.js'
 import type { MonthlyQuota, QuotaReservation } from './monthly-quota.js'
@@ -20,6 +20,18 @@ export interface EventAdmission {
   quota?: QuotaReservation
   /** Where the reservation was made, so a release goes to the same place. */
   shared: boolean
+}
+
+/** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of `countable` live
+ *  events (H5), from this instance's own limiters: the whole check without Redis, and the fallback
+ *  with it. Synchronous, so the in-memory hot path awaits nothing. */
+export function admitLocally(
+  local: { events: EventRateLimiter; quota: MonthlyQuota },
+  accountId: string, n: number, perSecond: number, countable: number, perMonth: number, now: number,
+): EventAdmission {
+  const rate = local.events.tryTake(accountId, n, perSecond, now)
+  if (!rate.allowed || countable <= 0) return { rate, shared: false }
+  return { rate, quota: local.quota.reserve(accountId, countable, perMonth, now), shared: false }
 }
 
 export interface SharedLimitsDeps {
@@ -86,11 +98,7 @@ export class SharedLimits {
         if (!rate.allowed || countable <= 0) return { rate, shared: true }
         return { rate, quota: reservationOf(a.monthBefore, a.granted, perMonth, now), shared: true }
       },
-      () => {
-        const rate = this.d.local.events.tryTake(accountId, n, perSecond, now)
-        if (!rate.allowed || countable <= 0) return { rate, shared: false }
-        return { rate, quota: this.d.local.quota.reserve(accountId, countable, perMonth, now), shared: false }
-      },
+      () => admitLocally(this.d.local, accountId, n, perSecond, countable, perMonth, now),
     )
   }
 

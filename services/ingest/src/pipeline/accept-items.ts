@@ -6,7 +6,7 @@ import { userKey, type EventRecord, type IdentifyRecord } from '../../../../sche
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
-import { eventRateError, monthlyLimitError, type EventAdmission, type EventRateLimiter, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
+import { admitLocally, eventRateError, monthlyLimitError, type EventAdmission, type EventRateLimiter, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
@@ -59,22 +59,13 @@ export async function acceptItems(
   const countable = rc.environment === 'live' ? items.filter((x) => x.item.kind === 'event').length : 0
   let granted = countable
   let quotaError: ServiceError | undefined
-  let admission: EventAdmission | undefined
-  if (d.shared !== undefined) {
-    admission = await d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
-    if (!admission.rate.allowed) throw eventRateError(admission.rate, rl)
-    if (admission.quota !== undefined) {
-      granted = admission.quota.granted
-      if (granted < countable) quotaError = monthlyLimitError(admission.quota, rl)
-    }
-  } else {
-    const er = d.eventLimiter.tryTake(account.account_id, items.length, plan.eventsPerSecond, t)
-    if (!er.allowed) throw eventRateError(er, rl)
-    if (countable > 0) {
-      const reservation = d.quota.reserve(account.account_id, countable, plan.eventsPerMonth, t)
-      granted = reservation.granted
-      if (granted < countable) quotaError = monthlyLimitError(reservation, rl)
-    }
+  const admission: EventAdmission = d.shared !== undefined
+    ? await d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
+    : admitLocally({ events: d.eventLimiter, quota: d.quota }, account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
+  if (!admission.rate.allowed) throw eventRateError(admission.rate, rl)
+  if (admission.quota !== undefined) {
+    granted = admission.quota.granted
+    if (granted < countable) quotaError = monthlyLimitError(admission.quota, rl)
   }
 
   const out: ItemOutcome[] = []
@@ -99,7 +90,7 @@ export async function acceptItems(
     await d.appender.append(records)
   } catch (err) {
     if (countable > 0 && granted > 0) {
-      if (admission !== undefined) d.shared!.release(admission, account.account_id, granted, t)
+      if (d.shared !== undefined) d.shared.release(admission, account.account_id, granted, t)
       else d.quota.release(account.account_id, granted, t)
     }
     throw errors.unavailable(2, err)
