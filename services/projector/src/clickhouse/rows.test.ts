@@ -125,3 +125,16 @@ t.test('a trait key with an unpaired surrogate is a mapping error, not an endles
   t.throws(() => traitRows('a', 'u', '{"\\ud800":1}', TS, 'live', 'e1'), RowMappingError)
   t.same(traitRows('a', 'u', '{"\\ud83d\\ude00":"\\ud800"}', TS).map((r) => [r.trait_key, r.value]), [['\u{1F600}', '"\\ud800"']], 'a pair is fine; a value stays JSON text')
 })
+
+t.test('DateTime text agrees with formatDateTime across the range, cached days included', async (t) => {
+  const { formatDateTime } = await import('../../../../schemas/clickhouse/sql.js')
+  const max = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
+  let seed = 7
+  const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+  const instants = [0, 999, 1000, 86_399_999, 86_400_000, max, ...Array.from({ length: 2000 }, () => Math.floor(next() * max))]
+  for (const ms of [...instants, ...instants]) {
+    const row = eventRow(makeEvent({ timestamp: ms, received_at: ms }))
+    if (row.timestamp !== formatDateTime(ms)) t.fail(`${ms}: ${row.timestamp} != ${formatDateTime(ms)}`)
+  }
+  t.pass(`${instants.length * 2} instants`)
+})

@@ -165,3 +165,18 @@ t.test('after merges the answers are the same', async (t) => {
   )
   t.same(alice && [alice.email, Number(alice.first_seen_ms)], ['alice@new.example', ms(0)])
 })
+
+t.test('text with tabs, newlines, CR, backslashes, quotes, NUL and astral characters is stored as sent (TabSeparated)', async (t) => {
+  const awkward = 'tab\there\nnew\r\nline \\ back \\t not-an-escape "q" \'s\' \u0000 \u{1F600} é'
+  const props = JSON.stringify({ text: awkward, path: 'C:\\dir\\file' })
+  await writer.write({
+    events: [makeEvent({ event_id: 'ev-text', user_id: 'tess', event: 'odd\tname', properties: props, user_agent: awkward, user_traits: JSON.stringify({ 'k\ty': awkward }) })],
+    identifies: [makeIdentify({ event_id: 'id-text', user_id: 'tess', traits: JSON.stringify({ note: awkward }), context: props })],
+  })
+  const [e] = await queryRows<{ event: string; properties: string; user_agent: string }>(client, `SELECT event, properties, user_agent FROM ${database}.events FINAL WHERE event_id = 'ev-text'`)
+  t.same(e, { event: 'odd\tname', properties: props, user_agent: awkward })
+  const [i] = await queryRows<{ traits: string; context: string }>(client, `SELECT traits, context FROM ${database}.identifies FINAL WHERE event_id = 'id-text'`)
+  t.same(i, { traits: JSON.stringify({ note: awkward }), context: props })
+  const traits = await queryRows<{ trait_key: string; value: string }>(client, `SELECT trait_key, value FROM ${database}.user_traits FINAL WHERE user_id = 'tess' ORDER BY trait_key`)
+  t.same(traits, [{ trait_key: 'k\ty', value: JSON.stringify(awkward) }, { trait_key: 'note', value: JSON.stringify(awkward) }])
+})

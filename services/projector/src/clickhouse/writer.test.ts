@@ -5,15 +5,19 @@ import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-hel
 
 interface InsertCall {
   table: string
-  values: unknown[]
   format: string
+  columns: string[]
+  /** The body's lines, read from the streamed values. */
+  values: string[]
 }
 
 function fakeClient(fail?: (table: string) => unknown): { client: ClickHouseClient; calls: InsertCall[] } {
   const calls: InsertCall[] = []
   const client = {
-    async insert(params: InsertCall) {
-      calls.push(params)
+    async insert(params: { table: string; format: string; columns: string[]; values: AsyncIterable<Buffer> }) {
+      let text = ''
+      for await (const chunk of params.values) text += chunk.toString()
+      calls.push({ table: params.table, format: params.format, columns: params.columns, values: text.split('\n').slice(0, -1) })
       const err = fail?.(params.table)
       if (err) throw err
       return {}
@@ -22,7 +26,7 @@ function fakeClient(fail?: (table: string) => unknown): { client: ClickHouseClie
   return { client, calls }
 }
 
-t.test('one JSONEachRow insert per table, empty tables skipped', async (t) => {
+t.test('one TabSeparated insert per table, empty tables skipped', async (t) => {
   const { client, calls } = fakeClient()
   const w = new ClickHouseWriter(client, 'analytics')
   const stats = await w.write({
@@ -32,10 +36,11 @@ t.test('one JSONEachRow insert per table, empty tables skipped', async (t) => {
   t.same(stats, { events: 2, identifies: 1, traits: 3 })
   // trait rows first: a retry after a partial write drops stored records, trait rows included (issue 9)
   t.same(calls.map((c) => [c.table, c.values.length, c.format]), [
-    ['analytics.user_traits', 3, 'JSONEachRow'],
-    ['analytics.events', 2, 'JSONEachRow'],
-    ['analytics.identifies', 1, 'JSONEachRow'],
+    ['analytics.user_traits', 3, 'TabSeparated'],
+    ['analytics.events', 2, 'TabSeparated'],
+    ['analytics.identifies', 1, 'TabSeparated'],
   ])
+  for (const c of calls) for (const line of c.values) t.equal(line.split('\t').length, c.columns.length, `${c.table}: one field per column`)
   calls.length = 0
   await w.write({ events: [], identifies: [] })
   t.equal(calls.length, 0)
@@ -77,4 +82,14 @@ t.test('server and network failures are classified', async (t) => {
   const net = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
   t.match(classify(net), { code: 'INSERT_FAILED', retriable: true, serverCode: undefined })
   t.match(classify(new TypeError('x is not a function')), { code: 'INSERT_FAILED', retriable: false })
+})
+
+t.test('a record whose text has an unpaired surrogate is invalid (dead-lettered), the batch is not inserted', async (t) => {
+  const { client, calls } = fakeClient()
+  const err = (await new ClickHouseWriter(client, 'db')
+    .write({ events: [makeEvent(), makeEvent({ event_id: 'lone', properties: '{"a":"\ud800"}' })], identifies: [] })
+    .catch((e: unknown) => e)) as ClickHouseWriteError
+  t.equal(err.code, 'INVALID_RECORD')
+  t.same(err.invalid.map((r) => r.event_id), ['lone'])
+  t.equal(calls.length, 0)
 })

@@ -1,8 +1,9 @@
-// Writes one batch of records into ClickHouse: one JSONEachRow insert per table.
+// Writes one batch of records into ClickHouse: one TabSeparated insert per table (tsv.ts).
 // Retrying is the caller's job; every failure is a ClickHouseWriteError that says
 // whether a retry can help. Writes are idempotent (A5), so retrying a batch that
 // partly landed is safe.
 
+import { Readable } from 'node:stream'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
@@ -13,10 +14,8 @@ import {
   identifyRow,
   identifyTraitRows,
   RowMappingError,
-  type EventRow,
-  type IdentifyRow,
-  type TraitRow,
 } from './rows.js'
+import { columnsOf, tsvChunks, tsvLine } from './tsv.js'
 import { AppError } from '../../../shared/src/errors.js'
 
 export const TABLES = {
@@ -109,41 +108,45 @@ export interface WriterOptions {
   onDuplicates?: (dropped: DroppedDuplicate[]) => void
 }
 
+/** One table's rows as TabSeparated lines, and the columns they hold in order. */
+export interface TableRows {
+  columns: string[]
+  lines: string[]
+}
+
+const tableRows = (): TableRows => ({ columns: [], lines: [] })
+
+function addRow(t: TableRows, row: object, line: string) {
+  if (t.lines.length === 0) t.columns = columnsOf(row)
+  t.lines.push(line)
+}
+
 /** Maps a batch to rows, collecting every record that cannot be mapped. */
 export function batchRows(batch: WriteBatch): {
-  events: EventRow[]
-  identifies: IdentifyRow[]
-  traits: TraitRow[]
+  events: TableRows
+  identifies: TableRows
+  traits: TableRows
   invalid: InvalidRecord[]
 } {
-  const events: EventRow[] = []
-  const identifies: IdentifyRow[] = []
-  const traits: TraitRow[] = []
+  const events = tableRows()
+  const identifies = tableRows()
+  const traits = tableRows()
   const invalid: InvalidRecord[] = []
-  const mapOne = (kind: InvalidRecord['kind'], eventId: string, fn: () => void) => {
+  // A record's lines are all built before any is kept, so a record is either whole or invalid.
+  const mapOne = (kind: InvalidRecord['kind'], eventId: string, into: TableRows, fn: () => { row: object; traitRows: object[] }) => {
     try {
-      fn()
+      const { row, traitRows } = fn()
+      const line = tsvLine(row, eventId)
+      const traitLines = traitRows.map((t) => tsvLine(t, eventId))
+      addRow(into, row, line)
+      for (let i = 0; i < traitRows.length; i++) addRow(traits, traitRows[i]!, traitLines[i]!)
     } catch (err) {
       if (!(err instanceof RowMappingError)) throw err
       invalid.push({ kind, event_id: eventId, reason: err.message })
     }
   }
-  for (const r of batch.events) {
-    mapOne('event', r.event_id, () => {
-      const row = eventRow(r)
-      const t = eventTraitRows(r)
-      events.push(row)
-      traits.push(...t)
-    })
-  }
-  for (const r of batch.identifies) {
-    mapOne('identify', r.event_id, () => {
-      const row = identifyRow(r)
-      const t = identifyTraitRows(r)
-      identifies.push(row)
-      traits.push(...t)
-    })
-  }
+  for (const r of batch.events) mapOne('event', r.event_id, events, () => ({ row: eventRow(r), traitRows: eventTraitRows(r) }))
+  for (const r of batch.identifies) mapOne('identify', r.event_id, identifies, () => ({ row: identifyRow(r), traitRows: identifyTraitRows(r) }))
   return { events, identifies, traits, invalid }
 }
 
@@ -182,7 +185,7 @@ export class ClickHouseWriter {
     await this.insert(TABLES.events, rows.events)
     await this.insert(TABLES.identifies, rows.identifies)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
-    return { events: rows.events.length, identifies: rows.identifies.length, traits: rows.traits.length }
+    return { events: rows.events.lines.length, identifies: rows.identifies.lines.length, traits: rows.traits.lines.length }
   }
 
   /**
@@ -241,10 +244,15 @@ WHERE account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
     return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
-  private async insert(table: string, values: object[]): Promise<void> {
-    if (values.length === 0) return
+  private async insert(table: string, rows: TableRows): Promise<void> {
+    if (rows.lines.length === 0) return
     try {
-      await this.client.insert({ table: `${this.database}.${table}`, values, format: 'JSONEachRow' })
+      await this.client.insert({
+        table: `${this.database}.${table}`,
+        values: Readable.from(tsvChunks(rows.lines), { objectMode: false }),
+        format: 'TabSeparated',
+        columns: rows.columns as [string, ...string[]],
+      })
     } catch (cause) {
       throw classify(cause, table)
     }
