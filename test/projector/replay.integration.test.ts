@@ -116,3 +116,29 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
   t.equal(users[0]!.email, 'late@example.com')
   t.same(await counts(s, fresh, accountId), oldBefore, 'the previous tables no longer receive rows')
 })
+
+t.test('a fresh replay keeps the first write of a retried message_id when the retry is in a later insert (H16, with the id filter)', async (t) => {
+  const s = await startServices(t)
+  const { key, accountId } = await s.createKey({ type: 'live' })
+  const day = 86_400_000
+  const first = new Date(Date.now() - 3 * day).toISOString()
+  const retry = new Date(Date.now() - 2 * day).toISOString()
+  // Sent one by one, so each is its own Kafka record batch: with 1 KiB fetches and inserts of one
+  // row, the original and its retry (same message_id, another timestamp) land in different inserts.
+  const bodies = [
+    { event: 'ordered', user: { id: 'rita' }, message_id: 'm-retried', timestamp: first },
+    ...Array.from({ length: 3 }, (_, i) => ({ event: 'page_viewed', user: { id: 'rita' }, message_id: `m-filler-${i}` })),
+    { event: 'ordered', user: { id: 'rita' }, message_id: 'm-retried', timestamp: retry },
+  ]
+  for (const b of bodies) t.equal((await s.post('/v1/event', b, { key })).status, 200)
+  await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}'`, 4)
+
+  const fresh = `${s.database}_retry`
+  t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
+  const cfg = { ...loadProjectorConfig(s.env), replayMaxRows: 1, replayFetchPartitionBytes: 1024 }
+  const report = await runReplayCommand(cfg, { topics: ['events'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false }, { log: createLogger('error') })
+  t.equal(report.summary.records, 5)
+  const rows = await s.query<{ timestamp: string }>(`SELECT toString(timestamp) AS timestamp FROM ${fresh}.events FINAL WHERE account_id = '${accountId}' AND message_id = 'm-retried'`)
+  t.equal(rows.length, 1, 'one row for the retried message_id')
+  t.equal(rows[0]!.timestamp, first.slice(0, 19).replace('T', ' '), 'the first write wins')
+})

@@ -16,6 +16,7 @@ import {
   RowMappingError,
 } from './rows.js'
 import { columnsOf, tsvChunks, tsvLine } from './tsv.js'
+import type { IdFilter } from './id-filter.js'
 import { AppError } from '../../../shared/src/errors.js'
 
 export const TABLES = {
@@ -106,6 +107,12 @@ export interface DroppedDuplicate {
 export interface WriterOptions {
   /** Told of the duplicates of each successful write, for the metric and the debug log (issue 9). */
   onDuplicates?: (dropped: DroppedDuplicate[]) => void
+  /**
+   * Every event_id stored in the target tables, as a Bloom filter (id-filter.ts): ids it has not
+   * seen skip the H16 lookup. Only for a writer that is the sole writer of tables that were empty
+   * when it began (a replay into a fresh database); the writer adds what it writes.
+   */
+  storedIds?: IdFilter
 }
 
 /** One table's rows as TabSeparated lines, and the columns they hold in order. */
@@ -169,6 +176,13 @@ export class ClickHouseWriter {
   async write(batch: WriteBatch): Promise<WriteStats> {
     const kept = await this.dropRetries(batch)
     const rows = batchRows(kept)
+    // Added before the inserts: an insert that fails may still have stored rows, and the filter
+    // must hold every id that may be stored (a "maybe" only costs a lookup).
+    const seen = this.opts.storedIds
+    if (seen) {
+      for (const r of kept.events) if (r.message_id) seen.add(r.event_id)
+      for (const r of kept.identifies) if (r.message_id) seen.add(r.event_id)
+    }
     if (rows.invalid.length > 0) {
       throw new ClickHouseWriteError(
         'INVALID_RECORD',
@@ -217,7 +231,8 @@ export class ClickHouseWriter {
       if (first.has(r.event_id)) drop.add(r)
       else first.set(r.event_id, r)
     }
-    const unique = [...first.values()]
+    const seen = this.opts.storedIds
+    const unique = seen ? [...first.values()].filter((r) => seen.mightContain(r.event_id)) : [...first.values()]
     for (let i = 0; i < unique.length; i += RETRY_LOOKUP_CHUNK) {
       const chunk = unique.slice(i, i + RETRY_LOOKUP_CHUNK)
       let lo = Infinity

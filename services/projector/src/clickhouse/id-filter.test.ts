@@ -1,0 +1,25 @@
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { IdFilter } from './id-filter.js'
+
+t.test('every added id is reported as maybe seen (no false negatives)', async (t) => {
+  const f = new IdFilter(50_000)
+  const ids = Array.from({ length: 50_000 }, () => randomUUID())
+  for (const id of ids) f.add(id)
+  t.equal(ids.filter((id) => !f.mightContain(id)).length, 0)
+  t.equal(f.size, 50_000)
+})
+
+t.test('ids never added are mostly reported unseen (about 1% false positives at the sized load)', async (t) => {
+  const f = new IdFilter(100_000)
+  for (let i = 0; i < 100_000; i++) f.add(`seen-${i}`)
+  let positives = 0
+  for (let i = 0; i < 100_000; i++) if (f.mightContain(`other-${i}`)) positives++
+  t.ok(positives < 3_000, `${positives} false positives of 100,000`)
+})
+
+t.test('sizes: at least 2^20 bits, powers of two, capped at 2^31', async (t) => {
+  t.equal(new IdFilter(0).bits, 2 ** 20)
+  t.equal(new IdFilter(1_000_000).bits, 2 ** 24)
+  t.equal(new IdFilter(1e12).bits, 2 ** 31)
+})
