@@ -15,7 +15,7 @@ import {
   identifyTraitRows,
   RowMappingError,
 } from './rows.js'
-import { columnsOf, tsvChunks, tsvLine } from './tsv.js'
+import { checkRow, TsvRows } from './tsv.js'
 import type { IdFilter } from './id-filter.js'
 import { AppError } from '../../../shared/src/errors.js'
 
@@ -115,38 +115,25 @@ export interface WriterOptions {
   storedIds?: IdFilter
 }
 
-/** One table's rows as TabSeparated lines, and the columns they hold in order. */
-export interface TableRows {
-  columns: string[]
-  lines: string[]
-}
-
-const tableRows = (): TableRows => ({ columns: [], lines: [] })
-
-function addRow(t: TableRows, row: object, line: string) {
-  if (t.lines.length === 0) t.columns = columnsOf(row)
-  t.lines.push(line)
-}
-
 /** Maps a batch to rows, collecting every record that cannot be mapped. */
 export function batchRows(batch: WriteBatch): {
-  events: TableRows
-  identifies: TableRows
-  traits: TableRows
+  events: TsvRows
+  identifies: TsvRows
+  traits: TsvRows
   invalid: InvalidRecord[]
 } {
-  const events = tableRows()
-  const identifies = tableRows()
-  const traits = tableRows()
+  const events = new TsvRows()
+  const identifies = new TsvRows()
+  const traits = new TsvRows()
   const invalid: InvalidRecord[] = []
-  // A record's lines are all built before any is kept, so a record is either whole or invalid.
-  const mapOne = (kind: InvalidRecord['kind'], eventId: string, into: TableRows, fn: () => { row: object; traitRows: object[] }) => {
+  // A record's rows are all mapped and checked before any is written: it is whole or invalid.
+  const mapOne = (kind: InvalidRecord['kind'], eventId: string, into: TsvRows, fn: () => { row: object; traitRows: object[] }) => {
     try {
       const { row, traitRows } = fn()
-      const line = tsvLine(row, eventId)
-      const traitLines = traitRows.map((t) => tsvLine(t, eventId))
-      addRow(into, row, line)
-      for (let i = 0; i < traitRows.length; i++) addRow(traits, traitRows[i]!, traitLines[i]!)
+      const bound = checkRow(row, eventId)
+      const traitBounds = traitRows.map((r) => checkRow(r, eventId))
+      into.add(row, bound)
+      for (let i = 0; i < traitRows.length; i++) traits.add(traitRows[i]!, traitBounds[i]!)
     } catch (err) {
       if (!(err instanceof RowMappingError)) throw err
       invalid.push({ kind, event_id: eventId, reason: err.message })
@@ -199,7 +186,7 @@ export class ClickHouseWriter {
     await this.insert(TABLES.events, rows.events)
     await this.insert(TABLES.identifies, rows.identifies)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
-    return { events: rows.events.lines.length, identifies: rows.identifies.lines.length, traits: rows.traits.lines.length }
+    return { events: rows.events.rows, identifies: rows.identifies.rows, traits: rows.traits.rows }
   }
 
   /**
@@ -259,12 +246,12 @@ WHERE account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
     return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
-  private async insert(table: string, rows: TableRows): Promise<void> {
-    if (rows.lines.length === 0) return
+  private async insert(table: string, rows: TsvRows): Promise<void> {
+    if (rows.rows === 0) return
     try {
       await this.client.insert({
         table: `${this.database}.${table}`,
-        values: Readable.from(tsvChunks(rows.lines), { objectMode: false }),
+        values: Readable.from(rows.chunks(), { objectMode: false }),
         format: 'TabSeparated',
         columns: rows.columns as [string, ...string[]],
       })
