@@ -40,8 +40,6 @@ export function checkRow(row: object, eventId: string): number {
 // copied by every young-generation GC and then promoted (issue 10: GC was a quarter of the replay's
 // CPU). A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
 const CHUNK_BYTES = 1 << 20
-const TAB = 9
-const NEWLINE = 10
 
 /** One table's rows as TabSeparated bytes, with the column list of the insert. */
 export class TsvRows {
@@ -60,15 +58,16 @@ export class TsvRows {
       this.buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bound))
       this.pos = 0
     }
-    const buf = this.buf
+    // One native write per row: a write per field, or a JS loop copying the characters, cost two
+    // to three times as much (issue 10, measured on replay rows).
     const values = Object.values(row) as Array<string | number>
+    let line = ''
     for (let i = 0; i < values.length; i++) {
-      if (i > 0) buf[this.pos++] = TAB
       const v = values[i]!
       const text = typeof v === 'number' ? String(v) : SPECIAL.test(v) ? v.replace(SPECIAL_ALL, escapeOne) : v
-      this.pos += buf.write(text, this.pos)
+      line += i === 0 ? text : '\t' + text
     }
-    buf[this.pos++] = NEWLINE
+    this.pos += this.buf.write(line + '\n', this.pos)
     this.rows++
   }
 
