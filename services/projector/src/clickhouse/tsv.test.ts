@@ -14,6 +14,7 @@ t.test('fields: numbers print, tab, newline, CR and backslash are escaped, the r
   t.equal(one({ a: 42, b: -1.5, c: 'plain "json" {}' }), '42\t-1.5\tplain "json" {}\n')
   t.equal(one({ a: 'a\tb\nc\rd\\e' }), 'a\\tb\\nc\\rd\\\\e\n')
   t.equal(one({ a: '{"q":"say \\"hi\\""}' }), '{"q":"say \\\\"hi\\\\""}\n')
+  t.equal(one({ a: 'é\tü\n\\' }), 'é\\tü\\n\\\\\n', 'escapes in non-ASCII text too')
   t.equal(one({ a: '\u{1F600} ü \u0000', b: '' }), '\u{1F600} ü \u0000\t\n', 'other characters, NUL included, are literal in TSV')
 })
 
