@@ -26,6 +26,7 @@ import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js
 import { openAdmin } from '../scripts/admin-context.js'
 import { ROOT, stackUp, stackEnv, ensureBuilt, compiled, freePort, startNode, stopChild, stopAll, waitHealthy, rssMiB, cpuSeconds, machine, type Child } from './processes.js'
 import { replayBench, type ReplayBenchFigures } from './replay.js'
+import { groupLag, lagDuring, type LagFigures } from './projector-lag.js'
 import { runLoad, runEndToEnd, burst, singleEventBody, batchBody, type LoadFigures, type E2EFigures, type PlanDemo } from './load.js'
 
 const { values: args } = parseArgs({
@@ -79,6 +80,8 @@ interface VariantResult {
   env: Record<string, string>
   single?: Measured
   batch?: Measured
+  /** The projector while the batch run went on (issue 10, live projection). */
+  batchProjection?: LagFigures & { projectorCpuUsPerEvent: number | null }
 }
 
 type Measured = LoadFigures & { ingestCpuUsPerEvent: number | null; recordsPerFlush?: number | null }
@@ -230,6 +233,9 @@ async function main() {
   }
   await stopChild(baseline)
 
+  // Reads the projector group's lag during the batch runs (projector-lag.ts).
+  const lagAdmin = createKafka({ ...cfg.kafka, clientId: `bench-lag-${id}` }, log).admin()
+  await lagAdmin.connect()
   const out: VariantResult[] = []
   let e2e: E2EFigures | undefined
   let plans: PlanDemo[] | undefined
@@ -246,7 +252,14 @@ async function main() {
     }
     if (only.has('batch')) {
       say(`[${v.label}] POST /v1/events (${BATCH} per request), ${connections} connections, ${durationSec}s`)
-      r.batch = await measured(ingest, () => runLoad(`${ingestUrl}/v1/events`, { ...settings, body: batchBody(BATCH), key: unlimited.key, eventsPerRequest: BATCH }), `${ingestUrl}/metrics`)
+      const p0 = cpuSeconds(projector.pid)
+      const { result, lag } = await lagDuring(() => groupLag(lagAdmin, env.PROJECTOR_GROUP_ID!, cfg.topics.events), () =>
+        measured(ingest, () => runLoad(`${ingestUrl}/v1/events`, { ...settings, body: batchBody(BATCH), key: unlimited.key, eventsPerRequest: BATCH }), `${ingestUrl}/metrics`),
+      )
+      const p1 = cpuSeconds(projector.pid)
+      r.batch = result
+      const events = result.eventsPerSec * result.durationSec
+      r.batchProjection = { ...lag, projectorCpuUsPerEvent: p0 !== null && p1 !== null && events > 0 ? Math.round(((p1 - p0) * 1e6) / events) : null }
     }
     out.push(r)
     if (i === 0) {
@@ -261,6 +274,7 @@ async function main() {
       rss.ingestEndMiB = rssMiB(ingest.pid)
     }
   }
+  await lagAdmin.disconnect()
   rss.ingestFinalVariantEndMiB = rssMiB(ingest.pid)
   results.variants = out
   results.e2e = e2e
@@ -342,6 +356,16 @@ function printTable(base: (LoadFigures & { ingestCpuUsPerEvent: number | null })
     if (v.single) row([`/v1/event [${v.label}]`, v.single.eventsPerSec, v.single.requestsPerSec, v.single.latencyMs.p50, v.single.latencyMs.p99, errs(v.single), ratio(v.single), v.single.ingestCpuUsPerEvent, v.single.recordsPerFlush])
     if (v.batch) row([`/v1/events x${BATCH} [${v.label}]`, v.batch.eventsPerSec, v.batch.requestsPerSec, v.batch.latencyMs.p50, v.batch.latencyMs.p99, errs(v.batch), ratio(v.batch), v.batch.ingestCpuUsPerEvent, v.batch.recordsPerFlush])
   }
+  for (const v of vs) {
+    const p = v.batchProjection
+    if (!p) continue
+    lines.push('')
+    lines.push(
+      `live projection during /v1/events x${BATCH} [${v.label}]: projector lag (records) max ${p.max}, mean ${p.firstHalfMean} in the first half of the run and ${p.secondHalfMean} in the second, ` +
+        `${p.atEnd} at the end; 0 again ${p.drainSec === null ? 'not within 60' : p.drainSec} s after the load; projector CPU ${p.projectorCpuUsPerEvent ?? '-'} µs per event (drain included)`,
+    )
+    lines.push(`  lag every second: ${p.samples.join(' ')}`)
+  }
   if (e2e) {
     lines.push('')
     lines.push(
@@ -363,6 +387,7 @@ function printTable(base: (LoadFigures & { ingestCpuUsPerEvent: number | null })
   }
   const s = vs[0]?.single
   const b = vs[0]?.batch
+  const bp = vs[0]?.batchProjection
   lines.push('')
   lines.push('targets (first variant):')
   const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a ' : ok ? 'met ' : 'MISS')
@@ -371,6 +396,9 @@ function printTable(base: (LoadFigures & { ingestCpuUsPerEvent: number | null })
   lines.push(`  ${mark(s && s.ingestCpuUsPerEvent !== null ? s.ingestCpuUsPerEvent <= 100 : undefined)} /v1/event ingest CPU <= 100 µs per event`)
   lines.push(`  ${mark(b && b.eventsPerSec >= 40_000)} /v1/events x${BATCH} >= 40,000 events/s`)
   lines.push(`  ${mark(b && b.ingestCpuUsPerEvent !== null ? b.ingestCpuUsPerEvent <= 15 : undefined)} /v1/events x${BATCH} ingest CPU <= 15 µs per event`)
+  // Flat: no growth from the first half of the run to the second beyond one projector insert
+  // (PROJECTOR_MAX_ROWS, 10,000), and drained within 10 s of the load's end.
+  lines.push(`  ${mark(bp && bp.secondHalfMean <= bp.firstHalfMean + 10_000 && bp.drainSec !== null && bp.drainSec <= 10)} live projection keeps up with /v1/events x${BATCH} flat out: lag flat (second half <= first half + 10,000) and 0 within 10 s of the end`)
   lines.push(`  ${mark(e2e && e2e.latencyMs.p95 <= 1000 && e2e.missing === 0 && e2e.load.eventsPerSec >= 0.95 * e2eRate)} end to end ack -> row p95 <= 1 s at ${e2eRate} events/s for ${e2eSec} s`)
   process.stdout.write(lines.join('\n') + '\n')
   results.table = lines
