@@ -52,3 +52,8 @@ t.test('rows fill chunks of bounded size and never span two; a huge row gets its
   t.equal(lines[1_001], '-2\tend')
   t.same(new TsvRows().chunks(), [])
 })
+
+t.test('a column without a value makes the record invalid instead of writing "undefined"', async (t) => {
+  t.throws(() => checkRow({ a: 'x', b: undefined }, 'e1'), { message: 'column b has no value' })
+  t.throws(() => checkRow({ a: null }, 'e1'), RowMappingError)
+})

@@ -24,9 +24,14 @@ type WellFormedString = string & { isWellFormed(): boolean }
  */
 export function checkRow(row: object, eventId: string): number {
   let bound = 1
-  for (const v of Object.values(row) as Array<string | number>) {
+  const values = Object.values(row) as unknown[]
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
     if (typeof v === 'number') bound += 25
-    else {
+    else if (typeof v !== 'string') {
+      // JSONEachRow left such a column to its default; TSV would write "undefined" or "null".
+      throw new RowMappingError(`column ${Object.keys(row)[i]} has no value`, eventId)
+    } else {
       if (!(v as WellFormedString).isWellFormed()) throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
       // A UTF-16 code unit is at most 3 UTF-8 bytes; an escape doubles an ASCII byte.
       bound += v.length * 3 + 1
