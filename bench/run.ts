@@ -7,7 +7,7 @@
 //   npm run bench -- [--quick] [--soak] [--duration 20] [--connections 50]
 //                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--plain-pool 1,4] [--profile]
 //                    [--only baseline,single,batch,e2e,plans,replay] [--e2e-rate 1000]
-//                    [--replay-records 1000000] [--replay-targets fresh,live,live-again]
+//                    [--e2e-connections 100] [--replay-records 1000000] [--replay-targets fresh,live,live-again]
 // --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
 // it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
 // second local stack (see stackEnv).
@@ -42,6 +42,7 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     only: { type: 'string' },
     'e2e-rate': { type: 'string', default: '5000' },
+    'e2e-connections': { type: 'string', default: '100' },
     'replay-records': { type: 'string', default: '1000000' },
     'replay-targets': { type: 'string', default: 'fresh,live,live-again' },
   },
@@ -52,6 +53,7 @@ const connections = Number(args.connections)
 const warmupSec = args.quick ? 2 : 4
 const e2eSec = args.quick ? 10 : 60
 const e2eRate = Number(args['e2e-rate'])
+const e2eConnections = Number(args['e2e-connections'])
 const only = new Set((args.only ?? 'baseline,single,batch,e2e,plans').split(','))
 const BATCH = 100
 
@@ -266,7 +268,7 @@ async function main() {
       if (only.has('e2e')) {
         say(`[${v.label}] end to end at ${e2eRate} events/s for ${e2eSec}s`)
         const ch = await createClickHouse(cfg.clickhouse)
-        e2e = await runEndToEnd(ingestUrl, unlimited.key, ch, cfg.clickhouse.database, unlimited.accountId, { rate: e2eRate, durationSec: e2eSec, connections: 100 })
+        e2e = await runEndToEnd(ingestUrl, unlimited.key, ch, cfg.clickhouse.database, unlimited.accountId, { rate: e2eRate, durationSec: e2eSec, connections: e2eConnections })
         await ch.close()
       }
       if (only.has('plans')) plans = await planDemo(ingestUrl, hobby.key, orbit.key)
