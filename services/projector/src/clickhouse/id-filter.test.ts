@@ -23,3 +23,13 @@ t.test('sizes: at least 2^20 bits, powers of two, capped at 2^31', async (t) => 
   t.equal(new IdFilter(1_000_000).bits, 2 ** 24)
   t.equal(new IdFilter(1e12).bits, 2 ** 31)
 })
+
+t.test('checkAndAdd: false the first time (and adds), true after', async (t) => {
+  const f = new IdFilter(1000)
+  t.equal(f.checkAndAdd('a'), false)
+  t.equal(f.checkAndAdd('a'), true)
+  t.equal(f.mightContain('a'), true)
+  t.equal(f.size, 1)
+  f.add('b')
+  t.equal(f.checkAndAdd('b'), true)
+})

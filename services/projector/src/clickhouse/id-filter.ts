@@ -37,14 +37,7 @@ export class IdFilter {
   }
 
   add(id: string): void {
-    let h1 = fnv1a(id)
-    const h2 = mix(id) | 1
-    for (let i = 0; i < HASHES; i++) {
-      const bit = h1 & this.mask
-      this.words[bit >>> 5]! |= 1 << (bit & 31)
-      h1 = (h1 + h2) >>> 0
-    }
-    this.count++
+    this.checkAndAdd(id)
   }
 
   mightContain(id: string): boolean {
@@ -56,6 +49,25 @@ export class IdFilter {
       h1 = (h1 + h2) >>> 0
     }
     return true
+  }
+
+  /** Adds `id` and says whether it may have been there before (every one of its bits was set). */
+  checkAndAdd(id: string): boolean {
+    let h1 = fnv1a(id)
+    const h2 = mix(id) | 1
+    let present = true
+    for (let i = 0; i < HASHES; i++) {
+      const bit = h1 & this.mask
+      const word = bit >>> 5
+      const flag = 1 << (bit & 31)
+      if ((this.words[word]! & flag) === 0) {
+        present = false
+        this.words[word]! |= flag
+      }
+      h1 = (h1 + h2) >>> 0
+    }
+    if (!present) this.count++
+    return present
   }
 }
 

@@ -163,13 +163,6 @@ export class ClickHouseWriter {
   async write(batch: WriteBatch): Promise<WriteStats> {
     const kept = await this.dropRetries(batch)
     const rows = batchRows(kept)
-    // Added before the inserts: an insert that fails may still have stored rows, and the filter
-    // must hold every id that may be stored (a "maybe" only costs a lookup).
-    const seen = this.opts.storedIds
-    if (seen) {
-      for (const r of kept.events) if (r.message_id) seen.add(r.event_id)
-      for (const r of kept.identifies) if (r.message_id) seen.add(r.event_id)
-    }
     if (rows.invalid.length > 0) {
       throw new ClickHouseWriteError(
         'INVALID_RECORD',
@@ -218,8 +211,11 @@ export class ClickHouseWriter {
       if (first.has(r.event_id)) drop.add(r)
       else first.set(r.event_id, r)
     }
+    // With a filter, an id it has not seen is not stored and needs no lookup. It is added here,
+    // before the insert: an insert that fails may still have stored rows, so the filter must hold
+    // every id that may be stored (a "maybe" later only costs a lookup).
     const seen = this.opts.storedIds
-    const unique = seen ? [...first.values()].filter((r) => seen.mightContain(r.event_id)) : [...first.values()]
+    const unique = seen ? [...first.values()].filter((r) => seen.checkAndAdd(r.event_id)) : [...first.values()]
     for (let i = 0; i < unique.length; i += RETRY_LOOKUP_CHUNK) {
       const chunk = unique.slice(i, i + RETRY_LOOKUP_CHUNK)
       let lo = Infinity
