@@ -53,7 +53,7 @@ const DAYS = 30
 const SEND = 5_000
 
 /** A realistic event: properties and context of a web SDK, a message_id (so the H16 lookup runs), traits on 1 in 10. */
-function benchEvent(i: number, now: number): EventRecord {
+export function benchEvent(i: number, now: number): EventRecord {
   const user = i % USERS
   const ts = now - Math.floor(((i * 7919) % (DAYS * 86_400)) * 1000)
   return {
