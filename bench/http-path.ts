@@ -70,7 +70,7 @@ async function main() {
     const f = await runLoad(`${url}${path}`, { ...settings, body, eventsPerRequest: per })
     const c1 = cpuSeconds(child.pid!)!
     const events = f.ok2xx * per
-    console.log(`${(name === 'batch' ? 'batch x100' : name).padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${Math.round(((c1 - c0) * 1e6) / events)} µs/event (load ${loadavg()[0]!.toFixed(1)})`)
+    console.log(`${(name === 'batch' ? 'batch x100' : name).padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${(((c1 - c0) * 1e6) / events).toFixed(1)} µs/event (load ${loadavg()[0]!.toFixed(1)})`)
   }
   child.kill('SIGINT')
 }

@@ -1,6 +1,7 @@
 // Decoding failures are told apart: a record that can never be decoded (dead-letter it) from a
 // registry that did not answer (wait, never dead-letter: issue 9, item 5).
 import t from 'tap'
+import avro from 'avsc'
 import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, loadAvsc } from './codec.js'
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
@@ -41,3 +42,21 @@ t.test('not in the wire format, or a body that does not decode, is permanent', a
   t.match(err, { code: 'UNDECODABLE_RECORD', retriable: false, schemaId: 9 })
 })
 
+
+t.test('encode writes the wire format, also for a record larger than its scratch space', async (t) => {
+  let next = 40
+  const codec = new Codec({ register: async () => ({ id: next++ }) } as any)
+  const id = (await codec.register({ events: 'e', identifies: 'i', accounts: 'a', dlq: 'd' } as any)).get('Plan')
+  const plan = (name: string, limit: number) => ({ name, requests_per_minute: 100, events_per_second: 10, events_per_month: limit, emails_per_month: 0, updated_at: 1 })
+  for (const value of [plan('small', 5), plan('x'.repeat(200_000), 7)]) {
+    const buf = codec.encode('Plan', value)
+    t.equal(buf[0], 0, 'magic byte')
+    t.equal(buf.readInt32BE(1), id, 'schema id')
+    t.same(buf.subarray(5), avro.Type.forSchema(loadAvsc('Plan') as any).toBuffer(value), 'the Avro body, nothing after it')
+  }
+  // The scratch space is reused: an earlier, longer record leaves nothing in a later one.
+  const a = codec.encode('Plan', plan('a'.repeat(100), 1))
+  const b = codec.encode('Plan', plan('b', 2))
+  t.not(a.length, b.length)
+  t.same((await codec.decode(b)).value, plan('b', 2))
+})

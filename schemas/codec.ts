@@ -101,13 +101,21 @@ export class Codec {
     return id
   }
 
+  // Encoding space reused by every encode() (it is synchronous). toBuffer() would encode into
+  // avsc's own scratch, copy into a new buffer, and the header would need a second buffer and
+  // copy: per record of a batch that showed in ingest profiles (issue 10).
+  private scratch = Buffer.allocUnsafe(64 * 1024)
+
   encode(name: SchemaName, value: unknown): Buffer {
     const id = this.schemaId(name)
-    const body = this.types.get(name)!.toBuffer(value)
-    const out = Buffer.allocUnsafe(5 + body.length)
+    const type = this.types.get(name)!
+    const end = type.encode(value, this.scratch, 5)
+    // Larger than the scratch: avsc says how many bytes were missing; encode into an exact fit.
+    const out = end < 0 ? Buffer.allocUnsafe(this.scratch.length - end) : Buffer.allocUnsafe(end)
+    if (end < 0) type.encode(value, out, 5)
+    else this.scratch.copy(out, 5, 5, end)
     out[0] = 0
     out.writeInt32BE(id, 1)
-    body.copy(out, 5)
     return out
   }
 

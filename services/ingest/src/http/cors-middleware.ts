@@ -7,9 +7,12 @@ export function cors(origins: CorsPolicy) {
   return async (ctx: Ctx, next: Koa.Next) => {
     if (ctx.path.startsWith('/v1/')) {
       const allow = allowedOrigin(origins, ctx.get('origin') || undefined)
-      if (allow) ctx.set('Access-Control-Allow-Origin', allow)
-      ctx.set('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After')
-      if (origins !== '*') ctx.set('Vary', 'Origin')
+      // Every /v1 request passes here: on the node response directly, as ctx.set would end up
+      // doing after allocating arrays per call (issue 10). Nothing is sent yet at this point.
+      const res = ctx.res
+      if (allow) res.setHeader('Access-Control-Allow-Origin', allow)
+      res.setHeader('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After')
+      if (origins !== '*') res.setHeader('Vary', 'Origin')
       if (ctx.method === 'OPTIONS') {
         ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS')
         ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Content-Encoding')

@@ -41,7 +41,9 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
     }
     if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)
-    for (const [k, val] of Object.entries(h)) if (!ctx.response.get(k)) ctx.set(k, val)
+    // On the node response directly: ctx.set allocates arrays per call (issue 10); same effect.
+    const res = ctx.res
+    if (!res.headersSent) for (const k in h) if (!res.getHeader(k)) res.setHeader(k, h[k]!)
   }
 }
 

@@ -49,7 +49,7 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   if (!v.ok) throw validationError(v.errors)
   const { results, quotaError } = await acceptItems(d.pipeline, ctx.state.auth!, [{ index: 0, item: v.item }], requestContext(ctx, null, receivedAt), ctx.state.rl)
   if (!results[0]!.success) throw quotaError!
-  ctx.body = successBody(results)
+  jsonAnswer(ctx, successBody(results))
 }
 
 async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
@@ -74,7 +74,15 @@ async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
     quotaError = a.quotaError
     for (const r of a.results) results[r.index] = r
   }
-  ctx.body = batchBody(results, quotaError)
+  jsonAnswer(ctx, batchBody(results, quotaError))
+}
+
+// The content type Koa would set for an object body, set first: Koa then skips its mime-type
+// lookup for the body (issue 10).
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+function jsonAnswer(ctx: Ctx, body: object) {
+  ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE)
+  ctx.body = body
 }
 
 /** 200 when an item was accepted; else the monthly 429 when the quota refused them all, or 400 (H11). */

@@ -147,3 +147,21 @@ t.test('toIdentifyRecord', async (t) => {
   t.equal(bare.timestamp, RECEIVED)
   t.equal(uuidv7Time(bare.event_id), RECEIVED)
 })
+
+t.test('context JSON is the client context with the server fields last, for every request', async (t) => {
+  const merged = (c: Record<string, unknown>, ip: string | null, ua: string | null) => JSON.stringify({ ...c, ip, user_agent: ua })
+  const contexts: Array<Record<string, unknown>> = [
+    {},
+    { platform: 'web' },
+    JSON.parse('{"2":"b","1":"a","x":{"y":[1,"\\u00e9",null]},"s":"q\\"uote"}'),
+    { user_agent: 'spoofed', platform: 'ios' },
+    { locale: 'de', ip: '1.1.1.1' },
+  ]
+  // Requests with different server fields in turn: none takes another's ip or user agent.
+  for (const [ip, ua] of [['203.0.113.7', 'sdk/1.0'], [null, null], ['198.51.100.2', 'a "quoted" agent'], ['203.0.113.7', 'sdk/1.0']] as const) {
+    for (const c of contexts) {
+      t.equal(toEventRecord(event({ context: c }), rc({ ip, userAgent: ua })).context, merged(c, ip, ua))
+      t.equal(toIdentifyRecord({ kind: 'identify', user: { id: 'u' }, traits: {}, context: c }, rc({ ip, userAgent: ua })).context, merged(c, ip, ua))
+    }
+  }
+})

@@ -21,6 +21,12 @@ export interface RequestContext {
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
 function contextJson(context: Record<string, unknown>, rc: RequestContext): string {
+  // The common context names neither: its JSON with the server's two fields appended is the
+  // JSON of the merged object (same keys, same order), without building that object (issue 10).
+  if (!hasOwn(context, 'ip') && !hasOwn(context, 'user_agent') && !hasOwn(context, '__proto__')) {
+    const json = JSON.stringify(context)
+    return json.length === 2 ? '{' + serverFields(rc) : json.slice(0, -1) + ',' + serverFields(rc)
+  }
   // A for-in copy, not an object spread: V8's spread of a JSON.parse object is several times
   // slower (issue 10; the same as clickhouse/rows.ts). Same keys in the same order. A
   // `__proto__` key (refused when the body is read, json-body.ts) would set the prototype here.
@@ -32,6 +38,23 @@ function contextJson(context: Record<string, unknown>, rc: RequestContext): stri
   out.ip = rc.ip
   out.user_agent = rc.userAgent
   return JSON.stringify(out)
+}
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+
+// The items of one request share ip and user agent: their JSON is written once.
+let fieldsIp: string | null | undefined
+let fieldsUserAgent: string | null | undefined
+let fields = ''
+
+/** `"ip":...,"user_agent":...}` for the request. */
+function serverFields(rc: RequestContext): string {
+  if (rc.ip !== fieldsIp || rc.userAgent !== fieldsUserAgent || fields === '') {
+    fields = `"ip":${JSON.stringify(rc.ip)},"user_agent":${JSON.stringify(rc.userAgent)}}`
+    fieldsIp = rc.ip
+    fieldsUserAgent = rc.userAgent
+  }
+  return fields
 }
 
 function times(timestamp: string | undefined, rc: RequestContext) {
