@@ -7,7 +7,6 @@ t.test('every added id is reported as maybe seen (no false negatives)', async (t
   const ids = Array.from({ length: 50_000 }, () => randomUUID())
   for (const id of ids) f.add(id)
   t.equal(ids.filter((id) => !f.mightContain(id)).length, 0)
-  t.equal(f.size, 50_000)
 })
 
 t.test('ids never added are mostly reported unseen (about 1% false positives at the sized load)', async (t) => {
@@ -29,7 +28,6 @@ t.test('checkAndAdd: false the first time (and adds), true after', async (t) => 
   t.equal(f.checkAndAdd('a'), false)
   t.equal(f.checkAndAdd('a'), true)
   t.equal(f.mightContain('a'), true)
-  t.equal(f.size, 1)
   f.add('b')
   t.equal(f.checkAndAdd('b'), true)
 })

@@ -19,17 +19,12 @@ const HASHES = 7
 export class IdFilter {
   private readonly words: Uint32Array
   private readonly mask: number
-  private count = 0
 
   constructor(expected: number) {
     let bits = MIN_BITS
     while (bits < expected * BITS_PER_ID && bits < MAX_BITS) bits *= 2
     this.words = new Uint32Array(bits / 32)
     this.mask = bits - 1
-  }
-
-  get size(): number {
-    return this.count
   }
 
   get bits(): number {
@@ -66,7 +61,6 @@ export class IdFilter {
       }
       h1 = (h1 + h2) >>> 0
     }
-    if (!present) this.count++
     return present
   }
 }
