@@ -31,10 +31,6 @@ export class IdFilter {
     return this.mask + 1
   }
 
-  add(id: string): void {
-    this.checkAndAdd(id)
-  }
-
   mightContain(id: string): boolean {
     let h1 = fnv1a(id)
     const h2 = mix(id) | 1

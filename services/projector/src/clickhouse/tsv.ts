@@ -19,11 +19,18 @@ const escapeOne = (c: string) => ESCAPES[c]!
 // String.prototype.isWellFormed is in Node 20 (V8 11.3) but not in the ES2022 library types.
 type WellFormedString = string & { isWellFormed(): boolean }
 
+/** A row that can be written: its values in column order and an upper bound of its bytes. */
+export interface CheckedRow {
+  row: object
+  values: Array<string | number>
+  bound: number
+}
+
 /**
- * Checks that a row can be written (throws RowMappingError otherwise) and returns an upper bound of
- * its bytes, so a record's rows are all checked before any is written: a record is whole or invalid.
+ * Checks that a row can be written (throws RowMappingError otherwise), so a record's rows are all
+ * checked before any is written: a record is whole or invalid.
  */
-export function checkRow(row: object, eventId: string): number {
+export function checkRow(row: object, eventId: string): CheckedRow {
   let bound = 1
   const values = Object.values(row) as unknown[]
   for (let i = 0; i < values.length; i++) {
@@ -38,7 +45,7 @@ export function checkRow(row: object, eventId: string): number {
       bound += v.length * 3 + 1
     }
   }
-  return bound
+  return { row, values: values as Array<string | number>, bound }
 }
 
 // Rows are written straight into Buffers of CHUNK_BYTES (outside the JS heap) rather than joined
@@ -56,8 +63,8 @@ export class TsvRows {
   private buf: Buffer | null = null
   private pos = 0
 
-  /** Appends a row that checkRow passed with `bound`. */
-  add(row: object, bound: number): void {
+  /** Appends a row that checkRow passed. */
+  add({ row, values, bound }: CheckedRow): void {
     if (this.rows === 0) this.columns = Object.keys(row)
     if (!this.buf || this.pos + bound > this.buf.length) {
       if (this.buf) this.full.push(this.buf.subarray(0, this.pos))
@@ -66,7 +73,6 @@ export class TsvRows {
     }
     // One native write per row: a write per field, or a JS loop copying the characters, cost two
     // to three times as much (issue 10, measured on replay rows).
-    const values = Object.values(row) as Array<string | number>
     let line = ''
     for (let i = 0; i < values.length; i++) {
       const v = values[i]!

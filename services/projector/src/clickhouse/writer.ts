@@ -130,10 +130,10 @@ export function batchRows(batch: WriteBatch): {
   const mapOne = (kind: InvalidRecord['kind'], eventId: string, into: TsvRows, fn: () => { row: object; traitRows: object[] }) => {
     try {
       const { row, traitRows } = fn()
-      const bound = checkRow(row, eventId)
-      const traitBounds = traitRows.map((r) => checkRow(r, eventId))
-      into.add(row, bound)
-      for (let i = 0; i < traitRows.length; i++) traits.add(traitRows[i]!, traitBounds[i]!)
+      const checked = checkRow(row, eventId)
+      const checkedTraits = traitRows.map((r) => checkRow(r, eventId))
+      into.add(checked)
+      for (const t of checkedTraits) traits.add(t)
     } catch (err) {
       if (!(err instanceof RowMappingError)) throw err
       invalid.push({ kind, event_id: eventId, reason: err.message })
