@@ -21,7 +21,7 @@ t.test('creates the database, applies every file once, records it; then idempote
   t.equal(second.skipped.length, first.applied.length)
   const tables = await queryRows<{ name: string }>(client, `SELECT name FROM system.tables WHERE database = '${target}' ORDER BY name`)
   t.same(tables.map((r) => r.name), [
-    'events', 'events_dedup', 'identifies', 'identifies_dedup', 'schema_migrations', 'usage_monthly', 'usage_monthly_mv',
+    'events', 'events_dedup', 'identifies', 'identifies_dedup', 'retry_ids', 'retry_ids_from_events_mv', 'retry_ids_from_identifies_mv', 'schema_migrations', 'usage_monthly', 'usage_monthly_mv',
     'usage_monthly_view', 'user_traits', 'user_traits_latest', 'users', 'users_from_events_mv', 'users_from_identifies_mv', 'users_view',
   ])
   const recorded = await queryRows<{ version: number; name: string; checksum: string }>(

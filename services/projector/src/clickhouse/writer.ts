@@ -23,6 +23,8 @@ export const TABLES = {
   events: 'events',
   identifies: 'identifies',
   userTraits: 'user_traits',
+  /** Written by materialized views, never by the writer: the ids the H16 lookup reads (006_retry_ids.sql). */
+  retryIds: 'retry_ids',
 } as const
 
 export type ClickHouseWriteErrorCode =
@@ -186,9 +188,9 @@ export class ClickHouseWriter {
    * H16/A5: a client's retry of a `message_id` is a second record with the same event_id but,
    * when the client sent no timestamp (or clock-skew correction moved it), another timestamp, so
    * another sort key, which ReplacingMergeTree would keep as a second row even under FINAL. The
-   * first write wins: such records are dropped when their event_id is already stored (looked up
-   * within RETRY_WINDOW_MS of their timestamp, so the lookup stays on the sort key) or appears
-   * earlier in the batch. Records without a message_id are byte-identical on redelivery and need
+   * first write wins: such records are dropped when their event_id is already stored within
+   * RETRY_WINDOW_MS of their timestamp (looked up in retry_ids, which materialized views fill from
+   * the stored rows) or appears earlier in the batch. Records without a message_id are byte-identical on redelivery and need
    * no lookup. A replay of records already stored simply writes nothing new.
    */
   async dropRetries(batch: WriteBatch): Promise<WriteBatch> {
@@ -200,7 +202,7 @@ export class ClickHouseWriter {
   }
 
   private async withoutStored<R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number }>(
-    table: string,
+    table: typeof TABLES.events | typeof TABLES.identifies,
     records: R[],
   ): Promise<R[]> {
     const candidates = records.filter((r) => r.message_id)
@@ -224,12 +226,16 @@ export class ClickHouseWriter {
         lo = Math.min(lo, r.timestamp)
         hi = Math.max(hi, r.timestamp)
       }
+      // retry_ids holds (source, account_id, event_id, timestamp) of every stored row with a message_id,
+      // sorted by event_id within an account: the lookup reads about ids x granule rows, not every
+      // row of the accounts in the window as a lookup in the table itself did (006_retry_ids.sql).
       // toDateTime of a negative number wraps to 2106 on 18.16: the window starts at the epoch at the earliest.
-      const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, table)}
-WHERE account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
+      const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, TABLES.retryIds)}
+WHERE source = ${table}
+  AND account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
+  AND event_id IN ${idSet(chunk.map((r) => r.event_id))}
   AND timestamp >= toDateTime(${Math.max(0, Math.floor((lo - RETRY_WINDOW_MS) / 1000))})
-  AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})
-  AND event_id IN ${idSet(chunk.map((r) => r.event_id))}`
+  AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})`
       let stored: Array<{ event_id: string }>
       try {
         stored = await (await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: RETRY_LOOKUP_SETTINGS })).json<{ event_id: string }>()
