@@ -4,7 +4,7 @@
 // for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
 // `close()` drains, also while start() is still waiting.
 import { Partitioners } from 'kafkajs'
-import { migrate } from '../../../schemas/clickhouse/migrate.js'
+import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -76,7 +76,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
       const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
         ...waits,
-        step: () => migrate(ch, cfg.clickhouse.database, { log: (m: string) => log.info(m) }),
+        step: () => applyMigrations(cfg.clickhouse, cfg.clickhouse.database, (m: string) => log.info(m)),
       })
       log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: applied.applied.map((m) => m.file) })
 

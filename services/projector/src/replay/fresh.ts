@@ -12,7 +12,8 @@
 // catch-up replay that follows the swap (see replay/index.ts).
 import type { ClickHouseClient } from '@clickhouse/client'
 import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'
-import { migrate } from '../../../../schemas/clickhouse/migrate.js'
+import type { CommonConfig } from '../../../shared/src/env.js'
+import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 
@@ -23,8 +24,8 @@ export function freshDatabaseName(live: string, now = new Date()): string {
 }
 
 /** Creates the database and runs every migration into it (the same DDL the projector applies at start). */
-export async function createFreshDatabase(ch: ClickHouseClient, name: string, log: Logger): Promise<void> {
-  await migrate(ch, name, { log: (m) => log.info(m) })
+export async function createFreshDatabase(cfg: CommonConfig['clickhouse'], name: string, log: Logger): Promise<void> {
+  await applyMigrations(cfg, name, (m) => log.info(m))
 }
 
 interface TableInfo {

@@ -3,7 +3,7 @@
 // through runReplayCommand, which the CLI (cli.ts, `npm run replay`) and the tests call.
 import { Partitioners } from 'kafkajs'
 import { Codec, createRegistry } from '../../../../schemas/codec.js'
-import { migrate } from '../../../../schemas/clickhouse/migrate.js'
+import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import { createClickHouse } from '../../../shared/src/clickhouse.js'
 import { createKafka } from '../../../shared/src/kafka.js'
 import type { Logger } from '../../../shared/src/log.js'
@@ -57,7 +57,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     await producer.connect()
 
     const live = cfg.clickhouse.database
-    await migrate(ch, live, { log: (m) => log.info(m) })
+    await applyMigrations(cfg.clickhouse, live, (m) => log.info(m))
     const topicNames = cmd.topics.map((t) => cfg.topics[t])
     const ranges = await planReplay(admin, topicNames, cmd.from)
     note(`replay plan: ${totalRecords(ranges).toLocaleString('en-US')} offsets (records and transaction markers) from ${ranges.filter((r) => r.end > r.start).length} partition(s) of ${topicNames.join(', ')}`)
@@ -67,7 +67,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     let storedIds: IdFilter | undefined
     if (cmd.target === 'fresh') {
       database = cmd.database ?? freshDatabaseName(live)
-      await createFreshDatabase(ch, database, log)
+      await createFreshDatabase(cfg.clickhouse, database, log)
       note(`fresh database ${database} created with the migrations applied`)
       // Tables that start empty and that only this replay writes: the ids it writes are all that is
       // stored, so a filter of them spares the H16 lookup of every id it has not written (id-filter.ts).
