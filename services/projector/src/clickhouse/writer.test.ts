@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { batchRows, classify, ClickHouseWriteError, ClickHouseWriter } from './writer.js'
+import { batchRows, classify, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
+import { IdFilter } from './id-filter.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 interface InsertCall {
@@ -92,4 +93,28 @@ t.test('a record whose text has an unpaired surrogate is invalid (dead-lettered)
   t.equal(err.code, 'INVALID_RECORD')
   t.same(err.invalid.map((r) => r.event_id), ['lone'])
   t.equal(calls.length, 0)
+})
+
+t.test('retryCandidates: repeats in a batch are dropped, first occurrences looked up (H16)', async (t) => {
+  const r = (id: string, m: string | null = `m-${id}`) => ({ event_id: id, message_id: m })
+  const batch = [r('a'), r('b'), r('a'), r('c', null), r('c', null), r('b')]
+  const { drop, lookup } = retryCandidates(batch)
+  t.same([...drop], [batch[2], batch[5]], 'later records of an id, in batch order')
+  t.same(lookup, [batch[0], batch[1]], 'every first occurrence with a message_id')
+})
+
+t.test('retryCandidates with an id filter: only ids it may have seen are looked up', async (t) => {
+  const r = (id: string, m: string | null = `m-${id}`) => ({ event_id: id, message_id: m })
+  const seen = new IdFilter(1000)
+  seen.checkAndAdd('stored')
+  const batch = [r('new'), r('stored'), r('new'), r('other'), r('stored'), r('plain', null)]
+  const { drop, lookup } = retryCandidates(batch, seen)
+  t.same(lookup, [batch[1]], 'the id the filter holds, once; ids it never saw are not stored')
+  t.same([...drop], [batch[2], batch[4]], 'repeats in the batch, also of ids first seen in this batch')
+  t.ok(seen.mightContain('new') && seen.mightContain('other'), 'the batch ids are added before the insert')
+  t.notOk(seen.mightContain('plain'), 'records without a message_id are never looked up, so never added')
+  // A second batch: everything of the first may be stored now.
+  const again = retryCandidates([r('new'), r('other')], seen)
+  t.same(again.lookup.map((x) => x.event_id), ['new', 'other'])
+  t.equal(again.drop.size, 0)
 })
