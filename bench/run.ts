@@ -4,7 +4,7 @@
 // rate, and what the default plans allow. Prints a table, writes bench/results/<timestamp>.json,
 // and removes the topics and the database at the end.
 //
-//   npm run bench -- [--quick] [--soak] [--duration 20] [--connections 50]
+//   npm run bench -- [--quick] [--soak [--soak-seconds 300]] [--duration 20] [--connections 50]
 //                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--plain-pool 1,4] [--profile]
 //                    [--only baseline,single,batch,e2e,plans,replay] [--e2e-rate 1000]
 //                    [--e2e-connections 100] [--replay-records 1000000] [--replay-targets fresh,live,live-again]
@@ -33,6 +33,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
+    'soak-seconds': { type: 'string', default: '300' },
     duration: { type: 'string' },
     connections: { type: 'string', default: '50' },
     txn: { type: 'string' },
@@ -328,7 +329,7 @@ interface SoakFigures {
 }
 
 async function soak(ingest: Child, ingestUrl: string, key: string): Promise<SoakFigures> {
-  const secs = 300
+  const secs = Number(args['soak-seconds'])
   say(`soak: /v1/event and /v1/events together for ${secs}s, sampling ingest RSS`)
   const samples: SoakFigures['rssMiB'] = []
   const t0 = Date.now()
