@@ -5,7 +5,7 @@ import avro from 'avsc'
 import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, loadAvsc } from './codec.js'
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
-const withId = (id: number, body = Buffer.alloc(0)) => {
+const withId = (id: number, body: Buffer = Buffer.alloc(0)) => {
   const b = Buffer.alloc(5 + body.length)
   b.writeInt32BE(id, 1)
   body.copy(b, 5)
@@ -40,6 +40,13 @@ t.test('not in the wire format, or a body that does not decode, is permanent', a
   const err = await codec.decode(withId(9, Buffer.from([0x80]))).catch((e) => e)
   t.type(err, UndecodableRecordError)
   t.match(err, { code: 'UNDECODABLE_RECORD', retriable: false, schemaId: 9 })
+  // A whole record with bytes after it, and one cut short: neither is the record that was written.
+  const plan = { name: 'p', requests_per_minute: 100, events_per_second: 10, events_per_month: 5, emails_per_month: 0, updated_at: 1 }
+  const body = avro.Type.forSchema(loadAvsc('Plan') as any).toBuffer(plan)
+  t.same((await codec.decode(withId(9, body))).value, plan, 'the record itself decodes')
+  for (const [what, bad] of [['trailing data', Buffer.concat([body, Buffer.from([0])])], ['truncated buffer', Buffer.from(body.subarray(0, body.length - 1))]] as const) {
+    t.match(await codec.decode(withId(9, bad)).catch((e) => e), { code: 'UNDECODABLE_RECORD', message: new RegExp(what) }, what)
+  }
 })
 
 

@@ -139,12 +139,15 @@ export class Codec {
   }
 
   private decodeWith(writer: { name: string; type: avro.Type; resolver?: avro.Resolver }, schemaId: number, buf: Buffer): Decoded {
-    const body = buf.subarray(5)
     const reader = this.types.get(writer.name as SchemaName)
     try {
-      const value = reader && writer.type !== reader
-        ? reader.fromBuffer(body, writer.resolver)
-        : writer.type.fromBuffer(body)
+      // decode() at offset 5 reads the body in place; fromBuffer wanted a Buffer view of it, one more
+      // object per record in a replay of millions (issue 10). The checks are fromBuffer's own.
+      const { value, offset } = reader && writer.type !== reader
+        ? reader.decode(buf, 5, writer.resolver)
+        : writer.type.decode(buf, 5)
+      if (offset < 0) throw new Error('truncated buffer')
+      if (offset < buf.length) throw new Error('trailing data')
       return { name: writer.name, schemaId, value }
     } catch (err) {
       throw new UndecodableRecordError(`record does not decode with schema id ${schemaId}: ${(err as Error).message}`, schemaId, { cause: err })
