@@ -1,8 +1,10 @@
 // Ordered ClickHouse migrations (A6). Files NNN_name.sql in this folder are applied in
 // order of NNN; each file is split into statements at a `;` that ends a line, and
 // `{db}` in a file is replaced by the (validated) database name. Every statement must
-// be idempotent (IF NOT EXISTS), so a file that failed half-way, or two processes
-// starting together, can simply run it again. An applied file whose checksum changed
+// be safe to run again (IF NOT EXISTS; a backfill INSERT ... SELECT only into a
+// ReplacingMergeTree table, where a row inserted twice is a duplicate that FINAL, DISTINCT
+// and the merges remove), so a file that failed half-way, or two processes starting
+// together, can simply run it again. An applied file whose checksum changed
 // is refused: write a new migration instead of editing an applied one.
 
 import { createHash } from 'node:crypto'
