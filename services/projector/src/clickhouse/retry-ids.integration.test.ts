@@ -6,8 +6,8 @@ import t from 'tap'
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { ClickHouseWriter, batchRows, type DroppedDuplicate } from './writer.js'
+import { ClickHouseWriter, type DroppedDuplicate } from './writer.js'
+import { IdFilter } from './id-filter.js'
 import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 import { MIGRATIONS_DIR, migrate } from '../../../../schemas/clickhouse/migrate.js'
 
@@ -22,15 +22,12 @@ t.test('ids stored before the retry_ids migration are copied in, and their retri
   t.teardown(() => rm(before, { recursive: true, force: true }))
   for (const f of await readdir(MIGRATIONS_DIR)) if (/^00[1-5]_.*\.sql$/.test(f)) await cp(join(MIGRATIONS_DIR, f), join(before, f))
   await migrate(client, database, { dir: before })
-  // Rows an older projector wrote (its lookup read events and identifies; this one needs retry_ids,
-  // which the old schema lacks, so they are inserted as its writer did, without the lookup).
+  // Rows an older projector wrote. Its lookup read events and identifies; this writer's reads
+  // retry_ids, which the old schema lacks, so it is given an empty id filter: no lookup at all.
   const stored = makeEvent({ event_id: 'old-e', account_id: 'acc_old', user_id: 'u', message_id: 'm-old', timestamp: T0, received_at: T0 })
   const plain = makeEvent({ event_id: 'old-plain', account_id: 'acc_old', user_id: 'u', message_id: null, timestamp: T0, received_at: T0 })
   const storedIdentify = makeIdentify({ event_id: 'old-i', account_id: 'acc_old', user_id: 'u', message_id: 'mi-old', timestamp: T0, received_at: T0 })
-  const rows = batchRows({ events: [stored, plain], identifies: [storedIdentify] })
-  for (const [table, tsv] of [['events', rows.events], ['identifies', rows.identifies]] as const) {
-    await client.insert({ table: `${database}.${table}`, values: Readable.from(tsv.chunks(), { objectMode: false }), format: 'TabSeparated', columns: tsv.columns as [string, ...string[]] })
-  }
+  await new ClickHouseWriter(client, database, { storedIds: new IdFilter(100) }).write({ events: [stored, plain], identifies: [storedIdentify] })
 
   const result = await migrate(client, database)
   t.same(result.applied.map((m) => m.file), ['006_retry_ids.sql'])

@@ -161,33 +161,26 @@ export function batchRows(batch: WriteBatch): {
 export function retryCandidates<R extends { event_id: string; message_id: string | null }>(records: R[], seen?: IdFilter): { drop: Set<R>; lookup: R[] } {
   const drop = new Set<R>()
   const lookup: R[] = []
-  const first = new Set<string>()
-  if (!seen) {
-    for (const r of records) {
-      if (!r.message_id) continue
-      if (first.has(r.event_id)) drop.add(r)
-      else {
-        first.add(r.event_id)
-        lookup.push(r)
-      }
+  let maybe: Set<string> | undefined
+  let wasSeen: boolean[] | undefined
+  if (seen) {
+    maybe = new Set<string>()
+    wasSeen = new Array<boolean>(records.length)
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!
+      if (r.message_id && (wasSeen[i] = seen.checkAndAdd(r.event_id))) maybe.add(r.event_id)
     }
-    return { drop, lookup }
+    if (maybe.size === 0) return { drop, lookup }
   }
-  const maybe = new Set<string>()
-  const wasSeen = new Array<boolean>(records.length)
+  const first = new Set<string>()
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!
-    if (r.message_id && (wasSeen[i] = seen.checkAndAdd(r.event_id))) maybe.add(r.event_id)
-  }
-  if (maybe.size === 0) return { drop, lookup }
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!
-    if (!r.message_id || !maybe.has(r.event_id)) continue
+    if (!r.message_id || (maybe && !maybe.has(r.event_id))) continue
     if (first.has(r.event_id)) drop.add(r)
     else {
       first.add(r.event_id)
       // The first of its id in the batch: if the filter had not seen it, it is not stored.
-      if (wasSeen[i]) lookup.push(r)
+      if (!wasSeen || wasSeen[i]) lookup.push(r)
     }
   }
   return { drop, lookup }
@@ -237,8 +230,8 @@ export class ClickHouseWriter {
    * another sort key, which ReplacingMergeTree would keep as a second row even under FINAL. The
    * first write wins: such records are dropped when their event_id is already stored within
    * RETRY_WINDOW_MS of their timestamp (looked up in retry_ids, which materialized views fill from
-   * the stored rows) or appears earlier in the batch. Records without a message_id are byte-identical on redelivery and need
-   * no lookup. A replay of records already stored simply writes nothing new.
+   * the stored rows) or appears earlier in the batch. Records without a message_id are
+   * byte-identical on redelivery and need no lookup. A replay of records already stored simply writes nothing new.
    */
   async dropRetries(batch: WriteBatch): Promise<WriteBatch> {
     const [events, identifies] = await Promise.all([
