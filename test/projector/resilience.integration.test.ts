@@ -154,10 +154,10 @@ t.test('stop() drains: the batch being written when it is called is written and 
   const released = new Promise<void>((r) => (release = r))
   // The first insert waits until the test has called stop(), so records are in flight then.
   const sink = {
-    async write(b: ProjectionBatch) {
+    async writePrepared(b: ProjectionBatch) {
       entered()
       await released
-      return writer.write(b)
+      return writer.writePrepared(b)
     },
   }
   const codec = new Codec(createRegistry(REGISTRY_URL))

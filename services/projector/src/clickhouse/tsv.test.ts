@@ -1,14 +1,11 @@
 import t from 'tap'
-import { checkRow, TsvRows } from './tsv.js'
-import { eventRow, identifyRow, traitRows, RowMappingError } from './rows.js'
+import { RowArena, tsvLine } from './tsv.js'
+import { eventRow, identifyRow, traitRows, RowMappingError, type RowValues } from './rows.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
-const text = (rows: TsvRows) => Buffer.concat(rows.chunks()).toString('utf8')
-function one(row: object): string {
-  const rows = new TsvRows()
-  rows.add(checkRow(row, 'e'))
-  return text(rows)
-}
+// A row given as an object: its keys are the columns, its values the values in that order.
+const line = (row: object, eventId = 'e') => tsvLine(Object.values(row) as RowValues, Object.keys(row), eventId)
+const one = (row: object): string => line(row)
 
 t.test('fields: numbers print, tab, newline, CR and backslash are escaped, the rest is kept', async (t) => {
   t.equal(one({ a: 42, b: -1.5, c: 'plain "json" {}' }), '42\t-1.5\tplain "json" {}\n')
@@ -19,41 +16,42 @@ t.test('fields: numbers print, tab, newline, CR and backslash are escaped, the r
 })
 
 t.test('an unpaired surrogate is refused naming the record, not written as U+FFFD', async (t) => {
-  t.throws(() => checkRow({ a: 'x\ud800y' }, 'e1'), RowMappingError)
-  t.throws(() => checkRow({ a: 1, b: '\udc00' }, 'e1'), RowMappingError)
+  t.throws(() => line({ a: 'x\ud800y' }, 'e1'), RowMappingError)
+  t.throws(() => line({ a: 1, b: '\udc00' }, 'e1'), RowMappingError)
   t.equal(one({ a: '\ud83d\ude00' }), '\u{1F600}\n')
 })
 
-t.test('a line holds one field per key of the row, in key order; columns name them', async (t) => {
+t.test('a line holds one field per column of the row, in column order', async (t) => {
   for (const row of [eventRow(makeEvent({ properties: '{"a":"x\\ty"}' })), identifyRow(makeIdentify()), ...traitRows('a', 'u', '{"k":"v"}', 0)]) {
-    const rows = new TsvRows()
-    rows.add(checkRow(row, 'e'))
-    t.same(rows.columns, Object.keys(row))
-    const fields = text(rows).slice(0, -1).split('\t')
+    const fields = line(row).slice(0, -1).split('\t')
     t.equal(fields.length, Object.keys(row).length)
     t.equal(fields[0], String(Object.values(row)[0]))
   }
 })
 
-t.test('rows fill chunks of bounded size and never span two; a huge row gets its own chunk', async (t) => {
-  const rows = new TsvRows()
+t.test('the arena fills chunks of bounded size, never splits an append, and gives a huge one its own chunk', async (t) => {
+  const arena = new RowArena(64 * 1024)
   const long = 'x'.repeat(2_000)
-  for (let i = 0; i < 1_000; i++) rows.add(checkRow({ i, s: long }, 'e'))
-  const huge = 'é'.repeat(1_000_000)
-  rows.add(checkRow({ i: -1, s: huge }, 'e'))
-  rows.add(checkRow({ i: -2, s: 'end' }, 'e'))
-  const chunks = rows.chunks()
-  t.ok(chunks.length >= 3)
-  for (const c of chunks) t.equal(c.at(-1), 10, 'every chunk ends at a row end')
-  const lines = text(rows).split('\n').slice(0, -1)
-  t.equal(lines.length, 1_002)
-  t.equal(rows.rows, 1_002)
-  t.equal(lines[1_000], `-1\t${huge}`)
-  t.equal(lines[1_001], '-2\tend')
-  t.same(new TsvRows().chunks(), [])
+  const got: string[] = []
+  const chunks = new Set<Buffer>()
+  const add = (l: string) => {
+    const start = arena.append(l)
+    chunks.add(arena.chunk!)
+    got.push(arena.chunk!.toString('utf8', start, arena.pos))
+  }
+  for (let i = 0; i < 1_000; i++) add(line({ i, s: long }))
+  const huge = 'é'.repeat(100_000)
+  add(line({ i: -1, s: huge }))
+  add(line({ i: -2, s: 'end' }))
+  t.ok(chunks.size >= 30, `${chunks.size} chunks`)
+  t.equal(got[0], `0\t${long}\n`)
+  t.equal(got[999], `999\t${long}\n`)
+  t.equal(got[1_000], `-1\t${huge}\n`, 'a multi-byte append larger than a chunk')
+  t.equal(got[1_001], '-2\tend\n')
+  t.ok([...chunks].every((c) => c.length === 64 * 1024 || c.length >= huge.length * 3), 'chunks are the set size unless an append needs more')
 })
 
 t.test('a column without a value makes the record invalid instead of writing "undefined"', async (t) => {
-  t.throws(() => checkRow({ a: 'x', b: undefined }, 'e1'), { message: 'column b has no value' })
-  t.throws(() => checkRow({ a: null }, 'e1'), RowMappingError)
+  t.throws(() => line({ a: 'x', b: undefined }, 'e1'), { message: 'column b has no value' })
+  t.throws(() => line({ a: null }, 'e1'), RowMappingError)
 })

@@ -10,7 +10,7 @@
 // A string that is not well-formed UTF-16 (an unpaired surrogate) has no UTF-8 form: Node would
 // write U+FFFD in its place and the server would store the changed text, so it is refused here and
 // the record is dead-lettered with the reason (JSONEachRow had the server refuse it, code 25).
-import { RowMappingError } from './rows.js'
+import { RowMappingError, type RowValues } from './rows.js'
 
 const SPECIAL = /[\t\n\r\\]/
 const SPECIAL_ALL = /[\t\n\r\\]/g
@@ -19,72 +19,56 @@ const escapeOne = (c: string) => ESCAPES[c]!
 // String.prototype.isWellFormed is in Node 20 (V8 11.3) but not in the ES2022 library types.
 type WellFormedString = string & { isWellFormed(): boolean }
 
-/** A row that can be written: its values in column order and an upper bound of its bytes. */
-export interface CheckedRow {
-  row: object
-  values: Array<string | number>
-  bound: number
-}
-
 /**
- * Checks that a row can be written (throws RowMappingError otherwise), so a record's rows are all
- * checked before any is written: a record is whole or invalid.
+ * A row's TabSeparated line, newline included. Throws RowMappingError when a value cannot be
+ * written, so the writer can check all of a record's rows before it appends any: a record is
+ * whole or invalid. `columns` only names a column in that error.
  */
-export function checkRow(row: object, eventId: string): CheckedRow {
-  let bound = 1
-  const values = Object.values(row) as unknown[]
+export function tsvLine(values: RowValues, columns: readonly string[], eventId: string): string {
+  let line = ''
   for (let i = 0; i < values.length; i++) {
     const v = values[i]
-    if (typeof v === 'number') bound += 25
+    let text: string
+    if (typeof v === 'number') text = '' + v
     else if (typeof v !== 'string') {
       // JSONEachRow left such a column to its default; TSV would write "undefined" or "null".
-      throw new RowMappingError(`column ${Object.keys(row)[i]} has no value`, eventId)
+      throw new RowMappingError(`column ${columns[i]} has no value`, eventId)
     } else {
       if (!(v as WellFormedString).isWellFormed()) throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
-      // A UTF-16 code unit is at most 3 UTF-8 bytes; an escape doubles an ASCII byte.
-      bound += v.length * 3 + 1
+      text = SPECIAL.test(v) ? v.replace(SPECIAL_ALL, escapeOne) : v
     }
+    line = i === 0 ? text : line + '\t' + text
   }
-  return { row, values: values as Array<string | number>, bound }
+  return line + '\n'
 }
 
-// Rows are written straight into Buffers of CHUNK_BYTES (outside the JS heap) rather than joined
-// as strings: a replay holds tens of thousands of rows until their insert, and as strings they were
-// copied by every young-generation GC and then promoted (issue 10: GC was a quarter of the replay's
-// CPU). A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
+// Rows are written into Buffers of CHUNK_BYTES (outside the JS heap) rather than kept as strings:
+// a replay holds tens of thousands of rows until their insert, and as strings they were copied by
+// every young-generation GC and then promoted (issue 10: GC was a quarter of the replay's CPU).
+// A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
 const CHUNK_BYTES = 1 << 20
 
-/** One table's rows as TabSeparated bytes, with the column list of the insert. */
-export class TsvRows {
-  /** The keys of the rows, in order: every row of a table is built by one function in rows.ts. */
-  columns: string[] = []
-  rows = 0
-  private readonly full: Buffer[] = []
-  private buf: Buffer | null = null
-  private pos = 0
+/**
+ * Append-only TabSeparated bytes. Each append says where its bytes start in `chunk`; they end at
+ * `pos` after it. A chunk is never written again once a later one is started, and lives as long
+ * as a row in it is referenced.
+ */
+export class RowArena {
+  chunk: Buffer | null = null
+  pos = 0
 
-  /** Appends a row that checkRow passed. */
-  add({ row, values, bound }: CheckedRow): void {
-    if (this.rows === 0) this.columns = Object.keys(row)
-    if (!this.buf || this.pos + bound > this.buf.length) {
-      if (this.buf) this.full.push(this.buf.subarray(0, this.pos))
-      this.buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bound))
+  constructor(private readonly chunkBytes = CHUNK_BYTES) {}
+
+  /** Appends lines from tsvLine (one or more rows); returns their start in `chunk`. */
+  append(lines: string): number {
+    // A UTF-16 code unit is at most 3 UTF-8 bytes.
+    const bound = lines.length * 3
+    if (this.chunk === null || this.pos + bound > this.chunk.length) {
+      this.chunk = Buffer.allocUnsafe(Math.max(this.chunkBytes, bound))
       this.pos = 0
     }
-    // One native write per row: a write per field, or a JS loop copying the characters, cost two
-    // to three times as much (issue 10, measured on replay rows).
-    let line = ''
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!
-      const text = typeof v === 'number' ? String(v) : SPECIAL.test(v) ? v.replace(SPECIAL_ALL, escapeOne) : v
-      line += i === 0 ? text : '\t' + text
-    }
-    this.pos += this.buf.write(line + '\n', this.pos)
-    this.rows++
-  }
-
-  /** The bytes written so far, for a streamed insert body. */
-  chunks(): Buffer[] {
-    return this.buf && this.pos > 0 ? [...this.full, this.buf.subarray(0, this.pos)] : [...this.full]
+    const start = this.pos
+    this.pos += this.chunk.write(lines, start)
+    return start
   }
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { batchRows, classify, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
+import { classify, prepareBatch, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
 import { IdFilter } from './id-filter.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
@@ -63,7 +63,7 @@ t.test('an unmappable record fails the batch before any insert, naming it', asyn
   t.equal(e.retriable, false)
   t.same(e.invalid.map((r) => [r.kind, r.event_id]), [['event', 'bad'], ['identify', 'bad2']])
   t.equal(calls.length, 0)
-  t.equal(batchRows({ events: [makeEvent()], identifies: [] }).invalid.length, 0)
+  t.equal(prepareBatch({ events: [makeEvent()], identifies: [] }).invalid.length, 0)
 })
 
 t.test('server and network failures are classified', async (t) => {

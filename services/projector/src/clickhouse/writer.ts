@@ -8,14 +8,8 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
-import {
-  eventRow,
-  eventTraitRows,
-  identifyRow,
-  identifyTraitRows,
-  RowMappingError,
-} from './rows.js'
-import { checkRow, TsvRows } from './tsv.js'
+import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
+import { insertBody, newArenas, prepareEvent, prepareIdentify, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
 import { AppError } from '../../../shared/src/errors.js'
 
@@ -117,33 +111,30 @@ export interface WriterOptions {
   storedIds?: IdFilter
 }
 
-/** Maps a batch to rows, collecting every record that cannot be mapped. */
-export function batchRows(batch: WriteBatch): {
-  events: TsvRows
-  identifies: TsvRows
-  traits: TsvRows
-  invalid: InvalidRecord[]
-} {
-  const events = new TsvRows()
-  const identifies = new TsvRows()
-  const traits = new TsvRows()
+/**
+ * Maps a batch of records to prepared records (their rows built), collecting every record that
+ * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
+ */
+export function prepareBatch(batch: WriteBatch, arenas: RowArenas = newArenas(64 * 1024)): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
+  const prepared: PreparedBatch = { events: [], identifies: [] }
   const invalid: InvalidRecord[] = []
-  // A record's rows are all mapped and checked before any is written: it is whole or invalid.
-  const mapOne = (kind: InvalidRecord['kind'], eventId: string, into: TsvRows, fn: () => { row: object; traitRows: object[] }) => {
+  for (const r of batch.events) {
     try {
-      const { row, traitRows } = fn()
-      const checked = checkRow(row, eventId)
-      const checkedTraits = traitRows.map((r) => checkRow(r, eventId))
-      into.add(checked)
-      for (const t of checkedTraits) traits.add(t)
+      prepared.events.push(prepareEvent(r, arenas, null, true))
     } catch (err) {
       if (!(err instanceof RowMappingError)) throw err
-      invalid.push({ kind, event_id: eventId, reason: err.message })
+      invalid.push({ kind: 'event', event_id: r.event_id, reason: err.message })
     }
   }
-  for (const r of batch.events) mapOne('event', r.event_id, events, () => ({ row: eventRow(r), traitRows: eventTraitRows(r) }))
-  for (const r of batch.identifies) mapOne('identify', r.event_id, identifies, () => ({ row: identifyRow(r), traitRows: identifyTraitRows(r) }))
-  return { events, identifies, traits, invalid }
+  for (const r of batch.identifies) {
+    try {
+      prepared.identifies.push(prepareIdentify(r, arenas, null, true))
+    } catch (err) {
+      if (!(err instanceof RowMappingError)) throw err
+      invalid.push({ kind: 'identify', event_id: r.event_id, reason: err.message })
+    }
+  }
+  return { prepared, invalid }
 }
 
 /**
@@ -203,25 +194,31 @@ export class ClickHouseWriter {
    * the rest.
    */
   async write(batch: WriteBatch): Promise<WriteStats> {
-    const kept = await this.dropRetries(batch)
-    const rows = batchRows(kept)
-    if (rows.invalid.length > 0) {
+    const { prepared, invalid } = prepareBatch(batch)
+    if (invalid.length > 0) {
       throw new ClickHouseWriteError(
         'INVALID_RECORD',
-        `${rows.invalid.length} record(s) cannot be written: ` +
-          rows.invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
-        { retriable: false, invalid: rows.invalid },
+        `${invalid.length} record(s) cannot be written: ` + invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
+        { retriable: false, invalid },
       )
     }
+    return this.writePrepared(prepared)
+  }
+
+  /** Inserts records whose rows are built (prepared.ts), less the retries H16 drops. */
+  async writePrepared(batch: PreparedBatch): Promise<WriteStats> {
+    const kept = await this.dropRetries(batch)
+    const all = kept.identifies.length === 0 ? kept.events : kept.events.length === 0 ? kept.identifies : [...kept.events, ...kept.identifies]
+    const traits = insertBody(all, 'traits')
     // Trait rows go first. A record whose events/identifies row is stored is dropped from a retry
     // (dropRetries), trait rows included, so a partial write that stored the record's row but not
     // its trait rows would lose them for good (issue 9). Trait rows are idempotent (same key, same
     // version), so writing them again on a retry is harmless.
-    await this.insert(TABLES.userTraits, rows.traits)
-    await this.insert(TABLES.events, rows.events)
-    await this.insert(TABLES.identifies, rows.identifies)
+    await this.insert(TABLES.userTraits, TRAIT_COLUMNS, traits.chunks)
+    await this.insert(TABLES.events, EVENT_COLUMNS, insertBody(kept.events, 'rows').chunks)
+    await this.insert(TABLES.identifies, IDENTIFY_COLUMNS, insertBody(kept.identifies, 'rows').chunks)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
-    return { events: rows.events.rows, identifies: rows.identifies.rows, traits: rows.traits.rows }
+    return { events: kept.events.length, identifies: kept.identifies.length, traits: countLines(traits.chunks) }
   }
 
   /**
@@ -233,7 +230,7 @@ export class ClickHouseWriter {
    * the stored rows) or appears earlier in the batch. Records without a message_id are
    * byte-identical on redelivery and need no lookup. A replay of records already stored simply writes nothing new.
    */
-  async dropRetries(batch: WriteBatch): Promise<WriteBatch> {
+  async dropRetries(batch: PreparedBatch): Promise<PreparedBatch> {
     const [events, identifies] = await Promise.all([
       this.withoutStored(TABLES.events, batch.events),
       this.withoutStored(TABLES.identifies, batch.identifies),
@@ -277,14 +274,14 @@ WHERE source = ${table}
     return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
-  private async insert(table: string, rows: TsvRows): Promise<void> {
-    if (rows.rows === 0) return
+  private async insert(table: string, columns: readonly string[], chunks: Buffer[]): Promise<void> {
+    if (chunks.length === 0) return
     try {
       await this.client.insert({
         table: `${this.database}.${table}`,
-        values: Readable.from(rows.chunks(), { objectMode: false }),
+        values: Readable.from(chunks, { objectMode: false }),
         format: 'TabSeparated',
-        columns: rows.columns as [string, ...string[]],
+        columns: columns as [string, ...string[]],
       })
     } catch (cause) {
       throw classify(cause, table)
@@ -292,11 +289,17 @@ WHERE source = ${table}
   }
 }
 
-function droppedBetween(batch: WriteBatch, kept: WriteBatch): DroppedDuplicate[] {
+function countLines(chunks: Buffer[]): number {
+  let n = 0
+  for (const c of chunks) for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) n++
+  return n
+}
+
+function droppedBetween(batch: PreparedBatch, kept: PreparedBatch): DroppedDuplicate[] {
   const out: DroppedDuplicate[] = []
   const keptEvents = new Set(kept.events)
   const keptIdentifies = new Set(kept.identifies)
-  const one = (kind: DroppedDuplicate['kind'], r: EventRecord | IdentifyRecord) =>
+  const one = (kind: DroppedDuplicate['kind'], r: PreparedRecord) =>
     out.push({ kind, event_id: r.event_id, account_id: r.account_id, message_id: r.message_id })
   for (const r of batch.events) if (!keptEvents.has(r)) one('event', r)
   for (const r of batch.identifies) if (!keptIdentifies.has(r)) one('identify', r)

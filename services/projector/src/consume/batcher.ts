@@ -1,12 +1,10 @@
 // Gathers decoded records from every partition's fetch into one buffer and writes them to
 // ClickHouse by size or by time, whichever comes first. Each caller's promise settles only after
 // the insert holding its records succeeded, so offsets are resolved after ClickHouse has the rows (A5).
-import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 
-export interface ProjectionBatch {
-  events: EventRecord[]
-  identifies: IdentifyRecord[]
-}
+/** Decoded records with their rows built (prepared.ts). */
+export type ProjectionBatch = PreparedBatch
 
 export interface BatcherOptions {
   maxRows: number

@@ -2,7 +2,7 @@ import t from 'tap'
 import { Codec } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.js'
 import { createLogger } from '../../../shared/src/log.js'
-import { ClickHouseWriter, ClickHouseWriteError } from '../clickhouse/writer.js'
+import { ClickHouseWriter, ClickHouseWriteError, prepareBatch } from '../clickhouse/writer.js'
 import { ProjectionPipeline } from './projection.js'
 import { WaitAbortedError } from '../../../shared/src/wait-for.js'
 
@@ -23,13 +23,16 @@ async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>)
   return { codec, pipeline, sent, inserts }
 }
 
+// Records as the pipeline gets them from decode(): rows built (these without a place in the log).
+const prepared = (...events: EventRecord[]) => prepareBatch({ events, identifies: [] }).prepared
+
 const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
   event_id: `e${i}`, account_id: 'a', environment: 'live', key_id: 'k', event: 'x', user_id: 'u', user_email: null, user_traits: null,
   timestamp: 1_700_000_000_000 + i, original_timestamp: null, received_at: 1_700_000_000_000, sent_at: null, timestamp_flagged: false,
   properties: '{}', context: '{}', ip: null, user_agent: null, message_id: null, ...over,
 })
 
-t.test("records the writer cannot map go to the DLQ from its INVALID_RECORD list, with their place in the log; the rest is written", async (t) => {
+t.test('records that cannot be mapped to rows go to the DLQ as they are decoded, with their place in the log; the rest is written', async (t) => {
   const { codec, pipeline, sent, inserts } = await setup((inserts) =>
     new ClickHouseWriter({
       // The body is TabSeparated text: each line's first field is the event_id column.
@@ -44,25 +47,29 @@ t.test("records the writer cannot map go to the DLQ from its INVALID_RECORD list
   const messages = [good[0]!, bad, good[1]!].map((e, i) => ({ offset: String(100 + i), key: Buffer.from('k'), value: codec.encode('Event', e) }))
   messages.push({ offset: '103', key: Buffer.from('k'), value: Buffer.from('junk') })
   const { part, dead } = await pipeline.decode('ev', 4, messages as any)
-  t.equal(part.events.length, 3)
-  t.match(dead, [{ topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' }])
+  t.same(part.events.map((e) => e.event_id), ['e1', 'e3'])
+  t.match(dead, [
+    { topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ },
+    { topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' },
+  ])
+  await pipeline.sendToDlq(dead)
 
   const out = await pipeline.write(part)
-  t.equal(out.deadLettered, 1)
+  t.equal(out.deadLettered, 0)
   t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
   t.same(inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]), [['db.events', ['e1', 'e3']]], 'one insert, without the bad record')
-  t.match(sent, [{ topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ }])
+  t.match(sent, [{ topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ }, { offset: '103' }])
   t.equal(sent[0]!.key!.toString(), 'k')
   t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e2', 'the original record bytes')
 })
 
 t.test('a batch the server refuses is split to find the record at fault', async (t) => {
   const { pipeline, sent } = await setup(() => ({
-    write: async (b: any) => {
-      if (b.events.some((e: EventRecord) => e.event_id === 'e2')) throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
+    writePrepared: async (b: any) => {
+      if (b.events.some((e: { event_id: string }) => e.event_id === 'e2')) throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
     },
   }))
-  const out = await pipeline.write({ events: [event(1), event(2), event(3)], identifies: [] })
+  const out = await pipeline.write(prepared(event(1), event(2), event(3)))
   t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
   t.match(sent, [{ error_code: 'INSERT_REJECTED', offset: 'e2', partition: -1 }])
 })
@@ -70,12 +77,12 @@ t.test('a batch the server refuses is split to find the record at fault', async 
 t.test('retriable failures are retried, then thrown so offsets stay unresolved', async (t) => {
   let calls = 0
   const { pipeline } = await setup(() => ({
-    write: async () => {
+    writePrepared: async () => {
       calls++
       throw new ClickHouseWriteError('INSERT_FAILED', 'down', { retriable: true })
     },
   }))
-  await t.rejects(pipeline.write({ events: [event(1)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(pipeline.write(prepared(event(1))), { code: 'RETRIES_EXHAUSTED' })
   t.equal(calls, 3)
 })
 
@@ -83,25 +90,25 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
   const refused = () => new ClickHouseWriteError('INSERT_FAILED', 'connect ECONNREFUSED 127.0.0.1:18123', { retriable: true, cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' }) })
   let calls = 0
   const { pipeline, inserts } = await setup((inserts) => ({
-    write: async (b: any) => {
+    writePrepared: async (b: any) => {
       if (++calls <= 7) throw refused()
       inserts.push({ table: 'events', values: b.events })
     },
   }), { waitForClickHouse: true })
-  const out = await pipeline.write({ events: [event(1)], identifies: [] })
+  const out = await pipeline.write(prepared(event(1)))
   t.equal(calls, 8, 'three rounds of retries, then success')
   t.equal(out.written.events.length, 1)
   t.equal(inserts.length, 1)
 
   // A failure that is not about reaching ClickHouse still ends in RETRIES_EXHAUSTED.
-  const other = await setup(() => ({ write: async () => { throw new ClickHouseWriteError('INSERT_FAILED', 'Code: 60. Table test.events doesn\'t exist', { retriable: true, serverCode: 60 }) } }), { waitForClickHouse: true })
-  await t.rejects(other.pipeline.write({ events: [event(2)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+  const other = await setup(() => ({ writePrepared: async () => { throw new ClickHouseWriteError('INSERT_FAILED', 'Code: 60. Table test.events doesn\'t exist', { retriable: true, serverCode: 60 }) } }), { waitForClickHouse: true })
+  await t.rejects(other.pipeline.write(prepared(event(2))), { code: 'RETRIES_EXHAUSTED' })
 
   // Stopping ends the wait.
   const stopping = { aborted: false }
   let n = 0
-  const stopped = await setup(() => ({ write: async () => { if (++n === 5) stopping.aborted = true; throw refused() } }), { waitForClickHouse: true, stopping })
-  await t.rejects(stopped.pipeline.write({ events: [event(3)], identifies: [] }), { code: 'RETRIES_EXHAUSTED' })
+  const stopped = await setup(() => ({ writePrepared: async () => { if (++n === 5) stopping.aborted = true; throw refused() } }), { waitForClickHouse: true, stopping })
+  await t.rejects(stopped.pipeline.write(prepared(event(3))), { code: 'RETRIES_EXHAUSTED' })
 })
 
 t.test('a registry that does not answer is waited for; stopping meanwhile dead-letters nothing', async (t) => {
@@ -114,7 +121,7 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
   // The stop comes while the pipeline sleeps between two attempts.
   const reader = new Codec({ getSchema: async () => { if (++calls === 3) setImmediate(() => stopping.abort()); throw registryDown } } as any)
   const dead: unknown[] = []
-  const pipeline = new ProjectionPipeline({ send: async (m: any) => { dead.push(m) } } as any, reader, { write: async () => undefined }, { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 }, undefined, createLogger('error', {}, () => undefined), stopping.signal)
+  const pipeline = new ProjectionPipeline({ send: async (m: any) => { dead.push(m) } } as any, reader, { writePrepared: async () => undefined }, { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 }, undefined, createLogger('error', {}, () => undefined), stopping.signal)
   const messages = [{ offset: '0', key: null, value: writer.encode('Event', event(1)) }]
   const err = await pipeline.decode('ev', 0, messages as any).catch((e) => e)
   t.type(err, WaitAbortedError, 'decode gives up only because the projector stops, with no dead letter')

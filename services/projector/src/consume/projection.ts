@@ -1,30 +1,24 @@
 // The write path shared by the live projector and the replay tool: decode Kafka records, write
 // them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
 // the record's place in the log (A3, A5). Records that cannot be mapped to rows are taken from the
-// writer's INVALID_RECORD list; a batch the server refuses for its data is split one record at a
-// time to find the records at fault. Either way the rest of the batch is written.
+// mapping as they are decoded (prepared.ts); a batch the server refuses for its data is split one
+// record at a time to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from 'kafkajs'
 import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
-import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
+import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
-import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
+import { newArenas, prepareEvent, prepareIdentify, type PreparedRecord, type RecordOrigin } from '../clickhouse/prepared.js'
+import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 import { CodedError } from '../../../shared/src/errors.js'
 
-export interface ProjectionSink {
-  write(batch: ProjectionBatch): Promise<unknown>
-}
+export type { RecordOrigin } from '../clickhouse/prepared.js'
 
-/** Where a decoded record came from, so a dead letter names its topic, partition and offset. */
-export interface RecordOrigin {
-  topic: string
-  partition: number
-  offset: string
-  key: Buffer | null
-  value: Buffer | null
+export interface ProjectionSink {
+  writePrepared(batch: ProjectionBatch): Promise<unknown>
 }
 
 export interface PipelineMetrics {
@@ -43,6 +37,8 @@ export interface PipelineOptions {
   /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
    * throwing: the live projector has nothing better to do, and giving up would only re-read the batch. */
   waitForClickHouse?: boolean
+  /** Keep each decoded record beside its rows (the live feed shows them); a replay does not. */
+  keepRecords?: boolean
 }
 
 export interface WriteOutcome {
@@ -52,12 +48,9 @@ export interface WriteOutcome {
   deadLettered: number
 }
 
-// A decoded record carries its origin under a symbol key: JSON, Object.keys and the row mapping
-// never see it. (A WeakMap of a million records cost the replay measurable GC time, issue 10.)
-const ORIGIN = Symbol('record origin')
-type WithOrigin = { [ORIGIN]?: RecordOrigin }
-
 export class ProjectionPipeline {
+  // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
+  private readonly arenas = newArenas()
 
   constructor(
     private readonly producer: Producer,
@@ -71,30 +64,33 @@ export class ProjectionPipeline {
   ) {}
 
   /**
-   * Decodes one partition's messages; undecodable ones become dead letters (not yet sent). A
-   * registry that does not answer says nothing about the record: that is waited out, never
-   * dead-lettered; when the owner stops meanwhile, RegistryUnavailableError is thrown and the
-   * caller must not resolve the offsets.
+   * Decodes one partition's messages and builds their rows; records that do not decode or cannot
+   * be mapped to rows become dead letters (not yet sent). A registry that does not answer says
+   * nothing about the record: that is waited out, never dead-lettered; when the owner stops
+   * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
    */
   async decode(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[] }> {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
+    const keep = this.opts.keepRecords === true
     for (const m of messages) {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
         const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
-        if (d.name === 'Event') part.events.push(d.value as EventRecord)
-        else if (d.name === 'Identify') part.identifies.push(d.value as IdentifyRecord)
+        if (d.name === 'Event') part.events.push(prepareEvent(d.value, this.arenas, origin, keep))
+        else if (d.name === 'Identify') part.identifies.push(prepareIdentify(d.value, this.arenas, origin, keep))
         else throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
-        const decoded: WithOrigin = d.value
-        decoded[ORIGIN] = origin
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
         if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
-        dead.push(deadLetter(origin, err))
+        const d = deadLetter(origin, err)
+        // A record that decodes but cannot be stored (a time ClickHouse cannot hold...): name it.
+        if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
+        dead.push(d)
       }
     }
+    if (dead.length > 0) this.log.error('records cannot be decoded or mapped to rows; dead-lettering them', { count: dead.length })
     return { part, dead }
   }
 
@@ -154,7 +150,7 @@ export class ProjectionPipeline {
   }
 
   private writeRetryingOnce(batch: ProjectionBatch) {
-    return withRetry(() => this.sink.write(batch), {
+    return withRetry(() => this.sink.writePrepared(batch), {
       retries: this.opts.retries,
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 10_000,
@@ -170,31 +166,6 @@ export class ProjectionPipeline {
   }
 
   private async isolateBadRecords(batch: ProjectionBatch, cause: unknown): Promise<WriteOutcome> {
-    if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
-      // The writer named the records it cannot map and inserted nothing: dead-letter those, write the rest.
-      const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
-      const rest: ProjectionBatch = { events: [], identifies: [] }
-      const dead: DeadLetterRecord[] = []
-      for (const e of batch.events) {
-        const r = bad.get(`event\u0000${e.event_id}`)
-        if (r) dead.push(this.deadLetterFor('Event', e, cause, r.reason))
-        else rest.events.push(e)
-      }
-      for (const i of batch.identifies) {
-        const r = bad.get(`identify\u0000${i.event_id}`)
-        if (r) dead.push(this.deadLetterFor('Identify', i, cause, r.reason))
-        else rest.identifies.push(i)
-      }
-      if (dead.length > 0) {
-        this.log.error('records cannot be mapped to rows; dead-lettering them', { count: dead.length })
-        await this.sendToDlq(dead)
-        if (rest.events.length || rest.identifies.length) {
-          const more = await this.write(rest)
-          return { written: more.written, deadLettered: dead.length + more.deadLettered }
-        }
-        return { written: rest, deadLettered: dead.length }
-      }
-    }
     // The server refused the batch for its data: find the records at fault one at a time.
     this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
     const written: ProjectionBatch = { events: [], identifies: [] }
@@ -221,16 +192,16 @@ export class ProjectionPipeline {
     return { written, deadLettered: dead.length }
   }
 
-  private deadLetterFor(kind: 'Event' | 'Identify', record: EventRecord | IdentifyRecord, err: unknown, reason?: string): DeadLetterRecord {
-    const origin = (record as WithOrigin)[ORIGIN] ?? {
+  private deadLetterFor(kind: 'Event' | 'Identify', p: PreparedRecord, err: unknown): DeadLetterRecord {
+    // Records always come with their origin from decode(); one written without (a test's) is re-encoded.
+    const origin = p.origin ?? {
       topic: kind === 'Event' ? 'events' : 'identifies',
       partition: -1,
-      offset: record.event_id,
+      offset: p.event_id,
       key: null,
-      value: this.codec.encode(kind, record),
+      value: p.record ? this.codec.encode(kind, p.record) : null,
     }
-    const d = deadLetter(origin, err)
-    return reason ? { ...d, reason: `${record.event_id}: ${reason}` } : d
+    return deadLetter(origin, err)
   }
 }
 

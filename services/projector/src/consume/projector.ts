@@ -10,6 +10,7 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
+import type { WriteBatch } from '../clickhouse/writer.js'
 import { ProjectionPipeline, type ProjectionSink } from './projection.js'
 import type { Metrics } from './metrics.js'
 
@@ -33,7 +34,7 @@ export interface ProjectorOptions {
   readiness?: Readiness
 }
 
-export type RecordListener = (batch: ProjectionBatch) => void
+export type RecordListener = (batch: WriteBatch) => void
 
 export class Projector {
   private consumer: Consumer | null = null
@@ -55,7 +56,7 @@ export class Projector {
       producer,
       codec,
       sink,
-      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true },
+      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true, keepRecords: true },
       metrics,
       log,
       this.abort.signal,
@@ -124,9 +125,12 @@ export class Projector {
   /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
   private async writeAndPublish(batch: ProjectionBatch): Promise<void> {
     const { written } = await this.pipeline.write(batch)
+    if (this.listeners.length === 0) return
+    // The pipeline keeps each record beside its rows for this (keepRecords).
+    const records: WriteBatch = { events: written.events.map((p) => p.record!), identifies: written.identifies.map((p) => p.record!) }
     for (const l of this.listeners) {
       try {
-        l(written)
+        l(records)
       } catch (err) {
         this.log.error('live listener failed', { err })
       }

@@ -1,8 +1,7 @@
 // In-process fan-out of projected records to live subscribers (issue 4, U1). Each subscriber
 // sees one account only and has a bounded queue: a subscriber that cannot keep up is dropped,
 // so a slow browser never slows projection.
-import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
-import type { ProjectionBatch } from '../consume/batcher.js'
+import type { WriteBatch } from '../clickhouse/writer.js'
 
 export interface LiveItem {
   type: 'event' | 'identify'
@@ -35,16 +34,16 @@ const parse = (s: string | null) => {
   }
 }
 
-export function toLiveItems(batch: ProjectionBatch): LiveItem[] {
+export function toLiveItems(batch: WriteBatch): LiveItem[] {
   const items: LiveItem[] = []
-  for (const e of batch.events as EventRecord[]) {
+  for (const e of batch.events) {
     items.push({
       type: 'event', event_id: e.event_id, account_id: e.account_id, environment: e.environment, event: e.event,
       user_id: e.user_id, timestamp: new Date(e.timestamp).toISOString(), received_at: new Date(e.received_at).toISOString(),
       properties: parse(e.properties), context: parse(e.context),
     })
   }
-  for (const i of batch.identifies as IdentifyRecord[]) {
+  for (const i of batch.identifies) {
     items.push({
       type: 'identify', event_id: i.event_id, account_id: i.account_id, environment: i.environment, user_id: i.user_id,
       timestamp: new Date(i.timestamp).toISOString(), received_at: new Date(i.received_at).toISOString(),
@@ -74,7 +73,7 @@ export class LiveHub {
     return n
   }
 
-  publish(batch: ProjectionBatch) {
+  publish(batch: WriteBatch) {
     if (this.byAccount.size === 0) return
     const perAccount = new Map<string, LiveItem[]>()
     for (const item of toLiveItems(batch)) {
