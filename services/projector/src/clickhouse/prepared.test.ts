@@ -1,5 +1,5 @@
 import t from 'tap'
-import { insertBody, newArenas, prepareEvent, prepareIdentify } from './prepared.js'
+import { buildEventRows, buildIdentifyRows, insertBody, newArenas, prepareEvent, prepareIdentify, unbuilt } from './prepared.js'
 import { EVENT_COLUMNS, RowMappingError } from './rows.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
@@ -11,7 +11,7 @@ t.test('a prepared record keeps its H16 key and where its rows are, not the reco
   const r = makeEvent({ event_id: 'e1', message_id: 'm1', user_traits: '{"plan":"pro","seats":2}' })
   const p = prepareEvent(r, arenas, null, false)
   t.match(p, { event_id: 'e1', account_id: r.account_id, message_id: 'm1', timestamp: r.timestamp, record: null, origin: null })
-  const row = p.rowChunk.toString('utf8', p.rowStart, p.rowEnd)
+  const row = p.rowChunk!.toString('utf8', p.rowStart, p.rowEnd)
   t.equal(row.split('\t').length, EVENT_COLUMNS.length)
   t.ok(row.endsWith('\n'))
   t.same(p.traitChunk!.toString('utf8', p.traitStart, p.traitEnd).split('\n').slice(0, -1).map((l) => l.split('\t')[3]), ['plan', 'seats'])
@@ -45,4 +45,25 @@ t.test('an insert body holds exactly the rows of the records given, in order, ac
   const traits = text(insertBody(kept, 'traits').chunks).split('\n').slice(0, -1)
   t.same(traits.map((l) => l.split('\t')[7]), kept.filter((_, i) => kept[i]!.traitChunk).map((p) => p.event_id), 'trait rows of the kept records only')
   t.same(insertBody([], 'rows'), { chunks: [], rows: 0 })
+})
+
+t.test('rows built later are the rows built at decode; a failed build appends nothing', async (t) => {
+  const arenas = newArenas()
+  const r = makeEvent({ event_id: 'e1', user_traits: '{"a":1}' })
+  const now = prepareEvent(r, arenas, null, false)
+  const later = unbuilt(r, null)
+  t.equal(later.rowChunk, null)
+  t.equal(later.record, r, 'kept until built')
+  buildEventRows(later, arenas)
+  t.equal(text(insertBody([later], 'rows').chunks), text(insertBody([now], 'rows').chunks))
+  t.equal(text(insertBody([later], 'traits').chunks), text(insertBody([now], 'traits').chunks))
+  const i = unbuilt(makeIdentify({ event_id: 'i1' }), null)
+  buildIdentifyRows(i, arenas)
+  t.same(ids(text(insertBody([i], 'rows').chunks)), ['i1'])
+  const bad = unbuilt(makeEvent({ event_id: 'bad', timestamp: -1 }), null)
+  const pos = arenas.rows.pos
+  t.throws(() => buildEventRows(bad, arenas), RowMappingError)
+  t.equal(bad.rowChunk, null)
+  t.equal(arenas.rows.pos, pos)
+  t.throws(() => insertBody([bad], 'rows'), /not built/)
 })

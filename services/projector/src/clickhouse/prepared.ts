@@ -27,8 +27,8 @@ export interface PreparedRecord<R extends EventRecord | IdentifyRecord = EventRe
   account_id: string
   message_id: string | null
   timestamp: number
-  /** The record's events or identifies row: bytes [rowStart, rowEnd) of rowChunk. */
-  rowChunk: Buffer
+  /** The record's events or identifies row: bytes [rowStart, rowEnd) of rowChunk; null while not built (then `record` is set). */
+  rowChunk: Buffer | null
   rowStart: number
   rowEnd: number
   /** Its user_traits rows, if any, one after the other in traitChunk. */
@@ -37,7 +37,7 @@ export interface PreparedRecord<R extends EventRecord | IdentifyRecord = EventRe
   traitEnd: number
   /** Set when it came from Kafka: a dead letter carries the original bytes and place. */
   origin: RecordOrigin | null
-  /** Kept only when asked (the live feed needs the whole record; a replay does not). */
+  /** Kept when asked (the live feed needs the whole record; a replay does not) and while the rows are not built. */
   record: R | null
 }
 
@@ -77,30 +77,65 @@ function prepare<R extends EventRecord | IdentifyRecord>(
   origin: RecordOrigin | null,
   keepRecord: boolean,
 ): PreparedRecord<R> {
-  const line = tsvLine(values, columns, r.event_id)
-  let traitLines = ''
-  for (const v of traitValues) traitLines += tsvLine(v, TRAIT_COLUMNS, r.event_id)
-  const row = arenas.rows.append(line)
-  const traits = traitLines === '' ? null : arenas.traits.append(traitLines)
+  const p = unbuilt(r, origin)
+  appendRows(p, values, columns, traitValues, arenas)
+  if (!keepRecord) p.record = null
+  return p
+}
+
+/**
+ * A record whose rows are built later (buildRows), after the H16 lookup: rows built at decode are
+ * wasted on the records the lookup drops, every record of a replay over rows already stored.
+ */
+export function unbuilt<R extends EventRecord | IdentifyRecord>(r: R, origin: RecordOrigin | null): PreparedRecord<R> {
   return {
     event_id: r.event_id,
     account_id: r.account_id,
     message_id: r.message_id,
     timestamp: r.timestamp,
-    rowChunk: arenas.rows.chunk!,
-    rowStart: row,
-    rowEnd: arenas.rows.pos,
-    traitChunk: traits === null ? null : arenas.traits.chunk,
-    traitStart: traits ?? 0,
-    traitEnd: traits === null ? 0 : arenas.traits.pos,
+    rowChunk: null,
+    rowStart: 0,
+    rowEnd: 0,
+    traitChunk: null,
+    traitStart: 0,
+    traitEnd: 0,
     origin,
-    record: keepRecord ? r : null,
+    record: r,
+  }
+}
+
+/** Builds the rows of an unbuilt event (a no-op for a built one); throws RowMappingError, nothing appended, if it cannot be mapped. */
+export function buildEventRows(p: PreparedRecord<EventRecord>, arenas: RowArenas): void {
+  if (p.rowChunk !== null) return
+  const r = p.record!
+  appendRows(p, eventValues(r), EVENT_COLUMNS, eventTraitValues(r), arenas)
+}
+
+export function buildIdentifyRows(p: PreparedRecord<IdentifyRecord>, arenas: RowArenas): void {
+  if (p.rowChunk !== null) return
+  const r = p.record!
+  appendRows(p, identifyValues(r), IDENTIFY_COLUMNS, identifyTraitValues(r), arenas)
+}
+
+// Every line is checked (tsvLine throws) before any is appended: a record is whole or invalid.
+function appendRows(p: PreparedRecord, values: RowValues, columns: readonly string[], traitValues: RowValues[], arenas: RowArenas): void {
+  const line = tsvLine(values, columns, p.event_id)
+  let traitLines = ''
+  for (const v of traitValues) traitLines += tsvLine(v, TRAIT_COLUMNS, p.event_id)
+  p.rowStart = arenas.rows.append(line)
+  p.rowChunk = arenas.rows.chunk
+  p.rowEnd = arenas.rows.pos
+  if (traitLines !== '') {
+    p.traitStart = arenas.traits.append(traitLines)
+    p.traitChunk = arenas.traits.chunk
+    p.traitEnd = arenas.traits.pos
   }
 }
 
 /**
  * The body of an insert: the rows of `records` (their main rows, or their trait rows), in order,
- * as views of the arenas' chunks; rows that lie back to back in a chunk share one view.
+ * as views of the arenas' chunks; rows that lie back to back in a chunk share one view. The
+ * records' rows must be built.
  */
 export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits'): { chunks: Buffer[]; rows: number } {
   const chunks: Buffer[] = []
@@ -109,6 +144,7 @@ export function insertBody(records: readonly PreparedRecord[], which: 'rows' | '
   let start = 0
   let end = 0
   for (const p of records) {
+    if (p.rowChunk === null) throw new Error(`the rows of ${p.event_id} are not built`)
     const c = which === 'rows' ? p.rowChunk : p.traitChunk
     if (c === null) continue
     const s = which === 'rows' ? p.rowStart : p.traitStart

@@ -2,6 +2,7 @@ import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { classify, prepareBatch, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
 import { IdFilter } from './id-filter.js'
+import { unbuilt } from './prepared.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 interface InsertCall {
@@ -12,9 +13,13 @@ interface InsertCall {
   values: string[]
 }
 
-function fakeClient(fail?: (table: string) => unknown): { client: ClickHouseClient; calls: InsertCall[] } {
+function fakeClient(fail?: (table: string) => unknown, stored: string[] = []): { client: ClickHouseClient; calls: InsertCall[] } {
   const calls: InsertCall[] = []
   const client = {
+    // The H16 lookup: these ids are stored already.
+    async query() {
+      return { json: async () => stored.map((event_id) => ({ event_id })) }
+    },
     async insert(params: { table: string; format: string; columns: string[]; values: AsyncIterable<Buffer> }) {
       let text = ''
       for await (const chunk of params.values) text += chunk.toString()
@@ -117,4 +122,33 @@ t.test('retryCandidates with an id filter: only ids it may have seen are looked 
   const again = retryCandidates([r('new'), r('other')], seen)
   t.same(again.lookup.map((x) => x.event_id), ['new', 'other'])
   t.equal(again.drop.size, 0)
+})
+
+t.test('rows not built at decode are built after the lookup, for the records it keeps only', async (t) => {
+  // 'stored' is a retry of a stored message (H16): dropped, so its rows, which could not be mapped, are never built.
+  const { client, calls } = fakeClient(undefined, ['stored'])
+  const w = new ClickHouseWriter(client, 'db')
+  const batch = {
+    events: [
+      unbuilt(makeEvent({ event_id: 'new', message_id: 'm1', user_traits: '{"plan":"pro"}' }), null),
+      unbuilt(makeEvent({ event_id: 'stored', message_id: 'm2', timestamp: -5 }), null),
+    ],
+    identifies: [unbuilt(makeIdentify({ event_id: 'i1' }), null)],
+  }
+  t.same(await w.writePrepared(batch), { events: 1, identifies: 1, traits: 1 })
+  t.same(calls.map((c) => [c.table, c.values.map((v) => v.split('\t')[c.table.endsWith('user_traits') ? 7 : 0])]), [
+    ['db.user_traits', ['new']],
+    ['db.events', ['new']],
+    ['db.identifies', ['i1']],
+  ])
+  t.equal(batch.events[1]!.rowChunk, null, 'the dropped retry was not built')
+
+  // A kept record that cannot be mapped: nothing is inserted, and the error names it.
+  calls.length = 0
+  const bad = { events: [unbuilt(makeEvent({ event_id: 'ok' }), null), unbuilt(makeEvent({ event_id: 'bad', received_at: -1 }), null)], identifies: [] }
+  const err = (await w.writePrepared(bad).catch((e: unknown) => e)) as ClickHouseWriteError
+  t.match(err, { code: 'INVALID_RECORD', retriable: false })
+  t.same(err.invalid.map((r) => r.event_id), ['bad'])
+  t.equal(calls.length, 0)
+  t.not(bad.events[0]!.rowChunk, null, 'the good record keeps its rows for the write without the bad one')
 })

@@ -9,7 +9,7 @@ import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
-import { insertBody, newArenas, prepareEvent, prepareIdentify, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
+import { buildEventRows, buildIdentifyRows, insertBody, newArenas, prepareEvent, prepareIdentify, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
 import { AppError } from '../../../shared/src/errors.js'
 
@@ -177,8 +177,18 @@ export function retryCandidates<R extends { event_id: string; message_id: string
   return { drop, lookup }
 }
 
+function invalidRecords(invalid: InvalidRecord[]): ClickHouseWriteError {
+  return new ClickHouseWriteError(
+    'INVALID_RECORD',
+    `${invalid.length} record(s) cannot be written: ` + invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
+    { retriable: false, invalid },
+  )
+}
+
 export class ClickHouseWriter {
   private readonly database: string
+  // Where rows built at write time go (records prepared without rows, prepared.ts).
+  private arenas: RowArenas | null = null
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -195,19 +205,18 @@ export class ClickHouseWriter {
    */
   async write(batch: WriteBatch): Promise<WriteStats> {
     const { prepared, invalid } = prepareBatch(batch)
-    if (invalid.length > 0) {
-      throw new ClickHouseWriteError(
-        'INVALID_RECORD',
-        `${invalid.length} record(s) cannot be written: ` + invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
-        { retriable: false, invalid },
-      )
-    }
+    if (invalid.length > 0) throw invalidRecords(invalid)
     return this.writePrepared(prepared)
   }
 
-  /** Inserts records whose rows are built (prepared.ts), less the retries H16 drops. */
+  /**
+   * Inserts prepared records (prepared.ts), less the retries H16 drops. Rows not built yet are
+   * built now, for the records kept; if any of those cannot be mapped, nothing is inserted and an
+   * INVALID_RECORD error lists them (their rows stay built for the retry without them).
+   */
   async writePrepared(batch: PreparedBatch): Promise<WriteStats> {
     const kept = await this.dropRetries(batch)
+    this.buildRows(kept)
     const all = kept.identifies.length === 0 ? kept.events : kept.events.length === 0 ? kept.identifies : [...kept.events, ...kept.identifies]
     const traits = insertBody(all, 'traits')
     // Trait rows go first. A record whose events/identifies row is stored is dropped from a retry
@@ -219,6 +228,24 @@ export class ClickHouseWriter {
     await this.insert(TABLES.identifies, IDENTIFY_COLUMNS, insertBody(kept.identifies, 'rows').chunks)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
     return { events: kept.events.length, identifies: kept.identifies.length, traits: countLines(traits.chunks) }
+  }
+
+  private buildRows(batch: PreparedBatch): void {
+    const invalid: InvalidRecord[] = []
+    const build = <R extends PreparedRecord>(kind: InvalidRecord['kind'], records: R[], fn: (p: R, arenas: RowArenas) => void) => {
+      for (const p of records) {
+        if (p.rowChunk !== null) continue
+        try {
+          fn(p, (this.arenas ??= newArenas()))
+        } catch (err) {
+          if (!(err instanceof RowMappingError)) throw err
+          invalid.push({ kind, event_id: p.event_id, reason: err.message })
+        }
+      }
+    }
+    build('event', batch.events, buildEventRows)
+    build('identify', batch.identifies, buildIdentifyRows)
+    if (invalid.length > 0) throw invalidRecords(invalid)
   }
 
   /**

@@ -128,3 +128,37 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
   t.equal(calls, 3, 'the registry was asked again and again')
   t.same(dead, [])
 })
+
+t.test('after a write whose records were mostly stored already, rows are built after the lookup; a record that cannot be mapped is then dead-lettered at write', async (t) => {
+  const stored: string[] = []
+  const { codec, pipeline, sent, inserts } = await setup((inserts) =>
+    new ClickHouseWriter({
+      query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
+      insert: async (q: any) => {
+        let text = ''
+        for await (const chunk of q.values) text += chunk.toString()
+        inserts.push({ table: q.table, values: text.split('\n').slice(0, -1).map((line) => ({ event_id: line.split('\t')[0] })) })
+      },
+    } as any, 'db'))
+  const msgs = (from: number, records: EventRecord[]) => records.map((e, i) => ({ offset: String(from + i), key: null, value: codec.encode('Event', e) }))
+
+  // A replay over rows already there: every record is a stored message (H16).
+  stored.push('e1', 'e2')
+  const first = await pipeline.decode('ev', 0, msgs(0, [event(1, { message_id: 'm1' }), event(2, { message_id: 'm2' })]) as any)
+  t.ok(first.part.events.every((p) => p.rowChunk !== null), 'rows built at decode at first')
+  await pipeline.write(first.part)
+  t.same(inserts, [], 'both dropped')
+
+  const second = await pipeline.decode('ev', 0, msgs(2, [event(3, { message_id: 'm3' }), event(4, { message_id: 'm4', timestamp: 9e15 })]) as any)
+  t.same(second.dead, [], 'not mapped at decode, so not yet found invalid')
+  t.ok(second.part.events.every((p) => p.rowChunk === null), 'rows left for after the lookup')
+  const out = await pipeline.write(second.part)
+  t.equal(out.deadLettered, 1)
+  t.same(out.written.events.map((e) => e.event_id), ['e3'])
+  t.same(inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]), [['db.events', ['e3']]])
+  t.match(sent, [{ topic: 'ev', partition: 0, offset: '3', error_code: 'INVALID_RECORD', reason: /^e4: timestamp .* outside the DateTime range/ }])
+  t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e4', 'the original record bytes')
+
+  const third = await pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
+  t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
+})

@@ -8,7 +8,8 @@ import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
-import { newArenas, prepareEvent, prepareIdentify, type PreparedRecord, type RecordOrigin } from '../clickhouse/prepared.js'
+import { newArenas, prepareEvent, prepareIdentify, unbuilt, type PreparedRecord, type RecordOrigin } from '../clickhouse/prepared.js'
+import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
@@ -51,6 +52,12 @@ export interface WriteOutcome {
 export class ProjectionPipeline {
   // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
   private readonly arenas = newArenas()
+  /**
+   * Build rows as records are decoded (cheapest when they are then written), or after the H16
+   * lookup, for the records it keeps (cheapest when it drops most: a replay over rows already
+   * stored). Set from the last write: rows at decode while it kept at least half of its records.
+   */
+  rowsAtDecode = true
 
   constructor(
     private readonly producer: Producer,
@@ -64,8 +71,8 @@ export class ProjectionPipeline {
   ) {}
 
   /**
-   * Decodes one partition's messages and builds their rows; records that do not decode or cannot
-   * be mapped to rows become dead letters (not yet sent). A registry that does not answer says
+   * Decodes one partition's messages and builds their rows (see rowsAtDecode); records that do not
+   * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
    */
@@ -78,8 +85,8 @@ export class ProjectionPipeline {
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
         const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
-        if (d.name === 'Event') part.events.push(prepareEvent(d.value, this.arenas, origin, keep))
-        else if (d.name === 'Identify') part.identifies.push(prepareIdentify(d.value, this.arenas, origin, keep))
+        if (d.name === 'Event') part.events.push(this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))
+        else if (d.name === 'Identify') part.identifies.push(this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))
         else throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
@@ -127,7 +134,11 @@ export class ProjectionPipeline {
     const started = process.hrtime.bigint()
     let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
     try {
-      await this.writeRetrying(batch)
+      const stats = (await this.writeRetrying(batch)) as { events?: unknown; identifies?: unknown } | undefined
+      if (typeof stats?.events === 'number' && typeof stats.identifies === 'number') {
+        // What the writer stored, against what it was given: the rest were retries H16 dropped.
+        this.rowsAtDecode = 2 * (stats.events + stats.identifies) >= batch.events.length + batch.identifies.length
+      }
     } catch (err) {
       if (isRetriable(err) || this.stopping.aborted) throw err
       outcome = await this.isolateBadRecords(batch, err)
@@ -166,6 +177,32 @@ export class ProjectionPipeline {
   }
 
   private async isolateBadRecords(batch: ProjectionBatch, cause: unknown): Promise<WriteOutcome> {
+    if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
+      // Rows built after the lookup: the writer named the records it cannot map and inserted
+      // nothing. Dead-letter those, write the rest.
+      const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
+      const rest: ProjectionBatch = { events: [], identifies: [] }
+      const dead: DeadLetterRecord[] = []
+      for (const e of batch.events) {
+        const r = bad.get(`event\u0000${e.event_id}`)
+        if (r) dead.push({ ...this.deadLetterFor('Event', e, cause), reason: `${e.event_id}: ${r.reason}` })
+        else rest.events.push(e)
+      }
+      for (const i of batch.identifies) {
+        const r = bad.get(`identify\u0000${i.event_id}`)
+        if (r) dead.push({ ...this.deadLetterFor('Identify', i, cause), reason: `${i.event_id}: ${r.reason}` })
+        else rest.identifies.push(i)
+      }
+      if (dead.length > 0) {
+        this.log.error('records cannot be mapped to rows; dead-lettering them', { count: dead.length })
+        await this.sendToDlq(dead)
+        if (rest.events.length || rest.identifies.length) {
+          const more = await this.write(rest)
+          return { written: more.written, deadLettered: dead.length + more.deadLettered }
+        }
+        return { written: rest, deadLettered: dead.length }
+      }
+    }
     // The server refused the batch for its data: find the records at fault one at a time.
     this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
     const written: ProjectionBatch = { events: [], identifies: [] }
