@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { classify, prepareBatch, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
+import { classify, lookupChunks, prepareBatch, ClickHouseWriteError, ClickHouseWriter, retryCandidates } from './writer.js'
 import { IdFilter } from './id-filter.js'
 import { unbuilt } from './prepared.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
@@ -151,4 +151,19 @@ t.test('rows not built at decode are built after the lookup, for the records it 
   t.same(err.invalid.map((r) => r.event_id), ['bad'])
   t.equal(calls.length, 0)
   t.not(bad.events[0]!.rowChunk, null, 'the good record keeps its rows for the write without the bad one')
+})
+
+t.test('lookups are cut by id count and by text size, never empty', async (t) => {
+  const r = (id: string) => ({ event_id: id, account_id: 'acct' })
+  t.same(lookupChunks([]), [])
+  const many = Array.from({ length: 120_001 }, (_, i) => r(`e${i}`))
+  t.same(lookupChunks(many).map((c) => c.length), [50_000, 50_000, 20_001])
+  t.same(lookupChunks(many).flat(), many, 'every id once, in order')
+  // Ids of 100,000 characters: about 60 per lookup stay under the size cap.
+  const long = Array.from({ length: 100 }, (_, i) => r(`${i}`.padEnd(100_000, 'x')))
+  const chunks = lookupChunks(long)
+  t.ok(chunks.length >= 2 && chunks.every((c) => c.length > 0), `${chunks.map((c) => c.length)}`)
+  t.same(chunks.flat(), long)
+  const huge = [r('y'.repeat(10 * 1024 * 1024)), r('z')]
+  t.same(lookupChunks(huge).map((c) => c.length), [1, 1], 'an id larger than the cap is looked up alone')
 })
