@@ -9,7 +9,7 @@ import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
-import { buildEventRows, buildIdentifyRows, insertBody, newArenas, prepareEvent, prepareIdentify, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
+import { buildEventRows, buildIdentifyRows, insertBody, newArenas, unbuilt, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
 import { AppError } from '../../../shared/src/errors.js'
 
@@ -121,25 +121,29 @@ export interface WriterOptions {
  * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
  */
 export function prepareBatch(batch: WriteBatch, arenas: RowArenas = newArenas(64 * 1024)): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
-  const prepared: PreparedBatch = { events: [], identifies: [] }
+  const all: PreparedBatch = { events: batch.events.map((r) => unbuilt(r, null)), identifies: batch.identifies.map((r) => unbuilt(r, null)) }
+  const invalid = buildMissingRows(all, arenas)
+  if (invalid.length === 0) return { prepared: all, invalid }
+  return { prepared: { events: all.events.filter((p) => p.rowChunk !== null), identifies: all.identifies.filter((p) => p.rowChunk !== null) }, invalid }
+}
+
+/** Builds the rows of the records that have none yet; those that cannot be mapped are returned and stay unbuilt. */
+function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecord[] {
   const invalid: InvalidRecord[] = []
-  for (const r of batch.events) {
-    try {
-      prepared.events.push(prepareEvent(r, arenas, null, true))
-    } catch (err) {
-      if (!(err instanceof RowMappingError)) throw err
-      invalid.push({ kind: 'event', event_id: r.event_id, reason: err.message })
+  const build = <R extends PreparedRecord>(kind: InvalidRecord['kind'], records: R[], fn: (p: R, arenas: RowArenas) => void) => {
+    for (const p of records) {
+      if (p.rowChunk !== null) continue
+      try {
+        fn(p, arenas)
+      } catch (err) {
+        if (!(err instanceof RowMappingError)) throw err
+        invalid.push({ kind, event_id: p.event_id, reason: err.message })
+      }
     }
   }
-  for (const r of batch.identifies) {
-    try {
-      prepared.identifies.push(prepareIdentify(r, arenas, null, true))
-    } catch (err) {
-      if (!(err instanceof RowMappingError)) throw err
-      invalid.push({ kind: 'identify', event_id: r.event_id, reason: err.message })
-    }
-  }
-  return { prepared, invalid }
+  build('event', batch.events, buildEventRows)
+  build('identify', batch.identifies, buildIdentifyRows)
+  return invalid
 }
 
 /**
@@ -256,20 +260,9 @@ export class ClickHouseWriter {
   }
 
   private buildRows(batch: PreparedBatch): void {
-    const invalid: InvalidRecord[] = []
-    const build = <R extends PreparedRecord>(kind: InvalidRecord['kind'], records: R[], fn: (p: R, arenas: RowArenas) => void) => {
-      for (const p of records) {
-        if (p.rowChunk !== null) continue
-        try {
-          fn(p, (this.arenas ??= newArenas()))
-        } catch (err) {
-          if (!(err instanceof RowMappingError)) throw err
-          invalid.push({ kind, event_id: p.event_id, reason: err.message })
-        }
-      }
-    }
-    build('event', batch.events, buildEventRows)
-    build('identify', batch.identifies, buildIdentifyRows)
+    const unbuiltRecords = batch.events.some((p) => p.rowChunk === null) || batch.identifies.some((p) => p.rowChunk === null)
+    if (!unbuiltRecords) return
+    const invalid = buildMissingRows(batch, (this.arenas ??= newArenas()))
     if (invalid.length > 0) throw invalidRecords(invalid)
   }
 
