@@ -97,7 +97,6 @@ export class ProjectionPipeline {
         dead.push(d)
       }
     }
-    if (dead.length > 0) this.log.error('records cannot be decoded or mapped to rows; dead-lettering them', { count: dead.length })
     return { part, dead }
   }
 
