@@ -1,8 +1,9 @@
 // The write path shared by the live projector and the replay tool: decode Kafka records, write
 // them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
-// the record's place in the log (A3, A5). Records that cannot be mapped to rows are taken from the
-// mapping as they are decoded (prepared.ts); a batch the server refuses for its data is split one
-// record at a time to find the records at fault. Either way the rest of the batch is written.
+// the record's place in the log (A3, A5). Records that cannot be mapped to rows are found when their
+// rows are built: as they are decoded, or in the write when rows are built after the H16 lookup
+// (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
+// to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from 'kafkajs'
 import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
