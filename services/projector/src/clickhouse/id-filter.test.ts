@@ -29,3 +29,16 @@ t.test('checkAndAdd: false the first time (and adds), true after', async (t) => 
   t.equal(f.checkAndAdd('a'), true)
   t.equal(f.mightContain('a'), true)
 })
+
+t.test('addAscii sets the bits checkAndAdd sets for the same text', async (t) => {
+  const ids = [randomUUID(), 'x', '', 'msg-123456789-abcdefghijklmnopqrstuvwxyz']
+  for (const id of ids) {
+    const a = new IdFilter(1000)
+    const buf = Buffer.from(`..${id}..`, 'latin1')
+    a.addAscii(buf, 2, 2 + id.length)
+    t.equal(a.checkAndAdd(id), true, `${JSON.stringify(id)} added from bytes is seen as text`)
+    const b = new IdFilter(1000)
+    b.checkAndAdd(id)
+    t.same(Buffer.from((a as unknown as { words: Uint32Array }).words.buffer), Buffer.from((b as unknown as { words: Uint32Array }).words.buffer), 'the same bits')
+  }
+})

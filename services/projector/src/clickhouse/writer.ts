@@ -109,9 +109,9 @@ export interface WriterOptions {
   /** Told of the duplicates of each successful write, for the metric and the debug log (issue 9). */
   onDuplicates?: (dropped: DroppedDuplicate[]) => void
   /**
-   * Every event_id stored in the target tables, as a Bloom filter (id-filter.ts): ids it has not
-   * seen skip the H16 lookup. Only for a writer that is the sole writer of tables that were empty
-   * when it began (a replay into a fresh database); the writer adds what it writes.
+   * Every event_id that may be stored in the target tables, as a Bloom filter (id-filter.ts): ids it
+   * has not seen skip the H16 lookup. A replay's: loaded with the ids stored when it began
+   * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
 }
@@ -150,7 +150,7 @@ function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecor
  * Which records of a batch are dropped as repeats of an earlier record of the batch (same event_id,
  * both with a message_id), and which must be looked up in ClickHouse (the first of each event_id).
  *
- * With a filter of the ids that may be stored (a fresh replay's, id-filter.ts), an id it answers
+ * With a filter of the ids that may be stored (a replay's, id-filter.ts), an id it answers
  * "not seen" for was never added: it is neither stored nor earlier in this batch (every record is
  * added as it is checked), so it needs neither the lookup nor the batch's earlier ids. Only the
  * ids it answers "maybe" for (stored, earlier in the batch, or about 1% false positives) are

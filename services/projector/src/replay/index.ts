@@ -8,15 +8,15 @@ import { createClickHouse } from '../../../shared/src/clickhouse.js'
 import { createKafka } from '../../../shared/src/kafka.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { ProjectorConfig } from '../config.js'
-import { ClickHouseWriter, TABLES } from '../clickhouse/writer.js'
+import { ClickHouseWriter } from '../clickhouse/writer.js'
 import { IdFilter } from '../clickhouse/id-filter.js'
-import { ident, sql } from '../../../../schemas/clickhouse/sql.js'
 import type { Metrics } from '../consume/metrics.js'
 import type { ReplayCommand } from './args.js'
 import { createFreshDatabase, freshDatabaseName, swapDatabases, type SwapResult } from './fresh.js'
 import { planReplay, totalRecords, type PartitionRange } from './plan.js'
 import type { ReplayProgress, ReplaySummary } from './progress.js'
 import { replay } from './replayer.js'
+import { loadStoredIds } from './stored-ids.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
 export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -64,18 +64,16 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     for (const r of ranges) if (r.end > r.start) note(`  ${r.topic}[${r.partition}] offsets ${r.start}..${r.end - 1n}`)
 
     let database = live
-    let storedIds: IdFilter | undefined
     if (cmd.target === 'fresh') {
       database = cmd.database ?? freshDatabaseName(live)
       await createFreshDatabase(cfg.clickhouse, database, log)
       note(`fresh database ${database} created with the migrations applied`)
-      // Tables that start empty and that only this replay writes: the ids it writes are all that is
-      // stored, so a filter of them spares the H16 lookup of every id it has not written (id-filter.ts).
-      if (await tablesEmpty(ch, database)) storedIds = new IdFilter(totalRecords(ranges))
-      else note(`${database} already holds rows: every record with a message_id is looked up before it is written (H16)`)
     } else {
       note(`target: the live tables in ${live} (idempotent: exact reads are unchanged by a repeated replay)`)
     }
+    // The ids stored when the replay begins (none in a new fresh database) and those it writes: only
+    // records whose id may be among them need the H16 lookup (stored-ids.ts).
+    const storedIds = await storedIdFilter(ch, database, totalRecords(ranges), note, log)
     const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.replayMaxRows, maxWaitMs: cfg.maxWaitMs, fetchPartitionBytes: cfg.replayFetchPartitionBytes }
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
     const progress = (phase: 'replay' | 'catch-up') => (p: ReplayProgress) => {
@@ -109,11 +107,22 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   }
 }
 
-async function tablesEmpty(ch: Awaited<ReturnType<typeof createClickHouse>>, database: string): Promise<boolean> {
-  for (const table of [TABLES.events, TABLES.identifies]) {
-    const rs = await ch.query({ query: sql`SELECT count() AS n FROM ${ident(database, table)}`, format: 'JSONEachRow' })
-    const [row] = await rs.json<{ n: string }>()
-    if (Number(row?.n ?? 0) > 0) return false
+/**
+ * The ids stored in the live tables at the start, for the H16 lookups (stored-ids.ts). Without them
+ * (too many, or the read failed) every record with a message_id is looked up, which is only slower.
+ */
+async function storedIdFilter(ch: Awaited<ReturnType<typeof createClickHouse>>, database: string, records: number, note: (line: string) => void, log: Logger): Promise<IdFilter | undefined> {
+  try {
+    const loaded = await loadStoredIds(ch, database, records)
+    if (!loaded.filter) {
+      note(`every record with a message_id is looked up before it is written (H16): ${loaded.reason}`)
+      return undefined
+    }
+    note(`${loaded.ids.toLocaleString('en-US')} stored ids read in ${(loaded.ms / 1000).toFixed(1)}s: only records whose id may be among them are looked up before they are written (H16)`)
+    return loaded.filter
+  } catch (err) {
+    log.warn('stored ids not read: every record with a message_id is looked up', { err })
+    note(`every record with a message_id is looked up before it is written (H16): the stored ids could not be read (${(err as Error).message})`)
+    return undefined
   }
-  return true
 }
