@@ -81,4 +81,7 @@ t.test('the compiled services run from dist/', async (t) => {
     const r = await ch.query({ query: sql`SELECT count() AS n FROM ${ident(`test_${s}`, 'events')} FINAL WHERE event_id = ${eventId}`, format: 'JSONEachRow' })
     return Number(((await r.json()) as Array<{ n: string }>)[0]?.n ?? 0) === 1
   }, 30_000, 'the event to reach ClickHouse through the compiled projector')
+  // The compiled entry loads the kafkajs replacements before kafkajs (services/shared/src/kafkajs-fixes.ts).
+  const metrics = await (await fetch(`http://127.0.0.1:${ingestPort}/metrics`)).text()
+  t.match(metrics, /^ingest_kafkajs_fixes_applied 1$/m, 'the compiled ingest encodes records with the kafkajs replacements')
 })

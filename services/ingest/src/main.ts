@@ -4,6 +4,8 @@
 // accounts topic into the key table (A1) and starts accepting. A dependency that is down at start is
 // waited for, never a reason to exit (issue 9, item 6). `close()` drains: stop taking requests,
 // answer those in flight, flush the appender, disconnect.
+// First: the kafkajs replacements must be in place before any module loads kafkajs.
+import '../../shared/src/kafkajs-fixes-install.js'
 import { createServer, type Server } from 'node:http'
 import { Redis } from 'ioredis'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
@@ -24,6 +26,7 @@ import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
+import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // What start() waits for; once all are 'ok', readiness is the live checks of readinessOf.
@@ -169,6 +172,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       })
       const addr = server.address()
       log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+      const fixes = kafkajsFixesStatus()
+      if (!fixes.applied) log.info('kafkajs runs unchanged (slower record encoding)', { reason: fixes.reason })
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
       // enforced per instance until it comes (issue 14). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so

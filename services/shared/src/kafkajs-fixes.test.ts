@@ -1,0 +1,68 @@
+// The replacements of kafkajs-fixes.ts against kafkajs's own modules (not replaced in this process:
+// the test loads kafkajs first), on random input: the same results, byte for byte.
+import t from 'tap'
+import { createRequire } from 'node:module'
+import { randomBytes } from 'node:crypto'
+import { Partitioners } from 'kafkajs'
+import { crc32c, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, recordEncoder, type KafkajsEncoder, type RecordArgs } from './kafkajs-fixes.js'
+
+const require = createRequire(import.meta.url)
+const src = (p: string) => require.resolve(`kafkajs/src/${p}`)
+const originalCrc = require(src('protocol/recordBatch/crc32C/index.js')) as (b: Buffer) => number
+const originalGroup = require(src('producer/groupMessagesPerPartition.js')) as typeof groupMessagesPerPartition
+const Encoder = require(src('protocol/encoder.js'))
+const originalRecord = require(src('protocol/recordBatch/record/v0/index.js')) as (a: RecordArgs) => KafkajsEncoder
+const { RecordBatch } = require(src('protocol/recordBatch/v0/index.js')) as { RecordBatch: (a: { records: unknown[]; firstTimestamp: number; maxTimestamp: number }) => Promise<{ buffer: Buffer }> }
+
+t.test('crc32c: the same checksum as kafkajs for every length', async (t) => {
+  for (let len = 0; len < 80; len++) {
+    const b = randomBytes(len)
+    t.equal(crc32c(b), originalCrc(b), `length ${len}`)
+  }
+  for (const len of [511, 4096, 100_003]) {
+    const b = randomBytes(len)
+    t.equal(crc32c(b), originalCrc(b), `length ${len}`)
+    t.equal(crc32c(b.subarray(3)), originalCrc(b.subarray(3)), `length ${len - 3} at an odd offset`)
+  }
+})
+
+t.test('groupMessagesPerPartition: the same groups, in order, as kafkajs', async (t) => {
+  const partitionMetadata = Array.from({ length: 6 }, (_, i) => ({ partitionId: i, leader: 0 }))
+  const messages = Array.from({ length: 3_000 }, (_, i) => ({ key: `acct_${i % 7}:user_${i % 113}`, value: Buffer.from(String(i)) }))
+  const partitioner = Partitioners.DefaultPartitioner()
+  const args = { topic: 'events', partitionMetadata, messages, partitioner: partitioner as never }
+  t.same(groupMessagesPerPartition(args), originalGroup(args))
+  t.same(groupMessagesPerPartition({ ...args, partitionMetadata: [] }), {})
+})
+
+t.test('the record encoder writes the bytes kafkajs writes', async (t) => {
+  const fixed = recordEncoder(Encoder, originalRecord)
+  const values: Array<Buffer | string | null> = [randomBytes(600), randomBytes(0), randomBytes(63), randomBytes(64), randomBytes(8191), randomBytes(20_000), 'a string value é', '', null]
+  const keys: Array<Buffer | string | null | undefined> = ['acct_1:user_1', Buffer.from('bytes key'), '', null, undefined, 'clé ü']
+  const deltas = [0, 1, 63, 64, 8191, 8192, -1, -64, 2 ** 20, 2 ** 30 - 1]
+  let n = 0
+  for (const value of values) for (const key of keys) for (const d of deltas) {
+    const a: RecordArgs = { offsetDelta: Math.abs(d), timestampDelta: d, key, value }
+    const ours = fixed(a).buffer
+    const theirs = originalRecord(a).buffer
+    if (!ours.equals(theirs)) t.fail(`differs for ${JSON.stringify({ key: String(key), value: value?.length, d })}`)
+    n++
+  }
+  t.pass(`${n} records the same`)
+  // Outside the fast path (headers, large deltas): kafkajs's own function.
+  const headers = { trace: 'x', many: ['a', 'b'] }
+  t.ok(fixed({ key: 'k', value: 'v', headers }).buffer.equals(originalRecord({ key: 'k', value: 'v', headers }).buffer), 'with headers')
+  t.ok(fixed({ key: 'k', value: 'v', timestampDelta: 2 ** 40 }).buffer.equals(originalRecord({ key: 'k', value: 'v', timestampDelta: 2 ** 40 }).buffer), 'a 64-bit timestamp delta')
+  // And inside a record batch, as the produce request encodes it.
+  const messages = Array.from({ length: 50 }, (_, i) => ({ key: `acct_1:user_${i}`, value: randomBytes(100 + 20 * i) }))
+  const batchOf = async (enc: (a: RecordArgs) => unknown) =>
+    (await RecordBatch({ records: messages.map((m, i) => enc({ ...m, offsetDelta: i, timestampDelta: 0 })), firstTimestamp: 1, maxTimestamp: 1 })).buffer
+  t.ok((await batchOf(fixed)).equals(await batchOf(originalRecord)), 'a record batch of 50 (its CRC included) is the same')
+})
+
+t.test('installing after kafkajs was loaded changes nothing and says why', async (t) => {
+  const s = installKafkajsFixes()
+  t.equal(s.applied, false)
+  t.match(s.reason, /loaded before the fixes/)
+  t.same(kafkajsFixesStatus(), s)
+})
