@@ -3,6 +3,9 @@
 // and starts consuming. A dependency that is down at start or lost later is waited
 // for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
 // `close()` drains, also while start() is still waiting.
+// First: the kafkajs replacements must be in place before any module loads kafkajs.
+import '../../shared/src/kafkajs-fixes-install.js'
+import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
 import { Partitioners } from 'kafkajs'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
@@ -73,6 +76,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
       const addr = server.address()
       log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+      const fixes = kafkajsFixesStatus()
+      if (!fixes.applied) log.info('kafkajs runs unchanged (slower record decoding)', { reason: fixes.reason })
 
       const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
         ...waits,

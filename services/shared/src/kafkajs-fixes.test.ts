@@ -4,7 +4,7 @@ import t from 'tap'
 import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { Partitioners } from 'kafkajs'
-import { crc32c, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, recordEncoder, type KafkajsEncoder, type RecordArgs } from './kafkajs-fixes.js'
+import { crc32c, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, recordDecoder, recordEncoder, type BatchContext, type KafkajsEncoder, type RecordArgs } from './kafkajs-fixes.js'
 
 const require = createRequire(import.meta.url)
 const src = (p: string) => require.resolve(`kafkajs/src/${p}`)
@@ -12,6 +12,8 @@ const originalCrc = require(src('protocol/recordBatch/crc32C/index.js')) as (b: 
 const originalGroup = require(src('producer/groupMessagesPerPartition.js')) as typeof groupMessagesPerPartition
 const Encoder = require(src('protocol/encoder.js'))
 const originalRecord = require(src('protocol/recordBatch/record/v0/index.js')) as (a: RecordArgs) => KafkajsEncoder
+const Decoder = require(src('protocol/decoder.js'))
+const originalRecordDecoder = require(src('protocol/recordBatch/record/v0/decoder.js'))
 const { RecordBatch } = require(src('protocol/recordBatch/v0/index.js')) as { RecordBatch: (a: { records: unknown[]; firstTimestamp: number; maxTimestamp: number }) => Promise<{ buffer: Buffer }> }
 
 t.test('crc32c: the same checksum as kafkajs for every length', async (t) => {
@@ -58,6 +60,36 @@ t.test('the record encoder writes the bytes kafkajs writes', async (t) => {
   const batchOf = async (enc: (a: RecordArgs) => unknown) =>
     (await RecordBatch({ records: messages.map((m, i) => enc({ ...m, offsetDelta: i, timestampDelta: 0 })), firstTimestamp: 1, maxTimestamp: 1 })).buffer
   t.ok((await batchOf(fixed)).equals(await batchOf(originalRecord)), 'a record batch of 50 (its CRC included) is the same')
+})
+
+t.test('the record decoder gives the object kafkajs gives', async (t) => {
+  const fixed = recordDecoder(originalRecordDecoder)
+  const records: Buffer[] = []
+  const values = [randomBytes(600), randomBytes(0), 'é text', null]
+  const keys = ['acct_1:user_1', '', null]
+  const deltas = [0, 1, 63, 64, 8191, -1, -64, 2 ** 27 - 1, 2 ** 27, 2 ** 30, 2 ** 40]
+  const headerSets = [undefined, { trace: 'x' }, { many: ['a', 'b'] }]
+  for (const value of values) for (const key of keys) for (const d of deltas) for (const headers of headerSets) {
+    // What the batch decoder hands the record decoder: the record after its length.
+    records.push(new Decoder(originalRecord({ offsetDelta: Math.abs(d) % 2 ** 31, timestampDelta: d, key, value, headers }).buffer).readVarIntBytes())
+  }
+  const contexts: BatchContext[] = [
+    { firstOffset: '0', firstTimestamp: '1732300000000', magicByte: 2, timestampType: 0, maxTimestamp: '1732300000000' },
+    { firstOffset: '123456789', firstTimestamp: '-1', magicByte: 2, isControlBatch: true, timestampType: 0, maxTimestamp: '-1' },
+    { firstOffset: '9007199254740990', firstTimestamp: '9007199254740990', magicByte: 2, timestampType: 0, maxTimestamp: '0' },
+    { firstOffset: '5', firstTimestamp: '1732300000000', magicByte: 2, timestampType: 1, maxTimestamp: '1732300099999' },
+  ]
+  let n = 0
+  for (const ctx of contexts) for (const r of records) {
+    const a = new Decoder(r)
+    const b = new Decoder(r)
+    const ours = fixed(a, ctx) as { batchContext: unknown }
+    const theirs = originalRecordDecoder(b, ctx)
+    if (JSON.stringify(ours) !== JSON.stringify(theirs) || ours.batchContext !== ctx || a.offset !== b.offset) t.fail(`differs: ${JSON.stringify({ ours, theirs })}`)
+    n++
+  }
+  t.pass(`${n} records decoded the same`)
+  t.same(Object.keys(fixed(new Decoder(records[0]), contexts[0]) as object), Object.keys(originalRecordDecoder(new Decoder(records[0]), contexts[0])), 'fields in the same order')
 })
 
 t.test('installing after kafkajs was loaded changes nothing and says why', async (t) => {

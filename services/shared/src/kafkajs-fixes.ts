@@ -159,6 +159,86 @@ export function recordEncoder(Encoder: EncoderClass, original: (args: RecordArgs
   }
 }
 
+// --- protocol/recordBatch/record/v0/decoder.js -------------------------------------------------------
+
+interface KafkajsDecoder {
+  buffer: Buffer
+  offset: number
+  readInt8(): number
+  readVarInt(): number
+  readVarIntBytes(): Buffer | null
+}
+
+export interface BatchContext {
+  firstOffset?: string
+  firstTimestamp?: string
+  magicByte?: number
+  isControlBatch?: boolean
+  timestampType?: number
+  maxTimestamp?: string
+}
+
+const LOG_APPEND_TIME = 1
+
+/** `base` (a decimal string of a 64-bit integer, as kafkajs keeps offsets and times) plus `delta`, as kafkajs's Long would print it; undefined when that needs 64-bit arithmetic. */
+function addToDecimal(base: string | undefined, baseNumber: number, delta: number): string | undefined {
+  if (delta === 0 && base !== undefined && Number.isSafeInteger(baseNumber)) return base
+  const sum = baseNumber + delta
+  return Number.isSafeInteger(baseNumber) && Number.isSafeInteger(sum) ? String(sum) : undefined
+}
+
+/**
+ * kafkajs's Record v0 decoder without its `Long` arithmetic for the two numbers every record carries:
+ * the offset and timestamp deltas are read as plain varints when they fit 28 bits, and added to the
+ * batch's first offset and time as numbers while those stay below 2^53 (offsets and millisecond times
+ * do). The same object, in the same field order. A record with headers, or numbers outside that
+ * range, is decoded by `original` from its first byte.
+ */
+export function recordDecoder(original: (d: KafkajsDecoder, ctx?: BatchContext) => unknown): (d: KafkajsDecoder, ctx?: BatchContext) => unknown {
+  let lastContext: BatchContext | undefined
+  let firstOffsetNumber = NaN
+  let firstTimestampNumber = NaN
+  return (decoder: KafkajsDecoder, batchContext: BatchContext = {}) => {
+    const start = decoder.offset
+    const { firstOffset, firstTimestamp, magicByte, isControlBatch = false, timestampType, maxTimestamp } = batchContext
+    if (batchContext !== lastContext) {
+      lastContext = batchContext
+      firstOffsetNumber = Number(firstOffset)
+      firstTimestampNumber = Number(firstTimestamp)
+    }
+    const attributes = decoder.readInt8()
+    const buf = decoder.buffer
+    // The timestamp delta, a zigzag varlong: here only if it ends within 4 bytes.
+    let at = decoder.offset
+    let raw = 0
+    let shift = 0
+    let byte: number
+    do {
+      byte = buf[at++]!
+      raw |= (byte & 0x7f) << shift
+      shift += 7
+    } while (byte >= 0x80 && shift < 28)
+    if (byte >= 0x80) return fallback()
+    decoder.offset = at
+    const timestampDelta = (raw >>> 1) ^ -(raw & 1)
+    const timestamp = timestampType === LOG_APPEND_TIME && maxTimestamp ? maxTimestamp : addToDecimal(firstTimestamp, firstTimestampNumber, timestampDelta)
+    const offsetDelta = decoder.readVarInt()
+    const offset = addToDecimal(firstOffset, firstOffsetNumber, offsetDelta)
+    if (timestamp === undefined || offset === undefined) return fallback()
+    const key = decoder.readVarIntBytes()
+    const value = decoder.readVarIntBytes()
+    // No headers: a varint 0 (one byte, 0). Anything else: kafkajs's own decoding.
+    if (buf[decoder.offset] !== 0) return fallback()
+    decoder.offset++
+    return { magicByte, attributes, timestamp, offset, key, value, headers: {}, isControlRecord: isControlBatch, batchContext }
+
+    function fallback() {
+      decoder.offset = start
+      return original(decoder, batchContext)
+    }
+  }
+}
+
 // --- installing -------------------------------------------------------------------------------------
 
 export interface FixesStatus {
@@ -173,6 +253,11 @@ export function kafkajsFixesStatus(): FixesStatus {
   return status
 }
 
+/** Records that the replacements were turned off (KAFKAJS_FIXES=off). */
+export function kafkajsFixesOff(): FixesStatus {
+  return (status = { applied: false, reason: 'KAFKAJS_FIXES=off' })
+}
+
 /** Puts the replacements into Node's module cache, if kafkajs is the expected version and not loaded yet. */
 export function installKafkajsFixes(): FixesStatus {
   if (status.applied) return status
@@ -185,12 +270,13 @@ export function installKafkajsFixes(): FixesStatus {
   const version = (require(join(root, 'package.json')) as { version: string }).version
   if (version !== KAFKAJS_VERSION) return (status = { applied: false, reason: `kafkajs ${version}, not ${KAFKAJS_VERSION}` })
   const src = (p: string) => join(root, 'src', p)
-  const users = ['index.js', 'producer/sendMessages.js', 'protocol/recordBatch/v0/index.js', 'protocol/requests/produce/v3/request.js']
+  const users = ['index.js', 'producer/sendMessages.js', 'protocol/recordBatch/v0/index.js', 'protocol/recordBatch/v0/decoder.js', 'protocol/requests/produce/v3/request.js']
   const loaded = users.filter((p) => require.cache[src(p)] !== undefined)
   if (loaded.length > 0) return (status = { applied: false, reason: `kafkajs was loaded before the fixes (${loaded.join(', ')})` })
 
   const Encoder = require(src('protocol/encoder.js')) as EncoderClass
   const originalRecord = require(src('protocol/recordBatch/record/v0/index.js')) as (args: RecordArgs) => KafkajsEncoder
+  const originalRecordDecoder = require(src('protocol/recordBatch/record/v0/decoder.js')) as Parameters<typeof recordDecoder>[0]
   const put = (path: string, exports: unknown) => {
     const file = src(path)
     const m = new Module(file)
@@ -202,5 +288,6 @@ export function installKafkajsFixes(): FixesStatus {
   put('producer/groupMessagesPerPartition.js', groupMessagesPerPartition)
   put('protocol/recordBatch/crc32C/index.js', crc32c)
   put('protocol/recordBatch/record/v0/index.js', recordEncoder(Encoder, originalRecord))
+  put('protocol/recordBatch/record/v0/decoder.js', recordDecoder(originalRecordDecoder))
   return (status = { applied: true })
 }
