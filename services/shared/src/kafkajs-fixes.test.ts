@@ -98,3 +98,20 @@ t.test('installing after kafkajs was loaded changes nothing and says why', async
   t.match(s.reason, /loaded before the fixes/)
   t.same(kafkajsFixesStatus(), s)
 })
+
+t.test('KAFKAJS_FIXES: on by default, off leaves kafkajs unchanged, anything else stops the process', async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const run = (value: string | undefined) => {
+    const env = { ...process.env }
+    delete env.KAFKAJS_FIXES
+    if (value !== undefined) env.KAFKAJS_FIXES = value
+    const code = `await import(${JSON.stringify(new URL('./kafkajs-fixes-install.ts', import.meta.url).href)}); const f = await import(${JSON.stringify(new URL('./kafkajs-fixes.ts', import.meta.url).href)}); await import('kafkajs'); console.log(JSON.stringify(f.kafkajsFixesStatus()))`
+    return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { env, encoding: 'utf8' })
+  }
+  t.same(JSON.parse(run(undefined).stdout), { applied: true })
+  t.same(JSON.parse(run('on').stdout), { applied: true })
+  t.same(JSON.parse(run('off').stdout), { applied: false, reason: 'KAFKAJS_FIXES=off' })
+  const bad = run('yes')
+  t.not(bad.status, 0)
+  t.match(bad.stderr, /KAFKAJS_FIXES must be on or off/)
+})
