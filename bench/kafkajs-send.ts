@@ -1,0 +1,45 @@
+// `npx tsx bench/kafkajs-send.ts [--per-send 2500] [--records 200000]` (issue 10): what kafkajs alone costs
+// per record. Sends pre-encoded bench events (bench/replay.ts) to a fresh 6-partition topic on the local
+// stack as ingest's group commit does (idempotent producer, acks=all, ingest's partitioner), one send at a
+// time, and prints this process's CPU per record. Run it with KAFKAJS_FIXES=off for kafkajs unchanged
+// (services/shared/src/kafkajs-fixes.ts). Deletes its topic at the end.
+import '../services/shared/src/kafkajs-fixes-install.js'
+import { parseArgs } from 'node:util'
+import { randomBytes } from 'node:crypto'
+import { kafkajsFixesStatus } from '../services/shared/src/kafkajs-fixes.js'
+import { CachedDefaultPartitioner } from '../services/ingest/src/kafka/partitioner.js'
+import { loadProjectorConfig } from '../services/projector/src/config.js'
+import { openEventLog } from '../services/shared/src/event-log.js'
+import { createLogger } from '../services/shared/src/log.js'
+import { stackEnv } from './processes.js'
+import { benchEvent } from './replay.js'
+
+const { values: args } = parseArgs({ options: { 'per-send': { type: 'string', default: '2500' }, records: { type: 'string', default: '200000' } } })
+const perSend = Number(args['per-send'])
+const records = Number(args.records)
+const id = randomBytes(3).toString('hex')
+const env = { ...stackEnv(process.env as Record<string, string>), TOPIC_EVENTS: `bench.kafkajs.${id}.events` } as Record<string, string>
+const cfg = loadProjectorConfig(env)
+const { kafka, codec } = await openEventLog(cfg, 'bench-kafkajs', createLogger('warn', { svc: 'bench-kafkajs' }))
+const admin = kafka.admin()
+await admin.connect()
+const topic = `bench.kafkajs.${id}.send`
+await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }], waitForLeaders: true })
+const producer = kafka.producer({ idempotent: true, createPartitioner: CachedDefaultPartitioner })
+await producer.connect()
+const now = Date.now()
+const messages = Array.from({ length: perSend }, (_, i) => {
+  const e = benchEvent(i, now)
+  return { key: `${e.account_id}:${e.user_id}`, value: codec.encode('Event', e) }
+})
+for (let i = 0; i < 10; i++) await producer.send({ topic, acks: -1, messages }) // warm-up
+const c0 = process.cpuUsage()
+const t0 = Date.now()
+for (let sent = 0; sent < records; sent += perSend) await producer.send({ topic, acks: -1, messages })
+const c = process.cpuUsage(c0)
+const fixes = kafkajsFixesStatus()
+console.log(`kafkajs fixes ${fixes.applied ? 'applied' : `not applied (${fixes.reason})`}; ${perSend} records per send: ${((c.user + c.system) / records).toFixed(1)} µs of client CPU per record, ${Math.round((records * 1000) / (Date.now() - t0))} records/s`)
+await producer.disconnect()
+await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
+await admin.disconnect()
+process.exit(0)
