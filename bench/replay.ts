@@ -15,7 +15,8 @@ import type { Logger } from '../services/shared/src/log.js'
 import type { ReplaySummary } from '../services/projector/src/replay/index.js'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { ROOT, compiled, reapedChildrenCpuSeconds } from './processes.js'
+import { ROOT, compiled, cpuSeconds, reapedChildrenCpuSeconds } from './processes.js'
+import { readFileSync } from 'node:fs'
 
 export interface ReplayBenchOptions {
   records: number
@@ -37,6 +38,8 @@ export interface ReplayRun {
   distinctIds: number
   /** CPU time of this process (the replay) per record read, µs. */
   cpuUsPerRecord: number
+  /** CPU time of the stack's ClickHouse server during the replay per record read, µs (inserts, lookups, merges); null if its pid is unknown. */
+  clickhouseUsPerRecord: number | null
 }
 
 export interface ReplayBenchFigures {
@@ -99,6 +102,16 @@ async function fill(producer: Producer, codec: Codec, topic: string, n: number, 
   return { durationSec, recordsPerSec: Math.round(n / durationSec), bytes }
 }
 
+/** The local stack's ClickHouse server (deploy/local/stack.sh writes its pid), or null. */
+function clickhousePid(env: Record<string, string>): number | null {
+  try {
+    const pid = Number(readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'clickhouse.pid'), 'utf8').trim())
+    return cpuSeconds(pid) === null ? null : pid
+  } catch {
+    return null
+  }
+}
+
 async function exactCounts(ch: ClickHouseClient, db: string) {
   const rs = await ch.query({ query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`, format: 'JSONEachRow' })
   const [row] = await rs.json<{ n: string; ids: string }>()
@@ -143,6 +156,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
   const filled = await fill(producer, codec, cfg.topics.events, o.records, o.say).finally(() => producer.disconnect())
 
   const ch = await createClickHouse(cfg.clickhouse)
+  const chPid = clickhousePid(env)
   const runs: ReplayRun[] = []
   try {
     for (const target of o.targets) {
@@ -150,8 +164,10 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
       const argv = ['--topic', 'all', '--target', target === 'fresh' ? 'fresh' : 'live', ...(target === 'fresh' ? ['--database', fresh] : []), '--json']
       o.say(`replay: ${argv.join(' ')}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
       const cpu0 = reapedChildrenCpuSeconds()
+      const ch0 = chPid === null ? null : cpuSeconds(chPid)
       const report = await runReplayCli(argv, env, o.profileDir, o.say)
       const cpuSec = reapedChildrenCpuSeconds() - cpu0
+      const ch1 = chPid === null ? null : cpuSeconds(chPid)
       const s: ReplaySummary = report.summary
       const counts = await exactCounts(ch, report.database)
       runs.push({
@@ -163,6 +179,7 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
         deadLettered: s.deadLettered,
         ...counts,
         cpuUsPerRecord: Math.round((cpuSec * 1e6) / Math.max(1, s.records)),
+        clickhouseUsPerRecord: ch0 === null || ch1 === null ? null : Math.round(((ch1 - ch0) * 1e6) / Math.max(1, s.records)),
       })
       o.say(`replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`)
       if (target === 'fresh') await ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` })

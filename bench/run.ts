@@ -303,8 +303,8 @@ function printReplay(f: ReplayBenchFigures) {
     `machine: ${m.nproc} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
     `replay: ${f.records.toLocaleString('en-US')} records in ${f.partitions} partitions, filled at ${f.fill.recordsPerSec}/s (${Math.round(f.fill.bytes / f.records)} B/record); settings ${JSON.stringify(f.settings)}`,
     '',
-    ['target', 'records', 'seconds', 'records/s', 'events', 'dlq', 'FINAL rows', 'distinct ids', 'cpu µs/rec'].map((c, i) => c.padEnd(i === 0 ? 12 : 11)).join(' '),
-    ...f.runs.map((r) => [r.target, r.records, r.durationSec, r.recordsPerSec, r.events, r.deadLettered, r.finalRows, r.distinctIds, r.cpuUsPerRecord].map((c, i) => String(c).padEnd(i === 0 ? 12 : 11)).join(' ').trimEnd()),
+    ['target', 'records', 'seconds', 'records/s', 'events', 'dlq', 'FINAL rows', 'distinct ids', 'cpu µs/rec', 'ch µs/rec'].map((c, i) => c.padEnd(i === 0 ? 12 : 11)).join(' '),
+    ...f.runs.map((r) => [r.target, r.records, r.durationSec, r.recordsPerSec, r.events, r.deadLettered, r.finalRows, r.distinctIds, r.cpuUsPerRecord, r.clickhouseUsPerRecord ?? '-'].map((c, i) => String(c).padEnd(i === 0 ? 12 : 11)).join(' ').trimEnd()),
     `  ${f.runs.every((r) => r.recordsPerSec >= 50_000) ? 'met ' : 'MISS'} replay >= 50,000 records/s into ClickHouse for every target`,
   ]
   process.stdout.write(lines.join('\n') + '\n')
