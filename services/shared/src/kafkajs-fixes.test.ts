@@ -4,7 +4,7 @@ import t from 'tap'
 import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { Partitioners } from 'kafkajs'
-import { crc32c, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, recordDecoder, recordEncoder, type BatchContext, type KafkajsEncoder, type RecordArgs } from './kafkajs-fixes.js'
+import { crc32c, encodeProduceV3, encodeRequest, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, produceRequestV3, recordDecoder, recordEncoder, type BatchContext, type KafkajsEncoder, type KafkajsRequest, type LongClass, type ProduceArgs, type RecordArgs } from './kafkajs-fixes.js'
 
 const require = createRequire(import.meta.url)
 const src = (p: string) => require.resolve(`kafkajs/src/${p}`)
@@ -14,6 +14,9 @@ const Encoder = require(src('protocol/encoder.js'))
 const originalRecord = require(src('protocol/recordBatch/record/v0/index.js')) as (a: RecordArgs) => KafkajsEncoder
 const Decoder = require(src('protocol/decoder.js'))
 const originalRecordDecoder = require(src('protocol/recordBatch/record/v0/decoder.js'))
+const Long = require(src('utils/long.js')) as LongClass
+const originalProduce = require(src('protocol/requests/produce/v3/request.js')) as (a: ProduceArgs) => KafkajsRequest
+const originalRequest = require(src('protocol/request.js')) as ReturnType<typeof encodeRequest>
 const { RecordBatch } = require(src('protocol/recordBatch/v0/index.js')) as { RecordBatch: (a: { records: unknown[]; firstTimestamp: number; maxTimestamp: number }) => Promise<{ buffer: Buffer }> }
 
 t.test('crc32c: the same checksum as kafkajs for every length', async (t) => {
@@ -60,6 +63,76 @@ t.test('the record encoder writes the bytes kafkajs writes', async (t) => {
   const batchOf = async (enc: (a: RecordArgs) => unknown) =>
     (await RecordBatch({ records: messages.map((m, i) => enc({ ...m, offsetDelta: i, timestampDelta: 0 })), firstTimestamp: 1, maxTimestamp: 1 })).buffer
   t.ok((await batchOf(fixed)).equals(await batchOf(originalRecord)), 'a record batch of 50 (its CRC included) is the same')
+})
+
+// kafkajs reads the clock once per partition; both encoders are run with the same frozen clock.
+async function withClock<T>(ms: number, f: () => Promise<T>): Promise<T> {
+  const real = Date.now
+  Date.now = () => ms
+  try {
+    return await f()
+  } finally {
+    Date.now = real
+  }
+}
+
+t.test('the produce request encoder writes the bytes kafkajs writes', async (t) => {
+  const fixed = produceRequestV3(Encoder, Long, originalProduce)
+  const messagesOf = (n: number, seed: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const kind = (i + seed) % 7
+      return {
+        key: kind === 0 ? null : kind === 1 ? Buffer.from(`bytes_${i}`) : kind === 2 ? undefined : `acct_${seed}:user_${i} é`,
+        value: kind === 3 ? null : kind === 4 ? `text é ${i}` : kind === 5 ? Buffer.alloc(0) : randomBytes(1 + ((i * 37 + seed) % 900)),
+        ...(kind === 6 ? { headers: {} } : {}),
+      }
+    })
+  const cases: Array<[string, ProduceArgs]> = [
+    ['one record, not idempotent', { acks: 1, timeout: 30000, topicData: [{ topic: 'events', partitions: [{ partition: 0, messages: messagesOf(1, 0) }] }] }],
+    ['idempotent, 3 partitions of 1, 40 and 2,500 (varints of 1-2 bytes)', {
+      acks: -1, timeout: 30000, producerId: Long.fromValue(4242), producerEpoch: 3,
+      topicData: [{ topic: 'events', partitions: [
+        { partition: 2, firstSequence: 0, messages: messagesOf(1, 1) },
+        { partition: 0, firstSequence: 17, messages: messagesOf(40, 2) },
+        { partition: 5, firstSequence: 2 ** 31 - 10, messages: messagesOf(2_500, 3) },
+      ] }],
+    }],
+    ['transactional, two topics, a producer id past 2^32', {
+      acks: -1, timeout: 5000, transactionalId: 'ingest-tx-0 é', producerId: Long.fromValue('81985529216486895'), producerEpoch: 1,
+      topicData: [
+        { topic: 'events', partitions: [{ partition: 1, firstSequence: 5, messages: messagesOf(300, 4) }] },
+        { topic: 'identifies', partitions: [{ partition: 3, firstSequence: 0, messages: messagesOf(7, 5) }, { partition: 4, messages: messagesOf(200, 6) }] },
+      ],
+    }],
+    ['a producer id given as a number', { acks: -1, timeout: 1, producerId: 7, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: messagesOf(20, 7) }] }] }],
+  ]
+  for (const [name, args] of cases) {
+    const ours = await withClock(1732300000123, async () => (await fixed(args).encode()).buffer)
+    const theirs = await withClock(1732300000123, async () => (await originalProduce(args).encode()).buffer)
+    t.ok(ours.equals(theirs), `${name}: the same ${theirs.length} bytes`)
+    t.ok(encodeProduceV3(Encoder, Long, args) !== undefined, `${name}: written by the replacement`)
+  }
+  // What the replacement leaves to kafkajs: the same bytes, by kafkajs's own encoder.
+  const others: Array<[string, ProduceArgs]> = [
+    ['message timestamps', { acks: -1, timeout: 1, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ key: 'k', value: 'v', timestamp: '1732300000999' }, { key: 'k', value: 'w', timestamp: 1732300000001 }] }] }] }],
+    ['headers', { acks: -1, timeout: 1, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ key: 'k', value: 'v', headers: { trace: 'x' } }] }] }] }],
+    ['compression', { acks: -1, timeout: 1, compression: 1, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: messagesOf(30, 8) }] }] }],
+  ]
+  for (const [name, args] of others) {
+    t.equal(encodeProduceV3(Encoder, Long, args), undefined, `${name}: left to kafkajs`)
+    if (name === 'compression') continue // gzip output is kafkajs's either way; compared above it would only test zlib
+    const ours = await withClock(1732300000123, async () => (await fixed(args).encode()).buffer)
+    const theirs = await withClock(1732300000123, async () => (await originalProduce(args).encode()).buffer)
+    t.ok(ours.equals(theirs), `${name}: the same bytes`)
+  }
+  // The framed request, as the connection writes it to the socket.
+  const framed = encodeRequest(Encoder)
+  for (const clientId of ['ingest', null, 'clïent']) {
+    const request = originalProduce(cases[1]![1])
+    const ours = await withClock(1, async () => (await framed({ correlationId: 77, clientId, request })).buffer)
+    const theirs = await withClock(1, async () => (await originalRequest({ correlationId: 77, clientId, request })).buffer)
+    t.ok(ours.equals(theirs), `framed request, client id ${clientId}: the same ${theirs.length} bytes`)
+  }
 })
 
 t.test('the record decoder gives the object kafkajs gives', async (t) => {
