@@ -74,7 +74,7 @@ export interface Decoded {
 export class Codec {
   private readonly types = new Map<SchemaName, avro.Type>()
   private readonly ids = new Map<SchemaName, number>()
-  private readonly writers = new Map<number, { name: string; type: avro.Type; resolver?: any }>()
+  private readonly writers = new Map<number, { name: string; type: avro.Type; resolver?: any; readerLayout?: boolean }>()
 
   constructor(private readonly registry: SchemaRegistry) {
     for (const name of Object.keys(SCHEMA_FILES) as SchemaName[]) {
@@ -136,6 +136,22 @@ export class Codec {
     const schemaId = buf.readInt32BE(1)
     const writer = this.writers.get(schemaId)
     return writer === undefined ? undefined : this.decodeWith(writer, schemaId, buf)
+  }
+
+  /**
+   * The schema name when `buf`'s writer schema is known and is the reader's schema of that name
+   * (the same canonical form, so the same binary layout): its bytes may then be read without avsc
+   * (the projector's event-transcoder.ts). Undefined otherwise, and for anything decodeKnown refuses.
+   */
+  readerLayout(buf: Buffer): SchemaName | undefined {
+    if (!buf || buf.length < 5 || buf[0] !== 0) return undefined
+    const writer = this.writers.get(buf.readInt32BE(1))
+    if (writer === undefined) return undefined
+    if (writer.readerLayout === undefined) {
+      const reader = this.types.get(writer.name as SchemaName)
+      writer.readerLayout = reader !== undefined && (writer.type === reader || writer.type.equals(reader))
+    }
+    return writer.readerLayout ? (writer.name as SchemaName) : undefined
   }
 
   private decodeWith(writer: { name: string; type: avro.Type; resolver?: avro.Resolver }, schemaId: number, buf: Buffer): Decoded {

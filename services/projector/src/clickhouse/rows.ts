@@ -69,7 +69,7 @@ export class RowMappingError extends AppError {
 
 // DateTime is UInt32 seconds, but 18.16 reads text only up to 2105-12-31 23:59:59 (its date
 // table ends there): a later text is silently stored as 0 or wrapped, so it is refused here.
-const MAX_MS = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
+export const MAX_MS = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
 // ClickHouse's JSON parser refuses an unpaired surrogate escape (code 25), and a String column
 // holds UTF-8, which has no form for one. Ingest refuses them (issue 9); older records may not.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -89,7 +89,7 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0
 const DAY_CACHE_MAX = 10_000
 const dayPrefix = new Map<number, string>()
 
-function dateTimeText(ms: number): string {
+export function dateTimeText(ms: number): string {
   const sec = Math.floor(ms / 1000)
   const day = Math.floor(sec / 86_400)
   let prefix = dayPrefix.get(day)
@@ -131,7 +131,11 @@ function parseTraits(json: string | null | undefined, eventId: string): Record<s
 
 /** `email` from the record, else a string `email` trait (H10), else ''. */
 function profileEmail(email: string | null, traitsJson: string | null, eventId: string): string {
-  if (email) return email
+  return email ? email : traitEmail(traitsJson, eventId)
+}
+
+/** A string `email` trait of the traits JSON (H10), else ''. */
+export function traitEmail(traitsJson: string | null, eventId: string): string {
   const fromTraits = parseTraits(traitsJson, eventId)['email']
   return typeof fromTraits === 'string' ? fromTraits : ''
 }

@@ -59,6 +59,15 @@ export class RowArena {
 
   constructor(private readonly chunkBytes = CHUNK_BYTES) {}
 
+  /** Makes room for `bytes` more in `chunk` (a new chunk when they do not fit); returns where they start. */
+  reserve(bytes: number): number {
+    if (this.chunk === null || this.pos + bytes > this.chunk.length) {
+      this.chunk = Buffer.allocUnsafe(Math.max(this.chunkBytes, bytes))
+      this.pos = 0
+    }
+    return this.pos
+  }
+
   /** Appends lines from tsvLine (one or more rows); returns their start in `chunk`. */
   append(lines: string): number {
     // A UTF-16 code unit is at most 3 UTF-8 bytes.

@@ -11,6 +11,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
 import { newArenas, prepareEvent, prepareIdentify, unbuilt, type PreparedRecord, type RecordOrigin } from '../clickhouse/prepared.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
+import { transcodeEvent } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
@@ -85,6 +86,15 @@ export class ProjectionPipeline {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
+        // An event written with our own Event schema, whose record is not needed: bytes to rows
+        // directly (event-transcoder.ts); null leaves it to the general path below.
+        if (this.rowsAtDecode && !keep && this.codec.readerLayout(m.value) === 'Event') {
+          const p = transcodeEvent(m.value, this.arenas, origin)
+          if (p !== null) {
+            part.events.push(p)
+            continue
+          }
+        }
         const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
         if (d.name === 'Event') part.events.push(this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))
         else if (d.name === 'Identify') part.identifies.push(this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))

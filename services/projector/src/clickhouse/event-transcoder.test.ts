@@ -1,0 +1,135 @@
+// The transcoder against the general path (avsc's decode, then prepareEvent): the same row bytes,
+// the same trait rows and the same H16 key for every record it takes, and nothing appended for a
+// record it leaves to the general path.
+import t from 'tap'
+import avro from 'avsc'
+import { loadAvsc } from '../../../../schemas/codec.js'
+import type { EventRecord } from '../../../../schemas/records.js'
+import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
+import { transcodeEvent } from './event-transcoder.js'
+import { newArenas, prepareEvent, type PreparedRecord, type RowArenas } from './prepared.js'
+
+const type = avro.Type.forSchema(loadAvsc('Event') as any)
+const wire = (r: EventRecord) => Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), type.toBuffer(r)])
+
+// Deterministic pseudo-random choices, so a failure names a reproducible case.
+let seed = 42
+const rnd = (n: number) => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff
+  return seed % n
+}
+const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!
+
+const TEXTS = ['', 'plain', 'tab\there', 'new\nline', 'cr\rlf\r\n', 'back\\slash \\t not a tab', 'é ü ß', '日本語', 'emoji 🎉 pair', '"quoted"', '\u0000nul', 'a'.repeat(300)]
+const JSON_TEXTS = ['{}', '{"path":"/a\\tb","n":1}', '{"s":"line\\nbreak \\"q\\" \\\\ back"}', '{"u":"é🎉","deep":{"x":[1,2,{"y":null}]}}', JSON.stringify({ raw: 'tab\tnew\nline' })]
+const TRAITS: Array<string | null> = [null, '{}', '{"plan":"pro","seats":3}', '{"email":"t@example.com","name":"T\\tab"}', '{"email":"é\\nx@example.com"}', '{"email":7}', '[1,2]', '"text"', 'not json', '{"\\ud800":1}', '{"k":"\\ud800"}', '  ', '{"email":"\\ud800@x"}']
+const TIMES = [0, 1, 1_732_300_000_123, 1_732_300_000_999, Date.UTC(2105, 11, 31, 23, 59, 59, 999)]
+
+function randomEvent(): EventRecord {
+  return makeEvent({
+    event_id: pick(['0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'ev\tid', 'é-id']),
+    account_id: pick(['acc_1', 'acc é', 'acc\\x']),
+    environment: pick(['live', 'test']),
+    key_id: pick(TEXTS),
+    event: pick(TEXTS),
+    user_id: pick(TEXTS),
+    user_email: pick([null, '', 'u@example.com', 'u\t@x']),
+    user_traits: pick(TRAITS),
+    timestamp: pick(TIMES),
+    original_timestamp: pick([null, 0, -5, 1_732_300_000_000, 2 ** 45]),
+    received_at: pick(TIMES),
+    sent_at: pick([null, 1_732_299_999_000, -1]),
+    timestamp_flagged: pick([true, false]),
+    properties: pick(JSON_TEXTS),
+    context: pick([...JSON_TEXTS, ...TEXTS]),
+    ip: pick([null, '', '203.0.113.7', '2001:db8::1']),
+    user_agent: pick([null, '', 'Mozilla/5.0 (X11)', 'agent\twith tab']),
+    message_id: pick([null, '', 'msg-1', 'm\\n', 'm é']),
+  })
+}
+
+const rowsOf = (p: PreparedRecord) => p.rowChunk!.subarray(p.rowStart, p.rowEnd).toString('utf8')
+const traitsOf = (p: PreparedRecord) => (p.traitChunk === null ? '' : p.traitChunk.subarray(p.traitStart, p.traitEnd).toString('utf8'))
+const positions = (a: RowArenas) => [a.rows.chunk, a.rows.pos, a.traits.chunk, a.traits.pos]
+
+t.test('the same rows, trait rows and H16 key as the general path, for 5,000 random events', async (t) => {
+  const fast = newArenas(64 * 1024)
+  const general = newArenas(64 * 1024)
+  let taken = 0
+  let generalFailed = 0
+  for (let i = 0; i < 5_000; i++) {
+    const r = randomEvent()
+    const bytes = wire(r)
+    let expected: PreparedRecord | null = null
+    try {
+      expected = prepareEvent(type.fromBuffer(bytes.subarray(5)), general, null, false)
+    } catch {
+      generalFailed++
+    }
+    const before = positions(fast)
+    const got = transcodeEvent(bytes, fast, null)
+    if (got === null) {
+      t.same(positions(fast), before, 'nothing appended when left to the general path')
+      // Valid UTF-8 throughout: only records the general path refuses are left to it.
+      if (expected !== null) t.fail(`left to the general path: ${JSON.stringify(r)}`)
+      continue
+    }
+    if (expected === null) {
+      t.fail(`taken, but the general path refuses it: ${JSON.stringify(r)}`)
+      continue
+    }
+    taken++
+    if (rowsOf(got) !== rowsOf(expected)) t.fail(`row differs for ${JSON.stringify(r)}:\n${rowsOf(got)}\n${rowsOf(expected)}`)
+    if (traitsOf(got) !== traitsOf(expected)) t.fail(`trait rows differ for ${JSON.stringify(r)}`)
+    t.same({ ...got, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 }, { ...expected, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 }, 'same key', { diagnostic: false })
+  }
+  t.ok(taken > 3_000, `${taken} taken by the transcoder, ${generalFailed} refused by the general path`)
+  t.ok(generalFailed > 0, 'some records the general path refuses were tried')
+})
+
+t.test('bytes the general path would decode differently or refuse are left to it', async (t) => {
+  const arenas = newArenas()
+  const base = makeEvent({ event: 'XX', properties: '{"a":"YY"}', user_traits: '{"plan":"pro"}' })
+  const ok = wire(base)
+  t.not(transcodeEvent(ok, arenas, null), null, 'the unchanged record is taken')
+  const at = (s: string) => ok.indexOf(Buffer.from(s))
+  const patched = (s: string, bytes: number[]) => {
+    const b = Buffer.from(ok)
+    b.set(bytes, at(s))
+    return b
+  }
+  const cases: Array<[string, Buffer]> = [
+    ['an invalid UTF-8 sequence in the event name', patched('XX', [0xc3, 0x28])],
+    ['a truncated record', ok.subarray(0, ok.length - 3)],
+    ['trailing bytes', Buffer.concat([ok, Buffer.from([0])])],
+    ['an unknown environment', wire({ ...base, environment: 'prod' as never })],
+    ['a time past 2105', wire({ ...base, timestamp: Date.UTC(2106, 0, 1) })],
+    ['a negative received_at', wire({ ...base, received_at: -1 })],
+    ['a trait key with an unpaired surrogate', wire({ ...base, user_traits: '{"\\udc00":1}' })],
+    ['traits that are not JSON', wire({ ...base, user_traits: '{' })],
+  ]
+  // An encoded surrogate (CESU-8) is not UTF-8: avsc would decode it as U+FFFD.
+  const cesu = Buffer.from(wire({ ...base, properties: '{"a":"abc"}' }))
+  cesu.set([0xed, 0xa0, 0x80], cesu.indexOf(Buffer.from('abc')))
+  cases.push(['an encoded surrogate in the properties', cesu])
+  for (const [name, bytes] of cases) {
+    const before = positions(arenas)
+    t.equal(transcodeEvent(bytes, arenas, null), null, name)
+    t.same(positions(arenas), before, `${name}: nothing appended`)
+  }
+  // A long past 2^52 (the general path's avsc refuses those past 2^53): left to it.
+  const big = wire({ ...base, original_timestamp: 2 ** 52 + 2 })
+  t.equal(transcodeEvent(big, arenas, null), null, 'a long past 2^52')
+})
+
+t.test('records larger than a chunk and many records across chunks', async (t) => {
+  const fast = newArenas(4_096)
+  const general = newArenas(4_096)
+  for (let i = 0; i < 200; i++) {
+    const r = makeEvent({ properties: JSON.stringify({ blob: 'x\t'.repeat(i * 40) }), user_traits: i % 3 ? null : `{"n":${i}}` })
+    const got = transcodeEvent(wire(r), fast, null)!
+    const expected = prepareEvent(r, general, null, false)
+    if (rowsOf(got) !== rowsOf(expected) || traitsOf(got) !== traitsOf(expected)) t.fail(`record ${i} differs`)
+  }
+  t.pass('200 records the same')
+})

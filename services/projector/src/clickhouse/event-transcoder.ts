@@ -1,0 +1,236 @@
+// An Event record's Avro bytes straight to its TabSeparated rows, for records written with the
+// reader's own Event schema (schemas/avro/event.avsc): the same bytes in the same arenas as
+// `prepareEvent(codec.decode(value))` (prepared.ts), without building the record.
+//
+// Why (issue 10, replay profile): decoding every string of a record into a JS string (avsc's
+// readString, utf8Slice), then escaping it with a regular expression and encoding it back to UTF-8
+// into the arena, was about a third of a replay's CPU per record, and the strings were most of its
+// garbage. A UTF-8 field needs no decoding to be written as TabSeparated: the four bytes that
+// TabSeparated escapes (tab, newline, carriage return, backslash) are ASCII, and in UTF-8 an ASCII
+// byte is always that character, never part of another. So the field's bytes are copied with those
+// four escaped. Only what the H16 lookup needs (event_id, account_id, message_id) becomes a string,
+// and the traits JSON when there is one (its keys become rows).
+//
+// Anything this does not handle exactly as the general path does gives `null`, and the caller takes
+// the general path, which then writes the record or finds the error to dead-letter it with:
+// bytes that do not decode, a field that is not well-formed UTF-8 (avsc would decode it with
+// U+FFFD in place of the bad bytes), a time outside DateTime, an unknown environment, traits that
+// are not JSON or hold a key that cannot be written. rows.ts and tsv.ts state the rules; the test
+// compares both paths byte for byte.
+import { isUtf8 } from 'node:buffer'
+import type { EventRecord } from '../../../../schemas/records.js'
+import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues } from './rows.js'
+import { tsvLine } from './tsv.js'
+import type { PreparedRecord, RecordOrigin, RowArenas } from './prepared.js'
+
+// The string fields of an Event, in the schema's order; the numbers are read as they come.
+const EVENT_ID = 0
+const ACCOUNT_ID = 1
+const ENVIRONMENT = 2
+const KEY_ID = 3
+const EVENT = 4
+const USER_ID = 5
+const USER_EMAIL = 6
+const USER_TRAITS = 7
+const PROPERTIES = 8
+const CONTEXT = 9
+const IP = 10
+const USER_AGENT = 11
+const MESSAGE_ID = 12
+const FIELDS = 13
+
+// Field bounds of the record being read ([start, end) in its buffer; start -1 for a null). The
+// transcoder is synchronous, so one set serves every call.
+const starts = new Int32Array(FIELDS)
+const ends = new Int32Array(FIELDS)
+let src: Buffer = Buffer.alloc(0)
+let pos = 0
+
+// Below 2^52: exactly what avsc reads as a safe long. Anything larger goes the general way.
+const LONG_LIMIT = 2 ** 52
+
+/** A zigzag varint long (Avro int and long), or NaN when it is not a long this path takes. */
+function readLong(): number {
+  let n = 0
+  let k = 0
+  let b: number
+  do {
+    b = src[pos++]!
+    n |= (b & 0x7f) << k
+    k += 7
+  } while (b & 0x80 && k < 28)
+  if (!(b & 0x80)) return (n >>> 1) ^ -(n & 1)
+  // More than 28 bits: float arithmetic, as avsc does, up to 10 bytes.
+  let f = n >>> 0
+  let fk = 268435456
+  let bytes = 4
+  do {
+    if (++bytes > 10) return NaN
+    b = src[pos++]!
+    f += (b & 0x7f) * fk
+    fk *= 128
+  } while (b & 0x80)
+  const v = (f % 2 ? -(f + 1) : f) / 2
+  return Math.abs(v) < LONG_LIMIT ? v : NaN
+}
+
+function readString(field: number): boolean {
+  const len = readLong()
+  if (!(len >= 0)) return false
+  starts[field] = pos
+  pos += len
+  ends[field] = pos
+  return pos <= src.length
+}
+
+/** A ["null", "string"] union. */
+function readOptionalString(field: number): boolean {
+  const index = readLong()
+  if (index === 0) {
+    starts[field] = -1
+    ends[field] = -1
+    return true
+  }
+  return index === 1 && readString(field)
+}
+
+/** A ["null", "long"] union: the value, null, or NaN when it is neither. */
+function readOptionalLong(): number | null {
+  const index = readLong()
+  return index === 0 ? null : index === 1 ? readLong() : NaN
+}
+
+/** Reads the fields; false when the bytes are not an Event as this path takes it. */
+function readEvent(): { timestamp: number; originalTimestamp: number | null; receivedAt: number; sentAt: number | null; flagged: boolean } | null {
+  if (!(readString(EVENT_ID) && readString(ACCOUNT_ID) && readString(ENVIRONMENT) && readString(KEY_ID) && readString(EVENT) && readString(USER_ID))) return null
+  if (!(readOptionalString(USER_EMAIL) && readOptionalString(USER_TRAITS))) return null
+  const timestamp = readLong()
+  const originalTimestamp = readOptionalLong()
+  const receivedAt = readLong()
+  const sentAt = readOptionalLong()
+  if (pos >= src.length) return null
+  const flagged = src[pos++] !== 0
+  if (!(readString(PROPERTIES) && readString(CONTEXT) && readOptionalString(IP) && readOptionalString(USER_AGENT) && readOptionalString(MESSAGE_ID))) return null
+  // avsc refuses trailing bytes and a record that ends early.
+  if (pos !== src.length) return null
+  if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt)) return null
+  return { timestamp, originalTimestamp, receivedAt, sentAt, flagged }
+}
+
+const text = (field: number) => (starts[field]! < 0 ? null : src.toString('utf8', starts[field], ends[field]))
+const isInstant = (ms: number) => ms >= 0 && ms <= MAX_MS
+
+/** Whether the environment field is `live` or `test` (rows.ts refuses any other). */
+function environmentOk(): boolean {
+  const s = starts[ENVIRONMENT]!
+  if (ends[ENVIRONMENT]! - s !== 4) return false
+  const word = src.readUInt32BE(s)
+  return word === 0x6c697665 /* live */ || word === 0x74657374 /* test */
+}
+
+/**
+ * Copies a field's bytes to `dst` at `o` with TabSeparated's escapes; returns the next offset, or
+ * -1 when the field is not well-formed UTF-8. A null field writes nothing ('' in the row).
+ */
+function copyField(field: number, dst: Buffer, o: number): number {
+  const s = starts[field]!
+  if (s < 0) return o
+  const e = ends[field]!
+  let high = 0
+  for (let i = s; i < e; i++) {
+    const b = src[i]!
+    high |= b
+    if (b === 92) {
+      dst[o++] = 92
+      dst[o++] = 92
+    } else if (b === 9) {
+      dst[o++] = 92
+      dst[o++] = 116
+    } else if (b === 10) {
+      dst[o++] = 92
+      dst[o++] = 110
+    } else if (b === 13) {
+      dst[o++] = 92
+      dst[o++] = 114
+    } else dst[o++] = b
+  }
+  return high & 0x80 && !isUtf8(src.subarray(s, e)) ? -1 : o
+}
+
+const TAB = 9
+// The events row's string columns around its times (EVENT_COLUMNS, rows.ts); user_email is the
+// record's, else the traits' (H10).
+const ROW_FIELDS_BEFORE_TIMES = [EVENT_ID, ACCOUNT_ID, ENVIRONMENT, KEY_ID, USER_ID]
+const ROW_FIELDS_AFTER_TIMES = [EVENT, PROPERTIES, CONTEXT, IP, USER_AGENT, MESSAGE_ID, USER_EMAIL, USER_TRAITS]
+
+/**
+ * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema
+ * id, which the caller has checked is the reader's Event schema), its rows appended to the arenas;
+ * or null, nothing appended, when the general path must take it.
+ */
+export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordOrigin | null): PreparedRecord<EventRecord> | null {
+  src = value
+  pos = 5
+  const f = readEvent()
+  if (f === null || !environmentOk() || !isInstant(f.timestamp) || !isInstant(f.receivedAt)) return null
+  const eventId = text(EVENT_ID)!
+  const accountId = text(ACCOUNT_ID)!
+  const traitsJson = text(USER_TRAITS)
+  let emailFromTraits = ''
+  let traitLines = ''
+  if (traitsJson !== null) {
+    try {
+      const userId = text(USER_ID)!
+      const environment = text(ENVIRONMENT) as 'live' | 'test'
+      for (const v of traitValues(accountId, userId, traitsJson, f.timestamp, environment, eventId)) traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
+      if (starts[USER_EMAIL]! < 0 || ends[USER_EMAIL] === starts[USER_EMAIL]) {
+        emailFromTraits = traitEmail(traitsJson, eventId)
+        // The general path writes it through tsvLine: escaped, and refused if not well-formed.
+        emailFromTraits = tsvLine([emailFromTraits], ['user_email'], eventId).slice(0, -1)
+      }
+    } catch {
+      return null
+    }
+  }
+
+  // The events row, in EVENT_COLUMNS order (rows.ts), written past the arena's end and kept only
+  // when every field could be written. Each field at most doubles; 256 bytes cover the numbers.
+  const rows = arenas.rows
+  const start = rows.reserve(2 * value.length + 3 * emailFromTraits.length + 256)
+  const dst = rows.chunk!
+  let o = start
+  for (const field of ROW_FIELDS_BEFORE_TIMES) {
+    if (field !== EVENT_ID) dst[o++] = TAB
+    if ((o = copyField(field, dst, o)) < 0) return null
+  }
+  o += dst.write('\t' + dateTimeText(f.timestamp) + '\t' + f.timestamp + '\t' + (f.originalTimestamp ?? 0) + '\t' +
+    dateTimeText(f.receivedAt) + '\t' + f.receivedAt + '\t' + (f.sentAt ?? 0) + '\t' + (f.flagged ? '1' : '0'), o, 'latin1')
+  for (const field of ROW_FIELDS_AFTER_TIMES) {
+    dst[o++] = TAB
+    if (field === USER_EMAIL && emailFromTraits !== '') o += dst.write(emailFromTraits, o, 'utf8')
+    else if ((o = copyField(field, dst, o)) < 0) return null
+  }
+  dst[o++] = 10
+  rows.pos = o
+
+  const p: PreparedRecord<EventRecord> = {
+    event_id: eventId,
+    account_id: accountId,
+    message_id: text(MESSAGE_ID),
+    timestamp: f.timestamp,
+    rowChunk: dst,
+    rowStart: start,
+    rowEnd: o,
+    traitChunk: null,
+    traitStart: 0,
+    traitEnd: 0,
+    origin,
+    record: null,
+  }
+  if (traitLines !== '') {
+    p.traitStart = arenas.traits.append(traitLines)
+    p.traitChunk = arenas.traits.chunk
+    p.traitEnd = arenas.traits.pos
+  }
+  return p
+}
