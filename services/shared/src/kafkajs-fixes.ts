@@ -1,4 +1,4 @@
-// Four of kafkajs 2.2.4's internal modules, replaced by equivalents that give the same results with
+// Six of kafkajs 2.2.4's internal modules, replaced by equivalents that give the same results with
 // less CPU per record (issue 10). kafkajs stays the client (design card); these only take the place
 // of pure functions it requires by path, before it loads them, and write (or read) byte for byte
 // what the originals do (kafkajs-fixes.test.ts compares them on random input).
@@ -14,6 +14,9 @@
 //   a value of ~600 bytes outgrows (a second zero-filled buffer and a copy), and each of its four
 //   varints goes through a JS array and `Buffer.from`, the 64-bit one through kafkajs's `Long`.
 // - `protocol/recordBatch/crc32C/index.js` computes CRC-32C a byte at a time.
+// After those, the produce request itself (`protocol/requests/produce/v3/request.js`, which v4-v7 reuse)
+// and its framing (`protocol/request.js`) built the request through an Encoder per record batch, partition,
+// topic and request, each zero-filled, doubling and copied into the next: a third of what was left.
 // And on the consuming side (the projector and the replay), `protocol/recordBatch/record/v0/decoder.js`
 // turns every record's offset and timestamp into strings through `Long` arithmetic: about a tenth of
 // a replay's CPU per record.
