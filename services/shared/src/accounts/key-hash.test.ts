@@ -7,6 +7,9 @@ t.test('hashKey is hex SHA-256 of the whole key', async (t) => {
   const k = 'svc_live_' + 'x'.repeat(40)
   t.equal(hashKey(k), createHash('sha256').update(k).digest('hex'))
   t.match(hashKey(k), /^[0-9a-f]{64}$/)
+  // the one-shot path hashes the UTF-8 bytes, as the Hash-object path always did
+  const odd = 'svc_live_é☃\u{1F600}' + 'y'.repeat(30)
+  t.equal(hashKey(odd), createHash('sha256').update(Buffer.from(odd, 'utf8')).digest('hex'))
 })
 
 t.test('generateKey gives well-formed, unique live and test keys', async (t) => {

@@ -1,6 +1,7 @@
 // API key generation, hashing and masking (H1: only a SHA-256 hash of a key is stored; the
 // secret is shown once). Never log a key; log `maskKey(key)` or the key_id instead.
 
+import * as crypto from 'node:crypto'
 import { createHash, randomBytes } from 'node:crypto'
 import type { KeyType } from '../../../../schemas/records.js'
 
@@ -16,8 +17,14 @@ const REJECT_FROM = 248
 
 /** Lower-case hex SHA-256 of the whole key, prefix included: the stored `key_hash`. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex')
+  return oneShotHash !== undefined ? oneShotHash('sha256', key, 'hex') : createHash('sha256').update(key, 'utf8').digest('hex')
 }
+
+// Every request hashes its key. The one-shot `crypto.hash` (Node >= 20.12) skips the Hash
+// object and its stream machinery: 0.40 µs against 1.12 µs per key here (BENCHMARKS.md).
+// Older Node 20 lacks it, so the Hash-object path stays as the fallback; both give the
+// same digest of the UTF-8 bytes.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
 
 export interface GeneratedKey {
   /** The secret: show once, never store or log. */
