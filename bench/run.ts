@@ -10,7 +10,9 @@
 //                    [--e2e-connections 100] [--replay-records 1000000] [--replay-targets fresh,live,live-again]
 // --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
 // it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
-// second local stack (see stackEnv).
+// second local stack (see stackEnv). Ingest gets production's node flags
+// (services/shared/src/node-flags.ts); BENCH_INGEST_NODE_ARGS replaces them ("" for none) to try
+// V8 settings without editing the start paths.
 // --txn/--linger/--pool/--plain-pool run single and batch once per combination (KAFKA_TRANSACTIONS,
 // PRODUCER_LINGER_MS, PRODUCER_POOL_SIZE, PRODUCER_PLAIN_POOL_SIZE), restarting ingest; e2e and
 // plans use the first.
@@ -20,6 +22,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir, availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../services/shared/src/log.js'
+import { INGEST_NODE_FLAGS } from '../services/shared/src/node-flags.js'
 import { createKafka } from '../services/shared/src/kafka.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
@@ -131,6 +134,8 @@ const say = (s: string) => process.stderr.write(`bench: ${s}\n`)
 
 async function startIngest(v: Variant, port: number): Promise<Child> {
   const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : []
+  const flags = process.env.BENCH_INGEST_NODE_ARGS
+  nodeArgs.push(...(flags === undefined ? INGEST_NODE_FLAGS : flags.split(' ').filter(Boolean)))
   const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgs)
   await waitHealthy(c, `http://127.0.0.1:${port}/health`)
   return c

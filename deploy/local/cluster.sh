@@ -113,8 +113,13 @@ service_env() {
   echo "LIVE_TOKEN=$(cat "$C/live-token")"
 }
 
+# services/shared/src/node-flags.ts says why; test/build/start-paths.test.ts keeps this in step.
+INGEST_NODE_FLAGS=(--max-semi-space-size=64)
+
 start_service() { # comp entry port port-variable [NAME=value...]
   local comp="$1" entry="$2" port="$3" var="$4"; shift 4
+  local node_flags=()
+  case "$comp" in ingest-*) node_flags=("${INGEST_NODE_FLAGS[@]}") ;; esac
   if pid_alive "$comp"; then say "$comp already running (pid $(cat "$RUN/$comp.pid"))"; return 0; fi
   check_port_free "$comp" "$port" "$var"
   say "starting $comp on 127.0.0.1:$port"
@@ -122,7 +127,7 @@ start_service() { # comp entry port port-variable [NAME=value...]
   mapfile -t envs < <(service_env)
   # Appended, not truncated: a restarted instance's log keeps what its predecessor said.
   printf '=== %s: starting %s\n' "$(date -u +%FT%TZ)" "$comp" >>"$LOGS/$comp.log"
-  nohup env "${envs[@]}" "$@" node "$ROOT/dist/${entry%.ts}.js" </dev/null >>"$LOGS/$comp.log" 2>&1 &
+  nohup env "${envs[@]}" "$@" node "${node_flags[@]}" "$ROOT/dist/${entry%.ts}.js" </dev/null >>"$LOGS/$comp.log" 2>&1 &
   echo $! >"$RUN/$comp.pid"
 }
 

@@ -24,6 +24,8 @@ export class ManagedService {
     private readonly env: Record<string, string>,
     readonly logFile: string,
     private readonly healthUrl: string,
+    /** Node flags before the loader, as production gives them (services/shared/src/node-flags.ts). */
+    private readonly nodeFlags: readonly string[] = [],
   ) {}
 
   alive(): boolean {
@@ -38,7 +40,7 @@ export class ManagedService {
     if (this.alive()) throw new ServiceError(`${this.name} is already running (pid ${this.proc!.pid})`)
     const out = createWriteStream(this.logFile, { flags: 'a' })
     out.write(`\n=== drill: starting ${this.name} at ${new Date().toISOString()}\n`)
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(this.root, this.script)], {
+    const proc = spawn(process.execPath, [...this.nodeFlags, '--import', 'tsx', join(this.root, this.script)], {
       cwd: this.root,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
