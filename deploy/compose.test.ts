@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
-import { INGEST_NODE_FLAGS } from '../services/shared/src/node-flags.js'
+import { nodeFlagsFor } from '../services/shared/src/node-flags.js'
 
 const FILE = join(dirname(fileURLToPath(import.meta.url)), 'docker-compose.yml')
 const text = readFileSync(FILE, 'utf8')
@@ -70,8 +70,7 @@ t.test('the services authenticate to Kafka and ClickHouse and refuse to start wi
 t.test('the services run compiled JavaScript from the image built by deploy/Dockerfile', async (t) => {
   const doc = parse(text) as { services: Record<string, { command?: string[] }> }
   for (const name of ['projector', 'ingest', 'dashboard']) {
-    // ingest with its production node flags (services/shared/src/node-flags.ts says why)
-    const flags = name === 'ingest' ? INGEST_NODE_FLAGS : []
-    t.same(doc.services[name].command, ['node', ...flags, `dist/services/${name}/src/main.js`], `${name} starts from dist/`)
+    // with its production node flags (services/shared/src/node-flags.ts says why)
+    t.same(doc.services[name].command, ['node', ...nodeFlagsFor(name), `dist/services/${name}/src/main.js`], `${name} starts from dist/`)
   }
 })

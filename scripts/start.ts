@@ -4,7 +4,7 @@
 // again (supervise.ts), with a line saying so. Ctrl-C stops the services.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { Supervisor } from './supervise.js'
-import { INGEST_NODE_FLAGS } from '../services/shared/src/node-flags.js'
+import { nodeFlagsFor } from '../services/shared/src/node-flags.js'
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,8 +35,7 @@ function compiled(entry: string): string {
 function spawnService(name: string, entry: string, extraEnv: Record<string, string>): ChildProcess {
   // Services run compiled (dist/, built by ensure-built below), as in production, with the
   // production node flags.
-  const flags = name === 'ingest' ? INGEST_NODE_FLAGS : []
-  const child = spawn(process.execPath, [...flags, compiled(entry)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeFlagsFor(name), compiled(entry)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
   const prefix = `[${name}] `
   const pipe = (s: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
     let buf = ''

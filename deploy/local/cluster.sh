@@ -113,14 +113,14 @@ service_env() {
   echo "LIVE_TOKEN=$(cat "$C/live-token")"
 }
 
-# services/shared/src/node-flags.ts says why; test/build/start-paths.test.ts keeps this in step.
+# services/shared/src/node-flags.ts says why; its node-flags.test.ts keeps this in step.
 INGEST_NODE_FLAGS=(--max-semi-space-size=64)
 
 start_service() { # comp entry port port-variable [NAME=value...]
   local comp="$1" entry="$2" port="$3" var="$4"; shift 4
+  if pid_alive "$comp"; then say "$comp already running (pid $(cat "$RUN/$comp.pid"))"; return 0; fi
   local node_flags=()
   case "$comp" in ingest-*) node_flags=("${INGEST_NODE_FLAGS[@]}") ;; esac
-  if pid_alive "$comp"; then say "$comp already running (pid $(cat "$RUN/$comp.pid"))"; return 0; fi
   check_port_free "$comp" "$port" "$var"
   say "starting $comp on 127.0.0.1:$port"
   local envs=()

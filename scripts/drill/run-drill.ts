@@ -8,7 +8,6 @@ import { openAdmin } from '../admin-context.js'
 import { createKafka } from '../../services/shared/src/kafka.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { INGEST_NODE_FLAGS } from '../../services/shared/src/node-flags.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { OwnStack } from './own-stack.js'
 import { ManagedService } from './services.js'
@@ -68,7 +67,7 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     }
     const ingestUrl = `http://127.0.0.1:${o.ports.ingest}`
     const projector = new ManagedService('projector', root, 'services/projector/src/main.ts', env, join(logDir, 'projector.log'), `http://127.0.0.1:${o.ports.projector}/health`)
-    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `${ingestUrl}/health`, INGEST_NODE_FLAGS)
+    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `${ingestUrl}/health`)
     services.push(projector, ingest)
     say(`starting projector and ingest (logs in ${logDir})`)
     // The projector first: it applies the ClickHouse migrations the ingest's usage reads need.

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createWriteStream, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { nodeFlagsFor } from '../../services/shared/src/node-flags.js'
 
 export class ServiceError extends Error {
   readonly code = 'DRILL_SERVICE'
@@ -24,8 +25,6 @@ export class ManagedService {
     private readonly env: Record<string, string>,
     readonly logFile: string,
     private readonly healthUrl: string,
-    /** Node flags before the loader, as production gives them (services/shared/src/node-flags.ts). */
-    private readonly nodeFlags: readonly string[] = [],
   ) {}
 
   alive(): boolean {
@@ -40,7 +39,8 @@ export class ManagedService {
     if (this.alive()) throw new ServiceError(`${this.name} is already running (pid ${this.proc!.pid})`)
     const out = createWriteStream(this.logFile, { flags: 'a' })
     out.write(`\n=== drill: starting ${this.name} at ${new Date().toISOString()}\n`)
-    const proc = spawn(process.execPath, [...this.nodeFlags, '--import', 'tsx', join(this.root, this.script)], {
+    // The node flags production gives the service, before the loader.
+    const proc = spawn(process.execPath, [...nodeFlagsFor(this.name), '--import', 'tsx', join(this.root, this.script)], {
       cwd: this.root,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,6 @@
 // secret is shown once). Never log a key; log `maskKey(key)` or the key_id instead.
 
 import * as crypto from 'node:crypto'
-import { createHash, randomBytes } from 'node:crypto'
 import type { KeyType } from '../../../../schemas/records.js'
 
 /** Key prefixes by type (H1); ingest's Authorization parser checks them. */
@@ -17,7 +16,7 @@ const REJECT_FROM = 248
 
 /** Lower-case hex SHA-256 of the whole key, prefix included: the stored `key_hash`. */
 export function hashKey(key: string): string {
-  return oneShotHash !== undefined ? oneShotHash('sha256', key, 'hex') : createHash('sha256').update(key, 'utf8').digest('hex')
+  return oneShotHash !== undefined ? oneShotHash('sha256', key, 'hex') : crypto.createHash('sha256').update(key, 'utf8').digest('hex')
 }
 
 // Every request hashes its key. The one-shot `crypto.hash` (Node >= 20.12) skips the Hash
@@ -37,7 +36,7 @@ export function generateKey(type: KeyType): GeneratedKey {
   let body = ''
   while (body.length < GENERATED_KEY_BODY_LENGTH) {
     // 64 bytes give 40 accepted characters with overwhelming probability (~97% pass each)
-    for (const b of randomBytes(64)) {
+    for (const b of crypto.randomBytes(64)) {
       if (b >= REJECT_FROM) continue
       body += BASE62[b % 62]
       if (body.length === GENERATED_KEY_BODY_LENGTH) break
