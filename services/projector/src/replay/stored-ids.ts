@@ -11,7 +11,7 @@
 // a "not seen" id was not in retry_ids when the ids were read, and no earlier record of this replay
 // had it. Another record with the same id that some writer stores afterwards is a client's retry of
 // the same message: it has the same account and user_id, so the same record key and partition
-// (services/ingest/src/pipeline/accept-items.ts), and every writer handles a partition in offset
+// (records are keyed by account and user id, docs/design.md), and every writer handles a partition in offset
 // order. If that retry lies before this record in the partition, this replay saw it first and the id
 // is "maybe". If it lies after, the other writer handled this record first: either it stored this
 // very record (an identical row, which the table collapses, A5), or it dropped it as a retry of an
