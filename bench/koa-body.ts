@@ -11,26 +11,21 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { loadavg } from 'node:os'
 import Koa from 'koa'
+import { readUtf8 } from '../services/ingest/src/http/json-body.js'
 import { cpuSeconds, freePort } from './processes.js'
 import { runLoad, singleEventBody } from './load.js'
 
 const { values: a } = parseArgs({ options: { serve: { type: 'string' }, port: { type: 'string' }, pairs: { type: 'string', default: '6' }, rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '8' } } })
 
-const answer = () => ({ success: true, data: { results: [{ index: 0, success: true, event_id: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }] } })
+// The body is read as ingest reads a plain JSON body, with its default /v1/event limit (SINGLE_BODY_LIMIT_BYTES).
+const BODY_LIMIT = 1_000_000
 
-function readText(req: import('node:http').IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
-}
+const answer = () => ({ success: true, data: { results: [{ index: 0, success: true, event_id: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }] } })
 
 function serve(mode: string, port: number) {
   const app = new Koa()
   app.use(async (ctx) => {
-    JSON.parse(await readText(ctx.req))
+    JSON.parse(await readUtf8(ctx.req, BODY_LIMIT))
     ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8')
     ctx.body = mode === 'text' ? JSON.stringify(answer()) : answer()
   })
