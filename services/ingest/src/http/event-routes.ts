@@ -9,7 +9,7 @@
 import { errors, ServiceError } from '../errors.js'
 import { validateSingle, validateBatch, type FieldError, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
-import { acceptItems, successBody, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
+import { acceptItems, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
 import type { Ctx, State } from './context.js'
 import type Koa from 'koa'
 
@@ -49,7 +49,7 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   if (!v.ok) throw validationError(v.errors)
   const { results, quotaError } = await acceptItems(d.pipeline, ctx.state.auth!, [{ index: 0, item: v.item }], requestContext(ctx, null, receivedAt), ctx.state.rl)
   if (!results[0]!.success) throw quotaError!
-  jsonAnswer(ctx, successBody(results))
+  jsonAnswer(ctx, successJson(results))
 }
 
 async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
@@ -74,22 +74,22 @@ async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
     quotaError = a.quotaError
     for (const r of a.results) results[r.index] = r
   }
-  jsonAnswer(ctx, batchBody(results, quotaError))
+  jsonAnswer(ctx, batchAnswer(results, quotaError))
 }
 
-// The answer as the JSON text Koa would send for the object, with the content type Koa would set
-// for it: the same bytes on the wire. A string body takes Koa's shortest path; an object goes
+// The answer as the JSON text Koa would send for the success body, with the content type Koa would
+// set for it: the same bytes on the wire. A string body takes Koa's shortest path; an object goes
 // through its stream/Blob/Response checks, a Content-Length removal and content-type parsing, then
 // is stringified in respond(): 1-3 µs more per request in process (bench/koa-body.ts, issue 10).
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
-function jsonAnswer(ctx: Ctx, body: object) {
+function jsonAnswer(ctx: Ctx, json: string) {
   ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE)
-  ctx.body = JSON.stringify(body)
+  ctx.body = json
 }
 
 /** 200 when an item was accepted; else the monthly 429 when the quota refused them all, or 400 (H11). */
-function batchBody(results: ItemOutcome[], quotaError: ServiceError | undefined) {
-  if (results.some((r) => r.success)) return successBody(results)
+function batchAnswer(results: ItemOutcome[], quotaError: ServiceError | undefined): string {
+  if (results.some((r) => r.success)) return successJson(results)
   const allQuota = results.every((r) => r.error?.code === 'MONTHLY_EVENT_LIMIT_EXCEEDED')
   if (allQuota && quotaError) {
     throw new ServiceError(quotaError.code, quotaError.status, quotaError.message, { ...quotaError.details, results }, { headers: quotaError.headers })

@@ -8,7 +8,7 @@ import { validateBatch, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
 import { ServiceError } from '../errors.js'
-import { acceptItems, successBody, type PipelineDeps } from './accept-items.js'
+import { acceptItems, successBody, successJson, type ItemOutcome, type PipelineDeps } from './accept-items.js'
 
 const NOW = Date.UTC(2025, 2, 10, 12)
 
@@ -84,4 +84,35 @@ t.test('when Kafka does not take the records: 503 and the quota is given back (A
   t.ok(err instanceof ServiceError)
   t.same([err.code, err.status, err.retriable], ['SERVICE_UNAVAILABLE', 503, true])
   t.equal(d.quota.used('acme', NOW), 0, 'the reservation was released')
+})
+
+t.test('the success answer as text is the JSON of the success body, for every kind of outcome', async (t) => {
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 3 }
+  const { d } = deps()
+  // Accepted events and identifies, then events the quota refused: as acceptItems makes them.
+  const a = await acceptItems(d, lookup('live', plan), items(5, 2), rc('live'))
+  t.same(a.results.map((r) => r.success), [true, true, true, false, false, true, true])
+  t.equal(successJson(a.results), JSON.stringify(successBody(a.results)))
+  // A refused item's message and details come from the client's data: quotes, backslashes,
+  // control characters, lone surrogates and markup must come out as JSON.stringify writes them.
+  const refused = (index: number, message: string): ItemOutcome => ({
+    index,
+    success: false,
+    error: { code: 'VALIDATION_ERROR', message, details: { errors: [{ path: `/events/${index}/event`, message, value: message }] } },
+  })
+  const odd = ['"quoted" \\ back', 'tab\there\nline\u0000nul', '\ud800 lone', '</script><b>é</b> 🎉', '']
+  const mixed: ItemOutcome[] = [refused(0, odd[0]!), ...a.results.slice(0, 2).map((r, i) => ({ ...r, index: i + 1 })), ...odd.slice(1).map((m, i) => refused(i + 3, m))]
+  t.equal(successJson(mixed), JSON.stringify(successBody(mixed)))
+  for (const one of [[mixed[1]!], [mixed[0]!], []]) t.equal(successJson(one), JSON.stringify(successBody(one)), `${one.length} outcome(s)`)
+})
+
+t.test('an accepted outcome whose id is not one of ours is written by JSON.stringify, not pasted', async (t) => {
+  const odd: ItemOutcome[] = [
+    { index: 0, success: true, event_id: 'a"b'.padEnd(36, 'x') },
+    { index: 1, success: true, event_id: 'short' },
+    { index: 2, success: true },
+  ]
+  const text = successJson(odd)
+  t.equal(text, JSON.stringify(successBody(odd)))
+  t.same(JSON.parse(text).data.results[0].event_id, odd[0]!.event_id)
 })
