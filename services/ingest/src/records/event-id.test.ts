@@ -1,4 +1,5 @@
 import t from 'tap'
+import { createHash } from 'node:crypto'
 import { EVENT_ID_NAMESPACE, eventIdFor, uuidv5, uuidv7, uuidv7Time } from './event-id.js'
 
 const DNS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'
@@ -50,4 +51,33 @@ t.test('eventIdFor: v5 from account, environment and message_id (H16), else v7',
   t.match(b, V7)
   t.equal(uuidv7Time(b), now)
   t.not(eventIdFor('acc_1', 'live', undefined, now), b)
+})
+
+t.test('ids are the hex of their bytes for every byte value, and stay as made when later ids are written', async (t) => {
+  // RFC 9562's v5 written independently: SHA-1 of namespace and name, version and variant bits set,
+  // the hex digits in 8-4-4-4-12 groups.
+  const ns = Buffer.from(DNS.replace(/-/g, ''), 'hex')
+  const seen = new Set<string>()
+  const first = uuidv5(DNS, 'name-0')
+  for (let i = 0; i < 3000; i++) {
+    const h = createHash('sha1').update(ns).update(`name-${i}`).digest()
+    h[6] = (h[6]! & 0x0f) | 0x50
+    h[8] = (h[8]! & 0x3f) | 0x80
+    const hex = h.subarray(0, 16).toString('hex')
+    const want = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+    const got = uuidv5(DNS, `name-${i}`)
+    if (got !== want) t.fail(`name-${i}: ${got} != ${want}`)
+    for (let k = 0; k < 16; k++) seen.add(hex.slice(2 * k, 2 * k + 2))
+  }
+  t.equal(seen.size, 256, 'every byte value was written')
+  // Names longer than the hashing buffer, and in every UTF-8 length, hash as node:crypto hashes them.
+  for (const name of ['', 'é', '€uro', '🎉 party', '\ud800 lone', 'x'.repeat(600), '€'.repeat(700), `["acc","live","${'m'.repeat(100)}"]`]) {
+    const h = createHash('sha1').update(ns).update(name, 'utf8').digest()
+    h[6] = (h[6]! & 0x0f) | 0x50
+    h[8] = (h[8]! & 0x3f) | 0x80
+    const hex = h.subarray(0, 16).toString('hex')
+    t.equal(uuidv5(DNS, name), `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, `name of ${name.length} units`)
+  }
+  t.equal(first, uuidv5(DNS, 'name-0'), 'an id made earlier is unchanged')
+  t.equal(first.length, 36)
 })

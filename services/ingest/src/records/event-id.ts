@@ -1,20 +1,26 @@
 // Event ids (H12, H16): UUIDv7 for every accepted item, or UUIDv5 of the account, the
 // environment and the client's message_id so a retried message gets the same id and is stored once (A5).
-import { createHash, randomFillSync } from 'node:crypto'
+import { hash, randomFillSync } from 'node:crypto'
 
 /** Fixed namespace of this project's UUIDv5 event ids (H16). Never change it: ids would change. */
 export const EVENT_ID_NAMESPACE = 'ae69e083-47d3-419d-953c-92366d9c0ef6'
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+// The text of an id is written as bytes into one buffer and read back as one flat string: 150-180
+// against 310-340 ns an id for 16 two-digit strings joined by `+` (a rope of 20 pieces, which the
+// Avro encoder's byte count then flattens), about 0.2 µs of every accepted event (issue 10).
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1')
+/** Where each of the 16 bytes' two digits go in the 36 characters. */
+const DIGITS_AT = Uint8Array.from([0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34])
+const text = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1')
 
 function format(b: Uint8Array): string {
-  return (
-    HEX[b[0]!]! + HEX[b[1]!]! + HEX[b[2]!]! + HEX[b[3]!]! + '-' +
-    HEX[b[4]!]! + HEX[b[5]!]! + '-' +
-    HEX[b[6]!]! + HEX[b[7]!]! + '-' +
-    HEX[b[8]!]! + HEX[b[9]!]! + '-' +
-    HEX[b[10]!]! + HEX[b[11]!]! + HEX[b[12]!]! + HEX[b[13]!]! + HEX[b[14]!]! + HEX[b[15]!]!
-  )
+  for (let i = 0; i < 16; i++) {
+    const v = b[i]!
+    const at = DIGITS_AT[i]!
+    text[at] = HEX_DIGITS[v >> 4]!
+    text[at + 1] = HEX_DIGITS[v & 15]!
+  }
+  return text.toString('latin1', 0, 36)
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -33,11 +39,19 @@ export function uuidv5(namespace: string, name: string): string {
     ns = parseUuid(namespace)
     if (namespaceCache.size < 16) namespaceCache.set(namespace, ns)
   }
-  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest()
-  hash[6] = (hash[6]! & 0x0f) | 0x50
-  hash[8] = (hash[8]! & 0x3f) | 0x80
-  return format(hash)
+  // One-shot crypto.hash over namespace and name in one buffer: 1.5 against 2.0 µs an id for a Hash
+  // object fed twice (issue 10). Every event from the SDK carries a message_id, so takes this path.
+  if (16 + 3 * name.length > nameBytes.length) nameBytes = Buffer.allocUnsafe(16 + 3 * name.length)
+  ns.copy(nameBytes, 0)
+  const n = nameBytes.write(name, 16, 'utf8')
+  const digest = hash('sha1', nameBytes.subarray(0, 16 + n), 'buffer')
+  digest[6] = (digest[6]! & 0x0f) | 0x50
+  digest[8] = (digest[8]! & 0x3f) | 0x80
+  return format(digest)
 }
+
+/** Namespace and name as hashed; 3 bytes a UTF-16 unit is the most UTF-8 takes. */
+let nameBytes = Buffer.allocUnsafe(512)
 
 // Random bytes drawn in blocks rather than one crypto call per id.
 const POOL_IDS = 256
