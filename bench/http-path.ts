@@ -2,11 +2,12 @@
 // production runs it) with the real key table, limits, validation, records and Avro encoding, but
 // an appender that acknowledges at once. It shows what HTTP, Koa, body parsing, validation and
 // encoding cost per event, apart from kafkajs and the broker; `npm run bench` measures the whole.
-//   npx tsx bench/http-path.ts [--seconds 8] [--connections 50] [--rate N] [--repeat N] [--only single,batch] [--profile] [--root DIR]
+//   npx tsx bench/http-path.ts [--seconds 8] [--connections 50] [--rate N] [--repeat N] [--message-ids] [--only single,batch] [--profile] [--root DIR]
 // --rate holds the load at N requests/s, so a before/after pair compares CPU at the same throughput
 // (flat out, the cheaper side also answers more requests, and CPU per request falls with load).
 // --repeat measures N windows against the same server process: how much one process's figure moves
 // from window to window on this machine, apart from what differs between processes.
+// --message-ids puts a message_id on every event, as the SDK does (ids by UUIDv5, H16).
 // It starts the app in a child process (so the load generator's CPU is not counted) and reports
 // that process's CPU per answered event for single events and batches of 100. Needs only the
 // schema registry of the local stack (SCHEMA_REGISTRY_URL or the default port).
@@ -54,7 +55,7 @@ async function serve(port: number, root: string) {
 }
 
 async function main() {
-  const { values: a } = parseArgs({ options: { serve: { type: 'string' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '50' }, profile: { type: 'boolean', default: false }, rate: { type: 'string' }, repeat: { type: 'string', default: '1' }, only: { type: 'string', default: 'single,batch' }, root: { type: 'string', default: ROOT } } })
+  const { values: a } = parseArgs({ options: { serve: { type: 'string' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '50' }, profile: { type: 'boolean', default: false }, rate: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'message-ids': { type: 'boolean', default: false }, only: { type: 'string', default: 'single,batch' }, root: { type: 'string', default: ROOT } } })
   if (a.serve) return serve(Number(a.serve), a.root!)
   // --root: another checkout's dist/ (built there), for a before/after pair on the same machine.
   if (a.root === ROOT) await ensureBuilt()
@@ -69,7 +70,8 @@ async function main() {
   const url = `http://127.0.0.1:${port}`
   const settings = { connections: Number(a.connections), durationSec: Number(a.seconds), key: KEY, overallRate: a.rate ? Number(a.rate) : undefined }
   const only = new Set(a.only!.split(','))
-  const runs = ([['single', '/v1/event', singleEventBody(), 1], ['batch', '/v1/events', batchBody(100), 100]] as const).filter((r) => only.has(r[0]))
+  const ids = a['message-ids']!
+  const runs = ([['single', '/v1/event', singleEventBody(ids), 1], ['batch', '/v1/events', batchBody(100, ids), 100]] as const).filter((r) => only.has(r[0]))
   for (const [, path, body] of runs) await runLoad(`${url}${path}`, { ...settings, durationSec: 3, body })
   for (let rep = 0; rep < Number(a.repeat); rep++) for (const [name, path, body, per] of runs) {
     const c0 = cpuSeconds(child.pid!)!

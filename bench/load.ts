@@ -23,16 +23,20 @@ export interface LoadFigures {
   durationSec: number
 }
 
-export function singleEventBody(): string {
+// withMessageIds: every event carries a message_id, as the SDK sends them (sdk/src/items.ts), so ingest
+// derives its id by UUIDv5 (H16) rather than UUIDv7. The body is sent again and again, so the ids
+// repeat: fine for the request path alone (bench/http-path.ts), not for a run that stores them.
+export function singleEventBody(withMessageIds = false): string {
   return JSON.stringify({
     event: 'bench_page_viewed',
     user: { id: 'bench_user_1', traits: { plan: 'pro' } },
     properties: { path: '/pricing', referrer: 'https://example.com/', value: 42 },
     context: { platform: 'web', app_version: '1.2.3' },
+    ...(withMessageIds ? { message_id: benchMessageId(0) } : {}),
   })
 }
 
-export function batchBody(n: number): string {
+export function batchBody(n: number, withMessageIds = false): string {
   const sentAt = new Date().toISOString()
   const events = Array.from({ length: n }, (_, i) => ({
     type: 'event',
@@ -41,8 +45,14 @@ export function batchBody(n: number): string {
     timestamp: sentAt,
     properties: { sku: `sku_${i}`, quantity: 1 + (i % 3), price: 9.99 },
     context: { platform: 'web' },
+    ...(withMessageIds ? { message_id: benchMessageId(i) } : {}),
   }))
   return JSON.stringify({ sent_at: sentAt, events })
+}
+
+/** A message_id shaped like the SDK's (a UUID). */
+function benchMessageId(i: number): string {
+  return `7d3c9a1e-2b4f-4c8e-9d1a-${i.toString(16).padStart(12, '0')}`
 }
 
 export async function runLoad(
