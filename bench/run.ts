@@ -12,7 +12,8 @@
 // it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
 // second local stack (see stackEnv). Ingest gets production's node flags
 // (services/shared/src/node-flags.ts); BENCH_INGEST_NODE_ARGS replaces them ("" for none) to try
-// V8 settings without editing the start paths.
+// V8 settings without editing the start paths, and BENCH_PROJECTOR_NODE_ARGS does the same for the
+// projector. --profile profiles both (the projector's in bench/results/profiles/projector/).
 // --txn/--linger/--pool/--plain-pool run single and batch once per combination (KAFKA_TRANSACTIONS,
 // PRODUCER_LINGER_MS, PRODUCER_POOL_SIZE, PRODUCER_PLAIN_POOL_SIZE), restarting ingest; e2e and
 // plans use the first.
@@ -22,7 +23,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir, availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../services/shared/src/log.js'
-import { INGEST_NODE_FLAGS } from '../services/shared/src/node-flags.js'
+import { INGEST_NODE_FLAGS, nodeFlagsFor } from '../services/shared/src/node-flags.js'
 import { createKafka } from '../services/shared/src/kafka.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
@@ -194,7 +195,9 @@ async function main() {
   await waitHealthy(baseline, `http://127.0.0.1:${basePort}/`)
 
   // The projector first: it applies the ClickHouse migrations.
-  const projector = startNode('projector', compiled('services/projector/src/main.ts'), { ...env, PROJECTOR_PORT: String(projPort) }, logDir)
+  const projectorFlags = process.env.BENCH_PROJECTOR_NODE_ARGS
+  const projectorArgs = [...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles', 'projector')] : []), ...(projectorFlags === undefined ? nodeFlagsFor('projector') : projectorFlags.split(' ').filter(Boolean))]
+  const projector = startNode('projector', compiled('services/projector/src/main.ts'), { ...env, PROJECTOR_PORT: String(projPort) }, logDir, projectorArgs)
   await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
   const vs = variants()
   let ingest = await startIngest(vs[0], ingestPort)
