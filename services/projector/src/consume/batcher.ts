@@ -9,6 +9,13 @@ export type ProjectionBatch = PreparedBatch
 export interface BatcherOptions {
   maxRows: number
   maxWaitMs: number
+  /**
+   * When a write ends with at least this many rows buffered, write them at once instead of waiting
+   * out the rest of maxWaitMs. Their callers (the consumer's batches of one fetch) are waiting on
+   * that write, and nothing else can arrive until they return: the wait would be idle time. Small
+   * buffers still wait, so a light load keeps making few, large inserts. Unset: never.
+   */
+  minRowsAfterWrite?: number
 }
 
 interface Waiter {
@@ -55,6 +62,8 @@ export class InsertBatcher {
       } catch (err) {
         for (const w of waiters) w.reject(err)
       }
+      const min = this.opts.minRowsAfterWrite
+      if (min !== undefined && this.size >= min) void this.flush()
     })
     return this.flushing
   }

@@ -61,7 +61,9 @@ export class Projector {
       log,
       this.abort.signal,
     )
-    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs })
+    // A quarter of an insert's rows left over when an insert ends are written at once (batcher.ts):
+    // under a backlog, each fetch's tail no longer sits out the rest of maxWaitMs.
+    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs, minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)) })
   }
 
   /** Called after each successful insert with the records it held (the live feed subscribes). */

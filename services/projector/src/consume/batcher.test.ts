@@ -1,0 +1,100 @@
+// The insert batcher without servers: when rows are written, and that each caller's promise
+// settles with the write that held its rows.
+import t from 'tap'
+import { InsertBatcher, type ProjectionBatch } from './batcher.js'
+
+const rows = (n: number, from = 0): ProjectionBatch => ({ events: Array.from({ length: n }, (_, i) => ({ id: from + i }) as any), identifies: [] })
+
+/** A flush function whose writes end when the test says so. */
+function writes() {
+  const seen: Array<{ rows: number; end: (err?: Error) => void }> = []
+  const flushFn = (b: ProjectionBatch) => new Promise<void>((resolve, reject) => {
+    seen.push({ rows: b.events.length + b.identifies.length, end: (err) => (err ? reject(err) : resolve()) })
+  })
+  return { seen, flushFn }
+}
+
+const tick = () => new Promise((r) => setImmediate(r))
+
+t.test('rows under maxRows wait for maxWaitMs; maxRows writes at once', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 40 })
+  const a = b.add(rows(3))
+  await tick()
+  t.equal(seen.length, 0, 'nothing written before maxWaitMs')
+  await new Promise((r) => setTimeout(r, 80))
+  t.same(seen.map((w) => w.rows), [3], 'written after maxWaitMs')
+  seen[0]!.end()
+  await a
+  const big = b.add(rows(10))
+  await tick()
+  t.same(seen.map((w) => w.rows), [3, 10], 'a full insert is written at once')
+  seen[1]!.end()
+  await big
+})
+
+t.test('a caller settles with the write that held its rows, also when it fails', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 2, maxWaitMs: 60_000 })
+  let settled = false
+  const first = b.add(rows(2)).then(() => { settled = true })
+  await tick()
+  t.equal(settled, false, 'not before ClickHouse answered')
+  seen[0]!.end()
+  await first
+  t.equal(settled, true)
+  const second = b.add(rows(2))
+  await tick()
+  seen[1]!.end(new Error('ClickHouse said no'))
+  await t.rejects(second, /ClickHouse said no/)
+})
+
+t.test('with minRowsAfterWrite, rows buffered while a write ran are written when it ends, not after maxWaitMs', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60_000, minRowsAfterWrite: 3 })
+  const first = b.add(rows(10))
+  await tick()
+  t.same(seen.map((w) => w.rows), [10])
+  // A fetch's other partitions arrive while the first insert runs.
+  const tail = b.add(rows(4, 10))
+  await tick()
+  t.equal(seen.length, 1, 'one write at a time')
+  seen[0]!.end()
+  await first
+  await tick()
+  t.same(seen.map((w) => w.rows), [10, 4], 'the tail is written as soon as the first write ended')
+  seen[1]!.end()
+  await tail
+})
+
+t.test('with minRowsAfterWrite, a smaller tail still waits for maxWaitMs', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60, minRowsAfterWrite: 3 })
+  const first = b.add(rows(10))
+  await tick()
+  const tail = b.add(rows(2, 10))
+  seen[0]!.end()
+  await first
+  await tick()
+  t.equal(seen.length, 1, 'two rows wait')
+  await new Promise((r) => setTimeout(r, 120))
+  t.same(seen.map((w) => w.rows), [10, 2], 'written after maxWaitMs')
+  seen[1]!.end()
+  await tail
+})
+
+t.test('without minRowsAfterWrite, rows buffered during a write wait for maxWaitMs', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60 })
+  const first = b.add(rows(10))
+  await tick()
+  const tail = b.add(rows(9, 10))
+  seen[0]!.end()
+  await first
+  await tick()
+  t.equal(seen.length, 1, 'the tail waits')
+  await new Promise((r) => setTimeout(r, 120))
+  t.same(seen.map((w) => w.rows), [10, 9])
+  seen[1]!.end()
+  await tail
+})
