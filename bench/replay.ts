@@ -81,7 +81,7 @@ export function benchEvent(i: number, now: number): EventRecord {
   }
 }
 
-async function fill(producer: Producer, codec: Codec, topic: string, n: number, say: (s: string) => void) {
+export async function fill(producer: Producer, codec: Codec, topic: string, n: number, say: (s: string) => void) {
   const now = Date.now()
   let bytes = 0
   const t0 = Date.now()
