@@ -49,52 +49,28 @@ t.test('a caller settles with the write that held its rows, also when it fails',
   await t.rejects(second, /ClickHouse said no/)
 })
 
-t.test('with minRowsAfterWrite, rows buffered while a write ran are written when it ends, not after maxWaitMs', async (t) => {
-  const { seen, flushFn } = writes()
-  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60_000, minRowsAfterWrite: 3 })
-  const first = b.add(rows(10))
-  await tick()
-  t.same(seen.map((w) => w.rows), [10])
-  // A fetch's other partitions arrive while the first insert runs.
-  const tail = b.add(rows(4, 10))
-  await tick()
-  t.equal(seen.length, 1, 'one write at a time')
-  seen[0]!.end()
-  await first
-  await tick()
-  t.same(seen.map((w) => w.rows), [10, 4], 'the tail is written as soon as the first write ended')
-  seen[1]!.end()
-  await tail
-})
-
-t.test('with minRowsAfterWrite, a smaller tail still waits for maxWaitMs', async (t) => {
-  const { seen, flushFn } = writes()
-  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60, minRowsAfterWrite: 3 })
-  const first = b.add(rows(10))
-  await tick()
-  const tail = b.add(rows(2, 10))
-  seen[0]!.end()
-  await first
-  await tick()
-  t.equal(seen.length, 1, 'two rows wait')
-  await new Promise((r) => setTimeout(r, 120))
-  t.same(seen.map((w) => w.rows), [10, 2], 'written after maxWaitMs')
-  seen[1]!.end()
-  await tail
-})
-
-t.test('without minRowsAfterWrite, rows buffered during a write wait for maxWaitMs', async (t) => {
-  const { seen, flushFn } = writes()
-  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60 })
-  const first = b.add(rows(10))
-  await tick()
-  const tail = b.add(rows(9, 10))
-  seen[0]!.end()
-  await first
-  await tick()
-  t.equal(seen.length, 1, 'the tail waits')
-  await new Promise((r) => setTimeout(r, 120))
-  t.same(seen.map((w) => w.rows), [10, 9])
-  seen[1]!.end()
-  await tail
-})
+// Rows that arrive while a write runs (a fetch's other partitions): written as soon as it ends when
+// minRowsAfterWrite is set and they reach it, else after maxWaitMs as before.
+for (const c of [
+  { name: 'with minRowsAfterWrite, a tail that reaches it is written as soon as the write before it ends', min: 3, tail: 4, atOnce: true },
+  { name: 'with minRowsAfterWrite, a smaller tail still waits for maxWaitMs', min: 3, tail: 2, atOnce: false },
+  { name: 'without minRowsAfterWrite, a tail waits for maxWaitMs', min: undefined, tail: 9, atOnce: false },
+]) {
+  t.test(c.name, async (t) => {
+    const { seen, flushFn } = writes()
+    const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60, minRowsAfterWrite: c.min })
+    const first = b.add(rows(10))
+    await tick()
+    const tail = b.add(rows(c.tail, 10))
+    await tick()
+    t.equal(seen.length, 1, 'one write at a time')
+    seen[0]!.end()
+    await first
+    await tick()
+    t.same(seen.map((w) => w.rows), c.atOnce ? [10, c.tail] : [10], c.atOnce ? 'the tail went when the first write ended' : 'the tail waits')
+    await new Promise((r) => setTimeout(r, 120))
+    t.same(seen.map((w) => w.rows), [10, c.tail], 'written by maxWaitMs at the latest')
+    seen[1]!.end()
+    await tail
+  })
+}
