@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir, availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createLogger } from '../services/shared/src/log.js'
-import { INGEST_NODE_FLAGS, nodeFlagsFor } from '../services/shared/src/node-flags.js'
+import { nodeFlagsFor } from '../services/shared/src/node-flags.js'
 import { createKafka } from '../services/shared/src/kafka.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
@@ -133,11 +133,20 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 const say = (s: string) => process.stderr.write(`bench: ${s}\n`)
 
+/**
+ * The node arguments a service starts with here: production's flags, or the env var's replacement
+ * ("" for none), and with --profile a CPU profile into `profileDir`.
+ */
+function nodeArgsFor(service: 'ingest' | 'projector', envVar: string, profileDir: string): string[] {
+  const override = process.env[envVar]
+  return [
+    ...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    ...(override === undefined ? nodeFlagsFor(service) : override.split(' ').filter(Boolean)),
+  ]
+}
+
 async function startIngest(v: Variant, port: number): Promise<Child> {
-  const nodeArgs = args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : []
-  const flags = process.env.BENCH_INGEST_NODE_ARGS
-  nodeArgs.push(...(flags === undefined ? INGEST_NODE_FLAGS : flags.split(' ').filter(Boolean)))
-  const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgs)
+  const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgsFor('ingest', 'BENCH_INGEST_NODE_ARGS', join(ROOT, 'bench/results/profiles')))
   await waitHealthy(c, `http://127.0.0.1:${port}/health`)
   return c
 }
@@ -195,8 +204,7 @@ async function main() {
   await waitHealthy(baseline, `http://127.0.0.1:${basePort}/`)
 
   // The projector first: it applies the ClickHouse migrations.
-  const projectorFlags = process.env.BENCH_PROJECTOR_NODE_ARGS
-  const projectorArgs = [...(args.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles', 'projector')] : []), ...(projectorFlags === undefined ? nodeFlagsFor('projector') : projectorFlags.split(' ').filter(Boolean))]
+  const projectorArgs = nodeArgsFor('projector', 'BENCH_PROJECTOR_NODE_ARGS', join(ROOT, 'bench/results/profiles', 'projector'))
   const projector = startNode('projector', compiled('services/projector/src/main.ts'), { ...env, PROJECTOR_PORT: String(projPort) }, logDir, projectorArgs)
   await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
   const vs = variants()

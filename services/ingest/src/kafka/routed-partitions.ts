@@ -18,8 +18,7 @@ export class RoutedPartitions {
   // hashing a fresh string each time was 2-3% of ingest's CPU under batches (BENCHMARKS.md, issue 10).
   private readonly routes = new Map<string, Set<number>>()
   // The last topic's set, since a flush's records mostly come topic by topic.
-  private lastTopic: string | undefined
-  private lastSet: Set<number> | undefined
+  private last: { topic: string; set: Set<number> } | undefined
 
   /** A partitioner factory for kafka.producer() that records each record's topic and partition. */
   wrap(inner: ICustomPartitioner): ICustomPartitioner {
@@ -34,22 +33,20 @@ export class RoutedPartitions {
   }
 
   private setOf(topic: string): Set<number> {
-    if (topic === this.lastTopic && this.lastSet !== undefined) return this.lastSet
+    if (this.last !== undefined && this.last.topic === topic) return this.last.set
     let set = this.routes.get(topic)
     if (set === undefined) {
       set = new Set()
       this.routes.set(topic, set)
     }
-    this.lastTopic = topic
-    this.lastSet = set
+    this.last = { topic, set }
     return set
   }
 
   /** Forgets the previous flush's routes. */
   reset(): void {
     this.routes.clear()
-    this.lastTopic = undefined
-    this.lastSet = undefined
+    this.last = undefined
   }
 
   /** The routed partitions that `answer` does not name, as "topic/partition". */
