@@ -74,3 +74,50 @@ for (const c of [
     await tail
   })
 }
+
+t.test('whenRoom waits until the rows not yet written are at most max', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60_000 })
+  b.add(rows(10))
+  b.add(rows(10, 10)).catch(() => undefined)
+  const tail = b.add(rows(5, 20))
+  t.equal(b.pendingRows, 25)
+  let room = false
+  const r = b.whenRoom(12).then(() => { room = true })
+  await tick()
+  t.equal(room, false, '25 rows unwritten')
+  seen[0]!.end()
+  await tick()
+  t.equal(room, false, '15 rows unwritten')
+  seen[1]!.end(new Error('failed')) // a failed write's rows are through their write too
+  await r
+  t.equal(b.pendingRows, 5)
+  await t.resolves(b.whenRoom(5), 'at once when there is room')
+  b.flush()
+  await tick()
+  seen[2]!.end()
+  await tail
+  t.equal(b.pendingRows, 0)
+})
+
+t.test('settled: with the write of the last row added so far', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60_000 })
+  await t.resolves(b.settled(), 'nothing added: at once')
+  b.add(rows(10)).catch(() => undefined)
+  const afterFirst = b.settled()
+  const second = b.add(rows(3, 10))
+  const afterSecond = b.settled()
+  let done = false
+  afterSecond.then(() => { done = true }, () => undefined)
+  await tick()
+  seen[0]!.end(new Error('first failed'))
+  await t.rejects(afterFirst, /first failed/, 'the buffer was empty: the last queued write')
+  await tick()
+  t.equal(done, false, 'the second rows are still buffered')
+  b.flush()
+  await tick()
+  seen[1]!.end()
+  await second
+  await t.resolves(afterSecond)
+})

@@ -1,6 +1,7 @@
 // Gathers decoded records from every partition's fetch into one buffer and writes them to
 // ClickHouse by size or by time, whichever comes first. Each caller's promise settles only after
-// the insert holding its records succeeded, so offsets are resolved after ClickHouse has the rows (A5).
+// the insert holding its records succeeded, so offsets are committed after ClickHouse has the rows
+// (A5). Writes run one at a time, in the order their rows were added.
 import type { PreparedBatch } from '../clickhouse/prepared.js'
 
 /** Decoded records with their rows built (prepared.ts). */
@@ -28,6 +29,11 @@ export class InsertBatcher {
   private waiters: Waiter[] = []
   private timer: NodeJS.Timeout | null = null
   private flushing: Promise<void> = Promise.resolve()
+  /** Rows added and not yet through their write (buffered, queued or being written). */
+  private unwritten = 0
+  private roomWaiters: Array<{ max: number; resolve: () => void }> = []
+  /** The outcome of the last write queued (resolved when there was none). */
+  private lastOutcome: Promise<void> = Promise.resolve()
 
   constructor(private readonly flushFn: (batch: ProjectionBatch) => Promise<void>, private readonly opts: BatcherOptions) {}
 
@@ -35,13 +41,39 @@ export class InsertBatcher {
     return this.buf.events.length + this.buf.identifies.length
   }
 
+  /** Rows added and not yet through their write. */
+  get pendingRows() {
+    return this.unwritten
+  }
+
   add(part: ProjectionBatch): Promise<void> {
     for (const e of part.events) this.buf.events.push(e)
     for (const i of part.identifies) this.buf.identifies.push(i)
+    this.unwritten += part.events.length + part.identifies.length
     const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
     if (this.size >= this.opts.maxRows) this.flush()
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs)
     return p
+  }
+
+  /**
+   * Resolves once at most `max` rows are waiting for their write: a caller that does not wait for
+   * its own write (the projector fetching on while ClickHouse inserts) waits here instead, so the
+   * rows held in memory stay bounded while ClickHouse is slow or away.
+   */
+  whenRoom(max: number): Promise<void> {
+    if (this.unwritten <= max) return Promise.resolve()
+    return new Promise((resolve) => this.roomWaiters.push({ max, resolve }))
+  }
+
+  /**
+   * Settles with the write of the last row added so far: since writes run in order, every row
+   * added before it has been through its write by then (a failure among those earlier writes was
+   * told to their own callers).
+   */
+  settled(): Promise<void> {
+    if (this.size > 0) return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
+    return this.lastOutcome
   }
 
   /** Flushes are serialized: rows of one user stay in commit order across flushes. */
@@ -53,15 +85,23 @@ export class InsertBatcher {
     if (this.waiters.length === 0) return this.flushing
     const batch = this.buf
     const waiters = this.waiters
+    const rows = batch.events.length + batch.identifies.length
     this.buf = { events: [], identifies: [] }
     this.waiters = []
+    let outcome!: { resolve: () => void; reject: (err: unknown) => void }
+    this.lastOutcome = new Promise<void>((resolve, reject) => (outcome = { resolve, reject }))
+    this.lastOutcome.catch(() => undefined)
     this.flushing = this.flushing.then(async () => {
       try {
-        if (batch.events.length || batch.identifies.length) await this.flushFn(batch)
+        if (rows) await this.flushFn(batch)
         for (const w of waiters) w.resolve()
+        outcome.resolve()
       } catch (err) {
         for (const w of waiters) w.reject(err)
+        outcome.reject(err)
       }
+      this.unwritten -= rows
+      this.roomWaiters = this.roomWaiters.filter((w) => (this.unwritten <= w.max ? (w.resolve(), false) : true))
       const min = this.opts.minRowsAfterWrite
       if (min !== undefined && this.size >= min) void this.flush()
     })
