@@ -1,6 +1,9 @@
 // The projector's consume loop: events and identifies topics -> ClickHouse (A1, A5).
-// At-least-once: a partition's offsets are resolved only after the insert holding its records
-// succeeded; rows are keyed by event_id, so a redelivery never shows twice in exact queries.
+// At-least-once: a partition's offset is committed only after the insert holding its records
+// succeeded (offset-committer.ts); rows are keyed by event_id, so a redelivery never shows twice in
+// exact queries. The next records are fetched while an insert runs: a batch's offset is resolved
+// (kafkajs's fetch position) once its rows are queued, and the queue is bounded (maxPendingRows),
+// so memory stays bounded while ClickHouse is slow or away.
 // Records that can never be written go to the DLQ topic with the reason, and consumption goes on.
 // While a batch waits for ClickHouse or the registry the member keeps heartbeating, so a slow
 // dependency does not get it evicted from the group (issue 9, item 5). stop() drains: it stops
@@ -12,6 +15,7 @@ import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
 import type { WriteBatch } from '../clickhouse/writer.js'
 import { ProjectionPipeline, type ProjectionSink } from './projection.js'
+import { OffsetCommitter } from './offset-committer.js'
 import type { Metrics } from './metrics.js'
 
 export type { ProjectionSink } from './projection.js'
@@ -21,6 +25,8 @@ export interface ProjectorOptions {
   topics: { events: string; identifies: string; dlq: string }
   maxRows: number
   maxWaitMs: number
+  /** Rows fetched and not yet written beyond which fetching waits (default 2 x maxRows). */
+  maxPendingRows?: number
   retries: number
   fromBeginning: boolean
   /** Consumer group session; the member heartbeats every heartbeatIntervalMs, also while a batch waits. */
@@ -42,6 +48,12 @@ export class Projector {
   private readonly pipeline: ProjectionPipeline
   private readonly listeners: RecordListener[] = []
   private readonly abort = new AbortController()
+  private readonly committer: OffsetCommitter
+  /** eachBatch calls in progress, and who waits for there to be none (stop). */
+  private activeBatches = 0
+  private batchesIdle: Array<() => void> = []
+  private stopping = false
+  private restarting: Promise<void> | null = null
 
   constructor(
     private readonly kafka: Kafka,
@@ -64,6 +76,15 @@ export class Projector {
     // A quarter of an insert's rows left over when an insert ends are written at once (batcher.ts):
     // under a backlog, each fetch's tail no longer sits out the rest of maxWaitMs.
     this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs, minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)) })
+    this.committer = new OffsetCommitter(
+      (offsets) => this.commitOffsets(offsets),
+      log,
+      (topic, partition, next, high) => metrics.committedOffset(topic, partition, (next - 1n).toString(), high),
+    )
+  }
+
+  private get maxPendingRows() {
+    return this.opts.maxPendingRows ?? 2 * this.opts.maxRows
   }
 
   /** Called after each successful insert with the records it held (the live feed subscribes). */
@@ -80,7 +101,19 @@ export class Projector {
       maxBytesPerPartition: 4 * 1024 * 1024,
     })
     this.consumer = consumer
-    consumer.on(consumer.events.GROUP_JOIN, () => this.metrics.groupJoined())
+    // A join assigns partitions afresh and fetches from their committed offsets: a new epoch.
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.committer.newEpoch()
+      this.metrics.groupJoined()
+    })
+    // Batches of only transaction markers or aborted records never reach eachBatch: kafkajs resolves
+    // them itself. Their offsets are committed once the rows fetched before them are written, or a
+    // partition whose last records are markers would never show its lag as 0.
+    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+      if (e.payload.batchSize !== 0) return
+      const { topic, partition, lastOffset, highWatermark } = e.payload
+      this.commitAfterWrites(topic, partition, lastOffset, highWatermark, this.committer.epoch)
+    })
     consumer.on(consumer.events.CRASH, (e) => {
       this.opts.readiness?.set('kafka', `consumer crashed: ${String(e.payload.error?.message ?? '').slice(0, 120)}`)
     })
@@ -88,8 +121,8 @@ export class Projector {
     await consumer.connect()
     await consumer.subscribe({ topics: [this.opts.topics.events, this.opts.topics.identifies], fromBeginning: this.opts.fromBeginning })
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1000,
+      // Commits are ours (offset-committer.ts): what kafkajs resolves is only where it fetches next.
+      autoCommit: false,
       eachBatchAutoResolve: false,
       // All partitions' batches of one fetch join the same insert (see InsertBatcher).
       partitionsConsumedConcurrently: 64,
@@ -102,26 +135,85 @@ export class Projector {
   }
 
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    // A batch fetched after stop() began is left for the next member.
-    if (batch.messages.length === 0 || !isRunning()) return
+    // A batch fetched after stop() began is left for the next member; after a failed write the
+    // consumer is about to rejoin and fetch from the committed offsets again.
+    if (batch.messages.length === 0 || !isRunning() || this.committer.poisoned) return
+    this.activeBatches++
     // kafkajs heartbeats only between batches; a batch waiting out a ClickHouse or registry outage
     // longer than the session would get the member evicted and the group rebalancing over and over.
     const beat = setInterval(() => {
       heartbeat().catch((err) => this.log.debug('heartbeat while waiting failed', { err }))
     }, this.heartbeatIntervalMs)
     try {
+      const epoch = this.committer.epoch
       const { part, dead } = await this.pipeline.decode(batch.topic, batch.partition, batch.messages)
       await this.pipeline.sendToDlq(dead)
-      await this.batcher.add(part)
+      const written = this.batcher.add(part)
+      written.catch((err) => this.writeFailed(err))
+      // Not the write: room for the next fetch's rows. The offset is committed when the write ends.
+      await this.batcher.whenRoom(this.maxPendingRows)
+      // Queued: resolve even while stopping (stop() writes and commits what is queued), unless the
+      // partition was taken from us meanwhile.
+      if (isStale()) return
+      resolveOffset(batch.lastOffset())
+      this.commitAfter(written, batch.topic, batch.partition, batch.lastOffset(), batch.highWatermark, epoch)
     } finally {
       clearInterval(beat)
+      if (--this.activeBatches === 0) this.batchesIdle.splice(0).forEach((f) => f())
     }
-    // Written: resolve even while stopping (kafkajs commits resolved offsets before it leaves the
-    // group), unless the partition was taken from us meanwhile.
-    if (isStale()) return
-    resolveOffset(batch.lastOffset())
-    this.metrics.committedOffset(batch.topic, batch.partition, batch.lastOffset(), batch.highWatermark)
     if (isRunning()) await heartbeat()
+  }
+
+  /** Commits `lastOffset` + 1 once every row fetched so far is written. */
+  private commitAfterWrites(topic: string, partition: number, lastOffset: string, highWatermark: string, epoch: number) {
+    this.commitAfter(this.batcher.settled(), topic, partition, lastOffset, highWatermark, epoch)
+  }
+
+  private commitAfter(written: Promise<void>, topic: string, partition: number, lastOffset: string, highWatermark: string, epoch: number) {
+    written.then(
+      () => this.committer.written(topic, partition, BigInt(lastOffset) + 1n, epoch, highWatermark),
+      (err) => this.writeFailed(err),
+    )
+  }
+
+  /**
+   * A write failed after its retries (or the drain gave up on it). Rows fetched after it may be
+   * written and must not be committed past it: nothing fetched so far is committed, and the
+   * consumer rejoins the group to fetch again from the committed offsets.
+   */
+  private writeFailed(err: unknown) {
+    if (this.committer.poisoned) return
+    this.committer.poison()
+    if (this.stopping) return
+    this.log.error('a clickhouse write failed; reading again from the committed offsets', { err })
+    this.restarting ??= this.restartConsumer().finally(() => (this.restarting = null))
+  }
+
+  private async restartConsumer() {
+    const old = this.consumer
+    this.consumer = null
+    await old?.disconnect().catch((err) => this.log.warn('consumer did not disconnect cleanly', { err }))
+    // The new member's join starts a new epoch (GROUP_JOIN); until then nothing is committed.
+    for (let attempt = 0; !this.stopping; attempt++) {
+      try {
+        await this.start()
+        return
+      } catch (err) {
+        // start() may have made a consumer that never joined.
+        const failed = this.consumer as Consumer | null
+        this.consumer = null
+        await failed?.disconnect().catch(() => undefined)
+        this.log.error('consumer could not be restarted; trying again', { attempt, err })
+        this.opts.readiness?.set('kafka', `consumer restart failed: ${String((err as Error)?.message ?? err).slice(0, 120)}`)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * 2 ** attempt)))
+      }
+    }
+  }
+
+  private commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void> {
+    const c = this.consumer
+    if (!c) return Promise.reject(new Error('no consumer'))
+    return c.commitOffsets(offsets)
   }
 
   /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
@@ -140,21 +232,31 @@ export class Projector {
   }
 
   /**
-   * Graceful drain: stop fetching (kafkajs waits for the batches in progress), write what is
-   * buffered now rather than after maxWaitMs, commit it, leave the group. If a write still waits
-   * on ClickHouse after drainMs, its retries give up and those offsets stay uncommitted, so the
-   * next member re-reads them (rows are keyed by event_id: FINAL shows them once).
+   * Graceful drain: stop fetching, let the batches in progress queue their rows, write what is
+   * queued now rather than after maxWaitMs, commit it, leave the group. If a write still waits on
+   * ClickHouse after drainMs, its retries give up and those offsets stay uncommitted, so the next
+   * member re-reads them (rows are keyed by event_id: FINAL shows them once).
    */
   async stop(): Promise<void> {
-    const disconnected = this.consumer?.disconnect() ?? Promise.resolve()
-    const flushed = this.batcher.flush()
+    this.stopping = true
+    await this.restarting
+    const consumer = this.consumer
     const giveUp = setTimeout(() => this.abort.abort(), this.opts.drainMs ?? 30_000)
     try {
-      await Promise.allSettled([flushed, disconnected])
+      try {
+        consumer?.pause([{ topic: this.opts.topics.events }, { topic: this.opts.topics.identifies }])
+      } catch {
+        // not running yet: nothing was fetched
+      }
+      if (this.activeBatches > 0) await new Promise<void>((resolve) => this.batchesIdle.push(resolve))
+      await this.batcher.flush()
+      // The commits follow each write's settlement; let those callbacks run, then wait for them.
+      await new Promise((resolve) => setImmediate(resolve))
+      await this.committer.idle()
     } finally {
       clearTimeout(giveUp)
       this.abort.abort()
     }
-    await disconnected
+    await consumer?.disconnect()
   }
 }
