@@ -143,6 +143,10 @@ if (!existsSync(CHROMIUM)) {
     await page.click('nav a[data-page=account]')
     await page.click('#signout-everywhere')
     await page.waitForSelector('#signin-submit')
+    // Signed out, the account bar is gone: no stale email to mistake for a finished sign-in below,
+    // no Sign out button to click while a sign-in is still on its way.
+    t.notOk(await page.isVisible('#who'), 'signed out: the account bar and Sign out are hidden')
+    t.notOk(await page.isVisible('#nav'), 'signed out: the navigation is hidden')
     await page.fill('input[name=email]', email)
     await page.fill('input[name=password]', 'an even longer password')
     await page.click('#signin-submit')
@@ -151,6 +155,7 @@ if (!existsSync(CHROMIUM)) {
     // Sign out ends the session.
     await page.click('#signout')
     await page.waitForSelector('#signin-submit')
+    t.equal(await page.evaluate(async () => (await fetch('/api/me')).status), 401, 'the session is over on the server')
     t.same(pageErrors, [], 'no script errors in the page')
   })
 }
