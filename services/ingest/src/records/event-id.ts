@@ -32,6 +32,9 @@ function parseUuid(s: string): Buffer {
 
 const namespaceCache = new Map<string, Buffer>()
 
+/** Namespace and name as hashed; 3 bytes a UTF-16 unit is the most UTF-8 takes. */
+let nameBytes = Buffer.allocUnsafe(512)
+
 /** RFC 9562 section 5.5: name-based UUID with SHA-1. */
 export function uuidv5(namespace: string, name: string): string {
   let ns = namespaceCache.get(namespace)
@@ -49,9 +52,6 @@ export function uuidv5(namespace: string, name: string): string {
   digest[8] = (digest[8]! & 0x3f) | 0x80
   return format(digest)
 }
-
-/** Namespace and name as hashed; 3 bytes a UTF-16 unit is the most UTF-8 takes. */
-let nameBytes = Buffer.allocUnsafe(512)
 
 // Random bytes drawn in blocks rather than one crypto call per id.
 const POOL_IDS = 256

@@ -12,9 +12,9 @@ export interface BatcherOptions {
   maxWaitMs: number
   /**
    * When a write ends with at least this many rows buffered, write them at once instead of waiting
-   * out the rest of maxWaitMs. Their callers (the consumer's batches of one fetch) are waiting on
-   * that write, and nothing else can arrive until they return: the wait would be idle time. Small
-   * buffers still wait, so a light load keeps making few, large inserts. Unset: never.
+   * out the rest of maxWaitMs: under a backlog those rows arrived while the write ran, and holding
+   * them back only leaves ClickHouse idle. Small buffers still wait, so a light load keeps making
+   * few, large inserts. Unset: never.
    */
   minRowsAfterWrite?: number
 }
