@@ -165,7 +165,7 @@ export class ProjectionPipeline {
       } catch (err) {
         const cause = err instanceof RetriesExhaustedError ? err.cause : undefined
         if (!this.opts.waitForClickHouse || this.stopping.aborted || !isClickHouseUnavailable(cause)) throw err
-        this.log.error('clickhouse still unreachable after the retries; waiting on, offsets stay unresolved', { round, err: cause })
+        this.log.error('clickhouse still unreachable after the retries; waiting on; its offsets are not committed', { round, err: cause })
       }
     }
   }
