@@ -74,7 +74,7 @@ t.test('a batch the server refuses is split to find the record at fault', async 
   t.match(sent, [{ error_code: 'INSERT_REJECTED', offset: 'e2', partition: -1 }])
 })
 
-t.test('retriable failures are retried, then thrown so offsets stay unresolved', async (t) => {
+t.test('retriable failures are retried, then thrown so their offsets are not committed', async (t) => {
   let calls = 0
   const { pipeline } = await setup(() => ({
     writePrepared: async () => {

@@ -137,7 +137,7 @@ export class ProjectionPipeline {
 
   /**
    * Writes the batch with retry and backoff. Retriable failures that outlast the retries are
-   * thrown (the caller must not resolve offsets); records that can never be written are
+   * thrown (the caller must not commit their offsets); records that can never be written are
    * dead-lettered and the rest is written.
    */
   async write(batch: ProjectionBatch): Promise<WriteOutcome> {
