@@ -156,6 +156,31 @@ if (!existsSync(CHROMIUM)) {
     await page.click('#signout')
     await page.waitForSelector('#signin-submit')
     t.equal(await page.evaluate(async () => (await fetch('/api/me')).status), 401, 'the session is over on the server')
+
+    // Signing out while a page is still loading: its late answer (401 now) must not draw an error
+    // over the sign-in form. The keys list is held back until the sign-out is through.
+    await page.fill('input[name=email]', email)
+    await page.fill('input[name=password]', 'an even longer password')
+    await page.click('#signin-submit')
+    await page.waitForSelector('#who-email')
+    let letKeysGo!: () => void
+    const keysHeld = new Promise<void>((r) => (letKeysGo = r))
+    await page.route('**/api/keys', async (r) => {
+      await keysHeld
+      await r.continue()
+    })
+    await page.click('nav a[data-page=keys]')
+    await page.waitForSelector('#keys-table')
+    await page.click('#signout')
+    await page.waitForSelector('#signin-submit')
+    const lateKeys = page.waitForResponse('**/api/keys')
+    letKeysGo()
+    t.equal((await lateKeys).status(), 401, 'the held keys request was answered after the sign-out')
+    // Time for the page to read that answer and act on it (the check below is for an absence).
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 500)))
+    t.ok(await page.isVisible('#signin-submit'), 'the sign-in form is still shown')
+    t.equal(await page.locator('main .error').count(), 0, 'no error drawn over it')
+    await page.unroute('**/api/keys')
     t.same(pageErrors, [], 'no script errors in the page')
   })
 }

@@ -71,7 +71,18 @@ function render(...nodes) {
   main().replaceChildren(...nodes)
 }
 
+// Routes are async: a page still loading when the user moves on (or signs out) must not draw over
+// the page that replaced it, neither its content nor the error its late answer brings (a 401 once
+// signed out).
+let routeSeq = 0
+function stillCurrent() {
+  const seq = routeSeq
+  return () => seq === routeSeq
+}
+
 async function route() {
+  routeSeq++
+  const current = stillCurrent()
   for (const fn of state.cleanup.splice(0)) fn()
   const [, page = '', arg] = location.hash.split('/')
   if (!state.me && page !== 'signin' && page !== 'signup') {
@@ -91,7 +102,7 @@ async function route() {
       default: return go('#/live')
     }
   } catch (err) {
-    render(errorBox(err))
+    if (current()) render(errorBox(err))
   }
 }
 
@@ -388,10 +399,13 @@ async function explorerPage() {
 
 async function userPage(userId) {
   const detail = h('pre', {}, 'Click an event to see its full JSON.')
+  const current = stillCurrent()
   let u
   try { u = await api('GET', `/users/${encodeURIComponent(userId)}`) } catch (e) {
+    if (!current()) return
     return render(h('h1', {}, `User ${userId}`), e.status === 404 ? h('p', { class: 'muted' }, 'No events or profile for this user id.') : errorBox(e))
   }
+  if (!current()) return
   render(
     h('h1', {}, 'User ', h('span', { class: 'mono' }, u.user_id)),
     ...u.profiles.map((p) => h('div', { class: 'panel' },
