@@ -88,17 +88,15 @@ export class InsertBatcher {
     const rows = batch.events.length + batch.identifies.length
     this.buf = { events: [], identifies: [] }
     this.waiters = []
-    let outcome!: { resolve: () => void; reject: (err: unknown) => void }
-    this.lastOutcome = new Promise<void>((resolve, reject) => (outcome = { resolve, reject }))
+    // One more waiter on this write, for settled() once the buffer is empty.
+    this.lastOutcome = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }))
     this.lastOutcome.catch(() => undefined)
     this.flushing = this.flushing.then(async () => {
       try {
         if (rows) await this.flushFn(batch)
         for (const w of waiters) w.resolve()
-        outcome.resolve()
       } catch (err) {
         for (const w of waiters) w.reject(err)
-        outcome.reject(err)
       }
       this.unwritten -= rows
       this.roomWaiters = this.roomWaiters.filter((w) => (this.unwritten <= w.max ? (w.resolve(), false) : true))

@@ -86,9 +86,9 @@ export class OffsetCommitter {
   private async drain(): Promise<void> {
     try {
       while (this.pending.size > 0) {
-        const batch = [...this.pending.values()].filter((p) => p.epoch > this.poisonedThrough)
+        // Nothing of a poisoned epoch is pending: written() refuses it and poison() drops it.
+        const batch = [...this.pending.values()]
         this.pending.clear()
-        if (batch.length === 0) continue
         try {
           await this.commit(batch.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.next.toString() })))
           for (const p of batch) this.onCommitted?.(p.topic, p.partition, p.next, p.high)

@@ -112,7 +112,8 @@ export class Projector {
     consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
       if (e.payload.batchSize !== 0) return
       const { topic, partition, lastOffset, highWatermark } = e.payload
-      this.commitAfterWrites(topic, partition, lastOffset, highWatermark, this.committer.epoch)
+      // After every row fetched so far is written.
+      this.commitAfter(this.batcher.settled(), topic, partition, lastOffset, highWatermark, this.committer.epoch)
     })
     consumer.on(consumer.events.CRASH, (e) => {
       this.opts.readiness?.set('kafka', `consumer crashed: ${String(e.payload.error?.message ?? '').slice(0, 120)}`)
@@ -164,11 +165,7 @@ export class Projector {
     if (isRunning()) await heartbeat()
   }
 
-  /** Commits `lastOffset` + 1 once every row fetched so far is written. */
-  private commitAfterWrites(topic: string, partition: number, lastOffset: string, highWatermark: string, epoch: number) {
-    this.commitAfter(this.batcher.settled(), topic, partition, lastOffset, highWatermark, epoch)
-  }
-
+  /** Commits `lastOffset` + 1 once `written` resolves; its failure poisons the commits (writeFailed). */
   private commitAfter(written: Promise<void>, topic: string, partition: number, lastOffset: string, highWatermark: string, epoch: number) {
     written.then(
       () => this.committer.written(topic, partition, BigInt(lastOffset) + 1n, epoch, highWatermark),
