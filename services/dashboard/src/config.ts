@@ -30,6 +30,17 @@ const spec = {
   DASHBOARD_ALLOWED_ORIGINS: v.optionalStr(),
   /** Plan overrides, same format as the ingest's PLANS_JSON, so both show the same limits. */
   PLANS_JSON: v.optionalStr(),
+  /** Live streams one session may hold open at once (U3; the projector caps accounts and the total). */
+  LIVE_MAX_STREAMS_PER_SESSION: v.int(5, 1, 1000),
+  /** Keys an account may hold, revoked ones excluded (U5). */
+  KEYS_MAX_PER_ACCOUNT: v.int(50, 1, 100_000),
+  /** Key changes (create, deactivate, reactivate, revoke) per account per minute (U5). */
+  KEY_CHANGES_PER_MINUTE: v.int(20, 1, 100_000),
+  /** Reads of event data (usage, events, top events, users, keys' last use) per session per minute; 3x per account (H23). */
+  QUERIES_PER_MINUTE: v.int(60, 1, 100_000),
+  /** The read-only ClickHouse user the dashboard reads event data as (H23); empty: CLICKHOUSE_USER. */
+  CLICKHOUSE_READ_USER: v.optionalStr(),
+  CLICKHOUSE_READ_PASSWORD: v.optionalStr(),
 }
 
 export interface DashboardConfig extends CommonConfig {
@@ -47,6 +58,11 @@ export interface DashboardConfig extends CommonConfig {
   trustedProxies: ReadonlySet<string>
   allowedOrigins: ReadonlySet<string>
   plansJson: string
+  liveStreamsPerSession: number
+  keys: { maxPerAccount: number; changesPerMinute: number }
+  queriesPerMinute: number
+  /** Where event data is read from: the read-only user when CLICKHOUSE_READ_USER is set, else the common one. */
+  clickhouseRead: { url: string; username: string; password: string; database: string; readOnlyUser: boolean }
 }
 
 export function loadDashboardConfig(env: Record<string, string | undefined>): DashboardConfig {
@@ -78,6 +94,10 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     allowedOrigins: new Set(origins),
     plansJson: e.PLANS_JSON,
+    liveStreamsPerSession: e.LIVE_MAX_STREAMS_PER_SESSION,
+    keys: { maxPerAccount: e.KEYS_MAX_PER_ACCOUNT, changesPerMinute: e.KEY_CHANGES_PER_MINUTE },
+    queriesPerMinute: e.QUERIES_PER_MINUTE,
+    clickhouseRead: clickhouseReadOf(commonConfig(e).clickhouse, e.CLICKHOUSE_READ_USER, e.CLICKHOUSE_READ_PASSWORD),
   }
 }
 
@@ -89,4 +109,11 @@ export function cookieSecureOf(raw: string, publicUrl: string, allowedOrigins: s
   if (/^(0|false|no|off)$/.test(v)) return false
   if (v !== '') throw new ConfigError('COOKIE_SECURE', `invalid value ${JSON.stringify(raw)} (true, false, or unset for automatic)`)
   return [publicUrl, ...allowedOrigins].some((u) => u.toLowerCase().startsWith('https://'))
+}
+
+/** The read-only user (H23) when one is named; without one, the dashboard reads as CLICKHOUSE_USER
+ * and says so at start. A read password without a user is a mistake, not a fallback. */
+export function clickhouseReadOf(common: CommonConfig['clickhouse'], user: string, password: string): DashboardConfig['clickhouseRead'] {
+  if (!user && password) throw new ConfigError('CLICKHOUSE_READ_PASSWORD', 'is set but CLICKHOUSE_READ_USER is not')
+  return user ? { ...common, username: user, password, readOnlyUser: true } : { ...common, readOnlyUser: false }
 }

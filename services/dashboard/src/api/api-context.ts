@@ -7,12 +7,13 @@ import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.
 import type { Logger } from '../../../shared/src/log.js'
 import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
-import { busy, DashboardError, unauthorized, unavailable } from '../errors.js'
+import { busy, DashboardError, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
   newSession, sessionToken, newCsrfToken, CSRF_COOKIE, PASSWORD_MAX_LENGTH, HashGateBusy,
-  type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
+  type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
+import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
 
 export const SESSION_COOKIE = 'dash_session'
@@ -21,8 +22,11 @@ export interface ApiDeps {
   cfg: DashboardConfig
   admin: AccountsAdmin
   queries: DashboardQueries
+  liveStreams: LiveStreams
   throttle: LoginThrottle
   signupThrottle: SignupThrottle
+  /** Reads of event data and key changes per minute (H23, U5). */
+  requests: RequestThrottle
   hashGate: HashGate
   plans: Readonly<Record<string, Plan>>
   log: Logger
@@ -90,7 +94,19 @@ export function apiHelpers(d: ApiDeps) {
     }
   }
 
-  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch }
+  const throttled = (buckets: Array<[string, number]>, what: string) => {
+    const v = d.requests.begin(buckets)
+    if (!v.allowed) throw tooManyRequests(v.retryAfterSeconds, what)
+  }
+  /** One read of event data, counted per session and per account (H23); 429 with Retry-After past either. */
+  const countRead = (ctx: Ctx) => {
+    const a = account(ctx)
+    throttled([[`read:s:${ctx.state.session!.sid}`, d.cfg.queriesPerMinute], [`read:a:${a.account_id}`, d.cfg.queriesPerMinute * 3]], 'event-data reads')
+  }
+  /** One key change, counted per account (U5). */
+  const countKeyChange = (ctx: Ctx) => throttled([[`key:a:${account(ctx).account_id}`, d.cfg.keys.changesPerMinute]], 'key changes')
+
+  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, countRead, countKeyChange }
 }
 
 /** The session cookie and the CSRF token bound to it (U1). */

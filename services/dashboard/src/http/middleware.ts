@@ -13,6 +13,8 @@ import { clientIp } from '../../../shared/src/client-ip.js'
 
 /** Seconds a client is told to wait while the dashboard is not ready. */
 const NOT_READY_RETRY_AFTER_S = 5
+/** Retry-After of a 503 that names no figure of its own (ClickHouse or the accounts log away). */
+const DEFAULT_RETRY_AFTER_S = 5
 
 const CSP = [
   "default-src 'self'",
@@ -34,6 +36,9 @@ export function renderErrors() {
       const e = err instanceof DashboardError ? err : undefined
       const status = e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
       ctx.status = status
+      // 429 and 503 always say when to come back: the error's own figure, else a default.
+      const retryAfter = e?.details?.retry_after_seconds ?? (status === 503 ? DEFAULT_RETRY_AFTER_S : undefined)
+      if ((status === 429 || status === 503) && retryAfter !== undefined && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(retryAfter))
       ctx.body = {
         success: false,
         error: e
