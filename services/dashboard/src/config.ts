@@ -1,5 +1,6 @@
 // The dashboard's configuration: read once at start from an env object, validated (STYLE.md).
 import { randomBytes } from 'node:crypto'
+import { cookieNamesFor, type CookieNames } from './auth/cookies.js'
 import { readEnv, commonSpec, commonConfig, v, ConfigError, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
@@ -53,6 +54,8 @@ export interface DashboardConfig extends CommonConfig {
   sessionSecretGenerated: boolean
   sessionTtlMs: number
   cookieSecure: boolean
+  /** `__Host-` names when secure (auth/cookies.ts). */
+  cookies: CookieNames
   login: { maxFailures: number; windowMs: number }
   signup: { maxPerIp: number; windowMs: number }
   trustedProxies: ReadonlySet<string>
@@ -72,12 +75,14 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
   if (e.REQUIRE_SECRETS) {
     requireSecret(e, 'LIVE_TOKEN')
     requireSecret(e, 'SESSION_SECRET')
+    if (e.CLICKHOUSE_READ_USER) requireSecret(e, 'CLICKHOUSE_READ_PASSWORD')
   }
   if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
   const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
   for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
   const publicUrl = e.DASHBOARD_PUBLIC_URL as string
   if (publicUrl && !/^https?:\/\/[^\s]+$/.test(publicUrl)) throw new ConfigError('DASHBOARD_PUBLIC_URL', `not a URL: ${publicUrl}`)
+  const cookieSecure = cookieSecureOf(e.COOKIE_SECURE, publicUrl, origins)
   return {
     ...commonConfig(e),
     host: e.DASHBOARD_HOST,
@@ -88,7 +93,8 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     sessionSecret: secret ? Buffer.from(secret) : randomBytes(32),
     sessionSecretGenerated: !secret,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
-    cookieSecure: cookieSecureOf(e.COOKIE_SECURE, publicUrl, origins),
+    cookieSecure,
+    cookies: cookieNamesFor(cookieSecure),
     login: { maxFailures: e.LOGIN_MAX_FAILURES, windowMs: e.LOGIN_WINDOW_MINUTES * 60_000 },
     signup: { maxPerIp: e.SIGNUP_MAX_PER_IP, windowMs: e.SIGNUP_WINDOW_MINUTES * 60_000 },
     trustedProxies: new Set(e.TRUSTED_PROXIES),

@@ -9,14 +9,12 @@ import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
 import { busy, DashboardError, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
-  newSession, sessionToken, newCsrfToken, CSRF_COOKIE, PASSWORD_MAX_LENGTH, HashGateBusy,
+  newSession, sessionToken, newCsrfToken, setDashboardCookie, PASSWORD_MAX_LENGTH, HashGateBusy,
   type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
-
-export const SESSION_COOKIE = 'dash_session'
 
 export interface ApiDeps {
   cfg: DashboardConfig
@@ -109,20 +107,19 @@ export function apiHelpers(d: ApiDeps) {
   return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, countRead, countKeyChange }
 }
 
-/** The session cookie and the CSRF token bound to it (U1). */
+/** The session cookie and the CSRF token bound to it (U1; names and attributes: auth/cookies.ts). */
 function sessionCookies(d: ApiDeps) {
+  const { cookieSecure: secure, cookies } = d.cfg
   const startSession = (ctx: Ctx, a: AccountRecord) => {
     const s = newSession(a, d.cfg.sessionTtlMs)
-    ctx.cookies.set(SESSION_COOKIE, sessionToken(d.cfg.sessionSecret, s), {
-      httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: d.cfg.sessionTtlMs, overwrite: true,
-    })
+    setDashboardCookie(ctx, secure, cookies.session, sessionToken(d.cfg.sessionSecret, s), { httpOnly: true, maxAge: d.cfg.sessionTtlMs })
     // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
-    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+    setDashboardCookie(ctx, secure, cookies.csrf, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false })
   }
 
   const endSessionCookies = (ctx: Ctx) => {
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
-    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+    setDashboardCookie(ctx, secure, cookies.session, '', { httpOnly: true, maxAge: 0 })
+    setDashboardCookie(ctx, secure, cookies.csrf, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false })
   }
   return { startSession, endSessionCookies }
 }
