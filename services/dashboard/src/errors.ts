@@ -28,6 +28,8 @@ export const tooManyAttempts = (retryAfterSeconds: number, what = 'failed sign-i
 /** 503; Retry-After is `retryAfterSeconds` (renderErrors sends a default when none is given). */
 export const unavailable = (what: string, cause?: unknown, retryAfterSeconds?: number) =>
   new DashboardError('SERVICE_UNAVAILABLE', 503, `${what} is unavailable`, retryAfterSeconds ? { retry_after_seconds: retryAfterSeconds } : undefined, { cause })
+export const queryTooLarge = (what: string, cause?: unknown) =>
+  new DashboardError('QUERY_TOO_LARGE', 400, `Event data (${what}): the query would read more than the dashboard allows; narrow the time range or add a filter`, undefined, { cause })
 export const keyLimit = (message: string, limit: number) => new DashboardError('KEY_LIMIT_REACHED', 409, message, { limit })
 export const tooManyStreams = (retryAfterSeconds: number, whose: string) =>
   new DashboardError('TOO_MANY_STREAMS', 429, `Too many live streams open for ${whose}; close one or try again in ${retryAfterSeconds} seconds`, { retry_after_seconds: retryAfterSeconds })

@@ -7,7 +7,7 @@ import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.
 import type { Logger } from '../../../shared/src/log.js'
 import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
-import { busy, DashboardError, tooManyRequests, unauthorized, unavailable } from '../errors.js'
+import { busy, DashboardError, queryTooLarge, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
   newSession, sessionToken, newCsrfToken, setDashboardCookie, PASSWORD_MAX_LENGTH, HashGateBusy,
   type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
@@ -15,6 +15,7 @@ import {
 import type { DashboardQueries } from './queries.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
+import { readsTooMuch } from './query-bounds.js'
 
 export interface ApiDeps {
   cfg: DashboardConfig
@@ -88,6 +89,7 @@ export function apiHelpers(d: ApiDeps) {
     } catch (err) {
       if (err instanceof DashboardError) throw err
       d.log.warn('clickhouse query failed', { what, err: err as Error })
+      if (readsTooMuch(err)) throw queryTooLarge(what, err)
       throw unavailable(`Event data (${what})`, err)
     }
   }

@@ -19,17 +19,20 @@ export const keyView = (k: ApiKeyRecord, lastUsed?: number) => ({
 })
 
 /** U5: an account holds at most `max` keys that are not revoked (a revoked key frees its place), and
- * at most KEY_RECORDS_PER_CAP times as many keys in all: each key is a record every service replays at start. */
+ * at most KEY_RECORDS_PER_CAP times as many in all, revoked ones included: every key is a record each
+ * service replays at start. `creating`: this account's creations still in flight in this process. */
 export const KEY_RECORDS_PER_CAP = 10
 
-export function checkKeyCap(keys: readonly ApiKeyRecord[], max: number): void {
-  const held = keys.filter((k) => k.status !== 'revoked').length
+export function checkKeyCap(keys: readonly ApiKeyRecord[], max: number, creating = 0): void {
+  const held = keys.filter((k) => k.status !== 'revoked').length + creating
   if (held >= max) throw keyLimit(`This account holds ${held} keys, the most it may; revoke one to create another`, max)
-  if (keys.length >= max * KEY_RECORDS_PER_CAP) throw keyLimit(`This account has created ${keys.length} keys, the most it may; ask support to raise the limit`, max * KEY_RECORDS_PER_CAP)
+  const all = keys.length + creating
+  if (all >= max * KEY_RECORDS_PER_CAP) throw keyLimit(`This account has created ${all} keys, the most it may; ask support to raise the limit`, max * KEY_RECORDS_PER_CAP)
 }
 
 export function addKeyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): void {
   const { account, countRead, countKeyChange } = h
+  const creating = new Map<string, number>()
   r.get('/keys', async (ctx) => {
     const a = account(ctx)
     countRead(ctx)
@@ -48,8 +51,14 @@ export function addKeyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelper
     const type = b.type ?? 'live'
     if (type !== 'live' && type !== 'test') throw validation('type must be live or test', { field: 'type' })
     countKeyChange(ctx)
-    checkKeyCap(d.admin.keysOf(a.account_id), d.cfg.keys.maxPerAccount)
-    const { secret, record } = await d.admin.createKey({ accountId: a.account_id, name, type })
+    // Creations in flight count too: a parallel burst cannot all pass the cap before any key lands.
+    checkKeyCap(d.admin.keysOf(a.account_id), d.cfg.keys.maxPerAccount, creating.get(a.account_id))
+    creating.set(a.account_id, (creating.get(a.account_id) ?? 0) + 1)
+    const { secret, record } = await d.admin.createKey({ accountId: a.account_id, name, type }).finally(() => {
+      const n = creating.get(a.account_id)! - 1
+      if (n > 0) creating.set(a.account_id, n)
+      else creating.delete(a.account_id)
+    })
     d.log.info('key created', { account: a.account_id, key_id: record.key_id, type })
     ctx.status = 201
     ctx.body = { success: true, data: { ...keyView(record), secret } }
