@@ -94,6 +94,11 @@ export function apiHelpers(d: ApiDeps) {
     }
   }
 
+  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, ...requestLimits(d, account) }
+}
+
+/** Per-minute limits on reads of event data (H23) and on key changes (U5). */
+function requestLimits(d: ApiDeps, account: (ctx: Ctx) => AccountRecord) {
   const throttled = (buckets: Array<[string, number]>, what: string) => {
     const v = d.requests.begin(buckets)
     if (!v.allowed) throw tooManyRequests(v.retryAfterSeconds, what)
@@ -106,7 +111,7 @@ export function apiHelpers(d: ApiDeps) {
   /** One key change, counted per account (U5). */
   const countKeyChange = (ctx: Ctx) => throttled([[`key:a:${account(ctx).account_id}`, d.cfg.keys.changesPerMinute]], 'key changes')
 
-  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, countRead, countKeyChange }
+  return { countRead, countKeyChange }
 }
 
 /** The session cookie and the CSRF token bound to it (U1; names and attributes: auth/cookies.ts). */
