@@ -65,7 +65,11 @@ t.test('a client that stops reading is cut off; its timer stops and the process 
   const fast = await openRaw(port, 'slow')
   fast.socket.resume()
   let fastBytes = 0
-  fast.socket.on('data', (c) => (fastBytes += c.length))
+  let fastPings = 0
+  fast.socket.on('data', (c: Buffer) => {
+    fastBytes += c.length
+    fastPings += c.toString().split(': ping').length - 1
+  })
   t.teardown(() => [socket, fast.socket].forEach((s) => s.destroy()))
   await until(() => hub.subscribers === 2, 'both streams subscribed')
 
@@ -80,8 +84,10 @@ t.test('a client that stops reading is cut off; its timer stops and the process 
   t.equal(hub.dropped, 1)
   t.ok(published >= 64 * 1024, `cut after ${Math.round(published / 1024)} KB`)
 
-  // Pings run every 5 ms: a timer left running on the cut stream would write after its end.
-  await new Promise((r) => setTimeout(r, 100))
+  // Pings run every 5 ms: once the other stream has had three more, a timer left running on the cut
+  // stream would have written after its end.
+  const pingsAtCut = fastPings
+  await until(() => fastPings >= pingsAtCut + 3, 'three more pings on the stream still open')
   t.same(uncaught, [], 'no write after end, no unhandled stream error')
 
   // The slow client, reading again, gets what the kernel held and then the end of the stream.
