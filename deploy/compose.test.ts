@@ -74,3 +74,22 @@ t.test('the services run compiled JavaScript from the image built by deploy/Dock
     t.same(doc.services[name].command, ['node', ...nodeFlagsFor(name), `dist/services/${name}/src/main.js`], `${name} starts from dist/`)
   }
 })
+
+t.test('the dashboard reads as the read-only ClickHouse user, with the local stack\'s profile (H23)', async (t) => {
+  const dash = envOf('dashboard')
+  t.equal(dash.CLICKHOUSE_READ_USER, 'dashboard_read')
+  t.match(dash.CLICKHOUSE_READ_PASSWORD, REQUIRED('CLICKHOUSE_READ_PASSWORD'))
+  t.match(envOf('clickhouse').CLICKHOUSE_READ_PASSWORD, REQUIRED('CLICKHOUSE_READ_PASSWORD'), 'the server gets the same password')
+  const mounted = (services.clickhouse.volumes as string[]).find((v) => v.includes('users.d/dashboard-read.xml'))!
+  t.ok(mounted, 'the user file is mounted into users.d')
+  const composeXml = readFileSync(join(dirname(FILE), mounted.split(':')[0]!), 'utf8')
+  const localXml = readFileSync(join(dirname(FILE), 'local/clickhouse/users.xml'), 'utf8')
+  const profile = (xml: string) => /<profiles>[\s\S]*?<dashboard_read>([\s\S]*?)<\/dashboard_read>/.exec(xml)?.[1]?.replace(/\s+/g, '')
+  t.ok(profile(localXml), 'the local stack defines the profile')
+  t.equal(profile(composeXml), profile(localXml), 'compose and the local stack bound dashboard queries alike')
+  t.match(composeXml, /<password from_env="CLICKHOUSE_READ_PASSWORD"\/>/, 'no password in the file')
+})
+
+t.test('dashboard cookies are Secure (and __Host- prefixed) unless turned off on purpose', async (t) => {
+  t.equal(envOf('dashboard').COOKIE_SECURE, '${COOKIE_SECURE:-true}')
+})

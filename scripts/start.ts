@@ -112,7 +112,8 @@ async function main() {
   const ingest = service('ingest', 'services/ingest/src/main.ts')
   const dashboardEntry = join(ROOT, 'services/dashboard/src/main.ts')
   let dashboard: Supervisor | undefined
-  if (existsSync(dashboardEntry)) dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken })
+  // The dashboard reads as the stack's read-only user (deploy/local/clickhouse/users.xml, H23).
+  if (existsSync(dashboardEntry)) dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken, CLICKHOUSE_READ_USER: env.CLICKHOUSE_READ_USER ?? 'dashboard_read' })
 
   await waitHealthy(`http://127.0.0.1:${ingestPort}/health`, 'ingest', ingest)
   if (dashboard) await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) => console.error(String(e)))

@@ -185,7 +185,11 @@ start_registry() {
 }
 
 start_clickhouse() {
-  if pid_alive clickhouse; then say "clickhouse already running (pid $(cat "$RUN/clickhouse.pid"))"; return 0; fi
+  if pid_alive clickhouse; then
+    # A running server re-reads users.xml within seconds: new users and profiles apply without a restart.
+    cp "$HERE/clickhouse/users.xml" "$STACK_DIR/clickhouse/users.xml"
+    say "clickhouse already running (pid $(cat "$RUN/clickhouse.pid"))"; return 0
+  fi
   check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT
   check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT
   local dir="$STACK_DIR/clickhouse" log="$LOGS/clickhouse.log"

@@ -55,7 +55,7 @@ export class DashboardClient {
   }
 
   get csrf(): string | undefined {
-    const v = this.cookies.get('dash_csrf')
+    const v = this.cookies.get('__Host-dash_csrf') ?? this.cookies.get('dash_csrf')
     return v === undefined ? undefined : decodeURIComponent(v)
   }
 

@@ -33,3 +33,16 @@ t.test('COOKIE_SECURE defaults to on when the dashboard is served over https (is
   t.throws(() => loadDashboardConfig({ COOKIE_SECURE: 'maybe' }), /COOKIE_SECURE/)
   t.throws(() => loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'dash.example.com' }), /DASHBOARD_PUBLIC_URL/)
 })
+
+t.test('secure cookies carry the __Host- prefix; plain-http ones cannot', async (t) => {
+  t.same(loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dash.example.com' }).cookies, { session: '__Host-dash_session', csrf: '__Host-dash_csrf' })
+  t.same(loadDashboardConfig({}).cookies, { session: 'dash_session', csrf: 'dash_csrf' }, 'browsers refuse __Host- without Secure')
+})
+
+t.test('the read-only ClickHouse user (H23): named, or the common user with a flag saying so', async (t) => {
+  const common = loadDashboardConfig({ CLICKHOUSE_USER: 'tracking', CLICKHOUSE_PASSWORD: 'w' }).clickhouseRead
+  t.match(common, { username: 'tracking', password: 'w', readOnlyUser: false })
+  const read = loadDashboardConfig({ CLICKHOUSE_USER: 'tracking', CLICKHOUSE_PASSWORD: 'w', CLICKHOUSE_READ_USER: 'dashboard_read', CLICKHOUSE_READ_PASSWORD: 'r' }).clickhouseRead
+  t.match(read, { username: 'dashboard_read', password: 'r', readOnlyUser: true })
+  t.throws(() => loadDashboardConfig({ CLICKHOUSE_READ_PASSWORD: 'r' }), /CLICKHOUSE_READ_PASSWORD/)
+})

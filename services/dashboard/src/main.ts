@@ -13,7 +13,8 @@ import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../shared/src/accounts/plans.js'
 import { loadDashboardConfig, type DashboardConfig } from './config.js'
-import { HashGate, LoginThrottle, SignupThrottle } from './auth/index.js'
+import { HashGate, LoginThrottle, SignupThrottle, RequestThrottle, sessionAllowed } from './auth/index.js'
+import { LiveStreams } from './api/live-streams.js'
 import { DashboardQueries } from './api/queries.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -21,6 +22,8 @@ import { Readiness, waitFor } from '../../shared/src/wait-for.js'
 import { isKafkaUnavailable } from '../../shared/src/unavailable.js'
 
 export const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public')
+/** How often open live streams' sessions are checked against the account records (U4). */
+const LIVE_SESSION_SWEEP_MS = 1000
 
 export async function createDashboardService(cfg: DashboardConfig, log: Logger) {
   if (!cfg.liveToken) log.warn('LIVE_TOKEN is empty: the live stream page cannot read the projector feed')
@@ -31,16 +34,25 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   const stopping = new AbortController()
   const waits = { signal: stopping.signal, readiness }
   const { kafka, codec } = createEventLogClients(cfg, 'dashboard', log)
-  const ch = openClickHouse(cfg.clickhouse)
+  // The dashboard only reads event data: as the read-only user with bounded queries when one is configured (H23).
+  if (!cfg.clickhouseRead.readOnlyUser) log.warn('CLICKHOUSE_READ_USER is not set: the dashboard reads event data as CLICKHOUSE_USER, without the read-only user\'s query limits')
+  const ch = openClickHouse(cfg.clickhouseRead)
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
+  const liveStreams = new LiveStreams({
+    perSession: cfg.liveStreamsPerSession,
+    stillSignedIn: (s) => s.exp > Date.now() && sessionAllowed(s, admin.accounts.get(s.a)),
+    sweepMs: LIVE_SESSION_SWEEP_MS,
+  })
 
   const app = createDashboardApp({
     cfg,
     log,
     admin,
     plans,
-    queries: new DashboardQueries(ch, cfg.clickhouse.database),
+    queries: new DashboardQueries(ch, cfg.clickhouseRead.database),
+    liveStreams,
+    requests: new RequestThrottle(),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),
     signupThrottle: new SignupThrottle(cfg.signup),
     // Two scrypt calls at a time leave libuv's other two threads (of four) for DNS and files.
@@ -86,6 +98,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     },
     async close() {
       stopping.abort()
+      liveStreams.endAll()
       if (server) {
         await new Promise<void>((resolve) => {
           server!.close(() => resolve())

@@ -11,7 +11,9 @@ const spec = {
   PROJECTOR_RETRIES: v.int(10, 0, 1000),
   PROJECTOR_DRAIN_MS: v.int(30_000, 0, 600_000),
   LIVE_TOKEN: v.optionalStr(),
-  LIVE_BUFFER_ITEMS: v.int(1000, 10, 1_000_000),
+  LIVE_BUFFER_BYTES: v.int(1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
+  LIVE_MAX_STREAMS: v.int(1000, 1, 1_000_000),
+  LIVE_MAX_STREAMS_PER_ACCOUNT: v.int(20, 1, 100_000),
   REPLAY_FETCH_PARTITION_BYTES: v.int(4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
 }
@@ -27,7 +29,8 @@ export interface ProjectorConfig extends CommonConfig {
   drainMs: number
   /** The dashboard's service secret for reading an account's live feed (the only credential /live accepts). Empty: off. */
   liveToken: string
-  liveBufferItems: number
+  /** The live feed (U3): bytes a stream may hold unsent before it is cut off, open streams in total and per account. */
+  live: { bufferBytes: number; maxStreams: number; maxStreamsPerAccount: number }
   /** How many bytes a replay fetches per partition in one Kafka fetch (kafkajs maxBytesPerPartition). */
   replayFetchPartitionBytes: number
   /** Rows per ClickHouse insert in a replay (issue 10: larger inserts cost the server less per row than the live projector's). */
@@ -48,7 +51,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     retries: e.PROJECTOR_RETRIES,
     drainMs: e.PROJECTOR_DRAIN_MS,
     liveToken: e.LIVE_TOKEN,
-    liveBufferItems: e.LIVE_BUFFER_ITEMS,
+    live: { bufferBytes: e.LIVE_BUFFER_BYTES, maxStreams: e.LIVE_MAX_STREAMS, maxStreamsPerAccount: e.LIVE_MAX_STREAMS_PER_ACCOUNT },
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
   }

@@ -4,13 +4,14 @@
 import { createServer, type Server } from 'node:http'
 import type { Metrics } from './consume/metrics.js'
 import type { LiveHub } from './live/live-hub.js'
-import { handleLive, type LiveAuth } from './live/sse.js'
+import { handleLive, type LiveAuth, type LiveStreamOptions } from './live/sse.js'
 
 export interface ProjectorHttpDeps {
   metrics: Metrics
   hub: LiveHub
   auth: LiveAuth
-  bufferItems: number
+  /** Per-stream options of the live feed; defaults when absent. */
+  live?: LiveStreamOptions
   /** Readiness: ok only when every dependency answers; checks names each one's state. */
   health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
 }
@@ -18,7 +19,7 @@ export interface ProjectorHttpDeps {
 export function createProjectorServer(d: ProjectorHttpDeps): Server {
   return createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    if (req.method === 'GET' && url.pathname === '/live') return handleLive(req, res, url, d.hub, d.auth, d.bufferItems)
+    if (req.method === 'GET' && url.pathname === '/live') return handleLive(req, res, url, d.hub, d.auth, d.live)
     if (req.method === 'GET' && url.pathname === '/metrics') {
       d.metrics.render().then(
         (body) => {

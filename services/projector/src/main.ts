@@ -18,6 +18,7 @@ import { ClickHouseWriter } from './clickhouse/writer.js'
 import { Projector } from './consume/projector.js'
 import { Metrics } from './consume/metrics.js'
 import { LiveHub } from './live/live-hub.js'
+import { DEFAULT_LIVE_STREAM } from './live/sse.js'
 import { createProjectorServer } from './http.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 
@@ -31,7 +32,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
 
   const metrics = new Metrics()
-  const hub = new LiveHub()
+  const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
   const writer = new ClickHouseWriter(ch, cfg.clickhouse.database, {
     onDuplicates: (dropped) => {
@@ -56,7 +57,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const server = createProjectorServer({
     metrics,
     hub,
-    bufferItems: cfg.liveBufferItems,
+    live: { bufferBytes: cfg.live.bufferBytes, pingMs: DEFAULT_LIVE_STREAM.pingMs },
     auth: { liveToken: cfg.liveToken },
     health: async () => {
       // ClickHouse is asked now; the others report what the consume loop last saw.

@@ -7,22 +7,25 @@ import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.
 import type { Logger } from '../../../shared/src/log.js'
 import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
-import { busy, DashboardError, unauthorized, unavailable } from '../errors.js'
+import { busy, DashboardError, queryTooLarge, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
-  newSession, sessionToken, newCsrfToken, CSRF_COOKIE, PASSWORD_MAX_LENGTH, HashGateBusy,
-  type HashGate, type LoginThrottle, type SignupThrottle, type SessionPayload,
+  newSession, sessionToken, newCsrfToken, setDashboardCookie, PASSWORD_MAX_LENGTH, HashGateBusy,
+  type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
+import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
-
-export const SESSION_COOKIE = 'dash_session'
+import { readsTooMuch } from './query-bounds.js'
 
 export interface ApiDeps {
   cfg: DashboardConfig
   admin: AccountsAdmin
   queries: DashboardQueries
+  liveStreams: LiveStreams
   throttle: LoginThrottle
   signupThrottle: SignupThrottle
+  /** Reads of event data and key changes per minute (H23, U5). */
+  requests: RequestThrottle
   hashGate: HashGate
   plans: Readonly<Record<string, Plan>>
   log: Logger
@@ -86,27 +89,44 @@ export function apiHelpers(d: ApiDeps) {
     } catch (err) {
       if (err instanceof DashboardError) throw err
       d.log.warn('clickhouse query failed', { what, err: err as Error })
+      if (readsTooMuch(err)) throw queryTooLarge(what, err)
       throw unavailable(`Event data (${what})`, err)
     }
   }
 
-  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch }
+  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, ...requestLimits(d, account) }
 }
 
-/** The session cookie and the CSRF token bound to it (U1). */
+/** Per-minute limits on reads of event data (H23) and on key changes (U5). */
+function requestLimits(d: ApiDeps, account: (ctx: Ctx) => AccountRecord) {
+  const throttled = (buckets: Array<[string, number]>, what: string) => {
+    const v = d.requests.begin(buckets)
+    if (!v.allowed) throw tooManyRequests(v.retryAfterSeconds, what)
+  }
+  /** One read of event data, counted per session and per account (H23); 429 with Retry-After past either. */
+  const countRead = (ctx: Ctx) => {
+    const a = account(ctx)
+    throttled([[`read:s:${ctx.state.session!.sid}`, d.cfg.queriesPerMinute], [`read:a:${a.account_id}`, d.cfg.queriesPerMinute * 3]], 'event-data reads')
+  }
+  /** One key change, counted per account (U5). */
+  const countKeyChange = (ctx: Ctx) => throttled([[`key:a:${account(ctx).account_id}`, d.cfg.keys.changesPerMinute]], 'key changes')
+
+  return { countRead, countKeyChange }
+}
+
+/** The session cookie and the CSRF token bound to it (U1; names and attributes: auth/cookies.ts). */
 function sessionCookies(d: ApiDeps) {
+  const { cookieSecure: secure, cookies } = d.cfg
   const startSession = (ctx: Ctx, a: AccountRecord) => {
     const s = newSession(a, d.cfg.sessionTtlMs)
-    ctx.cookies.set(SESSION_COOKIE, sessionToken(d.cfg.sessionSecret, s), {
-      httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: d.cfg.sessionTtlMs, overwrite: true,
-    })
+    setDashboardCookie(ctx, secure, cookies.session, sessionToken(d.cfg.sessionSecret, s), { httpOnly: true, maxAge: d.cfg.sessionTtlMs })
     // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
-    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+    setDashboardCookie(ctx, secure, cookies.csrf, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false })
   }
 
   const endSessionCookies = (ctx: Ctx) => {
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', maxAge: 0, overwrite: true })
-    ctx.cookies.set(CSRF_COOKIE, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false, sameSite: 'strict', secure: d.cfg.cookieSecure, path: '/', overwrite: true })
+    setDashboardCookie(ctx, secure, cookies.session, '', { httpOnly: true, maxAge: 0 })
+    setDashboardCookie(ctx, secure, cookies.csrf, newCsrfToken(d.cfg.sessionSecret), { httpOnly: false })
   }
   return { startSession, endSessionCookies }
 }

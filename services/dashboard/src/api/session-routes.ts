@@ -76,6 +76,7 @@ function addSignOutAndPassword(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const s = ctx.state.session
     endSessionCookies(ctx)
     if (s) await accountChange('sign-out', () => d.admin.revokeSession(s.a, s.sid, s.exp))
+    d.liveStreams.sweep()
     ctx.body = { success: true }
   })
 
@@ -83,6 +84,7 @@ function addSignOutAndPassword(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const a = account(ctx)
     endSessionCookies(ctx)
     await accountChange('sign out everywhere', () => d.admin.endAllSessions(a.account_id))
+    d.liveStreams.sweep()
     d.log.info('all sessions ended', { account: a.account_id })
     ctx.body = { success: true }
   })
@@ -104,6 +106,7 @@ function addSignOutAndPassword(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     attempt.succeed()
     const newHash = await scrypt(ctx, () => hashPassword(next))
     const updated = await accountChange('password change', () => d.admin.setPassword(a.account_id, newHash))
+    d.liveStreams.sweep()
     d.log.info('password changed; other sessions ended', { account: a.account_id })
     startSession(ctx, updated)
     ctx.body = { success: true }

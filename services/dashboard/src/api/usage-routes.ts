@@ -8,13 +8,14 @@ import { intParam } from './params.js'
 const DAY = 86_400_000
 
 export function addUsageRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): void {
-  const { planOf, me, account, ch } = h
+  const { planOf, me, account, ch, countRead } = h
   r.get('/me', async (ctx) => {
     ctx.body = { success: true, data: me(account(ctx)) }
   })
 
   r.get('/usage', async (ctx) => {
     const a = account(ctx)
+    countRead(ctx)
     const plan = planOf(a)
     const days = intParam(ctx, 'days', 3, 1, 31)
     const now = Date.now()

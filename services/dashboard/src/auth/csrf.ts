@@ -10,7 +10,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { sign, unsign } from './tokens.js'
 
-export const CSRF_COOKIE = 'dash_csrf'
 export const CSRF_HEADER = 'x-csrf-token'
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

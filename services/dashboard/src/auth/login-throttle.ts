@@ -104,3 +104,14 @@ export class SignupThrottle {
     return admit(this.w, [[`s:${ip}`, this.opts.maxPerIp]], now)
   }
 }
+
+/** Requests per bucket in a sliding minute: the dashboard's reads of event data (per session and
+ * per account, H23) and key changes (per account, U5). */
+export class RequestThrottle {
+  private readonly w = new SlidingWindow(60_000)
+
+  /** Counts one request in every bucket [key, max per minute] when all have room; else refuses. */
+  begin(buckets: Array<[string, number]>, now = Date.now()): ThrottleVerdict {
+    return admit(this.w, buckets, now)
+  }
+}

@@ -7,12 +7,13 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.js'
 import type { DashboardConfig } from '../config.js'
 import { DashboardError, forbidden, unavailable } from '../errors.js'
-import { readSession, sessionAllowed, checkCsrf, newCsrfToken, csrfSessionOf, CSRF_COOKIE, CSRF_HEADER } from '../auth/index.js'
-import { SESSION_COOKIE } from '../api/api-context.js'
+import { readSession, sessionAllowed, checkCsrf, newCsrfToken, csrfSessionOf, setDashboardCookie, CSRF_HEADER } from '../auth/index.js'
 import { clientIp } from '../../../shared/src/client-ip.js'
 
 /** Seconds a client is told to wait while the dashboard is not ready. */
 const NOT_READY_RETRY_AFTER_S = 5
+/** Retry-After of a 503 that names no figure of its own (ClickHouse or the accounts log away). */
+const DEFAULT_RETRY_AFTER_S = 5
 
 const CSP = [
   "default-src 'self'",
@@ -34,6 +35,9 @@ export function renderErrors() {
       const e = err instanceof DashboardError ? err : undefined
       const status = e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
       ctx.status = status
+      // 429 and 503 always say when to come back: the error's own figure, else a default.
+      const retryAfter = e?.details?.retry_after_seconds ?? (status === 503 ? DEFAULT_RETRY_AFTER_S : undefined)
+      if ((status === 429 || status === 503) && retryAfter !== undefined && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(retryAfter))
       ctx.body = {
         success: false,
         error: e
@@ -62,7 +66,7 @@ export function securityHeaders() {
 export function session(cfg: DashboardConfig, admin: AccountsAdmin) {
   return async (ctx: Ctx, next: Koa.Next) => {
     ctx.state.ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('x-forwarded-for'), cfg.trustedProxies) || 'unknown'
-    const s = readSession(cfg.sessionSecret, ctx.cookies.get(SESSION_COOKIE))
+    const s = readSession(cfg.sessionSecret, ctx.cookies.get(cfg.cookies.session))
     if (s) {
       const a = admin.accounts.get(s.a)
       // Sign-out, sign out everywhere, a password change or a disabled account end the session (server-side, on the account record).
@@ -73,9 +77,9 @@ export function session(cfg: DashboardConfig, admin: AccountsAdmin) {
     }
     // Every visitor gets a signed CSRF token to echo in X-CSRF-Token (double submit), bound to the
     // session when there is one; a token of another (or no) session is replaced for the next request.
-    const bound = csrfSessionOf(cfg.sessionSecret, ctx.cookies.get(CSRF_COOKIE))
+    const bound = csrfSessionOf(cfg.sessionSecret, ctx.cookies.get(cfg.cookies.csrf))
     if (bound === undefined || (ctx.state.session && bound !== ctx.state.session.sid)) {
-      ctx.cookies.set(CSRF_COOKIE, newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid), { httpOnly: false, sameSite: 'strict', secure: cfg.cookieSecure, path: '/', overwrite: true })
+      setDashboardCookie(ctx, cfg.cookieSecure, cfg.cookies.csrf, newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid), { httpOnly: false })
     }
     await next()
   }
@@ -90,7 +94,7 @@ export function csrfGuard(cfg: DashboardConfig, log: Logger) {
       // Koa 3's ctx.origin is the Origin header; our own origin is the protocol and Host we were reached at.
       ownOrigin: `${ctx.protocol}://${ctx.host}`,
       allowedOrigins: cfg.allowedOrigins,
-      cookie: ctx.cookies.get(CSRF_COOKIE),
+      cookie: ctx.cookies.get(cfg.cookies.csrf),
       header: ctx.get(CSRF_HEADER) || undefined,
       sessionId: ctx.state.session?.sid,
     })

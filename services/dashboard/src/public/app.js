@@ -36,7 +36,7 @@ async function api(method, path, body) {
   const headers = { accept: 'application/json' }
   if (method !== 'GET') {
     headers['content-type'] = 'application/json'
-    headers['x-csrf-token'] = cookie('dash_csrf')
+    headers['x-csrf-token'] = cookie('__Host-dash_csrf') || cookie('dash_csrf')
   }
   const res = await fetch('/api' + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
   const json = await res.json().catch(() => null)

@@ -77,7 +77,7 @@ t.test('GET /metrics serves the registry with process metrics and the live subsc
   const hub = new LiveHub()
   metrics.liveSubscribers(() => hub.subscribers)
   metrics.inserted(7, 0, 0.01)
-  const server = createProjectorServer({ metrics, hub, auth: { liveToken: 'x'.repeat(32) }, bufferItems: 10, health: async () => ({ ok: true, checks: {} }) })
+  const server = createProjectorServer({ metrics, hub, auth: { liveToken: 'x'.repeat(32) }, health: async () => ({ ok: true, checks: {} }) })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => server.close())
   const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)

@@ -1,6 +1,7 @@
-// In-process fan-out of projected records to live subscribers (issue 4, U1). Each subscriber
-// sees one account only and has a bounded queue: a subscriber that cannot keep up is dropped,
-// so a slow browser never slows projection.
+// In-process fan-out of projected records to live subscribers (U1, U3). Each subscriber sees one
+// account only. Each item is serialized to its server-sent-events frame once per publish and the
+// same bytes go to every subscriber that wants it. A subscriber that cannot keep up is cut off,
+// so a slow browser never slows projection. Streams are capped per account and in total (U3).
 import type { WriteBatch } from '../clickhouse/writer.js'
 
 export interface LiveItem {
@@ -18,12 +19,30 @@ export interface LiveItem {
   email?: string | null
 }
 
+/** An item with its SSE frame (`id`, `event`, `data` lines), built once per publish. */
+export interface LiveFrame {
+  item: LiveItem
+  frame: Buffer
+}
+
 export interface Subscriber {
   accountId: string
-  /** Returns false when the subscriber's sink is full; the hub then drops it. */
-  push(items: LiveItem[]): boolean
+  /** Returns false when the subscriber cannot take these frames; the hub then cuts it off. */
+  push(frames: readonly LiveFrame[]): boolean
   close(reason: string): void
 }
+
+export interface LiveLimits {
+  /** Open streams across all accounts. */
+  maxStreams: number
+  /** Open streams of one account. */
+  maxStreamsPerAccount: number
+}
+
+export const DEFAULT_LIVE_LIMITS: LiveLimits = { maxStreams: 1000, maxStreamsPerAccount: 20 }
+
+/** subscribe()'s answer: the stream is in (with its unsubscribe), or which cap refused it. */
+export type Admission = { ok: true; unsubscribe: () => void } | { ok: false; cap: 'account' | 'total' }
 
 const parse = (s: string | null) => {
   if (s == null) return undefined
@@ -53,42 +72,51 @@ export function toLiveItems(batch: WriteBatch): LiveItem[] {
   return items
 }
 
+export const sseFrame = (item: LiveItem): Buffer => Buffer.from(`id: ${item.event_id}\nevent: ${item.type}\ndata: ${JSON.stringify(item)}\n\n`)
+
 export class LiveHub {
   private readonly byAccount = new Map<string, Set<Subscriber>>()
+  private open = 0
   dropped = 0
 
-  subscribe(s: Subscriber): () => void {
-    let set = this.byAccount.get(s.accountId)
-    if (!set) this.byAccount.set(s.accountId, (set = new Set()))
+  constructor(private readonly limits: LiveLimits = DEFAULT_LIVE_LIMITS) {}
+
+  subscribe(s: Subscriber): Admission {
+    const set = this.byAccount.get(s.accountId) ?? new Set<Subscriber>()
+    if (this.open >= this.limits.maxStreams) return { ok: false, cap: 'total' }
+    if (set.size >= this.limits.maxStreamsPerAccount) return { ok: false, cap: 'account' }
+    this.byAccount.set(s.accountId, set)
     set.add(s)
-    return () => {
-      set!.delete(s)
-      if (set!.size === 0) this.byAccount.delete(s.accountId)
-    }
+    this.open++
+    return { ok: true, unsubscribe: () => this.remove(s) }
+  }
+
+  private remove(s: Subscriber) {
+    const set = this.byAccount.get(s.accountId)
+    if (!set?.delete(s)) return
+    this.open--
+    if (set.size === 0) this.byAccount.delete(s.accountId)
   }
 
   get subscribers(): number {
-    let n = 0
-    for (const s of this.byAccount.values()) n += s.size
-    return n
+    return this.open
   }
 
   publish(batch: WriteBatch) {
     if (this.byAccount.size === 0) return
-    const perAccount = new Map<string, LiveItem[]>()
+    const perAccount = new Map<string, LiveFrame[]>()
     for (const item of toLiveItems(batch)) {
       if (!this.byAccount.has(item.account_id)) continue
       let list = perAccount.get(item.account_id)
       if (!list) perAccount.set(item.account_id, (list = []))
-      list.push(item)
+      list.push({ item, frame: sseFrame(item) })
     }
-    for (const [account, items] of perAccount) {
+    for (const [account, frames] of perAccount) {
       for (const s of [...(this.byAccount.get(account) ?? [])]) {
-        if (!s.push(items)) {
-          this.dropped++
-          s.close('subscriber too slow; reconnect to resume')
-          this.byAccount.get(account)?.delete(s)
-        }
+        if (s.push(frames)) continue
+        this.dropped++
+        this.remove(s)
+        s.close('subscriber too slow; reconnect to resume')
       }
     }
   }

@@ -1,8 +1,12 @@
 // Server-sent events for the live feed: GET /live?account_id=..., for the dashboard's server only,
 // authenticated with the LIVE_TOKEN service secret. API keys are never accepted here: they are
 // ingest credentials, and client-side keys ship inside browser and mobile apps, so a key must not
-// read any end user's data (issue 12). The dashboard proxies this feed for a signed-in account,
+// read any end user's data. The dashboard proxies this feed for a signed-in account,
 // taking the account id from the session. Optional filters: event, user_id, environment.
+//
+// A stream that holds more than `bufferBytes` its client has not taken is cut off (U3): the socket
+// is destroyed rather than ended (an end() waits for a client that does not read), its ping timer
+// is cleared, and nothing is written to it again; errors on either side only end the stream.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { LiveHub, LiveItem, Subscriber } from './live-hub.js'
@@ -12,6 +16,18 @@ export interface LiveAuth {
   liveToken: string
 }
 
+export interface LiveStreamOptions {
+  /** Bytes a stream may hold unsent before it is cut off (LIVE_BUFFER_BYTES). */
+  bufferBytes: number
+  /** A comment line this often keeps proxies from closing an idle stream. */
+  pingMs: number
+}
+
+export const DEFAULT_LIVE_STREAM: LiveStreamOptions = { bufferBytes: 1024 * 1024, pingMs: 15_000 }
+
+/** Seconds a refused stream is told to wait (429 at the account's cap, 503 at the total). */
+export const LIVE_RETRY_AFTER_S = 5
+
 function safeEqual(a: string, b: string) {
   const x = Buffer.from(a)
   const y = Buffer.from(b)
@@ -19,11 +35,15 @@ function safeEqual(a: string, b: string) {
 }
 
 function refuse(res: ServerResponse, status: number, code: string, message: string) {
-  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="live"' } : {}) })
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(status === 401 ? { 'www-authenticate': 'Bearer realm="live"' } : {}),
+    ...(status === 429 || status === 503 ? { 'retry-after': String(LIVE_RETRY_AFTER_S) } : {}),
+  })
   res.end(JSON.stringify({ success: false, error: { code, message } }))
 }
 
-export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, hub: LiveHub, auth: LiveAuth, bufferItems: number) {
+export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, hub: LiveHub, auth: LiveAuth, opts: LiveStreamOptions = DEFAULT_LIVE_STREAM) {
   const header = req.headers.authorization ?? ''
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
   if (!bearer || !auth.liveToken || !safeEqual(bearer, auth.liveToken)) {
@@ -38,39 +58,49 @@ export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, 
   }
   const keep = (i: LiveItem) => (!f.event || i.event === f.event) && (!f.user || i.user_id === f.user) && (!f.env || i.environment === f.env)
 
+  let ended = false
+  let ping: NodeJS.Timeout | undefined
+  let unsubscribe = () => {}
+  const send = (chunk: string | Buffer) => {
+    if (!ended && !res.destroyed && !res.writableEnded) res.write(chunk)
+  }
+  const cut = () => {
+    if (ended) return
+    ended = true
+    clearInterval(ping)
+    unsubscribe()
+    res.destroy()
+  }
+  const sub: Subscriber = {
+    accountId,
+    push(frames) {
+      if (ended) return true
+      // writableLength is what the client has not taken yet: past the bound, it is behind for good.
+      if (res.writableLength > opts.bufferBytes) return false
+      for (const fr of frames) if (keep(fr.item)) send(fr.frame)
+      return true
+    },
+    close(reason) {
+      send(`event: dropped\ndata: ${JSON.stringify({ reason })}\n\n`)
+      cut()
+    },
+  }
+  const admission = hub.subscribe(sub)
+  if (!admission.ok) {
+    return admission.cap === 'account'
+      ? refuse(res, 429, 'TOO_MANY_STREAMS', 'This account has as many live streams open as it may; close one or try again later')
+      : refuse(res, 503, 'SERVICE_UNAVAILABLE', 'The live feed is at its stream limit; try again later')
+  }
+  unsubscribe = admission.unsubscribe
+  req.on('error', cut)
+  res.on('error', cut)
+  res.on('close', cut)
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   })
-  res.write(`retry: 2000\n: connected to the live feed of ${accountId}\n\n`)
-  let queued = 0
-  const sub: Subscriber = {
-    accountId,
-    push(items) {
-      const mine = items.filter(keep)
-      if (mine.length === 0) return true
-      // writableLength is what the socket has not taken yet: our bounded buffer.
-      if (res.writableLength > bufferItems * 1024 || queued > bufferItems) return false
-      for (const item of mine) {
-        const ok = res.write(`id: ${item.event_id}\nevent: ${item.type}\ndata: ${JSON.stringify(item)}\n\n`)
-        if (!ok) queued++
-      }
-      return true
-    },
-    close(reason) {
-      res.write(`event: dropped\ndata: ${JSON.stringify({ reason })}\n\n`)
-      res.end()
-    },
-  }
-  res.on('drain', () => (queued = 0))
-  const unsubscribe = hub.subscribe(sub)
-  const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
-  const end = () => {
-    clearInterval(ping)
-    unsubscribe()
-  }
-  req.on('close', end)
-  res.on('close', end)
+  send(`retry: 2000\n: connected to the live feed of ${accountId}\n\n`)
+  ping = setInterval(() => send(': ping\n\n'), opts.pingMs)
 }
