@@ -97,8 +97,9 @@ export function headerRecord(h: Headers | Record<string, string>): Record<string
 export const INTERNALS = /\bat [\w.<>]+ \(|node_modules|\.ts:\d+|\.js:\d+|kafkajs|KafkaJS|ECONNREFUSED|Error: /
 
 // ---- a small JSON Schema checker, enough for the OpenAPI document's component schemas
-// (type, const, enum, properties, required, additionalProperties, items, min/maxItems,
-// min/maxLength, pattern, minimum/maximum, anyOf/oneOf/allOf, $ref to #/...). No dependency.
+// (type, const, enum, properties, required, additionalProperties, maxProperties, propertyNames,
+// items, min/maxItems, min/maxLength, pattern, minimum/maximum, anyOf/oneOf/allOf, $ref to #/...).
+// No dependency.
 
 type Schema = Record<string, any>
 
@@ -140,6 +141,9 @@ export function checkJsonSchema(schema: Schema, value: unknown, root: Schema, pa
     const obj = value as Record<string, unknown>
     for (const r of schema.required ?? []) if (!(r in obj)) errs.push(`${path}/${r}: required`)
     const props: Record<string, Schema> = schema.properties ?? {}
+    const names = Object.keys(obj)
+    if (schema.maxProperties !== undefined && names.length > schema.maxProperties) errs.push(`${at}: more than ${schema.maxProperties} properties`)
+    if (schema.propertyNames !== undefined) for (const k of names) errs.push(...checkJsonSchema(schema.propertyNames, k, root, `${path}/${k} (name)`))
     for (const [k, v] of Object.entries(obj)) {
       if (props[k] !== undefined) errs.push(...checkJsonSchema(props[k], v, root, `${path}/${k}`))
       else if (schema.additionalProperties === false) errs.push(`${path}/${k}: additional property not allowed`)

@@ -61,7 +61,7 @@ const bodies: Array<[string, string | Buffer]> = [
   ['empty', ''],
   ['whitespace', '   \n'],
   ['invalid', '{"a":'],
-  ['a __proto__ key', '{"a":{"__proto__":{"x":1}}}'],
+  ['a top-level __proto__ key', '{"__proto__":{"x":1}}'],
   ['an escaped __proto__ key', '{"\\u005f_proto__":{"x":1}}'],
   ['__proto__ only as a value', '{"a":"__proto__"}'],
   ['a BOM', '\ufeff{"a":1}'],
@@ -84,7 +84,7 @@ t.test('the one-pass reader and koa-bodyparser answer every body alike', async (
   }
   const over = await post(port, `{"a":"${'x'.repeat(LIMIT)}"}`, { 'content-type': 'application/json' }, true)
   t.match(over, { status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } }, 'over the limit while reading: 413')
-  const proto = await post(port, '{"a":{"__proto__":{"x":1}}}', { 'content-type': 'application/json; charset=utf-8' })
+  const proto = await post(port, '{"__proto__":{"x":1}}', { 'content-type': 'application/json; charset=utf-8' })
   t.match(proto, { status: 400, body: { code: 'INVALID_JSON' } }, '__proto__: 400 (charset=utf-8 takes the one-pass reader too)')
 })
 
@@ -97,8 +97,14 @@ t.test('compressed and other types still go through koa-bodyparser', async (t) =
   t.match(await post(port, '{"a":1}', { 'content-type': 'application/json', 'content-encoding': '' }), { status: 200 }, 'an empty coding is none, as before')
 })
 
-t.test('parseJson refuses __proto__ at any depth and keeps everything else', async (t) => {
+t.test('parseJson refuses __proto__ at the top level; deeper ones are left to validation, per item (H31)', async (t) => {
   t.same(parseJson('{"a":[{"b":1}]}'), { a: [{ b: 1 }] })
-  t.throws(() => parseJson('[{"x":[{"__proto__":1}]}]'), { code: 'INVALID_JSON' })
+  t.throws(() => parseJson('{"sent_at":"x","__proto__":{"events":[]}}'), { code: 'INVALID_JSON' })
+  t.throws(() => parseJson('{"\\u005f_proto__":1}'), { code: 'INVALID_JSON' }, 'an escaped spelling')
   t.same(parseJson('{"note":"\\"__proto__\\": is text"}'), { note: '"__proto__": is text' })
+  const nested = parseJson('{"events":[{"properties":{"__proto__":{"polluted":1}}}]}') as any
+  const props = nested.events[0].properties
+  t.ok(Object.prototype.hasOwnProperty.call(props, '__proto__'), 'an own key of the item, for validation to name')
+  t.equal(Object.getPrototypeOf(props), Object.prototype, 'no prototype was set')
+  t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
 })

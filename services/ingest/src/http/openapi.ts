@@ -4,12 +4,58 @@
 // documented request schemas accept valid bodies and refuse the removed forms, and that real
 // responses match the documented ones.
 import {
-  EventBodySchema, BatchBodySchema, SuccessBodySchema, ErrorBodySchema, MAX_NESTING_DEPTH,
+  EventBodySchema, BatchBodySchema, BatchEventItemSchema, BatchIdentifyItemSchema, SuccessBodySchema, ErrorBodySchema,
+  PayloadTooLargeBodySchema, MAX_NESTING_DEPTH,
 } from '../validation/index.js'
 
 let cached: Record<string, unknown> | undefined
 
-const strip = (s: unknown): unknown => JSON.parse(JSON.stringify(s))
+type Schema = Record<string, any>
+
+/**
+ * A TypeBox schema as a component: plain JSON, without its `$id`, which would make the component
+ * its own resource, so that `#/components/...` references inside it would not resolve to this document.
+ */
+const strip = (s: unknown): Schema => {
+  const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Schema
+  return rest
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** The request and body schemas; batch items as named kinds joined by a discriminated oneOf. */
+function schemas(): Record<string, Schema> {
+  const batchBody = strip(BatchBodySchema)
+  const batchItem = strip(batchBody.properties.events.items)
+  batchBody.properties.events.items = ref('BatchItem')
+  return {
+    EventBody: strip(EventBodySchema),
+    BatchBody: batchBody,
+    BatchItem: {
+      title: batchItem.title,
+      description: batchItem.description,
+      oneOf: [ref('BatchEventItem'), ref('BatchIdentifyItem')],
+      discriminator: {
+        propertyName: 'type',
+        mapping: { event: ref('BatchEventItem').$ref, identify: ref('BatchIdentifyItem').$ref },
+      },
+    },
+    BatchEventItem: strip(BatchEventItemSchema),
+    BatchIdentifyItem: strip(BatchIdentifyItemSchema),
+    SuccessBody: strip(SuccessBodySchema),
+    ErrorBody: strip(ErrorBodySchema),
+    PayloadTooLargeBody: strip(PayloadTooLargeBodySchema),
+  }
+}
+
+/** H7: the codings a body may be sent in; the size limits apply after decompression. */
+const contentEncoding = {
+  name: 'Content-Encoding',
+  in: 'header',
+  required: false,
+  description: 'gzip, deflate or br (names are case-insensitive); none means identity. The body limits apply after decompression (H7).',
+  schema: { type: 'string', enum: ['gzip', 'deflate', 'br', 'identity'] },
+}
 
 export function openApiDocument(): Record<string, unknown> {
   if (cached) return cached
@@ -18,10 +64,10 @@ export function openApiDocument(): Record<string, unknown> {
       h, { schema: { type: 'integer' }, description: h === 'X-RateLimit-Window' ? 'Window length in seconds, always 60' : h },
     ]),
   )
-  const err = (description: string) => ({
+  const err = (description: string, body = 'ErrorBody') => ({
     description,
     headers: rateHeaders,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    content: { 'application/json': { schema: ref(body) } },
   })
   const errorResponses = {
     '400': err(
@@ -29,10 +75,11 @@ export function openApiDocument(): Record<string, unknown> {
         'Besides the field rules, values that could not be stored are refused, naming the field: an event time ' +
         'stored before 1970-01-01T00:00:00Z (after clock-skew correction), objects and arrays nested more than ' +
         `${MAX_NESTING_DEPTH} levels inside an event, strings or keys with unpaired UTF-16 surrogates, and ` +
-        'numbers too large for a 64-bit float. In a batch only the offending item fails.',
+        'numbers too large for a 64-bit float, and a `__proto__` key in any object of an item (H31; at the top level ' +
+        'of the body it is INVALID_JSON). In a batch only the offending item fails.',
     ),
     '401': err('MISSING_AUTH_HEADER, INVALID_KEY_FORMAT or INVALID_API_KEY'),
-    '413': err('PAYLOAD_TOO_LARGE (measured after decompression)'),
+    '413': err('PAYLOAD_TOO_LARGE: the body is over the endpoint\'s limit after decompression, by default 1,000,000 bytes (/v1/event) and 10,000,000 bytes (/v1/events); details.limit_bytes is the limit (H7)', 'PayloadTooLargeBody'),
     '415': err('UNSUPPORTED_MEDIA_TYPE'),
     '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED or MONTHLY_EVENT_LIMIT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
     '503': { ...err('SERVICE_UNAVAILABLE: Kafka did not acknowledge the records in time, the queue is full or the instance is draining. No item is reported accepted; the records may or may not be stored, so retry after Retry-After with the same message_id (then the item keeps its event_id and is stored once)'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
@@ -43,18 +90,14 @@ export function openApiDocument(): Record<string, unknown> {
     info: { title: 'Event tracking ingest API', version: '1.0.0' },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_live_… or svc_test_… API key' } },
-      schemas: {
-        EventBody: strip(EventBodySchema),
-        BatchBody: strip(BatchBodySchema),
-        SuccessBody: strip(SuccessBodySchema),
-        ErrorBody: strip(ErrorBodySchema),
-      },
+      schemas: schemas(),
     },
     security: [{ bearer: [] }],
     paths: {
       '/v1/event': {
         post: {
           summary: 'Record one event',
+          parameters: [contentEncoding],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventBody' } } } },
           responses: { '200': ok, ...errorResponses },
         },
@@ -62,6 +105,7 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/events': {
         post: {
           summary: 'Record a batch of 1 to 100 events and identifies',
+          parameters: [contentEncoding],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchBody' } } } },
           responses: { '200': ok, ...errorResponses },
         },

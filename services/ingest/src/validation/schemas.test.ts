@@ -6,6 +6,8 @@ import {
   BatchItemSchema,
   ErrorBodySchema,
   EventBodySchema,
+  MAX_TRAIT_KEY_LENGTH,
+  MAX_TRAIT_KEYS,
   SuccessBodySchema,
   UserSchema,
 } from './schemas.js'
@@ -36,10 +38,13 @@ t.test('schemas carry $id, title and description for OpenAPI', async (t) => {
   t.equal(BatchBodySchema.properties.events.minItems, 1)
 })
 
+/** An object of n keys. */
+const keys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+
 // Bodies on which the TypeBox schema and the hand-written validator must agree.
 const singles: [string, unknown, boolean][] = [
   ['minimal', { event: 'x', user: { id: 'u' } }, true],
-  ['full', { event: 'x', user: { id: 'u', email: 'e', traits: {} }, timestamp: '2024-01-01T00:00:00+01:00', properties: { a: [1] }, context: {}, message_id: 'm', more: 1 }, true],
+  ['full', { event: 'x', user: { id: 'u', email: 'e@x.io', traits: {} }, timestamp: '2024-01-01T00:00:00+01:00', properties: { a: [1] }, context: {}, message_id: 'm', more: 1 }, true],
   ['bare user', { event: 'x', user: 'u' }, false],
   ['name only', { name: 'x', user: { id: 'u' } }, false],
   ['empty id', { event: 'x', user: { id: '' } }, false],
@@ -50,6 +55,22 @@ const singles: [string, unknown, boolean][] = [
   ['date only', { event: 'x', user: { id: 'u' }, timestamp: '2024-01-01' }, false],
   ['long message_id', { event: 'x', user: { id: 'u' }, message_id: 'm'.repeat(101) }, false],
   ['numeric email', { event: 'x', user: { id: 'u', email: 1 } }, false],
+  // H29: bidirectional controls in names.
+  ['RLO in user.id', { event: 'x', user: { id: 'admin\u202Egnp.exe' } }, false],
+  ['isolate in event', { event: 'a\u2066b', user: { id: 'u' } }, false],
+  ['LRM is not a control', { event: 'a\u200Eb', user: { id: 'u' } }, true],
+  // H30: e-mail addresses.
+  ['empty email means none', { event: 'x', user: { id: 'u', email: '' } }, true],
+  ['email without @', { event: 'x', user: { id: 'u', email: 'nobody' } }, false],
+  ['email with a tab', { event: 'x', user: { id: 'u', email: 'a\t@x.io' } }, false],
+  ['email with NUL', { event: 'x', user: { id: 'u', email: 'a@x.io\u0000' } }, false],
+  ['email with a space', { event: 'x', user: { id: 'u', email: 'a b@x.io' } }, false],
+  ['email of 254', { event: 'x', user: { id: 'u', email: `${'a'.repeat(64)}@${'d'.repeat(189)}` } }, true],
+  ['email of 255', { event: 'x', user: { id: 'u', email: `${'a'.repeat(64)}@${'d'.repeat(190)}` } }, false],
+  // H28: trait keys.
+  ['100 trait keys', { event: 'x', user: { id: 'u', traits: keys(100) } }, true],
+  ['101 trait keys', { event: 'x', user: { id: 'u', traits: keys(101) } }, false],
+  ['trait key of 255', { event: 'x', user: { id: 'u', traits: { ['k'.repeat(255)]: 1 } } }, true],
 ]
 
 t.test('EventBodySchema agrees with validateSingle', async (t) => {
@@ -68,6 +89,12 @@ t.test('BatchItemSchema agrees with batch item validation', async (t) => {
     ['bad type', { type: 'page', event: 'x', user: { id: 'u' } }, false],
     ['identify traits array', { type: 'identify', user: { id: 'u' }, traits: [] }, false],
     ['bare user', { type: 'identify', user: 'u' }, false],
+    // Both names are checked when both are sent, `event` stored.
+    ['event and valid name', { type: 'event', event: 'x', name: 'y', user: { id: 'u' } }, true],
+    ['event and object name', { type: 'event', event: 'x', name: {}, user: { id: 'u' } }, false],
+    ['event and name with a control', { type: 'event', event: 'x', name: 'a\u0007', user: { id: 'u' } }, false],
+    ['identify with 101 traits', { type: 'identify', user: { id: 'u' }, traits: keys(101) }, false],
+    ['identify with 100 traits', { type: 'identify', user: { id: 'u' }, traits: keys(100) }, true],
   ]
   for (const [name, item, valid] of items) {
     t.equal(BatchItem.Check(item), valid, `schema: ${name}`)
@@ -77,6 +104,18 @@ t.test('BatchItemSchema agrees with batch item validation', async (t) => {
   t.ok(BatchBody.Check({ sent_at: '2024-01-01T00:00:00Z', events: [items[0]![1]] }))
   t.notOk(BatchBody.Check({ sent_at: '2024-01-01T00:00:00Z', events: [] }))
   t.notOk(BatchBody.Check({ events: [items[0]![1]] }))
+})
+
+t.test('trait rules TypeBox does not check are in the schema for OpenAPI, and the validator enforces them (H28, H30)', async (t) => {
+  const traits = (EventBodySchema.properties.user.properties.traits ?? {}) as Record<string, unknown>
+  t.equal(traits.maxProperties, MAX_TRAIT_KEYS)
+  t.same(traits.propertyNames, { maxLength: MAX_TRAIT_KEY_LENGTH })
+  t.match(String(traits.description), /email/)
+  const single = (user: unknown) => validateSingle({ event: 'x', user }).ok
+  t.ok(single({ id: 'u', traits: { ['k'.repeat(255)]: 1 } }))
+  t.notOk(single({ id: 'u', traits: { ['k'.repeat(256)]: 1 } }), 'a key over 255 characters')
+  t.notOk(single({ id: 'u', traits: { email: 'a\nb@x.io' } }), 'traits.email sets the profile e-mail (H10)')
+  t.ok(single({ id: 'u', traits: { email: 7 } }), 'a non-string email is only a trait')
 })
 
 t.test('success and error body schemas match what the service sends', async (t) => {

@@ -4,10 +4,19 @@
 // checks that both agree on sample bodies. Unknown extra fields are allowed everywhere
 // (clients send more than we read).
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ISO_DATE_TIME_PATTERN } from './timestamp.js'
+import { ISO_DATE_TIME_SCHEMA_PATTERN, ISO_SENT_AT_SCHEMA_PATTERN } from './timestamp.js'
 
 /** H9: user ids and event names. */
 export const MAX_NAME_LENGTH = 255
+/**
+ * H28: top-level trait keys per item (an identify's user.traits and traits merged; an event's
+ * user.traits). Each becomes one user_traits row, so this bounds the rows one item can write.
+ */
+export const MAX_TRAIT_KEYS = 100
+/** H28: one trait key, in characters: the bound of names (H9). */
+export const MAX_TRAIT_KEY_LENGTH = MAX_NAME_LENGTH
+/** H30: an e-mail address, in characters (RFC 5321's path limit of 256 less the angle brackets). */
+export const MAX_EMAIL_LENGTH = 254
 /** H16: message_id length. */
 export const MAX_MESSAGE_ID_LENGTH = 100
 /** H9: one event's JSON (as JSON.stringify would write it), in bytes. */
@@ -21,8 +30,19 @@ export const MAX_NESTING_DEPTH = 32
 /** docs/api.md Limits: events per batch request. */
 export const MAX_BATCH_ITEMS = 100
 
-/** No C0/C1 control characters (H9). Source text, valid as RegExp and as JSON Schema pattern. */
-export const NO_CONTROL_CHARS_PATTERN = '^[^\\x00-\\x1F\\x7F-\\x9F]*$'
+/**
+ * C0/C1 control characters (H9) and the bidirectional embedding, override and isolate controls
+ * U+202A-U+202E and U+2066-U+2069 (H29), as the body of a character class. Source text, valid in a
+ * RegExp and in a JSON Schema pattern.
+ */
+export const CONTROL_CHAR_CLASS = '\\x00-\\x1F\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069'
+/** No control characters (H9, H29). */
+export const NO_CONTROL_CHARS_PATTERN = `^[^${CONTROL_CHAR_CLASS}]*$`
+/**
+ * H30: a plausible e-mail address: one `@` between a non-empty local part and domain, no white
+ * space and no control characters; or the empty string, which means no e-mail (as the projector reads it).
+ */
+export const EMAIL_PATTERN = `^(?:[^\\s@${CONTROL_CHAR_CLASS}]+@[^\\s@${CONTROL_CHAR_CLASS}]+)?$`
 
 const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schema, { $id })
 
@@ -31,24 +51,52 @@ const Name = (description: string) =>
     minLength: 1,
     maxLength: MAX_NAME_LENGTH,
     pattern: NO_CONTROL_CHARS_PATTERN,
-    description: `${description} Non-empty, at most ${MAX_NAME_LENGTH} characters, no control characters (H9).`,
+    description: `${description} Non-empty, at most ${MAX_NAME_LENGTH} characters, no control characters and no bidirectional controls U+202A-U+202E, U+2066-U+2069 (H9, H29).`,
   })
+
+const TIME_FORMAT =
+  'ISO 8601 date-time of exactly this form: YYYY-MM-DDThh:mm:ss, then optionally a fraction of 1 to 9 digits ' +
+  '(read to the millisecond), then optionally Z or ±hh:mm; no offset means UTC. Refused: a date alone, a space ' +
+  'for the T, ±hhmm or ±hh offsets, lowercase t or z, leap seconds.'
 
 const Timestamp = (description: string) =>
   Type.String({
-    pattern: ISO_DATE_TIME_PATTERN,
-    description: `${description} ISO 8601 date-time (YYYY-MM-DDThh:mm:ss[.fff][Z|±hh:mm]); no offset means UTC.`,
+    pattern: ISO_DATE_TIME_SCHEMA_PATTERN,
+    description: `${description} ${TIME_FORMAT}`,
     examples: ['2024-05-01T12:30:00.000Z'],
   })
 
-const JsonObject = (title: string, description: string) =>
+const SentAt = Type.String({
+  pattern: ISO_SENT_AT_SCHEMA_PATTERN,
+  description: `Time the client sent the batch, used to correct item timestamps for clock skew (H13). ${TIME_FORMAT} Any year from 0000 to 9999.`,
+  examples: ['2024-05-01T12:30:00.000Z'],
+})
+
+const Email = (description: string) =>
+  Type.String({
+    maxLength: MAX_EMAIL_LENGTH,
+    pattern: EMAIL_PATTERN,
+    description: `${description} A plausible address (local@domain, no white space, no control characters), at most ${MAX_EMAIL_LENGTH} characters; an empty string means none (H30).`,
+  })
+
+const JsonObject = (title: string, description: string, options: Record<string, unknown> = {}) =>
   Type.Object({}, {
     title,
     description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
     additionalProperties: true,
+    ...options,
   })
 
-const Traits = JsonObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
+/** H28: at most MAX_TRAIT_KEYS keys of at most MAX_TRAIT_KEY_LENGTH characters. */
+const TraitsObject = (title: string, description: string) =>
+  JsonObject(
+    title,
+    `${description} At most ${MAX_TRAIT_KEYS} top-level keys, each at most ${MAX_TRAIT_KEY_LENGTH} characters (H28). ` +
+      'A string `email` sets the profile e-mail (H10) and must then be an address as user.email is (H30).',
+    { maxProperties: MAX_TRAIT_KEYS, propertyNames: { maxLength: MAX_TRAIT_KEY_LENGTH } },
+  )
+
+const Traits = TraitsObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
 const Properties = JsonObject('Properties', 'Event-specific data.')
 const Context = JsonObject(
   'Context',
@@ -63,7 +111,7 @@ const MessageId = Type.String({
 const User = Type.Object(
   {
     id: Name('Unique user identifier.'),
-    email: Type.Optional(Type.String({ description: 'User e-mail address.' })),
+    email: Type.Optional(Email('User e-mail address; sets the profile e-mail (H10).')),
     traits: Type.Optional(Traits),
   },
   {
@@ -116,7 +164,7 @@ const batchIdentifyItem = Type.Object(
     type: Type.Literal('identify'),
     user: User,
     traits: Type.Optional(
-      JsonObject('Traits', 'Traits at the top level; merged with user.traits, the top level winning (H10).'),
+      TraitsObject('Traits', `Traits at the top level; merged with user.traits, the top level winning (H10). The merged traits hold at most ${MAX_TRAIT_KEYS} keys.`),
     ),
     timestamp: Type.Optional(Timestamp('Time of the identify; corrected and bounded like event times (H13).')),
     context: Type.Optional(Context),
@@ -129,18 +177,21 @@ const batchIdentifyItem = Type.Object(
   },
 )
 
+// The OpenAPI document (http/openapi.ts) names the two item kinds as components and joins them in
+// a oneOf with a discriminator mapping `type` to each, which code generators need to type items.
 const batchItem = Type.Union([batchEventItem, batchIdentifyItem], {
   title: 'BatchItem',
   description: 'One batch item, of type event or identify.',
-  discriminator: { propertyName: 'type' },
 })
 
 export const BatchItemSchema = withId(batchItem, 'BatchItem')
+export const BatchEventItemSchema = withId(batchEventItem, 'BatchEventItem')
+export const BatchIdentifyItemSchema = withId(batchIdentifyItem, 'BatchIdentifyItem')
 
 /** POST /v1/events body. */
 export const BatchBodySchema = Type.Object(
   {
-    sent_at: Timestamp('Time the client sent the batch, used to correct item timestamps for clock skew (H13).'),
+    sent_at: SentAt,
     events: Type.Array(batchItem, {
       minItems: 1,
       maxItems: MAX_BATCH_ITEMS,
@@ -216,6 +267,22 @@ export const ErrorBodySchema = Type.Object(
     }),
   },
   { $id: 'ErrorBody', title: 'Error', description: 'Error body, shape 1 (H8, H11).' },
+)
+
+/** 413 PAYLOAD_TOO_LARGE: the error body, with the limit the body exceeded (H7). */
+export const PayloadTooLargeBodySchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.String({ description: 'PAYLOAD_TOO_LARGE' }),
+      message: Type.String(),
+      details: Type.Object(
+        { limit_bytes: Type.Integer({ minimum: 1, description: 'The body limit of this endpoint in bytes, after decompression.' }) },
+        { additionalProperties: true },
+      ),
+    }),
+  },
+  { $id: 'PayloadTooLargeBody', title: 'PayloadTooLarge', description: 'Error body of a 413 (H7).' },
 )
 
 export type EventBody = Static<typeof EventBodySchema>

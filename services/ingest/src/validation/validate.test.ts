@@ -398,3 +398,135 @@ t.test('unpaired surrogates and overflowing numbers are refused where they are (
   const [item] = batchOf([{ type: 'identify', user: { id: 'u' }, traits: { [lone]: 'v' } }])
   t.same(!item!.ok && paths(item!.errors), ['/events/0/traits'])
 })
+
+// ---- the hardening items: trait caps (H28), bidi controls (H29), e-mail (H30), __proto__ (H31)
+
+const keysOf = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+const itemErrors = (events: unknown[]) => {
+  const r = validateBatch({ sent_at: SENT, events })
+  if (!r.ok) throw new Error('the envelope is valid')
+  return r.items.map((i) => (i.ok ? 'ok' : i.errors))
+}
+
+t.test('at most 100 top-level trait keys per item, counted on the merged traits of an identify (H28)', async (t) => {
+  t.ok(validateSingle({ event: 'x', user: { id: 'u', traits: keysOf(100) } }).ok)
+  t.same(single({ event: 'x', user: { id: 'u', traits: keysOf(101) } }), [
+    { path: '/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' },
+  ])
+  const got = itemErrors([
+    { type: 'identify', user: { id: 'u' }, traits: keysOf(100) },
+    { type: 'identify', user: { id: 'u' }, traits: keysOf(2000) },
+    { type: 'identify', user: { id: 'u', traits: keysOf(60, 'a') }, traits: keysOf(60, 'b') },
+    { type: 'identify', user: { id: 'u', traits: keysOf(60) }, traits: keysOf(60) },
+    { type: 'identify', user: { id: 'u', traits: keysOf(101) }, traits: keysOf(5) },
+    { type: 'event', event: 'x', user: { id: 'u', traits: keysOf(101) } },
+  ])
+  t.equal(got[0], 'ok', '100 keys')
+  t.same(got[1], [{ path: '/events/1/traits', message: 'traits has 2000 keys; at most 100 are allowed' }])
+  t.same(got[2], [{ path: '/events/2/traits', message: 'traits merged with user.traits have 120 keys (H10); at most 100 are allowed' }])
+  t.equal(got[3], 'ok', 'keys in both count once')
+  t.same(got[4], [{ path: '/events/4/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' }], 'reported once, where it is')
+  t.same(got[5], [{ path: '/events/5/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' }])
+})
+
+t.test('a trait key is at most 255 characters (H28)', async (t) => {
+  t.ok(validateSingle({ event: 'x', user: { id: 'u', traits: { ['k'.repeat(255)]: 1, ['😀'.repeat(255)]: 2 } } }).ok, 'code points, as names')
+  t.same(single({ event: 'x', user: { id: 'u', traits: { ok: 1, ['k'.repeat(256)]: 1 } } }), [
+    { path: '/user/traits', message: `user.traits has a key of 256 characters ("${'k'.repeat(20)}"...); keys are at most 255 characters` },
+  ])
+  const got = itemErrors([{ type: 'identify', user: { id: 'u' }, traits: { ['😀'.repeat(256)]: 1 } }, { type: 'event', event: 'x', user: { id: 'u' } }])
+  t.same(paths(got[0] as FieldError[]), ['/events/0/traits'])
+  t.equal(got[1], 'ok', 'the other item is accepted')
+})
+
+t.test('bidirectional controls are refused in user ids and event names (H29)', async (t) => {
+  for (const c of ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069']) {
+    t.same(single({ event: 'x', user: { id: `admin${c}1` } }), [
+      { path: '/user/id', message: 'user.id must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)' },
+    ], `U+${c.charCodeAt(0).toString(16)}`)
+    t.same(paths(single({ event: `sign${c}up`, user: { id: 'u' } })), ['/event'])
+  }
+  t.same(paths(itemErrors([{ type: 'event', name: 'a\u202Eb', user: { id: 'u' } }])[0] as FieldError[]), ['/events/0/name'])
+  t.ok(validateSingle({ event: 'تسجيل', user: { id: 'مستخدم' } }).ok, 'right-to-left text itself is fine')
+  t.same(single({ event: 'x', user: { id: 'a\u202E\t' } }), [{ path: '/user/id', message: 'user.id must not contain control characters' }])
+})
+
+t.test('user ids are not normalized: the id is stored as sent (H29)', async (t) => {
+  const nfd = 'Zoe\u0308'
+  const r = validateSingle({ event: 'x', user: { id: nfd } })
+  t.ok(r.ok && r.item.user.id === nfd)
+})
+
+t.test('e-mail addresses: plausible, at most 254 characters, no control characters (H30)', async (t) => {
+  const email = (e: unknown) => validateSingle({ event: 'x', user: { id: 'u', email: e } })
+  for (const e of ['a@example.com', 'first.last+tag@sub.example.co.uk', 'ü@exämple.de', 'a@localhost', '']) t.ok(email(e).ok, JSON.stringify(e))
+  // The reported one: 20,013 bytes with NUL, tab and newline.
+  const big = `${'a'.repeat(10000)}\u0000\t\n@${'b'.repeat(10000)}.com`
+  t.same(single({ event: 'x', user: { id: 'u', email: big } }), [{ path: '/user/email', message: 'user.email must be at most 254 characters, got 20008' }])
+  t.same(single({ event: 'x', user: { id: 'u', email: 'a\u0000@x.io' } }), [{ path: '/user/email', message: 'user.email must not contain control characters' }])
+  t.same(single({ event: 'x', user: { id: 'u', email: 'a\u202E@x.io' } }), [
+    { path: '/user/email', message: 'user.email must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)' },
+  ])
+  for (const e of ['nobody', '@x.io', 'a@', 'a@b@c', 'a b@x.io', 'a@x.io\n', 'a@x\u00a0io']) {
+    t.same(paths(single({ event: 'x', user: { id: 'u', email: e } })), ['/user/email'], JSON.stringify(e))
+  }
+  t.notOk(email(`${'a'.repeat(64)}@${'d'.repeat(190)}`).ok, '255 characters')
+  t.ok(email(`${'a'.repeat(64)}@${'d'.repeat(189)}`).ok, '254 characters')
+})
+
+t.test('an email trait sets the profile e-mail (H10), so it is checked as user.email is (H30)', async (t) => {
+  const got = itemErrors([
+    { type: 'identify', user: { id: 'u' }, traits: { email: 'x\ny@z.io' } },
+    { type: 'identify', user: { id: 'u', traits: { email: 'not an address' } } },
+    { type: 'event', event: 'x', user: { id: 'u', traits: { email: 'e'.repeat(300) } } },
+    { type: 'identify', user: { id: 'u' }, traits: { email: 42 } },
+    { type: 'identify', user: { id: 'u' }, traits: { email: 'ok@z.io' } },
+  ])
+  t.same(paths(got[0] as FieldError[]), ['/events/0/traits/email'])
+  t.same(paths(got[1] as FieldError[]), ['/events/1/user/traits/email'])
+  t.same(paths(got[2] as FieldError[]), ['/events/2/user/traits/email'])
+  t.equal(got[3], 'ok', 'a number is only a trait')
+  t.equal(got[4], 'ok')
+})
+
+t.test('a batch item with both event and name checks both, and stores event (H10)', async (t) => {
+  const got = itemErrors([
+    { type: 'event', event: 'a', name: {}, user: { id: 'u' } },
+    { type: 'event', event: 'a', name: 'b\u0000', user: { id: 'u' } },
+    { type: 'event', event: '', name: 'b', user: { id: 'u' } },
+  ])
+  t.same(got[0], [{ path: '/events/0/name', message: 'name must be a string, got an object' }])
+  t.same(got[1], [{ path: '/events/1/name', message: 'name must not contain control characters' }])
+  t.same(got[2], [{ path: '/events/2/event', message: 'event must not be empty' }], 'a bad event is not replaced by name')
+  const r = validateBatch({ sent_at: SENT, events: [{ type: 'event', event: 'a', name: 'b', user: { id: 'u' } }] })
+  t.ok(r.ok && r.items[0]!.ok && r.items[0]!.item.kind === 'event' && r.items[0]!.item.event === 'a')
+})
+
+t.test('a __proto__ key fails only the item that holds it, naming the key (H31)', async (t) => {
+  // JSON.parse makes __proto__ an own key, as the body reader does; an object literal would set the prototype.
+  const good = (i: number) => `{"type":"event","event":"e${i}","user":{"id":"u"}}`
+  const bad = [
+    '{"type":"event","event":"x","user":{"id":"u"},"properties":{"__proto__":{"polluted":1}}}',
+    '{"type":"event","event":"x","user":{"id":"u"},"context":{"a":[{"b":1},{"__proto__":1}]}}',
+    '{"type":"identify","user":{"id":"u","traits":{"__proto__":{"email":"x@y.z"}}}}',
+    '{"type":"identify","user":{"id":"u","__proto__":{"id":"v"}}}',
+    '{"type":"identify","__proto__":{"traits":{}},"user":{"id":"u"}}',
+  ]
+  const body = JSON.parse(`{"sent_at":"${SENT}","events":[${[good(0), ...bad, good(6)].join(',')}]}`)
+  const got = itemErrors(body.events)
+  t.equal(got[0], 'ok')
+  t.equal(got[6], 'ok')
+  t.same(got.slice(1, 6).map((e) => paths(e as FieldError[])), [
+    ['/events/1/properties/__proto__'],
+    ['/events/2/context/a/1/__proto__'],
+    ['/events/3/user/traits/__proto__'],
+    ['/events/4/user/__proto__'],
+    ['/events/5/__proto__'],
+  ])
+  t.match((got[1] as FieldError[])[0]!.message, /"__proto__" key/)
+  t.same(single(JSON.parse('{"event":"x","user":{"id":"u"},"properties":{"__proto__":{"a":1}}}')), [
+    { path: '/properties/__proto__', message: 'properties holds a "__proto__" key, which is not accepted in any object of an item' },
+  ])
+  t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
+  t.ok(validateSingle({ event: '__proto__', user: { id: '__proto__' }, properties: { k: '__proto__' } }).ok, 'as a value it is text')
+})

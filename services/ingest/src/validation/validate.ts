@@ -3,7 +3,10 @@
 // reported at once as {path, message} with JSON pointer paths relative to the request
 // root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
 // Unknown extra fields are allowed and ignored.
-import { MAX_BATCH_ITEMS, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH, MAX_NESTING_DEPTH } from './schemas.js'
+import {
+  CONTROL_CHAR_CLASS, EMAIL_PATTERN, MAX_BATCH_ITEMS, MAX_EMAIL_LENGTH, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH,
+  MAX_NESTING_DEPTH, MAX_TRAIT_KEY_LENGTH, MAX_TRAIT_KEYS,
+} from './schemas.js'
 import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
 export interface FieldError {
@@ -39,9 +42,12 @@ export type BatchItemResult = { index: number; ok: true; item: Item } | { index:
 
 type Obj = Record<string, unknown>
 
-// No C0/C1 control characters (H9); same set as NO_CONTROL_CHARS_PATTERN in schemas.ts.
+// No C0/C1 control characters (H9) and no bidirectional controls (H29): one test on the hot path;
+// the second only picks the message.
+const CONTROL_CHARS = new RegExp(`[${CONTROL_CHAR_CLASS}]`)
 // eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\x00-\x1F\x7F-\x9F]/
+const C0_C1 = /[\x00-\x1F\x7F-\x9F]/
+const EMAIL = new RegExp(EMAIL_PATTERN)
 
 function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -68,7 +74,13 @@ function codePointLength(s: string): number {
   return n
 }
 
-/** H9: non-empty string, at most 255 characters, no control characters. */
+/** Why a string failed CONTROL_CHARS. */
+const controlMessage = (label: string, v: string) =>
+  C0_C1.test(v)
+    ? `${label} must not contain control characters`
+    : `${label} must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)`
+
+/** H9, H29: non-empty string, at most 255 characters, no control characters. */
 function checkName(v: unknown, path: string, label: string, errs: FieldError[]): string | undefined {
   if (typeof v !== 'string') {
     errs.push({ path, message: `${label} must be a string, got ${kindOf(v)}` })
@@ -87,10 +99,71 @@ function checkName(v: unknown, path: string, label: string, errs: FieldError[]):
     }
   }
   if (CONTROL_CHARS.test(v)) {
-    errs.push({ path, message: `${label} must not contain control characters` })
+    errs.push({ path, message: controlMessage(label, v) })
     ok = false
   }
   return ok ? v : undefined
+}
+
+/**
+ * H30: an e-mail address that sets the profile's: a plausible address (local@domain, no white
+ * space or control characters), at most 254 characters; '' means none. Other types are the caller's.
+ */
+function checkEmail(v: string, path: string, label: string, errs: FieldError[]): boolean {
+  const n = v.length > MAX_EMAIL_LENGTH ? codePointLength(v) : v.length
+  if (n > MAX_EMAIL_LENGTH) {
+    errs.push({ path, message: `${label} must be at most ${MAX_EMAIL_LENGTH} characters, got ${n}` })
+    return false
+  }
+  if (EMAIL.test(v)) return true
+  errs.push({
+    path,
+    message: CONTROL_CHARS.test(v)
+      ? controlMessage(label, v)
+      : `${label} must be an e-mail address such as a@example.com: one @ between a local part and a domain, no white space`,
+  })
+  return false
+}
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+
+/**
+ * H28: traits hold at most MAX_TRAIT_KEYS top-level keys of at most MAX_TRAIT_KEY_LENGTH
+ * characters, and a string email is an address (H30). Returns the number of keys.
+ */
+function checkTraits(traits: Obj, path: string, label: string, errs: FieldError[]): number {
+  let keys = 0
+  let long: string | undefined
+  for (const k in traits) {
+    keys++
+    if (k.length > MAX_TRAIT_KEY_LENGTH && long === undefined && codePointLength(k) > MAX_TRAIT_KEY_LENGTH) long = k
+  }
+  if (keys > MAX_TRAIT_KEYS) {
+    errs.push({ path, message: `${label} has ${keys} keys; at most ${MAX_TRAIT_KEYS} are allowed` })
+  }
+  if (long !== undefined) {
+    errs.push({
+      path,
+      message: `${label} has a key of ${codePointLength(long)} characters (${JSON.stringify(long.slice(0, 20))}...); keys are at most ${MAX_TRAIT_KEY_LENGTH} characters`,
+    })
+  }
+  const email = traits.email
+  if (typeof email === 'string') checkEmail(email, `${path}/email`, `${label}.email`, errs)
+  return keys
+}
+
+/** H28 on an identify's top-level traits, alone and merged with user.traits (the keys H10 stores). */
+function checkIdentifyTraits(traits: Obj, userTraits: Obj | undefined, path: string, errs: FieldError[]): void {
+  const keys = checkTraits(traits, path, 'traits', errs)
+  if (keys > MAX_TRAIT_KEYS || userTraits === undefined) return
+  const userKeys = Object.keys(userTraits).length
+  // user.traits over the cap alone is reported at its own path.
+  if (userKeys > MAX_TRAIT_KEYS) return
+  let merged = userKeys
+  for (const k in traits) if (!hasOwn(userTraits, k)) merged++
+  if (merged > MAX_TRAIT_KEYS) {
+    errs.push({ path, message: `traits merged with user.traits have ${merged} keys (H10); at most ${MAX_TRAIT_KEYS} are allowed` })
+  }
 }
 
 /** properties, context and traits: JSON objects, not arrays or null (H9). Absent gives undefined. */
@@ -188,10 +261,10 @@ function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | 
   if (v.id === undefined) errs.push({ path: `${path}/id`, message: 'user.id is required' })
   else id = checkName(v.id, `${path}/id`, 'user.id', errs)
   const email = v.email
-  if (email !== undefined && typeof email !== 'string') {
-    errs.push({ path: `${path}/email`, message: `user.email must be a string, got ${kindOf(email)}` })
-  }
+  if (typeof email === 'string') checkEmail(email, `${path}/email`, 'user.email', errs)
+  else if (email !== undefined) errs.push({ path: `${path}/email`, message: `user.email must be a string, got ${kindOf(email)}` })
   const traits = checkOptionalObject(v.traits, `${path}/traits`, 'user.traits', errs)
+  if (traits !== undefined) checkTraits(traits, `${path}/traits`, 'user.traits', errs)
   if (errs.length !== before || id === undefined) return undefined
   const user: CheckedUser = { id }
   if (email !== undefined) user.email = email as string
@@ -218,6 +291,12 @@ const LONE_IN_STRING = 1
 const HUGE_NUMBER = 2
 const TOO_DEEP = 3
 const LONE_IN_KEY = 4
+const PROTO_KEY = 5
+
+// A `__proto__` key parses as an own property, but any copy by assignment (out[k] = v, Object.assign)
+// would set the copy's prototype instead: such an item is refused here, naming the key, so no record
+// or row is ever built from one (H31). The request's own top level is refused when parsed (json-body.ts).
+const PROTO = '__proto__'
 
 /**
  * Recursion is bounded: it stops at MAX_NESTING_DEPTH + 1 levels, however deep the value, so no
@@ -255,6 +334,7 @@ function scan(v: unknown, depth: number): number {
   for (const k in v) {
     lengthBound += 4 + 6 * k.length
     if (!wellFormed(k)) return LONE_IN_KEY
+    if (k === PROTO) return PROTO_KEY
     const p = scan((v as Obj)[k], depth + 1)
     if (p !== CLEAN) return p
   }
@@ -269,9 +349,23 @@ function scanMessage(problem: number, name: string): string {
       return `${name} holds a number too large for a 64-bit float`
     case TOO_DEEP:
       return `${name} nests objects and arrays more than ${MAX_NESTING_DEPTH} levels deep; at most ${MAX_NESTING_DEPTH} are allowed`
+    case PROTO_KEY:
+      return `${name} holds a "${PROTO}" key, which is not accepted in any object of an item`
     default:
       return `${name} has a key with an unpaired UTF-16 surrogate; send valid Unicode`
   }
+}
+
+/** The JSON pointer of the first `__proto__` key scan found under `v`, which is at `at`. */
+function protoKeyPath(v: unknown, at: string): string | undefined {
+  if (typeof v !== 'object' || v === null) return undefined
+  for (const k in v) {
+    const p = `${at}/${pointer(k)}`
+    if (k === PROTO) return p
+    const found = protoKeyPath((v as Obj)[k], p)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /**
@@ -292,11 +386,13 @@ function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
     const problem = scan(v, depth)
     // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
-    const keyOk = wellFormed(key)
+    const keyOk = wellFormed(key) && key !== PROTO
     if (problem === CLEAN && keyOk) return
     clean = false
     const p = at()
-    if (!keyOk) errs.push({ path: p, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+    if (key === PROTO) errs.push({ path: p, message: `"${PROTO}" is not accepted as a field name` })
+    else if (!keyOk) errs.push({ path: p, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+    else if (problem === PROTO_KEY) errs.push({ path: protoKeyPath(v, p) ?? p, message: scanMessage(problem, p.slice(path.length + 1)) })
     else errs.push({ path: p, message: scanMessage(problem, p.slice(path.length + 1)) })
   }
   for (const key in o) {
@@ -416,11 +512,16 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
   const shallow = checkJsonValues(raw, path, errors)
 
   if (type === 'event') {
-    // H10: `event` and `name` are both accepted; `event` is read when both are present.
+    // H10: `event` and `name` are both accepted; `event` is read when both are present, and both
+    // must be valid names then, so nothing sent is dropped unchecked.
     let name: string | undefined
     if (raw.event !== undefined) name = checkName(raw.event, `${path}/event`, 'event', errors)
-    else if (raw.name !== undefined) name = checkName(raw.name, `${path}/name`, 'name', errors)
-    else errors.push({ path: `${path}/event`, message: 'event name is required: give "event" (or "name")' })
+    if (raw.name !== undefined) {
+      const alt = checkName(raw.name, `${path}/name`, 'name', errors)
+      if (raw.event === undefined) name = alt
+    } else if (raw.event === undefined) {
+      errors.push({ path: `${path}/event`, message: 'event name is required: give "event" (or "name")' })
+    }
     const properties = checkOptionalObject(raw.properties, `${path}/properties`, 'properties', errors)
     if (shallow) checkSize(raw, path, errors)
     if (errors.length > 0) return { index, ok: false, errors }
@@ -428,6 +529,7 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
   }
 
   const traits = type === 'identify' ? checkOptionalObject(raw.traits, `${path}/traits`, 'traits', errors) : undefined
+  if (traits !== undefined) checkIdentifyTraits(traits, common.user?.traits, `${path}/traits`, errors)
   if (shallow) checkSize(raw, path, errors)
   if (errors.length > 0) return { index, ok: false, errors }
 
