@@ -248,40 +248,38 @@ const fieldError = Type.Object(
   { title: 'FieldError' },
 )
 
+/** Shape 1 of docs/api.md's Errors section, with `details` as given. */
+const errorShape = <D extends TSchema>(codeDescription: string, details: D, options: { $id: string; title: string; description: string }) =>
+  Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.Object({ code: Type.String({ description: codeDescription }), message: Type.String(), details }),
+    },
+    options,
+  )
+
 /** Shape 1 of docs/api.md's Errors section. */
-export const ErrorBodySchema = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.Object({
-      code: Type.String({ description: 'Error code, e.g. VALIDATION_ERROR or RATE_LIMIT_EXCEEDED.' }),
-      message: Type.String(),
-      details: Type.Optional(
-        Type.Object(
-          {
-            errors: Type.Optional(Type.Array(fieldError, { description: 'Validation problems, all at once (H8).' })),
-            results: Type.Optional(Type.Array(itemResult, { description: 'Per-item results of a rejected batch (H11).' })),
-          },
-          { additionalProperties: true, description: 'Present for rate-limit and validation errors.' },
-        ),
-      ),
-    }),
-  },
+export const ErrorBodySchema = errorShape(
+  'Error code, e.g. VALIDATION_ERROR or RATE_LIMIT_EXCEEDED.',
+  Type.Optional(
+    Type.Object(
+      {
+        errors: Type.Optional(Type.Array(fieldError, { description: 'Validation problems, all at once (H8).' })),
+        results: Type.Optional(Type.Array(itemResult, { description: 'Per-item results of a rejected batch (H11).' })),
+      },
+      { additionalProperties: true, description: 'Present for rate-limit and validation errors.' },
+    ),
+  ),
   { $id: 'ErrorBody', title: 'Error', description: 'Error body, shape 1 (H8, H11).' },
 )
 
 /** 413 PAYLOAD_TOO_LARGE: the error body, with the limit the body exceeded (H7). */
-export const PayloadTooLargeBodySchema = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.Object({
-      code: Type.String({ description: 'PAYLOAD_TOO_LARGE' }),
-      message: Type.String(),
-      details: Type.Object(
-        { limit_bytes: Type.Integer({ minimum: 1, description: 'The body limit of this endpoint in bytes, after decompression.' }) },
-        { additionalProperties: true },
-      ),
-    }),
-  },
+export const PayloadTooLargeBodySchema = errorShape(
+  'PAYLOAD_TOO_LARGE',
+  Type.Object(
+    { limit_bytes: Type.Integer({ minimum: 1, description: 'The body limit of this endpoint in bytes, after decompression.' }) },
+    { additionalProperties: true },
+  ),
   { $id: 'PayloadTooLargeBody', title: 'PayloadTooLarge', description: 'Error body of a 413 (H7).' },
 )
 
