@@ -29,7 +29,7 @@ function contextJson(context: Record<string, unknown>, rc: RequestContext): stri
   }
   // A for-in copy, not an object spread: V8's spread of a JSON.parse object is several times
   // slower (issue 10; the same as clickhouse/rows.ts). Same keys in the same order. A
-  // `__proto__` key (refused when the body is read, json-body.ts) would set the prototype here.
+  // `__proto__` key (an item holding one is refused by validation, H31) would set the prototype here.
   const out: Record<string, unknown> = {}
   for (const k in context) {
     if (k === '__proto__') return JSON.stringify({ ...context, ip: rc.ip, user_agent: rc.userAgent })
