@@ -39,10 +39,16 @@ export const CONTROL_CHAR_CLASS = '\\x00-\\x1F\\x7F-\\x9F\\u202A-\\u202E\\u2066-
 /** No control characters (H9, H29). */
 export const NO_CONTROL_CHARS_PATTERN = `^[^${CONTROL_CHAR_CLASS}]*$`
 /**
+ * White space beyond the control characters, as JavaScript's \s has it, spelled out: other regex
+ * engines (Python's, in API fuzzers) give \s another set.
+ */
+const WHITE_SPACE_CLASS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF'
+/**
  * H30: a plausible e-mail address: one `@` between a non-empty local part and domain, no white
  * space and no control characters; or the empty string, which means no e-mail (as the projector reads it).
  */
-export const EMAIL_PATTERN = `^(?:[^\\s@${CONTROL_CHAR_CLASS}]+@[^\\s@${CONTROL_CHAR_CLASS}]+)?$`
+const EMAIL_CHAR = `[^@${CONTROL_CHAR_CLASS}${WHITE_SPACE_CLASS}]`
+export const EMAIL_PATTERN = `^(?:${EMAIL_CHAR}+@${EMAIL_CHAR}+)?$`
 
 const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schema, { $id })
 
@@ -164,7 +170,7 @@ const batchIdentifyItem = Type.Object(
     type: Type.Literal('identify'),
     user: User,
     traits: Type.Optional(
-      TraitsObject('Traits', `Traits at the top level; merged with user.traits, the top level winning (H10). The merged traits hold at most ${MAX_TRAIT_KEYS} keys.`),
+      TraitsObject('Traits', 'Traits at the top level; merged with user.traits, the top level winning (H10); the cap below holds for the merged keys.'),
     ),
     timestamp: Type.Optional(Timestamp('Time of the identify; corrected and bounded like event times (H13).')),
     context: Type.Optional(Context),

@@ -470,6 +470,14 @@ t.test('e-mail addresses: plausible, at most 254 characters, no control characte
   for (const e of ['nobody', '@x.io', 'a@', 'a@b@c', 'a b@x.io', 'a@x.io\n', 'a@x\u00a0io']) {
     t.same(paths(single({ event: 'x', user: { id: 'u', email: e } })), ['/user/email'], JSON.stringify(e))
   }
+  let spaces = 0
+  for (let c = 0; c < 0x10000; c++) {
+    const ch = String.fromCharCode(c)
+    if (!/\s/.test(ch)) continue
+    spaces++
+    if (email(`a${ch}b@x.io`).ok) t.fail(`white space U+${c.toString(16)} admitted`)
+  }
+  t.ok(spaces > 20, 'every white space character is refused, as the pattern spells them out')
   t.notOk(email(`${'a'.repeat(64)}@${'d'.repeat(190)}`).ok, '255 characters')
   t.ok(email(`${'a'.repeat(64)}@${'d'.repeat(189)}`).ok, '254 characters')
 })
