@@ -33,6 +33,15 @@ t.test('status of a stack that is not running says so for each component', async
   t.match(r.stdout, /clickhouse\s+down/)
 })
 
+t.test('status with --with-clickhouse-current also reports the current ClickHouse', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'stack-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const r = spawnSync('bash', [script, 'status', '--with-clickhouse-current'], { env: { ...process.env, STACK_DIR: dir, KAFKA_PORT: '1', REGISTRY_PORT: '2', CLICKHOUSE_HTTP_PORT: '3', CLICKHOUSE_CURRENT_HTTP_PORT: '4' }, encoding: 'utf8' })
+  t.equal(r.status, 1)
+  t.match(r.stdout, /^clickhouse\s+down/m)
+  t.match(r.stdout, /^clickhouse-current\s+down\s+http:\/\/127\.0\.0\.1:4$/m)
+})
+
 t.test('an unknown command prints the usage', async (t) => {
   const r = spawnSync('bash', [script, 'sideways'], { encoding: 'utf8' })
   t.equal(r.status, 2)
