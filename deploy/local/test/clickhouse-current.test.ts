@@ -8,20 +8,12 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createServer } from 'node:net'
 import { request } from 'node:http'
+import { freePort, takenPort, tempDir } from '../../../test/support/ports.js'
 
 const root = resolve(import.meta.dirname, '..', '..', '..')
 const script = join(root, 'deploy', 'local', 'clickhouse-current.sh')
 const installs = process.env.STACK_DIR ?? join(root, '.stack')
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((r) => server.once('listening', r))
-  const port = (server.address() as { port: number }).port
-  await new Promise((r) => server.close(r))
-  return port
-}
 
 function run(cmd: string, env: Record<string, string>) {
   return spawnSync('bash', [script, cmd], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 600_000 })
@@ -55,14 +47,8 @@ function processTree(dir: string): number[] {
 }
 
 t.test('a taken port stops `up` before any install, naming the variable', async (t) => {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((r) => server.once('listening', r))
-  const port = (server.address() as { port: number }).port
-  const dir = mkdtempSync(join(tmpdir(), 'chcur-'))
-  t.teardown(() => {
-    server.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const port = await takenPort(t)
+  const dir = tempDir(t, 'chcur-')
   const r = run('up', { STACK_DIR: dir, CLICKHOUSE_CURRENT_HTTP_PORT: '1', CLICKHOUSE_CURRENT_TCP_PORT: String(port) })
   t.equal(r.status, 1)
   t.match(r.stderr, `FAILED: clickhouse-current: port ${port} on 127.0.0.1 is taken by another process (set CLICKHOUSE_CURRENT_TCP_PORT to move it)`)
@@ -76,7 +62,7 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   symlinkSync(join(installs, 'chdb-venv'), join(dir, 'chdb-venv'))
   const env = { STACK_DIR: dir, CLICKHOUSE_CURRENT_HTTP_PORT: String(await freePort()), CLICKHOUSE_CURRENT_TCP_PORT: String(await freePort()) }
   t.teardown(() => {
-    run('down', env)
+    run('down', env) // before the directory with its pid file goes
     rmSync(dir, { recursive: true, force: true })
   })
   const url = `http://127.0.0.1:${env.CLICKHOUSE_CURRENT_HTTP_PORT}`
