@@ -34,7 +34,7 @@ def serve(config_dir: str, data_dir: str, fifo: str) -> int:
     )
     try:
         chdb.query(sql, "TSV", path=data_dir)
-    except Exception as e:  # the server could not start (a taken port, a bad config): say why
+    except Exception as e:  # the server could not start (a bad config): say why
         print(f"clickhouse-current: {e}", file=sys.stderr, flush=True)
         return 1
     return 0
@@ -68,10 +68,15 @@ def supervise(config_dir: str, data_dir: str) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGALRM, overdue)
     code = child.wait()
-    if state["fd"] is not None:
-        os.close(state["fd"])
     os.unlink(fifo)
-    return code if code >= 0 else 128 - code
+    code = code if code >= 0 else 128 - code
+    if state["fd"] is not None:
+        # Nobody asked it to stop. chdb prints a failed statement (a taken port: code 210) and returns
+        # normally, so the child's own code may be 0: a server that ended on its own is a failure.
+        os.close(state["fd"])
+        print("clickhouse-current: the server ended without being stopped", file=sys.stderr, flush=True)
+        return code or 1
+    return code
 
 
 def main(argv: list) -> int:

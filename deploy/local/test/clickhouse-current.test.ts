@@ -5,7 +5,7 @@
 // $STACK_DIR or .stack/, made on first use as `stack.sh up --with-clickhouse-current` makes it.
 import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { request } from 'node:http'
@@ -102,4 +102,22 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   const deadline = Date.now() + 60_000
   while (tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
   t.same(tree.filter(alive), [], 'the server ended with its supervisor')
+})
+
+t.test('a server that cannot listen makes its supervisor exit 1, saying why', async (t) => {
+  t.equal(run('install', { STACK_DIR: installs }).status, 0)
+  const port = await takenPort(t) // taken after stack.sh's own check would have passed
+  const dir = tempDir(t, 'chcur-')
+  const config = readFileSync(join(root, 'deploy', 'local', 'chdb', 'config.xml'), 'utf8')
+    .replaceAll('@STACK_DIR@', dir)
+    .replaceAll('@CLICKHOUSE_CURRENT_HTTP_PORT@', String(port))
+    .replaceAll('@CLICKHOUSE_CURRENT_TCP_PORT@', String(await freePort()))
+  mkdirSync(join(dir, 'logs'))
+  writeFileSync(join(dir, 'config.xml'), config)
+  copyFileSync(join(root, 'deploy', 'local', 'clickhouse', 'users.xml'), join(dir, 'users.xml'))
+  const python = join(installs, 'chdb-venv', 'bin', 'python')
+  const r = spawnSync(python, [join(root, 'deploy', 'local', 'chdb', 'server.py'), dir, join(dir, 'data')], { encoding: 'utf8', timeout: 120_000 })
+  t.equal(r.status, 1)
+  t.match(r.stderr, /Address already in use/)
+  t.match(r.stderr, /the server ended without being stopped/)
 })
