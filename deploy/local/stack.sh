@@ -251,14 +251,16 @@ start_clickhouse_current() {
   local dir="$STACK_DIR/clickhouse-current" log="$LOGS/clickhouse-current.log"
   if pid_alive clickhouse-current; then
     # LocalServer reads users.xml once, at start (unlike 18.16's server): a change needs a restart.
-    cmp -s "$HERE/clickhouse/users.xml" "$dir/users.xml" \
-      || say "clickhouse-current: deploy/local/clickhouse/users.xml changed; restart it to apply (down, then up)"
+    { cmp -s "$HERE/clickhouse/users.xml" "$dir/users.xml" && diff -rq "$HERE/chdb/users.d" "$dir/users.d" >/dev/null 2>&1; } \
+      || say "clickhouse-current: its users changed (deploy/local/clickhouse/users.xml, deploy/local/chdb/users.d); restart it to apply (down, then up)"
     say "clickhouse-current already running (pid $(cat "$RUN/clickhouse-current.pid"))"; return 0
   fi
   check_clickhouse_current_ports
   mkdir -p "$dir/data"
   render "$HERE/chdb/config.xml" "$dir/config.xml"
+  # The same users as 18.16, and users.d/ putting back a packaged server's defaults (docs/design.md A7).
   cp "$HERE/clickhouse/users.xml" "$dir/users.xml"
+  rm -rf "$dir/users.d"; cp -r "$HERE/chdb/users.d" "$dir/users.d"
   say "starting clickhouse-current (26.9) on 127.0.0.1:$CLICKHOUSE_CURRENT_HTTP_PORT (http) and :$CLICKHOUSE_CURRENT_TCP_PORT (native)"
   # The pid is the supervisor's (deploy/local/chdb/server.py): SIGTERM stops the server cleanly.
   nohup "$STACK_DIR/chdb-venv/bin/python" "$HERE/chdb/server.py" "$dir" "$dir/data" </dev/null >"$log" 2>&1 &

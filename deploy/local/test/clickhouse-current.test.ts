@@ -79,6 +79,12 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   t.not(write.status, 200)
   t.match(write.body, /READONLY/)
 
+  // A packaged server's defaults, not clickhouse-local's (deploy/local/chdb/users.d): a bare expression
+  // is a syntax error, as on any ClickHouse server.
+  const bare = await sql('1 + 1')
+  t.equal(bare.status, 400)
+  t.match(bare.body, /Code: 62\./)
+
   t.equal((await sql('CREATE DATABASE launcher_test')).status, 200)
   await sql('CREATE TABLE launcher_test.r (id UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY id')
   await sql("INSERT INTO launcher_test.r VALUES (1, 'old', 1), (2, 'kept', 1)")
