@@ -27,14 +27,6 @@ case "${1:-}" in
     ;;
   down) stop_one clickhouse-current ;;
   install) install_clickhouse_current ;;
-  status)
-    if pid_alive clickhouse-current && clickhouse_current_ready; then
-      printf '%-18s up    pid %-7s %s\n' clickhouse-current "$(cat "$RUN/clickhouse-current.pid")" "$endpoint"
-    elif pid_alive clickhouse-current; then
-      printf '%-18s starting pid %-4s %s\n' clickhouse-current "$(cat "$RUN/clickhouse-current.pid")" "$endpoint"; exit 1
-    else
-      printf '%-18s down                %s\n' clickhouse-current "$endpoint"; exit 1
-    fi
-    ;;
+  status) report_component clickhouse-current "$endpoint" clickhouse_current_ready ;;
   *) echo "usage: $0 up|down|status|install" >&2; exit 2 ;;
 esac

@@ -340,18 +340,20 @@ do_down() {
   return 0
 }
 
+report_component() { # comp endpoint readyfn: one status line; fails unless the component is up
+  if pid_alive "$1" && "$3" >/dev/null 2>&1; then
+    printf '%-18s up    pid %-7s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"
+  elif pid_alive "$1"; then
+    printf '%-18s starting pid %-4s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"; return 1
+  else
+    printf '%-18s down                %s\n' "$1" "$2"; return 1
+  fi
+}
+
 do_status() {
   mkdir -p "$RUN"
   local rc=0
-  report() { # comp endpoint readyfn
-    if pid_alive "$1" && "$3" >/dev/null 2>&1; then
-      printf '%-18s up    pid %-7s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"
-    elif pid_alive "$1"; then
-      printf '%-18s starting pid %-4s %s\n' "$1" "$(cat "$RUN/$1.pid")" "$2"; rc=1
-    else
-      printf '%-18s down                %s\n' "$1" "$2"; rc=1
-    fi
-  }
+  report() { report_component "$@" || rc=1; }
   report kafka "127.0.0.1:$KAFKA_PORT" kafka_ready
   report registry "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" registry_ready
   report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
