@@ -4,19 +4,13 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
+import { takenPort, tempDir } from '../../../test/support/ports.js'
 
 const script = join(import.meta.dirname, '..', 'stack.sh')
 
 t.test('a taken port stops `up` before any install, naming the component and the variable', async (t) => {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((r) => server.once('listening', r))
-  const port = (server.address() as { port: number }).port
-  const dir = mkdtempSync(join(tmpdir(), 'stack-'))
-  t.teardown(() => {
-    server.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const port = await takenPort(t)
+  const dir = tempDir(t, 'stack-')
   const r = spawnSync('bash', [script, 'up'], { env: { ...process.env, STACK_DIR: dir, REGISTRY_PORT: String(port), KAFKA_PORT: '1', KAFKA_CONTROLLER_PORT: '2', CLICKHOUSE_HTTP_PORT: '3', CLICKHOUSE_TCP_PORT: '4' }, encoding: 'utf8' })
   t.equal(r.status, 1)
   t.match(r.stderr, `FAILED: registry: port ${port} on 127.0.0.1 is taken by another process (set REGISTRY_PORT to move it)`)
@@ -31,6 +25,15 @@ t.test('status of a stack that is not running says so for each component', async
   t.match(r.stdout, /kafka\s+down/)
   t.match(r.stdout, /registry\s+down/)
   t.match(r.stdout, /clickhouse\s+down/)
+})
+
+t.test('status with --with-clickhouse-current also reports the current ClickHouse', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'stack-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const r = spawnSync('bash', [script, 'status', '--with-clickhouse-current'], { env: { ...process.env, STACK_DIR: dir, KAFKA_PORT: '1', REGISTRY_PORT: '2', CLICKHOUSE_HTTP_PORT: '3', CLICKHOUSE_CURRENT_HTTP_PORT: '4' }, encoding: 'utf8' })
+  t.equal(r.status, 1)
+  t.match(r.stdout, /^clickhouse\s+down/m)
+  t.match(r.stdout, /^clickhouse-current\s+down\s+http:\/\/127\.0\.0\.1:4$/m)
 })
 
 t.test('an unknown command prints the usage', async (t) => {

@@ -14,7 +14,7 @@ t.test('dashboard reads', async (t) => {
   t.test('the dashboard reads as a user that cannot write and whose queries are bounded', async (t) => {
     await t.rejects(ch.command({ query: `INSERT INTO ${s.database}.events (event_id) VALUES ('x')` }), /readonly/i, 'no INSERT')
     await t.rejects(ch.command({ query: `DROP TABLE ${s.database}.events` }), /readonly/i, 'no DROP')
-    await t.rejects(rows('SELECT count() FROM (SELECT number FROM system.numbers LIMIT 300000000)'), /Code: 158|rows to read/i, 'a query reading past max_rows_to_read is stopped')
+    await t.rejects(rows('SELECT count() FROM (SELECT number FROM system.numbers LIMIT 300000000)'), /Code: 158|rows to read|'max_rows_to_read' setting/i, 'a query reading past max_rows_to_read is stopped')
     const limits = Object.fromEntries((await rows("SELECT name, value FROM system.settings WHERE name IN ('max_execution_time', 'max_memory_usage', 'max_rows_to_read')")).map((r) => [r.name, Number(r.value)]))
     t.ok(limits.max_execution_time > 0 && limits.max_memory_usage > 0 && limits.max_rows_to_read > 0, `bounded: ${JSON.stringify(limits)}`)
   })
