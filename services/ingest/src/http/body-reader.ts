@@ -31,7 +31,7 @@ export const INFLATE_ALLOWANCE_BYTES = 64 * 1024
 export interface ReadBodyOptions {
   /** Bytes after decompression (H7: 413 beyond). */
   limit: number
-  /** Past INFLATE_ALLOWANCE_BYTES, output at most this many times the compressed bytes received. */
+  /** Past INFLATE_ALLOWANCE_BYTES, output at most this many times the compressed bytes inflated so far. */
   maxInflateRatio: number
   /** The whole body must have arrived within this time of the read starting (408 beyond). */
   timeoutMs: number
@@ -98,7 +98,9 @@ class BodyRead {
     if (this.done) return
     this.size += chunk.length
     if (this.size > this.o.limit) return this.finish(errors.payloadTooLarge(this.o.limit))
-    if (this.inflater && this.size > INFLATE_ALLOWANCE_BYTES && this.size > this.received * this.o.maxInflateRatio) {
+    // The ratio to the input zlib has consumed so far, not to what arrived: one 9 KB chunk of a bomb is
+    // refused after the allowance, not after inflating 100 times the whole chunk.
+    if (this.inflater && this.size > INFLATE_ALLOWANCE_BYTES && this.size > this.inflater.bytesWritten * this.o.maxInflateRatio) {
       return this.finish(errors.inflateRatio(this.o.limit, this.o.maxInflateRatio))
     }
     try {
