@@ -24,6 +24,7 @@ import { openAdmin } from '../scripts/admin-context.js'
 import { createKafka } from '../services/shared/src/kafka.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { ROOT, rssMiB, cpuSeconds } from './processes.js'
+import { isolatedEnv } from '../test/support/harness.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -43,19 +44,13 @@ const BASE = `http://127.0.0.1:${PORT}`
 const RSS_GUARD_MIB = 2500
 
 const suffix = randomBytes(4).toString('hex')
-const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
-  TOPIC_EVENTS: `hostile.${suffix}.events`,
-  TOPIC_IDENTIFIES: `hostile.${suffix}.identifies`,
-  TOPIC_ACCOUNTS: `hostile.${suffix}.accounts`,
-  TOPIC_DLQ: `hostile.${suffix}.dlq`,
+// Its own topics, database and consumer group on the running stack, as the integration tests have.
+const env = isolatedEnv(suffix, {
   TOPIC_PARTITIONS: '3',
-  CLICKHOUSE_DATABASE: `hostile_${suffix}`,
   INGEST_PORT: String(PORT),
   INGEST_INSTANCE_ID: `ingest-hostile-${suffix}`,
   IP_REQUESTS_PER_MINUTE: '100000',
-  LOG_LEVEL: 'error',
-}
+})
 
 const sentAt = () => new Date().toISOString()
 const EVENT = { type: 'event', event: 'x', user: { id: 'u' } }
