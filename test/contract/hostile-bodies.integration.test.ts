@@ -5,6 +5,7 @@
 // And a valid batch near the 10 MB limit, gzip-compressed, still gets 200.
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
+import { connect, type Socket } from 'node:net'
 import { startServices } from '../support/harness.js'
 import { http, expectError } from '../support/contract.js'
 import { stalledRequest, postHead, type StalledOutcome } from '../support/stalled-request.js'
@@ -99,4 +100,21 @@ t.test('hostile bodies', async (t) => {
     t.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300))
     t.equal(r.body.events_processed, 100)
   })
+})
+
+t.test('connections past INGEST_MAX_CONNECTIONS are closed at once (H24)', async (t) => {
+  const s = await startServices(t, { projector: false, env: { INGEST_MAX_CONNECTIONS: '2' } })
+  const url = new URL(s.ingestUrl)
+  const idle = await Promise.all([0, 1].map(() => new Promise<Socket>((resolve) => {
+    const c = connect(Number(url.port), url.hostname, () => resolve(c))
+  })))
+  const third = await stalledRequest(s.ingestUrl, 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+  t.match(third, { status: 0, closed: true }, 'the third connection is closed unanswered')
+  for (const c of idle) c.destroy()
+  // The server sees the two close in its own time; a new connection is served once it has.
+  let status = 0
+  for (let i = 0; i < 50 && status !== 200; i++) {
+    status = (await stalledRequest(s.ingestUrl, 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).status
+  }
+  t.equal(status, 200, 'served again once they are closed')
 })
