@@ -17,7 +17,7 @@ t.test('responses match /openapi.json', async (t) => {
   const doc = got.body
   t.equal(doc.openapi, '3.1.0')
   for (const p of ['/v1/event', '/v1/events']) {
-    t.same(Object.keys(doc.paths[p].post.responses).sort(), ['200', '400', '401', '413', '415', '429', '503'], `${p}: documented statuses`)
+    t.same(Object.keys(doc.paths[p].post.responses).sort(), ['200', '400', '401', '408', '413', '415', '429', '503'], `${p}: documented statuses`)
     t.ok(doc.paths[p].post.requestBody.content['application/json'].schema, `${p}: request schema`)
   }
   t.ok(doc.components.securitySchemes.bearer, 'bearer security scheme')

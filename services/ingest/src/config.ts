@@ -40,6 +40,18 @@ const spec = {
   CORS_ORIGINS: v.str('*'),
   SINGLE_BODY_LIMIT_BYTES: v.int(1_000_000, 1),
   BATCH_BODY_LIMIT_BYTES: v.int(10_000_000, 1),
+  /** H24: a body must have arrived within this time of being read (408 beyond). */
+  BODY_READ_TIMEOUT_MS: v.int(30_000, 100, 600_000),
+  /** H24: a compressed body may inflate at most this many times its size (past 64 KiB; 413 beyond). */
+  BODY_MAX_INFLATE_RATIO: v.int(100, 1, 100_000),
+  /** H24: body bytes (after decompression) one account's requests may hold while being read (429 beyond). */
+  BODY_IN_FLIGHT_ACCOUNT_BYTES: v.int(20_000_000, 1),
+  /** H24: body bytes all requests of this instance may hold while being read (503 beyond). */
+  BODY_IN_FLIGHT_INSTANCE_BYTES: v.int(200_000_000, 1),
+  /** H24: a request's headers must have arrived within this time (Node answers 408 and closes). */
+  INGEST_HEADERS_TIMEOUT_MS: v.int(10_000, 100, 600_000),
+  /** H24: open connections beyond which new ones are closed at once. */
+  INGEST_MAX_CONNECTIONS: v.int(5_000, 1, 1_000_000),
 }
 
 export interface IngestConfig extends CommonConfig {
@@ -57,6 +69,10 @@ export interface IngestConfig extends CommonConfig {
   redis?: { url: string; timeoutMs: number; retryMs: number; keyPrefix: string }
   corsOrigins: CorsPolicy
   bodyLimits: { single: number; batch: number }
+  /** H24: how bodies are read (http/body-reader.ts) and how many bytes may be in flight. */
+  body: { readTimeoutMs: number; maxInflateRatio: number; inFlight: { perAccount: number; perInstance: number } }
+  /** H24: the HTTP server's own bounds (main.ts). */
+  server: { headersTimeoutMs: number; maxConnections: number }
 }
 
 export function loadIngestConfig(env: Record<string, string | undefined>): IngestConfig {
@@ -83,6 +99,22 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     ...redisConfig(e),
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
+    ...bodyConfig(e),
+  }
+}
+
+function bodyConfig(e: Record<string, any>): Pick<IngestConfig, 'body' | 'server'> {
+  const largest = Math.max(e.SINGLE_BODY_LIMIT_BYTES, e.BATCH_BODY_LIMIT_BYTES)
+  // A budget below one body at the limit would refuse every such body, however idle the instance.
+  if (e.BODY_IN_FLIGHT_ACCOUNT_BYTES < largest) throw new ConfigError('BODY_IN_FLIGHT_ACCOUNT_BYTES', `must be at least the largest body limit (${largest})`)
+  if (e.BODY_IN_FLIGHT_INSTANCE_BYTES < e.BODY_IN_FLIGHT_ACCOUNT_BYTES) throw new ConfigError('BODY_IN_FLIGHT_INSTANCE_BYTES', `must be at least BODY_IN_FLIGHT_ACCOUNT_BYTES (${e.BODY_IN_FLIGHT_ACCOUNT_BYTES})`)
+  return {
+    body: {
+      readTimeoutMs: e.BODY_READ_TIMEOUT_MS,
+      maxInflateRatio: e.BODY_MAX_INFLATE_RATIO,
+      inFlight: { perAccount: e.BODY_IN_FLIGHT_ACCOUNT_BYTES, perInstance: e.BODY_IN_FLIGHT_INSTANCE_BYTES },
+    },
+    server: { headersTimeoutMs: e.INGEST_HEADERS_TIMEOUT_MS, maxConnections: e.INGEST_MAX_CONNECTIONS },
   }
 }
 

@@ -12,6 +12,9 @@ export type ErrorCode =
   | 'MONTHLY_EVENT_LIMIT_EXCEEDED'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'PAYLOAD_TOO_LARGE'
+  | 'JSON_TOO_COMPLEX'
+  | 'BODY_BYTES_IN_FLIGHT_EXCEEDED'
+  | 'REQUEST_TIMEOUT'
   | 'INVALID_JSON'
   | 'VALIDATION_ERROR'
   | 'NOT_FOUND'
@@ -43,6 +46,10 @@ export class ServiceError extends AppError {
   }
 }
 
+// A refusal while the body is still arriving: the rest is never read, so the connection cannot carry
+// another request; Node closes it once the answer is written (H24).
+const CLOSE = { Connection: 'close' }
+
 export const errors = {
   missingAuth: () =>
     new ServiceError('MISSING_AUTH_HEADER', 401, 'Missing or invalid Authorization header: expected "Bearer <API_KEY>"'),
@@ -51,8 +58,29 @@ export const errors = {
   invalidKey: () => new ServiceError('INVALID_API_KEY', 401, 'Invalid or inactive API key'),
   unsupportedMediaType: () =>
     new ServiceError('UNSUPPORTED_MEDIA_TYPE', 415, 'Content-Type must be application/json'),
+  /** A Content-Encoding other than gzip, deflate, br or identity (H24): the message names it. */
+  unsupportedEncoding: (coding: string) =>
+    new ServiceError('UNSUPPORTED_MEDIA_TYPE', 415, `Content-Encoding ${JSON.stringify(coding.slice(0, 100))} is not supported; send gzip, deflate, br or no Content-Encoding`, {
+      content_encoding: coding.slice(0, 100),
+      supported: ['gzip', 'deflate', 'br', 'identity'],
+    }),
   payloadTooLarge: (limitBytes: number) =>
-    new ServiceError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${limitBytes} bytes`, { limit_bytes: limitBytes }),
+    new ServiceError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${limitBytes} bytes`, { limit_bytes: limitBytes }, { headers: CLOSE }),
+  /** H24: a compressed body that inflates more than `maxRatio` times its compressed size (past the allowance). */
+  inflateRatio: (limitBytes: number, maxRatio: number) =>
+    new ServiceError('PAYLOAD_TOO_LARGE', 413, `Compressed request body inflates more than ${maxRatio} times its size`, { limit_bytes: limitBytes, max_inflate_ratio: maxRatio }, { headers: CLOSE }),
+  /** H25: more JSON values than any valid request of this kind can hold. */
+  jsonTooComplex: (path: string, maxValues: number) =>
+    new ServiceError('JSON_TOO_COMPLEX', 400, `Request body holds more JSON values ${path ? `under ${path}` : 'outside the events'} than a valid request can (at most ${maxValues})`, { path, max_values: maxValues }),
+  /** H24: the account's requests already hold their share of body bytes being read. */
+  bodyBytesInFlight: (limitBytes: number) =>
+    new ServiceError('BODY_BYTES_IN_FLIGHT_EXCEEDED', 429, `The account's requests are already sending ${limitBytes} bytes of bodies; retry after Retry-After`, { limit_bytes: limitBytes, retry_after_seconds: 1 }, {
+      retriable: true,
+      headers: { 'Retry-After': '1', ...CLOSE },
+    }),
+  /** H24: the body did not arrive within BODY_READ_TIMEOUT_MS. */
+  requestTimeout: (timeoutMs: number) =>
+    new ServiceError('REQUEST_TIMEOUT', 408, `Request body did not arrive within ${timeoutMs} ms`, { timeout_ms: timeoutMs }, { retriable: true, headers: CLOSE }),
   invalidJson: (why?: string) =>
     new ServiceError('INVALID_JSON', 400, why ? `Request body is not valid JSON: ${why}` : 'Request body is not valid JSON'),
   validation: (details: Record<string, unknown>, message = 'Request validation failed') =>
@@ -62,10 +90,11 @@ export const errors = {
     new ServiceError('METHOD_NOT_ALLOWED', 405, `Method not allowed; use ${allowed.join(', ')}`, undefined, {
       headers: { Allow: allowed.join(', ') },
     }),
-  unavailable: (retryAfterSeconds: number, cause?: unknown) =>
-    new ServiceError('SERVICE_UNAVAILABLE', 503, 'Service temporarily unavailable; retry later', undefined, {
+  unavailable: (retryAfterSeconds: number, cause?: unknown, message = 'Service temporarily unavailable; retry later', headers: Record<string, string> = {}) =>
+    new ServiceError('SERVICE_UNAVAILABLE', 503, message, undefined, {
       cause,
       retriable: true,
-      headers: { 'Retry-After': String(retryAfterSeconds) },
+      headers: { 'Retry-After': String(retryAfterSeconds), ...headers },
     }),
 }
+

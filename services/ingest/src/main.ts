@@ -156,7 +156,18 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     metrics,
   })
 
-  const server: Server = createServer(app.callback())
+  // H24: Node's defaults let a stalled client hold a connection for 60 s (headers) to 300 s (body),
+  // checked only every 30 s. Headers get INGEST_HEADERS_TIMEOUT_MS; a body is cut by the reader at
+  // BODY_READ_TIMEOUT_MS (http/body-reader.ts), and Node's request timeout backs it up for bodies
+  // nobody reads; timeouts are checked every second; connections are capped.
+  const server: Server = createServer({
+    headersTimeout: cfg.server.headersTimeoutMs,
+    requestTimeout: cfg.server.headersTimeoutMs + cfg.body.readTimeoutMs + 5_000,
+    connectionsCheckingInterval: 1_000,
+  }, app.callback())
+  server.maxConnections = cfg.server.maxConnections
+  // Idle keep-alive connections hold no body: longer than a load balancer's usual 60 s idle timeout,
+  // so the balancer, not ingest, closes them (no request lost on a connection closed under it).
   server.keepAliveTimeout = 65_000
   return {
     deps: { kafka, codec, keys, quota, appender, ch, redis, shared },

@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import type { RequestLimiter, EventRateLimiter, MonthlyQuota, SharedLimits } from '../limits/index.js'
+import { BodyBytesInFlight, type RequestLimiter, type EventRateLimiter, type MonthlyQuota, type SharedLimits } from '../limits/index.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
@@ -44,6 +44,8 @@ export interface IngestDeps {
   draining?: () => boolean
   /** Readiness: can this instance deliver to Kafka and is its key table current? */
   readiness?: () => Readiness
+  /** Body bytes being read, per account and instance (H24); made from cfg.body when not given. */
+  bodyBytes?: BodyBytesInFlight
 }
 
 const API_PATHS = new Set(['/v1/event', '/v1/events'])
@@ -53,6 +55,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   const app = new Koa<State>({ proxy: false })
   const router = new Router<State>()
   const { cfg } = d
+  const inFlight = d.bodyBytes ?? new BodyBytesInFlight(cfg.body.inFlight)
 
   app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, shared: d.shared, log: d.log, now, metrics: d.metrics, draining: d.draining }))
   app.use(cors(cfg.corsOrigins))
@@ -61,7 +64,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     bodyLimits: cfg.bodyLimits,
     now,
     authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
-    jsonBody,
+    jsonBody: (kind, limit) => jsonBody({ kind, limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight }),
   }))
   addHealthRoutes(router, { readiness: d.readiness, metrics: d.metrics })
   app.use(router.routes())

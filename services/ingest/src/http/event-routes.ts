@@ -11,6 +11,7 @@ import { validateSingle, validateBatch, type FieldError, type Item } from '../va
 import type { RequestContext } from '../records/index.js'
 import { acceptItems, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
 import type { Ctx, State } from './context.js'
+import type { BodyKind } from './json-values.js'
 import type Koa from 'koa'
 
 export interface EventRoutesDeps {
@@ -19,7 +20,7 @@ export interface EventRoutesDeps {
   now: () => number
   /** Middleware before the body is read: authentication and the per-minute limit (H2). */
   authenticate: Koa.Middleware<State>
-  jsonBody: (limit: number) => Koa.Middleware<State>
+  jsonBody: (kind: BodyKind, limit: number) => Koa.Middleware<State>
 }
 
 const SINGLE_PATH = /^\/v1\/event\/?$/i
@@ -27,8 +28,8 @@ const BATCH_PATH = /^\/v1\/events\/?$/i
 
 /** POST /v1/event and POST /v1/events; anything else goes on to `next`. */
 export function eventRoutes(d: EventRoutesDeps): Koa.Middleware<State> {
-  const readSingle = d.jsonBody(d.bodyLimits.single)
-  const readBatch = d.jsonBody(d.bodyLimits.batch)
+  const readSingle = d.jsonBody('single', d.bodyLimits.single)
+  const readBatch = d.jsonBody('batch', d.bodyLimits.batch)
   // authenticate, then the body, then the handler (H2's order), as a router's middleware list would.
   const single = (ctx: Ctx) => d.authenticate(ctx, () => readSingle(ctx, () => acceptSingle(ctx, d)))
   const batch = (ctx: Ctx) => d.authenticate(ctx, () => readBatch(ctx, () => acceptBatch(ctx, d)))

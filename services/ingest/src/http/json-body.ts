@@ -1,101 +1,82 @@
-// H2 step 3, H7: content type, size after decompression, then JSON.
+// H2 step 3, H7, H24, H25: content type, the body read within its limits, then JSON.
 //
-// Two readers with one contract. The common request -- `application/json` (utf-8), no content
-// coding -- is read in one pass straight from the socket: chunks, one concat, one decode, one
-// JSON.parse (issue 10: koa-bodyparser, co-body, raw-body and their type checks cost more per
-// single event than validation and Avro together). Everything else (gzip, deflate, br, other
-// charsets, `+json` types) goes through koa-bodyparser as before. Both refuse the same inputs the
-// same way: 415 for the type or coding, 413 over the limit, 400 INVALID_JSON for an empty body,
-// bad JSON or a `__proto__` key (co-body's onProtoPoisoning 'error'); a leading BOM is dropped, as
-// raw-body's decoder does.
+// One reader for every request (http/body-reader.ts): the body arrives as chunks, inflated by
+// node:zlib for gzip, deflate and br, counted after decompression against the size limit, the
+// inflate ratio, the read deadline and the bytes in flight per account and per instance
+// (limits/body-bytes-in-flight.ts); then one decode, a count of its JSON structure against what a valid
+// request of its kind can hold (http/json-values.ts), and one JSON.parse. 415 for the type or coding,
+// 413 over the limit or the ratio, 408 past the deadline, 429/503 past the in-flight budgets, 400
+// JSON_TOO_COMPLEX, 400 INVALID_JSON for an empty body, bad JSON or a `__proto__` key; a leading BOM
+// is dropped.
 import type Koa from 'koa'
 import type { IncomingMessage } from 'node:http'
-import bodyParser from 'koa-bodyparser'
 import { errors } from '../errors.js'
+import type { BodyBytesInFlight } from '../limits/index.js'
+import { contentCoding, readBody } from './body-reader.js'
+import { jsonValuesProblem, type BodyKind } from './json-values.js'
 import type { Ctx } from './context.js'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
-/** What the one-pass reader takes: plain JSON, no parameter or only charset=utf-8. */
-const PLAIN_JSON = /^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i
 
-export function jsonBody(limit: number) {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    // Everything JSON_TYPE lets through must be parsed, or a `+json` body would read as empty.
-    extendTypes: { json: ['application/*+json'] },
-    jsonLimit: limit as unknown as string,
-    strict: false,
-    onerror: (err: any) => {
-      if (err?.status === 413 || err?.type === 'entity.too.large') throw errors.payloadTooLarge(limit)
-      if (err?.status === 415 || err?.type === 'encoding.unsupported') throw errors.unsupportedMediaType()
-      throw errors.invalidJson(err?.message ? String(err.message).slice(0, 200) : undefined)
-    },
-  })
+export interface JsonBodyOptions {
+  kind: BodyKind
+  /** Bytes after decompression (H7). */
+  limit: number
+  maxInflateRatio: number
+  readTimeoutMs: number
+  /** The in-flight budgets (H24); without them nothing is counted (tests of the reader alone). */
+  inFlight?: BodyBytesInFlight
+}
+
+export function jsonBody(o: JsonBodyOptions) {
+  const read = { limit: o.limit, maxInflateRatio: o.maxInflateRatio, timeoutMs: o.readTimeoutMs }
   return async (ctx: Ctx, next: Koa.Next) => {
     const headers = ctx.req.headers
     const type = headers['content-type'] ?? ''
     if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType()
-    const declared = Number(headers['content-length'])
-    const coding = headers['content-encoding']
-    const encoded = coding ? coding.trim().toLowerCase() : 'identity'
-    if (encoded === 'identity' && declared > limit) throw errors.payloadTooLarge(limit)
-    if (encoded !== 'identity' && encoded !== 'gzip' && encoded !== 'deflate' && encoded !== 'br') throw errors.unsupportedMediaType()
-    if (encoded === 'identity' && PLAIN_JSON.test(type)) {
-      const text = await readUtf8(ctx.req, limit)
+    const coding = contentCoding(headers['content-encoding'])
+    if (typeof coding === 'object') throw errors.unsupportedEncoding(coding.unsupported)
+    if (coding === 'identity' && Number(headers['content-length']) > o.limit) throw errors.payloadTooLarge(o.limit)
+    const account = ctx.state.auth?.account.account_id ?? ''
+    let held = 0
+    const take = (n: number) => {
+      o.inFlight?.take(account, n)
+      held += n
+    }
+    try {
+      const text = decode(await readBody(ctx.req, coding, read, take), type)
       if (text === '') throw errors.invalidJson('the body is empty')
+      const problem = jsonValuesProblem(text, o.kind)
+      if (problem) throw errors.jsonTooComplex(problem.path, problem.max)
       ;(ctx.request as any).body = parseJson(text)
       ;(ctx.request as any).rawBody = text
-      return next()
-    }
-    // Content codings are case-insensitive (RFC 9110 8.4.1) but the inflater matches them
-    // exactly: hand it the normalized name, so `Content-Encoding: GZIP` is not a 415.
-    headers['content-encoding'] = encoded
-    await parse(ctx as any, async () => undefined)
-    if ((ctx.request as any).rawBody === '' || (ctx.request as any).rawBody === undefined) {
-      throw errors.invalidJson('the body is empty')
+    } finally {
+      // Read and parsed: what the request holds from here on is its items, bounded by validation.
+      o.inFlight?.give(account, held)
     }
     await next()
   }
 }
 
-/** The whole body as UTF-8 text (a leading BOM dropped); 413 once more than `limit` bytes arrived. */
-export function readUtf8(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('aborted', onAborted)
+/** The body as text in its charset (UTF-8 unless said otherwise), a leading BOM dropped; 415 for an unknown charset. */
+function decode(body: Buffer, type: string): string {
+  const charset = CHARSET.exec(type)?.[1]?.toLowerCase() ?? 'utf-8'
+  let text: string
+  if (charset === 'utf-8' || charset === 'utf8') text = body.toString('utf8')
+  else {
+    try {
+      text = new TextDecoder(charset).decode(body)
+    } catch {
+      throw errors.unsupportedMediaType()
     }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        cleanup()
-        // Stop buffering; Node discards the rest of the body when the response ends.
-        req.pause()
-        reject(errors.payloadTooLarge(limit))
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
-      const text = buf.toString('utf8')
-      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-    }
-    const onError = (err: Error) => {
-      cleanup()
-      reject(errors.invalidJson(`the body could not be read: ${err.message}`.slice(0, 200)))
-    }
-    const onAborted = () => onError(new Error('request aborted'))
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('aborted', onAborted)
-  })
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
+/** The whole body as UTF-8 text (a leading BOM dropped), no coding, no budget; 413 past `limit` bytes (bench/koa-body.ts). */
+export async function readUtf8(req: IncomingMessage, limit: number): Promise<string> {
+  return decode(await readBody(req, 'identity', { limit, maxInflateRatio: 1, timeoutMs: 60_000 }, () => undefined), 'application/json')
 }
 
 /**

@@ -71,7 +71,7 @@ export function openApiDocument(): Record<string, unknown> {
   })
   const errorResponses = {
     '400': err(
-      'INVALID_JSON or VALIDATION_ERROR (details.errors: JSON-pointer paths; batches: details.results). ' +
+      'INVALID_JSON, JSON_TOO_COMPLEX (more JSON values than a valid request holds) or VALIDATION_ERROR (details.errors: JSON-pointer paths; batches: details.results). ' +
         'Besides the field rules, values that could not be stored are refused, naming the field: an event time ' +
         'stored before 1970-01-01T00:00:00Z (after clock-skew correction), objects and arrays nested more than ' +
         `${MAX_NESTING_DEPTH} levels inside an event, strings or keys with unpaired UTF-16 surrogates, and ` +
@@ -79,10 +79,11 @@ export function openApiDocument(): Record<string, unknown> {
         'of the body it is INVALID_JSON). In a batch only the offending item fails.',
     ),
     '401': err('MISSING_AUTH_HEADER, INVALID_KEY_FORMAT or INVALID_API_KEY'),
-    '413': err('PAYLOAD_TOO_LARGE: the body is over the endpoint\'s limit after decompression, by default 1,000,000 bytes (/v1/event) and 10,000,000 bytes (/v1/events); details.limit_bytes is the limit (H7)', 'PayloadTooLargeBody'),
-    '415': err('UNSUPPORTED_MEDIA_TYPE'),
-    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED or MONTHLY_EVENT_LIMIT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
-    '503': { ...err('SERVICE_UNAVAILABLE: Kafka did not acknowledge the records in time, the queue is full or the instance is draining. No item is reported accepted; the records may or may not be stored, so retry after Retry-After with the same message_id (then the item keeps its event_id and is stored once)'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
+    '408': err('REQUEST_TIMEOUT: the body did not arrive within the read timeout; the connection is closed'),
+    '413': err('PAYLOAD_TOO_LARGE over the endpoint\'s limit after decompression, by default 1,000,000 bytes (/v1/event) and 10,000,000 bytes (/v1/events), details.limit_bytes being the limit (H7); also a compressed body inflating past details.max_inflate_ratio times its size)', 'PayloadTooLargeBody'),
+    '415': err('UNSUPPORTED_MEDIA_TYPE: the Content-Type, or a Content-Encoding other than gzip, deflate or br (named in the message)'),
+    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED, MONTHLY_EVENT_LIMIT_EXCEEDED or BODY_BYTES_IN_FLIGHT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
+    '503': { ...err('SERVICE_UNAVAILABLE: Kafka did not acknowledge the records in time, the queue is full, the instance is draining or reading as many body bytes as it holds. No item is reported accepted; the records may or may not be stored, so retry after Retry-After with the same message_id (then the item keeps its event_id and is stored once)'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
   }
   const ok = { description: 'Accepted once Kafka acknowledged every accepted item', headers: rateHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } } }
   cached = {

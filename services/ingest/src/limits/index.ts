@@ -23,3 +23,4 @@ export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } f
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
 export { SharedLimits, admitLocally, type EventAdmission } from './shared-limits.js'
+export { BodyBytesInFlight, type BodyBytesBudget } from './body-bytes-in-flight.js'
