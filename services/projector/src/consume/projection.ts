@@ -14,6 +14,7 @@ import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.j
 import { transcodeEvent } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
+import { recordRows } from './record-rows.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 import { CodedError } from '../../../shared/src/errors.js'
@@ -77,12 +78,20 @@ export class ProjectionPipeline {
    * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
+   * Stops after the record that brings the rows built to maxRows (H41): `taken` messages were
+   * handled, and the caller decodes the rest once its buffer has room.
    */
-  async decode(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[] }> {
+  async decode(topic: string, partition: number, messages: KafkaMessage[], maxRows = Infinity): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
+    let rows = 0
+    let taken = 0
     for (const m of messages) {
+      if (rows >= maxRows) break
+      taken++
+      const events = part.events.length
+      const identifies = part.identifies.length
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
@@ -107,8 +116,10 @@ export class ProjectionPipeline {
         if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
         dead.push(d)
       }
+      if (part.events.length > events) rows += recordRows(part.events[events]!)
+      else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
-    return { part, dead }
+    return { part, dead, taken }
   }
 
   private decodeWaiting(value: Buffer): Promise<Decoded> {
