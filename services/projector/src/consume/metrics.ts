@@ -44,6 +44,11 @@ export class Metrics {
     help: 'Records sent to the dead-letter topic.',
     registers: [this.registry],
   })
+  private readonly schemasMissing = new Counter({
+    name: 'projector_registry_schema_missing_total',
+    help: 'Decode attempts that found the schema registry without a schema id a record carries (H42: the registry lost it; the partition waits). Alert on any increase.',
+    registers: [this.registry],
+  })
   private readonly duplicates = new Counter({
     name: 'projector_duplicate_records_dropped_total',
     help: 'Records not inserted because their event_id was already stored or earlier in the batch (a message_id retry, a redelivery after a partial write, a replay).',
@@ -70,6 +75,7 @@ export class Metrics {
     const r = this.registry
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'projector_' })
     // Both kinds show from the start, so a graph (or a test) sees 0 rather than no series.
+    this.schemasMissing.inc(0)
     for (const kind of ['event', 'identify'] as const) {
       this.rows.inc({ kind }, 0)
       this.duplicates.inc({ kind }, 0)
@@ -148,6 +154,10 @@ export class Metrics {
 
   dlq(n: number) {
     if (n > 0) this.dead.inc(n)
+  }
+
+  schemaMissing() {
+    this.schemasMissing.inc()
   }
 
   /** Records the writer dropped because their event_id was stored already (H16 retries, replays). */

@@ -5,7 +5,7 @@
 // (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
 // to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from 'kafkajs'
-import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
+import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
@@ -27,6 +27,8 @@ export interface ProjectionSink {
 
 export interface PipelineMetrics {
   dlq(n: number): void
+  /** A decode found the registry without a schema id a record carries (H42); counted per attempt. */
+  schemaMissing?(): void
   inserted(events: number, identifies: number, seconds: number): void
 }
 
@@ -127,9 +129,20 @@ export class ProjectionPipeline {
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 5_000,
       readiness: this.opts.readiness,
-      retryIf: (err) => err instanceof RegistryUnavailableError && !this.stopping.aborted,
+      retryIf: (err) => {
+        if (!(err instanceof RegistryUnavailableError) || this.stopping.aborted) return false
+        if (err instanceof SchemaMissingError) this.schemaMissing(err)
+        return true
+      },
       signal: this.stopping instanceof AbortSignal ? this.stopping : undefined,
     })
+  }
+
+  /** H42: the record is fine, the registry lost its schema. The partition waits here, its offset
+   * uncommitted, until the registry has the id again; an operator must restore it. */
+  private schemaMissing(err: SchemaMissingError) {
+    this.metrics?.schemaMissing?.()
+    this.log.error('the schema registry lost a schema the topics use; this partition waits until it is restored', { schemaId: err.missingId, err })
   }
 
   async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {
