@@ -1,8 +1,8 @@
 // Issue 9, item 5: a registry outage must not make the accounts follower skip a record (a key
 // revocation would be missed until restart). The registry is the real one behind a TCP gate.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
-import { Partitioners } from 'kafkajs'
+import { Partitioners, type Kafka } from 'kafkajs'
 import avro from 'avsc'
 import { Codec, createRegistry, loadAvsc } from '../../../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../kafka.js'
@@ -15,6 +15,21 @@ import { registerThenLose, startRegistryProxy } from '../../../../test/support/r
 
 const REGISTRY_URL = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'
 const log = createLogger((process.env.TEST_LOG_LEVEL as any) ?? 'error', { test: 'accounts-log' })
+
+/** A follower of `topic` with fast retries, stopped when the test ends; what it applied, and whether it is ready. */
+async function startFollower(t: Test, kafka: Kafka, codec: Codec, topic: string, suffix: string) {
+  const applied: AccountsEntry[] = []
+  const readiness = new Readiness(['kafka', 'registry'])
+  const follower = await followAccounts(kafka, codec, topic, (e) => applied.push(e), log, {
+    groupPrefix: `test-${suffix}`,
+    readiness,
+    retryMs: { initialMs: 50, maxMs: 200 },
+  })
+  t.teardown(() => follower.stop())
+  let ready = false
+  void follower.ready.then(() => (ready = true))
+  return { applied, readiness, follower, isReady: () => ready }
+}
 
 t.test('the follower waits for the registry instead of skipping the record', async (t) => {
   const suffix = randomBytes(5).toString('hex')
@@ -40,20 +55,11 @@ t.test('the follower waits for the registry instead of skipping the record', asy
   t.teardown(() => gate.stop())
   // A fresh codec: the writer schema must come from the registry, which is behind the closed gate.
   const codec = new Codec(createRegistry(gate.url(new URL(REGISTRY_URL).pathname)))
-  const applied: AccountsEntry[] = []
-  const readiness = new Readiness(['kafka', 'registry'])
-  const follower = await followAccounts(kafka, codec, topics.accounts, (e) => applied.push(e), log, {
-    groupPrefix: `test-${suffix}`,
-    readiness,
-    retryMs: { initialMs: 50, maxMs: 200 },
-  })
-  t.teardown(() => follower.stop())
-  let ready = false
-  void follower.ready.then(() => (ready = true))
+  const { applied, readiness, follower, isReady } = await startFollower(t, kafka, codec, topics.accounts, suffix)
   // Each attempt is several connections (the registry client retries within one call).
   await waitUntil(() => gate.refused >= 12, 60_000, 'the follower to try the registry a few times')
   t.same(applied, [], 'nothing applied while the registry is away')
-  t.notOk(ready, 'not ready while the record is waiting')
+  t.notOk(isReady(), 'not ready while the record is waiting')
   t.match(readiness.snapshot(), { kafka: 'ok', registry: /^unavailable/ })
   gate.open()
   await follower.ready
@@ -92,19 +98,10 @@ t.test('the follower waits for a schema the registry lost instead of skipping th
 
   const proxy = await startRegistryProxy(new URL(REGISTRY_URL).origin)
   t.teardown(() => proxy.stop())
-  const applied: AccountsEntry[] = []
-  const readiness = new Readiness(['kafka', 'registry'])
-  const follower = await followAccounts(kafka, new Codec(createRegistry(proxy.url(new URL(REGISTRY_URL).pathname))), topic, (e) => applied.push(e), log, {
-    groupPrefix: `test-${suffix}`,
-    readiness,
-    retryMs: { initialMs: 50, maxMs: 200 },
-  })
-  t.teardown(() => follower.stop())
-  let ready = false
-  void follower.ready.then(() => (ready = true))
-  await waitUntil(() => ready || /SCHEMA_MISSING/.test(readiness.snapshot().registry ?? ''), 30_000, 'the follower to find the schema missing')
+  const { applied, readiness, follower, isReady } = await startFollower(t, kafka, new Codec(createRegistry(proxy.url(new URL(REGISTRY_URL).pathname))), topic, suffix)
+  await waitUntil(() => isReady() || /SCHEMA_MISSING/.test(readiness.snapshot().registry ?? ''), 30_000, 'the follower to find the schema missing')
   t.same(applied, [], 'neither the record nor the one after it is applied')
-  t.notOk(ready, 'not ready')
+  t.notOk(isReady(), 'not ready')
   t.match(readiness.snapshot(), { registry: /SCHEMA_MISSING/ })
   proxy.restore(lostId, lostSchema)
   await follower.ready
