@@ -103,6 +103,7 @@ export class ProjectionPipeline {
           const p = transcodeEvent(m.value, this.arenas, origin)
           if (p !== null) {
             part.events.push(p)
+            rows += recordRows(p)
             continue
           }
         }

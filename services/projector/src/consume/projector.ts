@@ -168,8 +168,9 @@ export class Projector {
         resolveOffset(last)
         this.commitAfter(written, batch.topic, batch.partition, last, batch.highWatermark, epoch)
         messages = messages.slice(taken)
-        // The rest is left for the next member (stop() waits for this batch).
-        if (messages.length > 0 && !isRunning()) break
+        // The rest is left for the next member (stop() waits for this batch), or read again after a
+        // failed write (writeFailed: the consumer rejoins from the committed offsets).
+        if (messages.length > 0 && (!isRunning() || this.committer.poisoned)) break
       }
     } finally {
       clearInterval(beat)
