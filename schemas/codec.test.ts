@@ -2,7 +2,7 @@
 // registry that did not answer (wait, never dead-letter: issue 9, item 5).
 import t from 'tap'
 import avro from 'avsc'
-import { Codec, RegistryUnavailableError, UndecodableRecordError, UnknownSchemaError, loadAvsc } from './codec.js'
+import { Codec, RegistryUnavailableError, SchemaMissingError, UndecodableRecordError, loadAvsc } from './codec.js'
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
 const withId = (id: number, body: Buffer = Buffer.alloc(0)) => {
@@ -15,10 +15,11 @@ const codecWhoseRegistry = (getSchema: () => Promise<unknown>) => new Codec({ ge
 // What the registry client throws: mappersmith reports a network failure as status 400.
 const responseError = (status: number, message: string) => Object.assign(new Error(`Confluent_Schema_Registry - ${message}`), { status })
 
-t.test('a schema id the registry does not have is permanent', async (t) => {
+t.test('a schema id the registry does not have is the registry missing it, waited out (H42)', async (t) => {
   const err = await codecWhoseRegistry(async () => { throw responseError(404, "No content with ID '7' was found.") }).decode(withId(7)).catch((e) => e)
-  t.type(err, UnknownSchemaError)
-  t.match(err, { code: 'UNKNOWN_SCHEMA', retriable: false, schemaId: 7 })
+  t.type(err, SchemaMissingError)
+  t.type(err, RegistryUnavailableError, 'every wait for the registry waits for it')
+  t.match(err, { code: 'SCHEMA_MISSING', retriable: true, schemaId: 7 })
 })
 
 t.test('a registry that does not answer is retriable', async (t) => {

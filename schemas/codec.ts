@@ -29,8 +29,8 @@ export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: 
   ]
 }
 
-/** The record can never be decoded: not in the wire format, or a schema id the registry says it
- * does not have (404, error code 40403). Dead-letter it. */
+/** The record can never be decoded: not in the wire format, or a writer schema that is not usable
+ * Avro. Dead-letter it. */
 export class UnknownSchemaError extends Error {
   readonly code = 'UNKNOWN_SCHEMA'
   readonly retriable = false
@@ -51,10 +51,23 @@ export class UndecodableRecordError extends Error {
 /** The registry could not answer (connection refused, timeout, 5xx, auth): says nothing about
  * the record. Retry it; never dead-letter or skip the record for this (issue 9, item 5). */
 export class RegistryUnavailableError extends Error {
-  readonly code = 'REGISTRY_UNAVAILABLE'
+  readonly code: string = 'REGISTRY_UNAVAILABLE'
   readonly retriable = true
   constructor(message: string, readonly schemaId: number | undefined, options?: { cause?: unknown }) {
     super(message, options)
+  }
+}
+
+/** The registry answered that it does not have the record's schema id (404, error code 40403). Only
+ * our services write the topics, and they register a schema before writing with it (A2), so the
+ * registry issued that id and has lost it (its storage lost or restored from an older copy, a schema
+ * deleted for good): the record is fine and the registry is not (H42). Waited out like a registry
+ * that does not answer, and alerting; never dead-lettered or skipped (an accounts record skipped
+ * could be a key revocation). */
+export class SchemaMissingError extends RegistryUnavailableError {
+  override readonly code = 'SCHEMA_MISSING'
+  constructor(readonly missingId: number, options?: { cause?: unknown }) {
+    super(`the schema registry does not have schema id ${missingId}, which records on the topics carry`, missingId, options)
   }
 }
 
@@ -175,7 +188,7 @@ export class Codec {
     try {
       schema = await this.registry.getSchema(schemaId)
     } catch (err) {
-      if (isSchemaNotFound(err)) throw new UnknownSchemaError(`schema id ${schemaId} is unknown to the registry`, schemaId, { cause: err })
+      if (isSchemaNotFound(err)) throw new SchemaMissingError(schemaId, { cause: err })
       throw new RegistryUnavailableError(`schema registry did not answer for schema id ${schemaId}: ${(err as Error)?.message ?? err}`, schemaId, { cause: err })
     }
     // avsc's Type carries the record's full name; our reader types are keyed by the short name.

@@ -19,7 +19,7 @@
 // compares both paths byte for byte.
 import { isUtf8 } from 'node:buffer'
 import type { EventRecord } from '../../../../schemas/records.js'
-import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues } from './rows.js'
+import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
 import { tsvLine } from './tsv.js'
 import type { PreparedRecord, RecordOrigin, RowArenas } from './prepared.js'
 
@@ -182,7 +182,7 @@ export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordO
     try {
       const userId = text(USER_ID)!
       const environment = text(ENVIRONMENT) as 'live' | 'test'
-      for (const v of traitValues(accountId, userId, traitsJson, f.timestamp, environment, eventId)) traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
+      for (const v of traitValues(accountId, userId, traitsJson, traitVersionMs(f.timestamp, f.receivedAt), environment, eventId)) traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
       if (starts[USER_EMAIL]! < 0 || ends[USER_EMAIL] === starts[USER_EMAIL]) {
         emailFromTraits = traitEmail(traitsJson, eventId)
         // The general path writes it through tsvLine: escaped, and refused if not well-formed.

@@ -215,8 +215,18 @@ export function identifyRow(r: IdentifyRecord): IdentifyRow {
 }
 
 /**
- * One row per top-level trait key, in TRAIT_COLUMNS order, versioned by setAtMs (the record's
- * event time), so the latest event time wins per key and keys a record does not name are untouched.
+ * When a record's traits were set, and their version (H40): its event time, but never later than
+ * the server received it. H13 keeps a timestamp up to 24 h ahead of the server; versioned by that
+ * alone, an event from a clock ahead of the server held its traits against every later identify
+ * for as long. Back-dated records (imports) keep their event time.
+ */
+export function traitVersionMs(timestamp: number, receivedAt: number): number {
+  return timestamp < receivedAt ? timestamp : receivedAt
+}
+
+/**
+ * One row per top-level trait key, in TRAIT_COLUMNS order, versioned by setAtMs (traitVersionMs),
+ * so the latest wins per key and keys a record does not name are untouched.
  */
 export function traitValues(
   accountId: string,
@@ -252,12 +262,12 @@ export function traitRows(...args: Parameters<typeof traitValues>): TraitRow[] {
 
 /** Trait rows for an event's `user.traits` (H10). */
 export function eventTraitValues(r: EventRecord): RowValues[] {
-  return traitValues(r.account_id, r.user_id, r.user_traits, r.timestamp, r.environment, r.event_id)
+  return traitValues(r.account_id, r.user_id, r.user_traits, traitVersionMs(r.timestamp, r.received_at), r.environment, r.event_id)
 }
 
 /** Trait rows for an identify's traits. */
 export function identifyTraitValues(r: IdentifyRecord): RowValues[] {
-  return traitValues(r.account_id, r.user_id, r.traits, r.timestamp, r.environment, r.event_id)
+  return traitValues(r.account_id, r.user_id, r.traits, traitVersionMs(r.timestamp, r.received_at), r.environment, r.event_id)
 }
 
 export const eventTraitRows = (r: EventRecord): TraitRow[] => eventTraitValues(r).map((v) => rowObject<TraitRow>(TRAIT_COLUMNS, v))

@@ -121,3 +121,49 @@ t.test('settled: with the write of the last row added so far', async (t) => {
   await second
   await t.resolves(afterSecond)
 })
+
+// H41: sizes are rows in all tables. A record with thousands of trait keys (written before ingest
+// capped them) made one insert of maxRows records hold thousands of times maxRows rows.
+const traitLines = (n: number) => Buffer.from('t\tx\n'.repeat(n))
+const identifyWithTraits = (id: number, traits: number) => ({ event_id: `i${id}`, rowChunk: Buffer.from('row\n'), rowStart: 0, rowEnd: 4, traitChunk: traitLines(traits), traitStart: 0, traitEnd: 4 * traits, record: null }) as any
+/** Rows a write holds, counted in the bytes it was given: one line per row. */
+const linesIn = (b: ProjectionBatch) => [...b.events, ...b.identifies].reduce((n, p: any) => n + 1 + (p.traitChunk ? p.traitChunk.subarray(p.traitStart, p.traitEnd).toString().split('\n').length - 1 : 0), 0)
+
+t.test('an insert holds at most maxRows rows, trait rows included, or one record that alone has more (H41)', async (t) => {
+  const held: number[] = []
+  const b = new InsertBatcher(async (batch) => { held.push(linesIn(batch)) }, { maxRows: 5_000, maxWaitMs: 60_000 })
+  // One fetch of old records with 3,000 traits each, then one record larger than maxRows.
+  const part: ProjectionBatch = { events: [], identifies: Array.from({ length: 5 }, (_, i) => identifyWithTraits(i, 3_000)) }
+  const first = b.add(part)
+  t.equal(b.pendingRows, 5 * 3_001, 'pending rows count the trait rows')
+  const huge = b.add({ events: [], identifies: [identifyWithTraits(9, 7_000)] })
+  await b.flush()
+  await Promise.all([first, huge])
+  t.same(held, [3_001, 3_001, 3_001, 3_001, 3_001, 7_001], 'cut between records; a record is never split')
+  t.same(b.peaks, { pendingRows: 5 * 3_001 + 7_001, insertRows: 7_001 })
+})
+
+t.test('a part cut across writes settles with all of them: a failure in an earlier one fails it', async (t) => {
+  const { seen, flushFn } = writes()
+  const b = new InsertBatcher(flushFn, { maxRows: 4, maxWaitMs: 60_000 })
+  const p = b.add({ events: [], identifies: [identifyWithTraits(1, 2), identifyWithTraits(2, 2)] })
+  p.catch(() => undefined)
+  await tick()
+  t.same(seen.map((w) => w.rows), [1], 'the first record was written alone')
+  b.flush()
+  seen[0]!.end(new Error('first write failed'))
+  await tick()
+  seen[1]!.end()
+  await t.rejects(p, /first write failed/)
+})
+
+t.test('rows of records not built yet are counted from their traits', async (t) => {
+  const held: number[] = []
+  const b = new InsertBatcher(async (batch) => { held.push(batch.identifies.length) }, { maxRows: 10, maxWaitMs: 60_000 })
+  const unbuiltIdentify = (n: number) => ({ event_id: 'u', rowChunk: null, traitChunk: null, record: { traits: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))) } }) as any
+  const p = b.add({ events: [], identifies: [unbuiltIdentify(6), unbuiltIdentify(6)] })
+  t.equal(b.pendingRows, 14)
+  await b.flush()
+  await p
+  t.same(held, [1, 1], 'two records of 7 rows each do not share an insert of 10')
+})

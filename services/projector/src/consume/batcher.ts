@@ -2,12 +2,16 @@
 // ClickHouse by size or by time, whichever comes first. Each caller's promise settles only after
 // the insert holding its records succeeded, so offsets are committed after ClickHouse has the rows
 // (A5). Writes run one at a time, in the order their rows were added.
-import type { PreparedBatch } from '../clickhouse/prepared.js'
+// Sizes are rows in all tables, trait rows included (record-rows.ts, H41): an insert holds at most
+// maxRows rows, or one record's rows when that record alone has more.
+import type { PreparedBatch, PreparedRecord } from '../clickhouse/prepared.js'
+import { recordRows } from './record-rows.js'
 
 /** Decoded records with their rows built (prepared.ts). */
 export type ProjectionBatch = PreparedBatch
 
 export interface BatcherOptions {
+  /** Rows (all tables) per insert. */
   maxRows: number
   maxWaitMs: number
   /**
@@ -26,6 +30,7 @@ interface Waiter {
 
 export class InsertBatcher {
   private buf: ProjectionBatch = { events: [], identifies: [] }
+  private bufRows = 0
   private waiters: Waiter[] = []
   private timer: NodeJS.Timeout | null = null
   private flushing: Promise<void> = Promise.resolve()
@@ -34,11 +39,14 @@ export class InsertBatcher {
   private roomWaiters: Array<{ max: number; resolve: () => void }> = []
   /** The outcome of the last write queued (resolved when there was none). */
   private lastOutcome: Promise<void> = Promise.resolve()
+  private peakUnwritten = 0
+  private largestWrite = 0
 
   constructor(private readonly flushFn: (batch: ProjectionBatch) => Promise<void>, private readonly opts: BatcherOptions) {}
 
+  /** Rows buffered, not yet handed to a write. */
   get size() {
-    return this.buf.events.length + this.buf.identifies.length
+    return this.bufRows
   }
 
   /** Rows added and not yet through their write. */
@@ -46,14 +54,40 @@ export class InsertBatcher {
     return this.unwritten
   }
 
+  /** The most rows ever waiting for their write at once, and the most one write held (H41). */
+  get peaks() {
+    return { pendingRows: this.peakUnwritten, insertRows: this.largestWrite }
+  }
+
+  /**
+   * Buffers the part's records; resolves once every write holding them succeeded. A part that
+   * would take the buffer past maxRows is cut there: the rows before the cut are written first.
+   */
   add(part: ProjectionBatch): Promise<void> {
-    for (const e of part.events) this.buf.events.push(e)
-    for (const i of part.identifies) this.buf.identifies.push(i)
-    this.unwritten += part.events.length + part.identifies.length
-    const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
+    const writes: Promise<void>[] = []
+    for (const e of part.events) this.push('events', e, writes)
+    for (const i of part.identifies) this.push('identifies', i, writes)
+    if (this.unwritten > this.peakUnwritten) this.peakUnwritten = this.unwritten
+    writes.push(this.waiter())
     if (this.size >= this.opts.maxRows) this.flush()
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs)
-    return p
+    return writes.length === 1 ? writes[0]! : Promise.all(writes).then(() => undefined)
+  }
+
+  private push(kind: 'events' | 'identifies', p: PreparedRecord, writes: Promise<void>[]) {
+    const rows = recordRows(p)
+    if (this.bufRows > 0 && this.bufRows + rows > this.opts.maxRows) {
+      writes.push(this.waiter())
+      void this.flush()
+    }
+    // After a cut, this.buf is the new buffer.
+    ;(this.buf[kind] as PreparedRecord[]).push(p)
+    this.bufRows += rows
+    this.unwritten += rows
+  }
+
+  private waiter(): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
   }
 
   /**
@@ -85,8 +119,10 @@ export class InsertBatcher {
     if (this.waiters.length === 0) return this.flushing
     const batch = this.buf
     const waiters = this.waiters
-    const rows = batch.events.length + batch.identifies.length
+    const rows = this.bufRows
+    if (rows > this.largestWrite) this.largestWrite = rows
     this.buf = { events: [], identifies: [] }
+    this.bufRows = 0
     this.waiters = []
     // One more waiter on this write, for settled() once the buffer is empty.
     this.lastOutcome = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }))

@@ -19,6 +19,7 @@ export class Metrics {
   private readonly lag = new Map<string, { topic: string; partition: string; committed: bigint; high: bigint }>()
   private joins = 0
   private subscribers: () => number = () => 0
+  private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({ pendingRows: 0, peakPendingRows: 0, peakInsertRows: 0 })
 
   private readonly rows = new Counter({
     name: 'projector_rows_inserted_total',
@@ -41,6 +42,11 @@ export class Metrics {
   private readonly dead = new Counter({
     name: 'projector_dlq_records_total',
     help: 'Records sent to the dead-letter topic.',
+    registers: [this.registry],
+  })
+  private readonly schemasMissing = new Counter({
+    name: 'projector_registry_schema_missing_total',
+    help: 'Decode attempts that found the schema registry without a schema id a record carries (H42: the registry lost it; the partition waits). Alert on any increase.',
     registers: [this.registry],
   })
   private readonly duplicates = new Counter({
@@ -69,6 +75,7 @@ export class Metrics {
     const r = this.registry
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'projector_' })
     // Both kinds show from the start, so a graph (or a test) sees 0 rather than no series.
+    this.schemasMissing.inc(0)
     for (const kind of ['event', 'identify'] as const) {
       this.rows.inc({ kind }, 0)
       this.duplicates.inc({ kind }, 0)
@@ -90,12 +97,25 @@ export class Metrics {
       registers: [r],
       collect() { this.set(self.joins) },
     })
+    // H41: rows in all tables, trait rows included; what bounds the projector's memory.
+    for (const [name, help, pick] of [
+      ['projector_pending_rows', 'Rows (all tables) fetched and not yet through their ClickHouse write.', 'pendingRows'],
+      ['projector_pending_rows_peak', 'The most rows (all tables) ever waiting for their write at once since start.', 'peakPendingRows'],
+      ['projector_insert_rows_peak', 'The most rows (all tables) one ClickHouse write held since start.', 'peakInsertRows'],
+    ] as const) {
+      new Gauge({ name, help, registers: [r], collect() { this.set(self.buffer()[pick]) } })
+    }
     new Gauge({
       name: 'projector_live_subscribers',
       help: 'Clients connected to the /live feed.',
       registers: [r],
       collect() { this.set(self.subscribers()) },
     })
+  }
+
+  /** Where the insert buffer's row counts come from (the projector's batcher, H41). */
+  insertBuffer(source: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number }) {
+    this.buffer = source
   }
 
   /** Where the live feed's subscriber count comes from (the hub is built beside the metrics). */
@@ -134,6 +154,10 @@ export class Metrics {
 
   dlq(n: number) {
     if (n > 0) this.dead.inc(n)
+  }
+
+  schemaMissing() {
+    this.schemasMissing.inc()
   }
 
   /** Records the writer dropped because their event_id was stored already (H16 retries, replays). */

@@ -162,3 +162,20 @@ t.test('after a write whose records were mostly stored already, rows are built a
   const third = await pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
   t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
 })
+
+t.test('decode stops at the record that brings its rows, trait rows included, to maxRows (H41)', async (t) => {
+  const { codec, pipeline } = await setup(() => ({ writePrepared: async () => undefined }))
+  const traits = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])))
+  // 1 + 3, 1 + 0, 1 + 5, 1 + 0 rows.
+  const records = [event(1, { user_traits: traits(3) }), event(2), event(3, { user_traits: traits(5) }), event(4)]
+  const messages = records.map((e, i) => ({ offset: String(i), key: null, value: codec.encode('Event', e) }))
+  const first = await pipeline.decode('ev', 0, messages as any, 6)
+  t.equal(first.taken, 3, 'rows 4, 5, then 11: it stops after the third record')
+  t.same(first.part.events.map((e) => e.event_id), ['e1', 'e2', 'e3'])
+  const rest = await pipeline.decode('ev', 0, messages.slice(first.taken) as any, 6)
+  t.same([rest.taken, rest.part.events.map((e) => e.event_id)], [1, ['e4']])
+  t.equal((await pipeline.decode('ev', 0, messages as any)).taken, 4, 'no bound: all of them')
+  // The general path, rows not built yet (after the H16 lookup): counted from the traits.
+  pipeline.rowsAtDecode = false
+  t.equal((await pipeline.decode('ev', 0, messages as any, 6)).taken, 3, 'the same cut for records whose rows are built later')
+})

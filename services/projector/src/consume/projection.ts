@@ -5,7 +5,7 @@
 // (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
 // to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from 'kafkajs'
-import { RegistryUnavailableError, type Codec, type Decoded } from '../../../../schemas/codec.js'
+import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
@@ -14,6 +14,7 @@ import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.j
 import { transcodeEvent } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
+import { recordRows } from './record-rows.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 import { CodedError } from '../../../shared/src/errors.js'
@@ -26,6 +27,8 @@ export interface ProjectionSink {
 
 export interface PipelineMetrics {
   dlq(n: number): void
+  /** A decode found the registry without a schema id a record carries (H42); counted per attempt. */
+  schemaMissing?(): void
   inserted(events: number, identifies: number, seconds: number): void
 }
 
@@ -77,12 +80,20 @@ export class ProjectionPipeline {
    * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
+   * Stops after the record that brings the rows built to maxRows (H41): `taken` messages were
+   * handled, and the caller decodes the rest once its buffer has room.
    */
-  async decode(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[] }> {
+  async decode(topic: string, partition: number, messages: KafkaMessage[], maxRows = Infinity): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
+    let rows = 0
+    let taken = 0
     for (const m of messages) {
+      if (rows >= maxRows) break
+      taken++
+      const events = part.events.length
+      const identifies = part.identifies.length
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
@@ -92,6 +103,7 @@ export class ProjectionPipeline {
           const p = transcodeEvent(m.value, this.arenas, origin)
           if (p !== null) {
             part.events.push(p)
+            rows += recordRows(p)
             continue
           }
         }
@@ -107,8 +119,10 @@ export class ProjectionPipeline {
         if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
         dead.push(d)
       }
+      if (part.events.length > events) rows += recordRows(part.events[events]!)
+      else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
-    return { part, dead }
+    return { part, dead, taken }
   }
 
   private decodeWaiting(value: Buffer): Promise<Decoded> {
@@ -116,9 +130,20 @@ export class ProjectionPipeline {
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 5_000,
       readiness: this.opts.readiness,
-      retryIf: (err) => err instanceof RegistryUnavailableError && !this.stopping.aborted,
+      retryIf: (err) => {
+        if (!(err instanceof RegistryUnavailableError) || this.stopping.aborted) return false
+        if (err instanceof SchemaMissingError) this.schemaMissing(err)
+        return true
+      },
       signal: this.stopping instanceof AbortSignal ? this.stopping : undefined,
     })
+  }
+
+  /** H42: the record is fine, the registry lost its schema. The partition waits here, its offset
+   * uncommitted, until the registry has the id again; an operator must restore it. */
+  private schemaMissing(err: SchemaMissingError) {
+    this.metrics?.schemaMissing?.()
+    this.log.error('the schema registry lost a schema the topics use; this partition waits until it is restored', { schemaId: err.missingId, err })
   }
 
   async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {

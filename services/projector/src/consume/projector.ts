@@ -25,7 +25,7 @@ export interface ProjectorOptions {
   topics: { events: string; identifies: string; dlq: string }
   maxRows: number
   maxWaitMs: number
-  /** Rows fetched and not yet written beyond which fetching waits (default 2 x maxRows). */
+  /** Rows (all tables, H41) fetched and not yet written beyond which fetching waits (default 2 x maxRows). */
   maxPendingRows?: number
   retries: number
   fromBeginning: boolean
@@ -76,6 +76,10 @@ export class Projector {
     // A quarter of an insert's rows left over when an insert ends are written at once (batcher.ts):
     // under a backlog, each fetch's tail no longer sits out the rest of maxWaitMs.
     this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs, minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)) })
+    metrics.insertBuffer(() => {
+      const peaks = this.batcher.peaks
+      return { pendingRows: this.batcher.pendingRows, peakPendingRows: peaks.pendingRows, peakInsertRows: peaks.insertRows }
+    })
     this.committer = new OffsetCommitter(
       (offsets) => this.commitOffsets(offsets),
       log,
@@ -147,17 +151,27 @@ export class Projector {
     }, this.heartbeatIntervalMs)
     try {
       const epoch = this.committer.epoch
-      const { part, dead } = await this.pipeline.decode(batch.topic, batch.partition, batch.messages)
-      await this.pipeline.sendToDlq(dead)
-      const written = this.batcher.add(part)
-      written.catch((err) => this.writeFailed(err))
-      // Not the write: room for the next fetch's rows. The offset is committed when the write ends.
-      await this.batcher.whenRoom(this.maxPendingRows)
-      // Queued: resolve even while stopping (stop() writes and commits what is queued), unless the
-      // partition was taken from us meanwhile.
-      if (isStale()) return
-      resolveOffset(batch.lastOffset())
-      this.commitAfter(written, batch.topic, batch.partition, batch.lastOffset(), batch.highWatermark, epoch)
+      // A fetch is decoded about maxRows rows at a time (H41): a fetch of records with thousands of
+      // trait keys each would otherwise build all its rows before the buffer's bound is checked.
+      for (let messages = batch.messages; messages.length > 0; ) {
+        const { part, dead, taken } = await this.pipeline.decode(batch.topic, batch.partition, messages, this.opts.maxRows)
+        await this.pipeline.sendToDlq(dead)
+        const written = this.batcher.add(part)
+        written.catch((err) => this.writeFailed(err))
+        // Not the write: room for the next rows. The offset is committed when the write ends.
+        await this.batcher.whenRoom(this.maxPendingRows)
+        // Queued: resolve even while stopping (stop() writes and commits what is queued), unless the
+        // partition was taken from us meanwhile. The last slice ends at the batch's last offset,
+        // which counts the transaction markers fetched with the records.
+        if (isStale()) return
+        const last = taken === messages.length ? batch.lastOffset() : messages[taken - 1]!.offset
+        resolveOffset(last)
+        this.commitAfter(written, batch.topic, batch.partition, last, batch.highWatermark, epoch)
+        messages = messages.slice(taken)
+        // The rest is left for the next member (stop() waits for this batch), or read again after a
+        // failed write (writeFailed: the consumer rejoins from the committed offsets).
+        if (messages.length > 0 && (!isRunning() || this.committer.poisoned)) break
+      }
     } finally {
       clearInterval(beat)
       if (--this.activeBatches === 0) this.batchesIdle.splice(0).forEach((f) => f())

@@ -20,6 +20,7 @@ import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, P
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
+import { batchRows } from '../consume/record-rows.js'
 import { ProjectionPipeline, type PipelineMetrics, type ProjectionSink } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -147,15 +148,18 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       const off = BigInt(m.offset)
       return off >= c.pos && off < c.range.end
     })
-    if (messages.length > 0) {
-      const { part, dead } = await pipeline.decode(batch.topic, batch.partition, messages)
+    // About maxRows rows (all tables, H41) at a time, each slice waiting for room before the next.
+    for (let rest = messages; rest.length > 0; ) {
+      const { part, dead, taken } = await pipeline.decode(batch.topic, batch.partition, rest, o.maxRows)
       if (dead.length) {
         if (o.dlq !== false) await pipeline.sendToDlq(dead)
         summary.deadLettered += dead.length
       }
-      track(part.events.length + part.identifies.length, batcher.add(part))
-      summary.records += messages.length
-      summary.byTopic[batch.topic] = (summary.byTopic[batch.topic] ?? 0) + messages.length
+      track(batchRows(part), batcher.add(part))
+      summary.records += taken
+      summary.byTopic[batch.topic] = (summary.byTopic[batch.topic] ?? 0) + taken
+      rest = rest.slice(taken)
+      if (rest.length > 0) await backpressure()
     }
     // lastOffset() counts the transaction markers fetched with the records.
     advance(c, batch.lastOffset())

@@ -2,7 +2,7 @@
 // every service that needs the table follows the whole topic from the beginning into memory.
 import type { Kafka, Producer, Consumer } from 'kafkajs'
 import { randomUUID } from 'node:crypto'
-import { RegistryUnavailableError, type Codec } from '../../../../schemas/codec.js'
+import { RegistryUnavailableError, SchemaMissingError, type Codec } from '../../../../schemas/codec.js'
 import { accountsKey, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../log.js'
 import { waitFor, type Readiness } from '../wait-for.js'
@@ -39,9 +39,10 @@ export interface AccountsFollower {
 /** Follows the accounts topic from its start with a consumer group of its own (each instance
  * must see every record), calling `apply` for each. A change made by the CLI or the dashboard
  * reaches every follower within the fetch wait (maxWaitTimeInMs below). Kafka is waited for at
- * start; a record the registry cannot be asked about now is waited for, never skipped (a missed
- * key revocation would stay missed until restart): the follower stalls, and is not ready, meanwhile.
- * Only a record that can never be decoded is skipped. */
+ * start; a record the registry cannot be asked about now, or whose schema id the registry lost
+ * (H42), is waited for, never skipped (a missed key revocation would stay missed until restart):
+ * the follower stalls, and is not ready, meanwhile. Only a record that can never be decoded (not
+ * in the wire format, a body its schema does not read) is skipped. */
 export async function followAccounts(
   kafka: Kafka,
   codec: Codec,
@@ -96,7 +97,11 @@ export async function followAccounts(
         try {
           const d = await waitFor('registry', () => codec.decode(message.value!), log, {
             ...waitOpts,
-            retryIf: (err) => err instanceof RegistryUnavailableError,
+            retryIf: (err) => {
+              // H42: the registry lost a schema the topic uses; waited out like an outage, but loudly.
+              if (err instanceof SchemaMissingError) log.error('the schema registry lost a schema the accounts topic uses; waiting until it is restored', { partition, offset: message.offset, schemaId: err.missingId })
+              return err instanceof RegistryUnavailableError
+            },
           })
           if (d.name === 'Account' || d.name === 'Plan' || d.name === 'ApiKey') apply({ kind: d.name, value: d.value } as AccountsEntry)
         } catch (err) {
