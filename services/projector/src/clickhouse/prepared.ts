@@ -1,7 +1,8 @@
 // Records whose rows are built already. The projector and the replay map each record to its
 // TabSeparated rows as soon as it is decoded, keep the bytes outside the JS heap (RowArena, tsv.ts)
 // and keep of the record only what the writer needs later: its H16 key (event_id, account_id,
-// message_id, timestamp) and where its rows are.
+// message_id, timestamp), the times that decide its partitions (timestamp, received_at) and where
+// its rows are.
 //
 // Why (issue 10, measured with 50,000 decoded records, BENCHMARKS.md "Replay"): a decoded record
 // waits seconds for its insert, so its 20-odd objects (the record, its strings) survived young-
@@ -27,6 +28,8 @@ export interface PreparedRecord<R extends EventRecord | IdentifyRecord = EventRe
   account_id: string
   message_id: string | null
   timestamp: number
+  /** With timestamp, what decides the partitions its rows touch (partition-groups.ts). */
+  received_at: number
   /** The record's events or identifies row: bytes [rowStart, rowEnd) of rowChunk; null while not built (then `record` is set). */
   rowChunk: Buffer | null
   rowStart: number
@@ -93,6 +96,7 @@ export function unbuilt<R extends EventRecord | IdentifyRecord>(r: R, origin: Re
     account_id: r.account_id,
     message_id: r.message_id,
     timestamp: r.timestamp,
+    received_at: r.received_at,
     rowChunk: null,
     rowStart: 0,
     rowEnd: 0,
