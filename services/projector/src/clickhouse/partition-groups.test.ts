@@ -1,5 +1,8 @@
 import t from 'tap'
-import { MAX_PARTITIONS_PER_INSERT, monthIndex, partitionGroups, type Partitioned } from './partition-groups.js'
+import { emptyRange, MAX_PARTITIONS_PER_INSERT, monthIndex, partitionGroups, type Partitioned } from './partition-groups.js'
+import { insertBody } from './prepared.js'
+import { prepareBatch } from './writer.js'
+import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
 
 // The 15th of the n-th month after January 1970, at noon UTC.
 const month = (n: number) => Date.UTC(1970, n, 15, 12)
@@ -66,4 +69,14 @@ t.test('random batches keep the rule at any limit', async (t) => {
     const records = Array.from({ length: 1 + rand(300) }, (_, i) => row(i, month(rand(40)), month(rand(30))))
     t.same(broken(records, partitionGroups(records, limit), limit), [], `round ${round}: ${records.length} records, limit ${limit}`)
   }
+})
+
+t.test('the writer gathers the range while building the insert body, and the grouping takes it', async (t) => {
+  const events = [makeEvent({ timestamp: month(3), received_at: now }), makeEvent({ timestamp: month(250), received_at: month(400) })]
+  const { prepared } = prepareBatch({ events, identifies: [] })
+  const range = emptyRange()
+  insertBody(prepared.events, 'rows', range)
+  t.same(range, { tLo: month(3), tHi: month(250), rLo: month(400), rHi: now })
+  t.equal(partitionGroups(prepared.events, 1, range).length, 2)
+  t.equal(partitionGroups(prepared.events, 1, { tLo: now, tHi: now, rLo: now, rHi: now }).length, 1, 'the range given is the one used')
 })

@@ -26,24 +26,38 @@ export function monthIndex(ms: number): number {
   return d.getUTCFullYear() * 12 + d.getUTCMonth()
 }
 
+/** The earliest and latest event and receipt times of some records, in epoch ms. */
+export interface TimeRange {
+  tLo: number
+  tHi: number
+  rLo: number
+  rHi: number
+}
+
+export const emptyRange = (): TimeRange => ({ tLo: Infinity, tHi: -Infinity, rLo: Infinity, rHi: -Infinity })
+
+/** Widens `range` to the record's times. */
+export function extendRange(range: TimeRange, r: Partitioned): void {
+  if (r.timestamp < range.tLo) range.tLo = r.timestamp
+  if (r.timestamp > range.tHi) range.tHi = r.timestamp
+  if (r.received_at < range.rLo) range.rLo = r.received_at
+  if (r.received_at > range.rHi) range.rHi = r.received_at
+}
+
 /**
  * The records in groups of at most `limit` distinct months of `timestamp` and at most `limit` of
  * `received_at`, every record in exactly one group. One group, the array itself, when the batch's
- * time range cannot span more.
+ * time range cannot span more. `range` is the records' own, when the caller has it: the writer
+ * gathers it while it reads the records for the insert's body (insertBody): a separate pass would
+ * read every record of a large batch from memory once more.
  */
-export function partitionGroups<R extends Partitioned>(records: R[], limit = MAX_PARTITIONS_PER_INSERT): R[][] {
+export function partitionGroups<R extends Partitioned>(records: R[], limit = MAX_PARTITIONS_PER_INSERT, range?: TimeRange): R[][] {
   if (records.length === 0) return []
-  let tLo = Infinity
-  let tHi = -Infinity
-  let rLo = Infinity
-  let rHi = -Infinity
-  for (const r of records) {
-    if (r.timestamp < tLo) tLo = r.timestamp
-    if (r.timestamp > tHi) tHi = r.timestamp
-    if (r.received_at < rLo) rLo = r.received_at
-    if (r.received_at > rHi) rHi = r.received_at
+  if (range === undefined) {
+    range = emptyRange()
+    for (const r of records) extendRange(range, r)
   }
-  if (monthIndex(tHi) - monthIndex(tLo) < limit && monthIndex(rHi) - monthIndex(rLo) < limit) return [records]
+  if (monthIndex(range.tHi) - monthIndex(range.tLo) < limit && monthIndex(range.rHi) - monthIndex(range.rLo) < limit) return [records]
   return groupByMonths(records, limit)
 }
 

@@ -12,6 +12,7 @@
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { EVENT_COLUMNS, eventTraitValues, eventValues, IDENTIFY_COLUMNS, identifyTraitValues, identifyValues, TRAIT_COLUMNS, type RowValues } from './rows.js'
 import { RowArena, tsvLine } from './tsv.js'
+import { extendRange, type TimeRange } from './partition-groups.js'
 
 /** Where a decoded record came from, so a dead letter names its topic, partition and offset. */
 export interface RecordOrigin {
@@ -139,9 +140,10 @@ function appendRows(p: PreparedRecord, values: RowValues, columns: readonly stri
 /**
  * The body of an insert: the rows of `records` (their main rows, or their trait rows), in order,
  * as views of the arenas' chunks; rows that lie back to back in a chunk share one view. The
- * records' rows must be built.
+ * records' rows must be built. `range`, when given, is widened to the records' times (the
+ * partitions the rows touch, partition-groups.ts) in the same pass.
  */
-export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits'): { chunks: Buffer[]; rows: number } {
+export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits', range?: TimeRange): { chunks: Buffer[]; rows: number } {
   const chunks: Buffer[] = []
   let rows = 0
   let chunk: Buffer | null = null
@@ -149,6 +151,7 @@ export function insertBody(records: readonly PreparedRecord[], which: 'rows' | '
   let end = 0
   for (const p of records) {
     if (p.rowChunk === null) throw new Error(`the rows of ${p.event_id} are not built`)
+    if (range) extendRange(range, p)
     const c = which === 'rows' ? p.rowChunk : p.traitChunk
     if (c === null) continue
     const s = which === 'rows' ? p.rowStart : p.traitStart

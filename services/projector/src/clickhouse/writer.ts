@@ -12,7 +12,7 @@ import { isTooManyPartitionsPerInsert, serverErrorCode } from '../../../../schem
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
 import { buildEventRows, buildIdentifyRows, insertBody, newArenas, unbuilt, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
-import { MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
+import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
 
 export const TABLES = {
@@ -342,9 +342,11 @@ WHERE source = ${table}
    * which any server takes; the rows it refused are written again, byte for byte (A5).
    */
   private async insertByPartitions(table: string, columns: readonly string[], records: PreparedRecord[], limit: number): Promise<void> {
-    for (const group of partitionGroups(records, limit)) {
+    const range = emptyRange()
+    const body = insertBody(records, 'rows', range)
+    for (const group of partitionGroups(records, limit, range)) {
       try {
-        await this.insert(table, columns, insertBody(group, 'rows').chunks)
+        await this.insert(table, columns, group === records ? body.chunks : insertBody(group, 'rows').chunks)
       } catch (err) {
         if (!(limit > 1 && err instanceof ClickHouseWriteError && isTooManyPartitionsPerInsert(err.cause))) throw err
         this.maxPartitions = Math.min(this.maxPartitions, Math.floor(limit / 2))
