@@ -1,9 +1,13 @@
 // A history import through ingest and the projector, against 18.16 and a current ClickHouse
 // (test/support/clickhouse-servers.ts). Current releases refuse an INSERT over 100 partitions; the
 // projector used to retry that batch for ever, and projection stopped for every account. Now every
-// record is stored, and other accounts' events after it are projected too (H26, H27).
+// record is stored, other accounts' events after it are projected too, and a replay of the topics
+// into a fresh database stores them all again (H26, H27).
 import t from 'tap'
 import { startServices } from '../support/harness.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { runReplayCommand, type ReplayCommand } from '../../services/projector/src/replay/index.js'
+import { createLogger } from '../../services/shared/src/log.js'
 import { assertAnswers, clickhouseServers } from '../support/clickhouse-servers.js'
 
 // The 15th of the n-th month after January 1970, at noon UTC.
@@ -38,5 +42,14 @@ for (const server of clickhouseServers()) {
     const other = await s.createKey({ type: 'live' })
     t.equal((await s.post('/v1/event', { event: 'after_import', user: { id: 'u1' } }, { key: other.key })).status, 200)
     await s.waitForRows(`SELECT event_id FROM ${s.database}.events WHERE account_id = '${other.accountId}' AND event = 'after_import'`, 1, 60_000)
+
+    // A replay writes through the same writer: it does not stall on the history either.
+    const fresh = `${s.database}_fresh`
+    t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
+    const replay: ReplayCommand = { topics: ['events', 'identifies'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false }
+    const { summary } = await runReplayCommand(loadProjectorConfig(s.env), replay, { log: createLogger('error') })
+    t.match(summary, { events: 201, identifies: 200, deadLettered: 0 })
+    const [replayed] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${fresh}.events FINAL WHERE ${where}`)
+    t.equal(Number(replayed!.n), 200)
   })
 }
