@@ -2,6 +2,7 @@
 // span more months than one INSERT may touch is stored whole, in every table partitioned by month:
 // events, identifies and retry_ids by event time, usage_monthly by receipt time (H26).
 import t from 'tap'
+import { createClient } from '@clickhouse/client'
 import { ClickHouseWriter } from './writer.js'
 import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 import { clickhouseServers } from '../../../../test/support/clickhouse-servers.js'
@@ -32,3 +33,21 @@ for (const server of clickhouseServers()) {
     t.same(user, { first_seen_ms: String(month(0)), last_seen_ms: String(month(299)) })
   })
 }
+
+t.test('a current ClickHouse set to fewer partitions per insert: the refused inserts are cut again and every row is stored', async (t) => {
+  const server = clickhouseServers().find((s) => s.name === 'current')!
+  const { database } = await createTestDatabase({ prefix: 'partitions_low', t, env: { ...process.env, ...server.env } })
+  // The writer's own client, with the server's limit lowered for its queries (18.16 has no such setting).
+  const client = createClient({
+    url: server.env.CLICKHOUSE_URL,
+    username: server.env.CLICKHOUSE_USER,
+    password: server.env.CLICKHOUSE_PASSWORD,
+    clickhouse_settings: { max_partitions_per_insert_block: '10' } as Record<string, string>,
+  })
+  t.teardown(() => client.close())
+  const writer = new ClickHouseWriter(client, database)
+  const events = Array.from({ length: 60 }, (_, i) => makeEvent({ event_id: `low${i}`, timestamp: month(i), received_at: now }))
+  t.same(await writer.write({ events, identifies: [] }), { events: 60, identifies: 0, traits: 0 })
+  const [row] = await queryRows<{ n: string }>(client, `SELECT count() AS n FROM ${database}.events FINAL`)
+  t.equal(Number(row!.n), 60)
+})
