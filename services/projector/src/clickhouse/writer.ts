@@ -126,8 +126,6 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
-  /** Partitions one insert may touch (partition-groups.ts); tests pass small values. */
-  maxPartitionsPerInsert?: number
 }
 
 /**
@@ -234,7 +232,7 @@ export class ClickHouseWriter {
   private arenas: RowArenas | null = null
   // Lowered when the server refuses an insert for its partitions (a `max_partitions_per_insert_block`
   // below ClickHouse's default), so the next batches are cut to what it accepts at once.
-  private maxPartitions: number
+  private maxPartitions = MAX_PARTITIONS_PER_INSERT
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -242,7 +240,6 @@ export class ClickHouseWriter {
     private readonly opts: WriterOptions = {},
   ) {
     this.database = assertIdentifier(database)
-    this.maxPartitions = opts.maxPartitionsPerInsert ?? MAX_PARTITIONS_PER_INSERT
   }
 
   /**
