@@ -23,6 +23,16 @@ export const CH_ERRORS = {
   AUTHENTICATION_FAILED: 516,
 } as const
 
+/**
+ * Whether the server refused an INSERT for spanning more partitions than
+ * `max_partitions_per_insert_block` allows (24.x and later; 18.16 has no such limit). It shares code
+ * 252 (TOO_MANY_PARTS) with the refusal of a table that has too many parts, which is the server
+ * falling behind on merges: only the message tells them apart.
+ */
+export function isTooManyPartitionsPerInsert(err: unknown): boolean {
+  return serverErrorCode(err) === CH_ERRORS.TOO_MANY_PARTS && err instanceof Error && /too many partitions for single insert block/i.test(err.message)
+}
+
 /** The numeric server error code in an error thrown by @clickhouse/client, if any. */
 export function serverErrorCode(err: unknown): number | undefined {
   if (!(err instanceof Error)) return undefined

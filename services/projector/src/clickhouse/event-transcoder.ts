@@ -218,6 +218,7 @@ export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordO
     account_id: accountId,
     message_id: text(MESSAGE_ID),
     timestamp: f.timestamp,
+    received_at: f.receivedAt,
     rowChunk: dst,
     rowStart: start,
     rowEnd: o,

@@ -1,7 +1,8 @@
 // Records whose rows are built already. The projector and the replay map each record to its
 // TabSeparated rows as soon as it is decoded, keep the bytes outside the JS heap (RowArena, tsv.ts)
 // and keep of the record only what the writer needs later: its H16 key (event_id, account_id,
-// message_id, timestamp) and where its rows are.
+// message_id, timestamp), the times that decide its partitions (timestamp, received_at) and where
+// its rows are.
 //
 // Why (issue 10, measured with 50,000 decoded records, BENCHMARKS.md "Replay"): a decoded record
 // waits seconds for its insert, so its 20-odd objects (the record, its strings) survived young-
@@ -11,6 +12,7 @@
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { EVENT_COLUMNS, eventTraitValues, eventValues, IDENTIFY_COLUMNS, identifyTraitValues, identifyValues, TRAIT_COLUMNS, type RowValues } from './rows.js'
 import { RowArena, tsvLine } from './tsv.js'
+import { extendRange, type TimeRange } from './partition-groups.js'
 
 /** Where a decoded record came from, so a dead letter names its topic, partition and offset. */
 export interface RecordOrigin {
@@ -27,6 +29,8 @@ export interface PreparedRecord<R extends EventRecord | IdentifyRecord = EventRe
   account_id: string
   message_id: string | null
   timestamp: number
+  /** With timestamp, what decides the partitions its rows touch (partition-groups.ts). */
+  received_at: number
   /** The record's events or identifies row: bytes [rowStart, rowEnd) of rowChunk; null while not built (then `record` is set). */
   rowChunk: Buffer | null
   rowStart: number
@@ -93,6 +97,7 @@ export function unbuilt<R extends EventRecord | IdentifyRecord>(r: R, origin: Re
     account_id: r.account_id,
     message_id: r.message_id,
     timestamp: r.timestamp,
+    received_at: r.received_at,
     rowChunk: null,
     rowStart: 0,
     rowEnd: 0,
@@ -135,9 +140,10 @@ function appendRows(p: PreparedRecord, values: RowValues, columns: readonly stri
 /**
  * The body of an insert: the rows of `records` (their main rows, or their trait rows), in order,
  * as views of the arenas' chunks; rows that lie back to back in a chunk share one view. The
- * records' rows must be built.
+ * records' rows must be built. `range`, when given, is widened to the records' times (the
+ * partitions the rows touch, partition-groups.ts) in the same pass.
  */
-export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits'): { chunks: Buffer[]; rows: number } {
+export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits', range?: TimeRange): { chunks: Buffer[]; rows: number } {
   const chunks: Buffer[] = []
   let rows = 0
   let chunk: Buffer | null = null
@@ -145,6 +151,7 @@ export function insertBody(records: readonly PreparedRecord[], which: 'rows' | '
   let end = 0
   for (const p of records) {
     if (p.rowChunk === null) throw new Error(`the rows of ${p.event_id} are not built`)
+    if (range) extendRange(range, p)
     const c = which === 'rows' ? p.rowChunk : p.traitChunk
     if (c === null) continue
     const s = which === 'rows' ? p.rowStart : p.traitStart

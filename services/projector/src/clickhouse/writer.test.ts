@@ -13,7 +13,7 @@ interface InsertCall {
   values: string[]
 }
 
-function fakeClient(fail?: (table: string) => unknown, stored: string[] = []): { client: ClickHouseClient; calls: InsertCall[] } {
+function fakeClient(fail?: (table: string, values: string[]) => unknown, stored: string[] = []): { client: ClickHouseClient; calls: InsertCall[] } {
   const calls: InsertCall[] = []
   const client = {
     // The H16 lookup: these ids are stored already.
@@ -23,8 +23,9 @@ function fakeClient(fail?: (table: string) => unknown, stored: string[] = []): {
     async insert(params: { table: string; format: string; columns: string[]; values: AsyncIterable<Buffer> }) {
       let text = ''
       for await (const chunk of params.values) text += chunk.toString()
-      calls.push({ table: params.table, format: params.format, columns: params.columns, values: text.split('\n').slice(0, -1) })
-      const err = fail?.(params.table)
+      const values = text.split('\n').slice(0, -1)
+      calls.push({ table: params.table, format: params.format, columns: params.columns, values })
+      const err = fail?.(params.table, values)
       if (err) throw err
       return {}
     },
@@ -83,8 +84,10 @@ t.test('server and network failures are classified', async (t) => {
   t.equal(err.serverCode, 27)
   t.equal(err.cause, parse)
 
-  const tooMany = classify(new Error('Code: 252, e.displayText() = DB::Exception: Too many parts'), 'events')
+  // 252 is also the server falling behind on merges: that stays retriable; the partitions case is the data's (H27).
+  const tooMany = classify(new Error('Code: 252, e.displayText() = DB::Exception: Too many parts (300). Merges are processing significantly slower than inserts'), 'events')
   t.match(tooMany, { code: 'INSERT_FAILED', retriable: true, serverCode: 252 })
+  t.match(classify(tooManyPartitions(100), 'events'), { code: 'INSERT_REJECTED', retriable: false, serverCode: 252 })
   const net = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
   t.match(classify(net), { code: 'INSERT_FAILED', retriable: true, serverCode: undefined })
   t.match(classify(new TypeError('x is not a function')), { code: 'INSERT_FAILED', retriable: false })
@@ -166,4 +169,62 @@ t.test('lookups are cut by id count and by text size, never empty', async (t) =>
   t.same(chunks.flat(), long)
   const huge = [r('y'.repeat(10 * 1024 * 1024)), r('z')]
   t.same(lookupChunks(huge).map((c) => c.length), [1, 1], 'an id larger than the cap is looked up alone')
+})
+
+// The months an insert's rows touch in the partitioned tables (schemas/clickhouse/): event months
+// (the `timestamp` column) and receipt months (`received_at`, usage_monthly's), 'YYYY-MM' each.
+const monthsOf = (c: InsertCall, column: 'timestamp' | 'received_at') => new Set(c.values.map((v) => v.split('\t')[c.columns.indexOf(column)]!.slice(0, 7))).size
+const month = (n: number) => Date.UTC(1970, n, 15, 12)
+// What ClickHouse 26.9 answers an insert over max_partitions_per_insert_block, as @clickhouse/client throws it.
+const tooManyPartitions = (limit: number) => Object.assign(
+  new Error(`Too many partitions for single INSERT block (more than ${limit}). The limit is controlled by 'max_partitions_per_insert_block' setting.`),
+  { code: '252', type: 'TOO_MANY_PARTS' },
+)
+/** A server that refuses inserts touching more than `limit` event or receipt months, as current ClickHouse does. */
+const partitionLimit = (limit: number) => (table: string, values: string[]) => {
+  if (table.endsWith('user_traits')) return undefined
+  const c = { table, format: '', columns: ['timestamp', 'received_at'], values: values.map((v) => { const f = v.split('\t'); return `${f[5]}\t${f[8]}` }) }
+  return monthsOf(c, 'timestamp') > limit || monthsOf(c, 'received_at') > limit ? tooManyPartitions(limit) : undefined
+}
+
+t.test('a batch over more months than one insert may touch is written in inserts of at most 100 partitions (H26)', async (t) => {
+  const { client, calls } = fakeClient(partitionLimit(100))
+  const w = new ClickHouseWriter(client, 'db')
+  // Two requests of 100 events, one per month from 1970-01; identifies over 150 months; a replay's
+  // events received over 120 months.
+  const events = Array.from({ length: 200 }, (_, i) => makeEvent({ event_id: `e${i}`, timestamp: month(i) }))
+  const replayed = Array.from({ length: 120 }, (_, i) => makeEvent({ event_id: `r${i}`, received_at: month(i), timestamp: month(i) - 1000 }))
+  const identifies = Array.from({ length: 150 }, (_, i) => makeIdentify({ event_id: `i${i}`, timestamp: month(i) }))
+  t.same(await w.write({ events: [...events, ...replayed], identifies }), { events: 320, identifies: 150, traits: 0 })
+  const inserts = calls.filter((c) => !c.table.endsWith('user_traits'))
+  t.same(inserts.map((c) => [c.table, monthsOf(c, 'timestamp') <= 100 && monthsOf(c, 'received_at') <= 100]), [
+    ['db.events', true], ['db.events', true], ['db.events', true], ['db.identifies', true], ['db.identifies', true],
+  ])
+  t.equal(inserts.reduce((n, c) => n + c.values.length, 0), 470, 'every row once')
+
+  // The common case: one insert per table, as before.
+  calls.length = 0
+  await w.write({ events: [makeEvent(), makeEvent({ timestamp: month(650) })], identifies: [makeIdentify()] })
+  t.same(calls.map((c) => c.table), ['db.events', 'db.identifies'])
+})
+
+t.test('a server that takes fewer partitions per insert: the refused group is cut again, and later batches start there', async (t) => {
+  const { client, calls } = fakeClient(partitionLimit(10))
+  const w = new ClickHouseWriter(client, 'db')
+  const events = Array.from({ length: 60 }, (_, i) => makeEvent({ event_id: `e${i}`, timestamp: month(i) }))
+  t.same(await w.write({ events, identifies: [] }), { events: 60, identifies: 0, traits: 0 })
+  const stored = calls.filter((c) => monthsOf(c, 'timestamp') <= 10)
+  t.same(stored.flatMap((c) => c.values.map((v) => v.split('\t')[0])).sort(), events.map((e) => e.event_id).sort(), 'every row stored, by inserts the server took')
+  const refusedFirst = calls.length - stored.length
+  t.ok(refusedFirst > 0)
+
+  calls.length = 0
+  await w.write({ events: events.map((e) => ({ ...e, event_id: `again-${e.event_id}` })), identifies: [] })
+  t.ok(calls.length - calls.filter((c) => monthsOf(c, 'timestamp') <= 10).length < refusedFirst, 'fewer refusals once the writer has learnt the limit')
+})
+
+t.test('a partitions refusal of rows of one month is about the data: INSERT_REJECTED, not retried (H27)', async (t) => {
+  const { client } = fakeClient((table) => (table.endsWith('events') ? tooManyPartitions(0) : undefined))
+  const err = (await new ClickHouseWriter(client, 'db').write({ events: [makeEvent(), makeEvent()], identifies: [] }).catch((e: unknown) => e)) as ClickHouseWriteError
+  t.match(err, { code: 'INSERT_REJECTED', retriable: false, serverCode: 252, table: 'events' })
 })

@@ -1,16 +1,18 @@
-// Writes one batch of records into ClickHouse: one TabSeparated insert per table (tsv.ts).
+// Writes one batch of records into ClickHouse: one TabSeparated insert per table (tsv.ts), or per
+// group of partitions when the batch spans more months than one insert may touch (H26).
 // Retrying is the caller's job; every failure is a ClickHouseWriteError that says
-// whether a retry can help. Writes are idempotent (A5), so retrying a batch that
+// whether a retry can help (H27). Writes are idempotent (A5), so retrying a batch that
 // partly landed is safe.
 
 import { Readable } from 'node:stream'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
-import { serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
+import { isTooManyPartitionsPerInsert, serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
 import { buildEventRows, buildIdentifyRows, insertBody, newArenas, unbuilt, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
+import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
 
 export const TABLES = {
@@ -23,7 +25,7 @@ export const TABLES = {
 
 export type ClickHouseWriteErrorCode =
   | 'INVALID_RECORD' // a record cannot be mapped to a row: send it to the DLQ
-  | 'INSERT_REJECTED' // the server refused the data itself (parse, type): not retriable
+  | 'INSERT_REJECTED' // the server refused the data itself (parse, type, an insert's partitions): not retriable
   | 'INSERT_FAILED' // network, overload, timeout, missing table...: retry with backoff
 
 export interface InvalidRecord {
@@ -52,7 +54,9 @@ export class ClickHouseWriteError extends AppError {
   }
 }
 
-// Server codes that mean the data itself is unacceptable: retrying cannot help.
+// Server codes that mean the data itself is unacceptable: retrying cannot help, so the records at
+// fault go to the DLQ and the rest is written (H27). Names as current ClickHouse's system.errors gives
+// them. Code 252 is one of them only for the partitions of one insert (isTooManyPartitionsPerInsert).
 const DATA_ERRORS = new Set([
   6, // CANNOT_PARSE_TEXT
   25, // CANNOT_PARSE_ESCAPE_SEQUENCE (an unpaired surrogate in a JSON string)
@@ -68,6 +72,14 @@ const DATA_ERRORS = new Set([
   130, // CANNOT_READ_ARRAY_FROM_TEXT
   131, // TOO_LARGE_STRING_SIZE
   321, // VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE
+  349, // CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN
+  376, // CANNOT_PARSE_UUID
+  441, // CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING
+  467, // CANNOT_PARSE_BOOL
+  632, // UNEXPECTED_DATA_AFTER_PARSED_VALUE
+  675, // CANNOT_PARSE_IPV4
+  676, // CANNOT_PARSE_IPV6
+  691, // UNKNOWN_ELEMENT_OF_ENUM (18.16 says LOGICAL_ERROR, which is not the data's)
 ])
 
 /** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
@@ -218,6 +230,9 @@ export class ClickHouseWriter {
   private readonly database: string
   // Where rows built at write time go (records prepared without rows, prepared.ts).
   private arenas: RowArenas | null = null
+  // Lowered when the server refuses an insert for its partitions (a `max_partitions_per_insert_block`
+  // below ClickHouse's default), so the next batches are cut to what it accepts at once.
+  private maxPartitions = MAX_PARTITIONS_PER_INSERT
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -253,8 +268,8 @@ export class ClickHouseWriter {
     // its trait rows would lose them for good (issue 9). Trait rows are idempotent (same key, same
     // version), so writing them again on a retry is harmless.
     await this.insert(TABLES.userTraits, TRAIT_COLUMNS, traits.chunks)
-    await this.insert(TABLES.events, EVENT_COLUMNS, insertBody(kept.events, 'rows').chunks)
-    await this.insert(TABLES.identifies, IDENTIFY_COLUMNS, insertBody(kept.identifies, 'rows').chunks)
+    await this.insertByPartitions(TABLES.events, EVENT_COLUMNS, kept.events, this.maxPartitions)
+    await this.insertByPartitions(TABLES.identifies, IDENTIFY_COLUMNS, kept.identifies, this.maxPartitions)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
     return { events: kept.events.length, identifies: kept.identifies.length, traits: countLines(traits.chunks) }
   }
@@ -318,6 +333,25 @@ WHERE source = ${table}
     return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
+  /**
+   * The records' rows in inserts of at most `limit` partitions each (H26). A server that allows
+   * fewer refuses one (code 252): that group is cut again with half the limit, down to one month,
+   * which any server takes; the rows it refused are written again, byte for byte (A5).
+   */
+  private async insertByPartitions(table: string, columns: readonly string[], records: PreparedRecord[], limit: number): Promise<void> {
+    const range = emptyRange()
+    const body = insertBody(records, 'rows', range)
+    for (const group of partitionGroups(records, limit, range)) {
+      try {
+        await this.insert(table, columns, group === records ? body.chunks : insertBody(group, 'rows').chunks)
+      } catch (err) {
+        if (!(limit > 1 && err instanceof ClickHouseWriteError && isTooManyPartitionsPerInsert(err.cause))) throw err
+        this.maxPartitions = Math.min(this.maxPartitions, Math.floor(limit / 2))
+        await this.insertByPartitions(table, columns, group, Math.floor(limit / 2))
+      }
+    }
+  }
+
   private async insert(table: string, columns: readonly string[], chunks: Buffer[]): Promise<void> {
     if (chunks.length === 0) return
     try {
@@ -354,7 +388,7 @@ export function classify(cause: unknown, table?: string): ClickHouseWriteError {
   const serverCode = serverErrorCode(cause)
   const message = cause instanceof Error ? cause.message : String(cause)
   const where = table ? ` into ${table}` : ''
-  if (serverCode !== undefined && DATA_ERRORS.has(serverCode)) {
+  if (serverCode !== undefined && (DATA_ERRORS.has(serverCode) || isTooManyPartitionsPerInsert(cause))) {
     return new ClickHouseWriteError('INSERT_REJECTED', `insert${where} rejected (code ${serverCode}): ${message}`, {
       retriable: false,
       table,
