@@ -34,13 +34,17 @@ t.test('the shipped migrations load in order, each statement idempotent', async 
   }
   for (const m of ms) {
     t.match(m.checksum, /^[0-9a-f]{64}$/)
-    for (const s of m.statements) {
+    m.statements.forEach((s, i) => {
       const backfill = /^INSERT INTO \{db\}\.(\w+)\s+SELECT /.exec(s)
+      // A materialized view is remade (its query cannot be altered on 18.16) by a DROP ... IF EXISTS
+      // followed at once by its CREATE ... IF NOT EXISTS: run twice, the pair makes the same view again.
+      const dropped = /^DROP TABLE IF EXISTS \{db\}\.(\w+_mv)$/.exec(s)
       if (backfill) t.ok(replacing.has(backfill[1]!), `${m.file}: a backfill into ${backfill[1]}, a ReplacingMergeTree table`)
+      else if (dropped) t.match(m.statements[i + 1] ?? '', `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.${dropped[1]} `, `${m.file}: ${dropped[1]} dropped only to be made again`)
       else t.match(s, /^CREATE (TABLE|VIEW|MATERIALIZED VIEW|DATABASE) IF NOT EXISTS \{db\}\./, `${m.file}: ${s.slice(0, 60)}`)
       // A6: features 18.16 lacks must not appear.
       t.notMatch(s, /DateTime64|\bMap\(|\bJSON\b|\bBool\b|CODEC|JSONExtract|SimpleAggregateFunction|LowCardinality/)
-    }
+    })
   }
   t.equal(checksum('x'), checksum('x'))
   t.not(checksum('x'), checksum('y'))

@@ -30,7 +30,7 @@ t.test('ids stored before the retry_ids migration are copied in, and their retri
   await new ClickHouseWriter(client, database, { storedIds: new IdFilter(100) }).write({ events: [stored, plain], identifies: [storedIdentify] })
 
   const result = await migrate(client, database)
-  t.same(result.applied.map((m) => m.file), ['006_retry_ids.sql'])
+  t.same(result.applied.map((m) => m.file)[0], '006_retry_ids.sql', '006 is the first migration applied after 005')
   const ids = await queryRows<{ source: string; event_id: string }>(client, `SELECT source, event_id FROM ${database}.retry_ids ORDER BY event_id`)
   t.same(ids.map((r) => [r.source, r.event_id]), [['events', 'old-e'], ['identifies', 'old-i']], 'ids with a message_id copied; the one without is not')
 
