@@ -15,6 +15,7 @@ export {
   planFromRecord,
   type Plan,
 } from '../../../shared/src/accounts/plans.js'
+export { monotonicClock, type Clock } from './monotonic-clock.js'
 export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
 export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'
