@@ -34,7 +34,7 @@ export function openApiDocument(): Record<string, unknown> {
     '401': err('MISSING_AUTH_HEADER, INVALID_KEY_FORMAT or INVALID_API_KEY'),
     '413': err('PAYLOAD_TOO_LARGE (measured after decompression)'),
     '415': err('UNSUPPORTED_MEDIA_TYPE'),
-    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED or MONTHLY_EVENT_LIMIT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
+    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED, MONTHLY_EVENT_LIMIT_EXCEEDED or MONTHLY_TEST_EVENT_LIMIT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
     '503': { ...err('SERVICE_UNAVAILABLE: Kafka did not acknowledge the records in time, the queue is full or the instance is draining. No item is reported accepted; the records may or may not be stored, so retry after Retry-After with the same message_id (then the item keeps its event_id and is stored once)'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
   }
   const ok = { description: 'Accepted once Kafka acknowledged every accepted item', headers: rateHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } } }
