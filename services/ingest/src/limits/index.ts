@@ -17,7 +17,7 @@ export {
 } from '../../../shared/src/accounts/plans.js'
 export { monotonicClock, type Clock } from './monotonic-clock.js'
 export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
-export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
+export { RequestLimiter, accountBucket, ipBucket, refusedBucket, type RateLimitResult } from './request-limiter.js'
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'
 export { MonthlyQuota, monthKeyOf, quotaCounter, type QuotaReservation } from './monthly-quota.js'
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'

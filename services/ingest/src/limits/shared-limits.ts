@@ -101,6 +101,24 @@ export class SharedLimits {
     )
   }
 
+  /** RequestLimiter.checkGuarded across instances (H32). */
+  checkGuarded(bucket: string, limit: number, refused: string, refusedLimit: number, now: number): Promise<RateLimitResult> {
+    return this.viaRedis(
+      now,
+      async () => {
+        const [before, spent] = await this.d.redis.takeGuarded(bucket, limit, refused, refusedLimit, now, MINUTE_MS)
+        return spent >= refusedLimit ? requestResult(spent, refusedLimit, now, MINUTE_MS) : requestResult(before, limit, now, MINUTE_MS)
+      },
+      () => this.d.local.requests.checkGuarded(bucket, limit, refused, refusedLimit, now),
+    )
+  }
+
+  /** RequestLimiter.refusedBody across instances (H32); where the check went, as far as the mode tells. */
+  async refusedBody(bucket: string, refused: string, now: number): Promise<void> {
+    if (this.d.fallback.mode === 'local') return this.d.local.requests.refusedBody(bucket, refused, now)
+    await this.d.redis.refusedBody(bucket, refused, now, MINUTE_MS).catch((err) => this.d.onError?.('refused request not recorded in Redis', err))
+  }
+
   /** The bucket's headers for a response that was not counted. */
   peekRequest(bucket: string, limit: number, now: number): Promise<RateLimitResult> {
     return this.viaRedis(
