@@ -4,12 +4,10 @@
 // `POST /v1/event {}` with a Hobby account's test key, then its live server key got 429 for a minute.
 // Without REDIS_URL and with it.
 import t, { type Test } from 'tap'
-import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { startServices } from '../support/harness.js'
 import { expectError, freshMinute } from '../support/contract.js'
+import { redisUnderPrefix } from '../support/redis-env.js'
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:16379'
 const ev = { event: 'page_viewed', user: { id: 'u1' } }
 
 async function refusedRequests(t: Test, env: Record<string, string>) {
@@ -46,13 +44,7 @@ async function refusedRequests(t: Test, env: Record<string, string>) {
 t.test('refused requests and test keys cannot starve live traffic, without Redis', (t) => refusedRequests(t, {}))
 
 t.test('refused requests and test keys cannot starve live traffic, with Redis', async (t) => {
-  const prefix = `test:${randomBytes(5).toString('hex')}:`
-  const redis = new Redis(REDIS_URL)
-  t.teardown(async () => {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-    redis.disconnect()
-  })
-  await refusedRequests(t, { REDIS_URL, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '3000' })
+  const { redis, prefix, env } = redisUnderPrefix(t)
+  await refusedRequests(t, env)
   t.ok((await redis.keys(`${prefix}rl:x:*`)).length > 0, 'the refused budget was counted in Redis')
 })

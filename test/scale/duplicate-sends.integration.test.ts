@@ -4,13 +4,11 @@
 // agree: 1 + 999 events, the 1000th distinct one refused. Without REDIS_URL (the in-memory quota) and
 // with it (the shared counter), each on its own services and Redis key prefix.
 import t, { type Test } from 'tap'
-import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
+import { redisUnderPrefix } from '../support/redis-env.js'
 import { hashKey } from '../../services/shared/src/accounts/key-hash.js'
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:16379'
 // Hobby as it is, but for the per-second limit, so 2000 items in a few seconds are never refused for it.
 const PLANS = { hobby: { eventsPerSecond: 1_000_000 } }
 
@@ -64,13 +62,7 @@ async function duplicateSends(t: Test, env: Record<string, string>) {
 t.test('duplicate sends, without Redis', (t) => duplicateSends(t, {}))
 
 t.test('duplicate sends, with Redis', async (t) => {
-  const prefix = `test:${randomBytes(5).toString('hex')}:`
-  const redis = new Redis(REDIS_URL)
-  t.teardown(async () => {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-    redis.disconnect()
-  })
-  await duplicateSends(t, { REDIS_URL, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '3000' })
+  const { redis, prefix, env } = redisUnderPrefix(t)
+  await duplicateSends(t, env)
   t.ok((await redis.keys(`${prefix}mo:*`)).length > 0, 'the counter was in Redis')
 })
