@@ -60,6 +60,7 @@ export function quotaCounter(accountId: string, environment: 'live' | 'test'): s
 }
 
 const MINUTE_MS = 60_000
+const hasId = (id: string | undefined): boolean => id !== undefined
 
 interface AccountMonth {
   monthStart: number
@@ -131,6 +132,7 @@ export class MonthlyQuota {
     const month = this.monthOf(now)
     const a = this.stateFor(counter, month.start)
     const used = a.projected > a.local ? a.projected : a.local
+    if (typeof items !== 'number' && !items.some(hasId)) items = items.length // nothing to look up: the first n
     if (typeof items === 'number') {
       const granted = grantable(items, used, limit)
       this.count(a, granted, now)

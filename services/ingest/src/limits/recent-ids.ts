@@ -5,38 +5,69 @@
 // until reconciliation lowers the count to what was stored (monthly-quota.ts).
 
 export class RecentIds {
-  /** `${counter}\n${id}` -> when it is forgotten; insertion order is expiry order (one window, a monotonic now). */
-  private readonly ids = new Map<string, number>()
+  /** counter -> id -> when it is forgotten. Two levels rather than one joined key: joining builds a
+   *  new string per lookup, which must then be flattened and hashed (half the cost of a lookup). */
+  private readonly until = new Map<string, Map<string, number>>()
+  private n = 0
+  // Insertion order in a ring (oldest at `head`), so the oldest is found in O(1). A Map's own order
+  // would do, but reading a Map's first entry after many deletions at its front walks over them.
+  private readonly ringCounter: Array<string | undefined>
+  private readonly ringId: Array<string | undefined>
+  private readonly ringUntil: Float64Array
+  private head = 0
+  private count = 0
 
-  constructor(private readonly windowMs: number, private readonly maxIds: number = 100_000) {}
+  constructor(private readonly windowMs: number, private readonly maxIds: number = 100_000) {
+    // filled: a large array left with holes is kept as a dictionary, several times slower to write
+    this.ringCounter = new Array<string | undefined>(maxIds).fill(undefined)
+    this.ringId = new Array<string | undefined>(maxIds).fill(undefined)
+    this.ringUntil = new Float64Array(maxIds)
+  }
 
   get size(): number {
-    return this.ids.size
+    return this.n
   }
 
   has(counter: string, id: string, now: number): boolean {
     this.expire(now)
-    const until = this.ids.get(`${counter}\n${id}`)
+    const until = this.until.get(counter)?.get(id)
     return until !== undefined && until > now
   }
 
   add(counter: string, id: string, now: number): void {
-    const k = `${counter}\n${id}`
-    this.ids.delete(k) // re-added at the end, with its new expiry
-    if (this.ids.size >= this.maxIds) this.ids.delete(this.ids.keys().next().value!)
-    this.ids.set(k, now + this.windowMs)
+    if (this.count === this.maxIds) this.dropOldest()
+    const at = (this.head + this.count++) % this.maxIds
+    this.ringCounter[at] = counter
+    this.ringId[at] = id
+    this.ringUntil[at] = now + this.windowMs
+    let ids = this.until.get(counter)
+    if (ids === undefined) this.until.set(counter, (ids = new Map()))
+    if (!ids.has(id)) this.n++
+    ids.set(id, now + this.windowMs)
   }
 
   delete(counter: string, id: string): void {
-    this.ids.delete(`${counter}\n${id}`)
+    const ids = this.until.get(counter)
+    if (ids?.delete(id)) this.n--
   }
 
-  /** Drops expired ids from the front, a few per call (O(1) amortised, no timer). */
+  /** Drops expired ids from the oldest end, a few per call (O(1), no timer). */
   private expire(now: number): void {
-    let n = 0
-    for (const [k, until] of this.ids) {
-      if (until > now || n++ >= 4) return
-      this.ids.delete(k)
+    for (let k = 0; k < 4 && this.count > 0 && this.ringUntil[this.head]! <= now; k++) this.dropOldest()
+  }
+
+  /** The oldest slot goes; its id too unless it was added again since (a later expiry). */
+  private dropOldest(): void {
+    const h = this.head
+    const counter = this.ringCounter[h]!
+    const ids = this.until.get(counter)
+    if (ids !== undefined && ids.get(this.ringId[h]!) === this.ringUntil[h]) {
+      ids.delete(this.ringId[h]!)
+      this.n--
+      if (ids.size === 0) this.until.delete(counter)
     }
+    this.ringCounter[h] = this.ringId[h] = undefined
+    this.head = (h + 1) % this.maxIds
+    this.count--
   }
 }
