@@ -1,6 +1,6 @@
 // The monthly counter in Redis is reconciled from the projector's exact usage (issue 14): when Redis
 // has lost it (restarted empty, flushed), the next reconciliation (USAGE_RECONCILE_MS, 300 ms in the harness)
-// puts back max(counter, projected), so the limit holds again without a restart of ingest.
+// puts back the projection (H34: max(projected, min(counter, projected + in flight))), so the limit holds again without a restart of ingest.
 import t from 'tap'
 import { startServices, waitUntil } from '../support/harness.js'
 import { redisUnderPrefix } from '../support/redis-env.js'

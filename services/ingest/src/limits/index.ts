@@ -1,5 +1,5 @@
-// Limits subsystem: plans, per-minute request limit (H2/H3), per-second event limit (H4),
-// monthly live-event quota (H5) and the headers/errors they produce. The in-memory limiters are
+// Limits subsystem: plans, per-minute request limit (H2/H3, H32), per-second event limit (H4),
+// monthly live-event quota (H5) and test-event cap (H33), retries counted once (H34), and the headers/errors they produce. The in-memory limiters are
 // pure and I/O-free; with REDIS_URL, shared-limits.ts puts the counts of every instance in Redis
 // (redis-limits.ts) and falls back to the in-memory ones while Redis is away (limiter-fallback.ts).
 // Time is always passed in as `now` (ms since epoch).

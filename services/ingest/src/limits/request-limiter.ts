@@ -1,5 +1,5 @@
 // Per-minute request limit (H3): fixed 60 s windows aligned to the epoch minute, one bucket per
-// account shared by all its keys (docs/api.md Authentication 9), and one per client IP for requests
+// account shared by all its live keys, a second one for its test keys (H32; docs/api.md Authentication 9), and one per client IP for requests
 // that fail authentication (H2). A request counts once whatever its size: a batch is one request.
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'

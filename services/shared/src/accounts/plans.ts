@@ -7,7 +7,7 @@ import type { PlanRecord } from '../../../../schemas/records.js'
 
 export interface Plan {
   readonly name: string
-  /** Per-minute request limit, per account, shared by all its keys (H3). */
+  /** Per-minute request limit, per account, shared by all its live keys; its test keys have a window of the same size (H3, H32). */
   readonly requestsPerMinute: number
   /** Per-second event limit, per account, across /v1/event and /v1/events (H4). */
   readonly eventsPerSecond: number
