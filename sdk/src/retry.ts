@@ -44,8 +44,8 @@ export function isRetriableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500
 }
 
-/** Codes of 429 answers that waiting a little will not cure (H5: until the month turns). */
-export const FINAL_429_CODES: ReadonlySet<string> = new Set(['MONTHLY_EVENT_LIMIT_EXCEEDED'])
+/** Codes of 429 answers that waiting a little will not cure (H5, H33: until the month turns). */
+export const FINAL_429_CODES: ReadonlySet<string> = new Set(['MONTHLY_EVENT_LIMIT_EXCEEDED', 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED'])
 
 /**
  * The wait before the next attempt: the server's delay when it gave one (plus up to a second of

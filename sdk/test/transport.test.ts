@@ -33,4 +33,5 @@ t.test('429 and 503 are retried after the server delay; a monthly limit is not',
   t.match(classify({ status: 503, header: h({ 'retry-after': '2' }), body: err('SERVICE_UNAVAILABLE') }, now), { kind: 'retry', serverDelayMs: 2000 })
   t.match(classify({ status: 502, header: h(), body: 'Bad gateway' }, now), { kind: 'retry', serverDelayMs: undefined })
   t.match(classify({ status: 429, header: h({ 'retry-after': '86400' }), body: err('MONTHLY_EVENT_LIMIT_EXCEEDED') }, now), { kind: 'fail' })
+  t.match(classify({ status: 429, header: h({ 'retry-after': '86400' }), body: err('MONTHLY_TEST_EVENT_LIMIT_EXCEEDED') }, now), { kind: 'fail' }, 'the test-event cap too (H33)')
 })

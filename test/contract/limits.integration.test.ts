@@ -9,7 +9,7 @@ const PLANS = {
   tiny: { requestsPerMinute: 3, eventsPerSecond: 1000, eventsPerMonth: 100_000, emailsPerMonth: 0 },
   persec: { requestsPerMinute: 10_000, eventsPerSecond: 3, eventsPerMonth: 100_000, emailsPerMonth: 0 },
   burst: { requestsPerMinute: 10_000, eventsPerSecond: 150, eventsPerMonth: 100_000, emailsPerMonth: 0 },
-  quota: { requestsPerMinute: 10_000, eventsPerSecond: 1000, eventsPerMonth: 5, emailsPerMonth: 0 },
+  quota: { requestsPerMinute: 10_000, eventsPerSecond: 1000, eventsPerMonth: 5, emailsPerMonth: 0, testEventsPerMonth: 20 },
 }
 const ev = (n = 1) => ({ event: 'page_viewed', user: { id: `u${n}` } })
 const batch = (n: number, extra: object[] = []) => ({
@@ -24,17 +24,19 @@ const nextMonthUtc = () => {
 t.test('limits contract', async (t) => {
   const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), IP_REQUESTS_PER_MINUTE: '3' } })
 
-  t.test('per-minute limit: fixed window per account, shared by all its keys, exact 429 (docs/api.md Errors, H3)', async (t) => {
+  t.test('per-minute limit: fixed window per account, shared by all its live keys, exact 429 (docs/api.md Errors, H3, H32)', async (t) => {
     const a = await s.createKey({ type: 'live', plan: 'tiny' })
-    const b = await s.createKey({ type: 'test', account: a.accountId })
+    const b = await s.createKey({ type: 'live', account: a.accountId })
+    const testKey = await s.createKey({ type: 'test', account: a.accountId })
     const other = await s.createKey({ type: 'live', plan: 'tiny' })
     await freshMinute()
     const r1 = await s.post('/v1/event', ev(), { key: a.key })
     const r2 = await s.post('/v1/events', batch(5), { key: b.key }) // a batch is one request
-    const r3 = await s.post('/v1/event', { user: 'bare' }, { key: a.key }) // a 400 still counts
-    t.same([r1.status, r2.status, r3.status], [200, 200, 400])
-    t.same([r1, r2, r3].map((r) => r.headers.get('x-ratelimit-remaining')), ['2', '1', '0'], 'remaining counts down across both keys and endpoints')
-    for (const r of [r1, r2, r3]) {
+    const r3 = await s.post('/v1/event', { user: 'bare' }, { key: a.key }) // refused for its body: given back (H32)
+    const r4 = await s.post('/v1/event', ev(), { key: a.key })
+    t.same([r1.status, r2.status, r3.status, r4.status], [200, 200, 400, 200])
+    t.same([r1, r2, r3, r4].map((r) => r.headers.get('x-ratelimit-remaining')), ['2', '1', '1', '0'], 'remaining counts down across both keys and endpoints; the 400 is not counted')
+    for (const r of [r1, r2, r3, r4]) {
       t.equal(r.headers.get('x-ratelimit-limit'), '3')
       t.equal(r.headers.get('x-ratelimit-window'), '60')
       t.equal(Number(r.headers.get('x-ratelimit-reset')) % 60, 0, 'reset is the end of a fixed minute')
@@ -45,7 +47,7 @@ t.test('limits contract', async (t) => {
 
     for (const [what, key, path, body] of [
       ['live key, /v1/event', a.key, '/v1/event', ev()],
-      ['test key of the same account, /v1/events', b.key, '/v1/events', batch(1)],
+      ['another live key of the same account, /v1/events', b.key, '/v1/events', batch(1)],
     ] as const) {
       const r = await s.post(path, body, { key })
       expectError(t, r, 429, 'RATE_LIMIT_EXCEEDED', what)
@@ -65,6 +67,7 @@ t.test('limits contract', async (t) => {
     const bad = await http(s.ingestUrl, '/v1/event', { headers: { authorization: `Bearer ${a.key}`, 'content-type': 'text/plain' }, body: 'x' })
     expectError(t, bad, 429, 'RATE_LIMIT_EXCEEDED', 'exhausted account, bad content type: 429 before 415')
 
+    t.equal((await s.post('/v1/event', ev(), { key: testKey.key })).status, 200, 'a test key of the account has a window of its own (H32)')
     const o = await s.post('/v1/event', ev(), { key: other.key })
     t.equal(o.status, 200, 'another account on the same plan is not affected')
     t.equal(o.headers.get('x-ratelimit-remaining'), '2')
@@ -167,7 +170,7 @@ t.test('limits contract', async (t) => {
     const idOnly = await s.post('/v1/events', { sent_at: new Date().toISOString(), events: [{ type: 'identify', user: { id: 'u9' } }] }, { key: live.key })
     t.equal(idOnly.status, 200, 'identifies still pass when the event quota is used up')
 
-    // H6: a test key of the same account is not limited, and its events are stored as test
+    // H6: a test key of the same account is not limited by the live quota, and its events are stored as test
     const test = await s.createKey({ type: 'test', account: live.accountId })
     const r5 = await s.post('/v1/events', batch(7), { key: test.key })
     t.equal(r5.status, 200, 'test key: 7 events past a 5-event limit')
@@ -178,7 +181,7 @@ t.test('limits contract', async (t) => {
     t.same(rows, [{ environment: 'test', n: '7' }], "stored with environment = 'test'")
   })
 
-  t.test('test-key events never count toward the monthly limit (H6)', async (t) => {
+  t.test('test-key events never count toward the monthly live limit (H6), and have a cap of their own (H33)', async (t) => {
     const test = await s.createKey({ type: 'test', plan: 'quota' })
     const live = await s.createKey({ type: 'live', account: test.accountId })
     for (let i = 0; i < 3; i++) t.equal((await s.post('/v1/events', batch(4), { key: test.key })).status, 200, `test batch ${i}`)
@@ -190,6 +193,16 @@ t.test('limits contract', async (t) => {
     t.equal(s.ingest!.deps.quota.used(live.accountId, Date.now()), 5)
     const stored = await s.waitForRows<{ environment: string }>(`SELECT environment FROM ${s.database}.events FINAL WHERE event_id = '${single.body.data.results[0].event_id}'`)
     t.equal(stored[0].environment, 'test')
+
+    const last = await s.post('/v1/events', batch(8), { key: test.key })
+    t.equal(last.status, 200)
+    t.equal(last.body.events_processed, 7, '13 + 7 = the plan\'s 20 test events')
+    t.match(last.body.data.results[7], { success: false, error: { code: 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED', details: { limit: 20, used: 20, resets_at: nextMonthUtc() } } })
+    const over = await s.post('/v1/event', ev(), { key: test.key })
+    expectError(t, over, 429, 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED', 'past the test cap')
+    t.ok(Number(over.headers.get('retry-after')) >= 1, 'Retry-After until the month turns')
+    t.ok(over.headers.get('x-ratelimit-limit'), 'and the rate-limit headers')
+    t.equal((await s.post('/v1/event', ev(), { key: live.key })).status, 429, 'the live quota is still its own (spent above)')
   })
 
   t.test('every response carries the four X-RateLimit-* headers (docs/api.md Limits, H2)', async (t) => {

@@ -1,23 +1,15 @@
 // The monthly counter in Redis is reconciled from the projector's exact usage (issue 14): when Redis
 // has lost it (restarted empty, flushed), the next reconciliation (USAGE_RECONCILE_MS, 300 ms in the harness)
-// puts back max(counter, projected), so the limit holds again without a restart of ingest.
+// puts back the projection (H34: max(projected, min(counter, projected + in flight))), so the limit holds again without a restart of ingest.
 import t from 'tap'
-import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { startServices, waitUntil } from '../support/harness.js'
+import { redisUnderPrefix } from '../support/redis-env.js'
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:16379'
 const PLANS = { month8: { requestsPerMinute: 10_000, eventsPerSecond: 1000, eventsPerMonth: 8, emailsPerMonth: 0 } }
 
 t.test('a lost monthly counter comes back from ClickHouse', async (t) => {
-  const prefix = `test:${randomBytes(5).toString('hex')}:`
-  const redis = new Redis(REDIS_URL)
-  t.teardown(async () => {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-    redis.disconnect()
-  })
-  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), REDIS_URL, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '3000' } })
+  const { redis, prefix, env } = redisUnderPrefix(t)
+  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify(PLANS), ...env } })
   const k = await s.createKey({ plan: 'month8' })
   const batch = (n: number) => ({ sent_at: new Date().toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } })) })
   const monthKey = `${prefix}mo:{${k.accountId}}:${new Date().toISOString().slice(0, 7)}`

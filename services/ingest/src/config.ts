@@ -29,6 +29,9 @@ const spec = {
    *  wait for that read, but it grows with the month's events, so it runs far less often than the
    *  in-memory refresh, which is how one instance sees the others' events without Redis. */
   USAGE_RECONCILE_MS: v.int(60_000, 100),
+  /** H34: how long a counted message id is not counted again, and how far back counts are taken as
+   *  still on their way to ClickHouse when reconciliation lowers a monthly count. */
+  USAGE_IN_FLIGHT_MS: v.int(600_000, 1000, 7 * 24 * 3600_000),
   /** Shared limiter state of several instances (issue 14); empty: each instance limits from its own memory. */
   REDIS_URL: v.optionalStr(),
   /** A Redis limiter call slower than this is answered by the local limiter instead. */
@@ -65,6 +68,7 @@ export interface IngestConfig extends CommonConfig {
   producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
   usageRefreshMs: number
   usageReconcileMs: number
+  usageInFlightMs: number
   /** Set when REDIS_URL is: limits shared across instances. */
   redis?: { url: string; timeoutMs: number; retryMs: number; keyPrefix: string }
   corsOrigins: CorsPolicy
@@ -96,6 +100,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     },
     usageRefreshMs: e.USAGE_REFRESH_MS,
     usageReconcileMs: e.USAGE_RECONCILE_MS,
+    usageInFlightMs: e.USAGE_IN_FLIGHT_MS,
     ...redisConfig(e),
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },

@@ -13,10 +13,10 @@ import { followAccounts, type AccountsFollower } from '../../shared/src/accounts
 import { Readiness } from '../../shared/src/wait-for.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
-import { monthlyLiveUsage } from '../../shared/src/usage/usage-query.js'
+import { monthlyUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits } from './limits/index.js'
+import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits, setProjected } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
@@ -41,7 +41,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   let follower: AccountsFollower | undefined
   let accepting = false
 
-  const quota = new MonthlyQuota()
+  const quota = new MonthlyQuota({ inFlightMs: cfg.usageInFlightMs })
   const requestLimiter = new RequestLimiter(new MemoryLimiterStore())
   const eventLimiter = new EventRateLimiter(new MemoryLimiterStore())
   // With REDIS_URL the limits are counted in Redis for every instance; the three above answer
@@ -58,7 +58,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     : undefined
   const shared = redis && cfg.redis
     ? new SharedLimits({
-      redis: new RedisLimits(redis, cfg.redis.keyPrefix),
+      redis: new RedisLimits(redis, cfg.redis.keyPrefix, cfg.usageInFlightMs),
       fallback: new LimiterFallback(cfg.redis.retryMs, (c) => {
         if (c.mode === 'local') log.warn('limiter: Redis is not answering; enforcing limits per instance until it does', { reason: c.reason })
         else log.info('limiter: Redis answers; limits shared across instances')
@@ -71,14 +71,14 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // Transitions are logged by the fallback; the client's own error events would repeat on every retry.
   redis?.on('error', () => undefined)
   redis?.on('ready', () => shared?.probeNow())
-  // H5: the month's live usage comes from the projector's counters, refreshed in the background;
-  // with Redis it only ever raises the shared counter (counter = max(counter, projected)).
+  // H5, H33: the month's usage comes from the projector's counters, refreshed in the background and
+  // reconciled with the counts (H34: raised to what is stored, lowered to stored plus in flight).
   const refreshUsage = async () => {
     const now = Date.now()
     const month = monthKeyOf(now)
-    const usage = await monthlyLiveUsage(ch, cfg.clickhouse.database, month)
+    const usage = await monthlyUsage(ch, cfg.clickhouse.database, month)
     if (shared) await shared.reconcile(month, usage, now)
-    else for (const [account, count] of usage) quota.setProjectedUsage(account, month, count)
+    else setProjected(quota, month, usage, now)
   }
   let usageTimer: NodeJS.Timeout | undefined
   const scheduleUsage = () => {

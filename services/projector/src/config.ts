@@ -16,6 +16,8 @@ const spec = {
   LIVE_MAX_STREAMS_PER_ACCOUNT: v.int(20, 1, 100_000),
   REPLAY_FETCH_PARTITION_BYTES: v.int(4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
+  /** H35: test-key rows older than this many days are deleted from events and identifies; 0 keeps them. */
+  TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -35,6 +37,8 @@ export interface ProjectorConfig extends CommonConfig {
   replayFetchPartitionBytes: number
   /** Rows per ClickHouse insert in a replay (issue 10: larger inserts cost the server less per row than the live projector's). */
   replayMaxRows: number
+  /** Days test-key rows are kept (H35); 0: kept for ever. */
+  testRetentionDays: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -54,5 +58,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     live: { bufferBytes: e.LIVE_BUFFER_BYTES, maxStreams: e.LIVE_MAX_STREAMS, maxStreamsPerAccount: e.LIVE_MAX_STREAMS_PER_ACCOUNT },
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
+    testRetentionDays: e.TEST_RETENTION_DAYS,
   }
 }

@@ -8,6 +8,7 @@ import '../../shared/src/kafkajs-fixes-install.js'
 import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
 import { Partitioners } from 'kafkajs'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
+import { TestRetention } from './retention/test-retention.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -69,8 +70,11 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     },
   })
 
+  // H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours.
+  const retention = cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
+
   return {
-    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness },
+    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention },
     /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
     server,
     async start() {
@@ -85,6 +89,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
         step: () => applyMigrations(cfg.clickhouse, cfg.clickhouse.database, (m: string) => log.info(m)),
       })
       log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: applied.applied.map((m) => m.file) })
+      retention?.start(6 * 3600_000)
 
       await prepareEventLog(kafka, codec, cfg, log, waits)
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
@@ -94,6 +99,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     },
     async close() {
       stopping.abort()
+      retention?.close()
       server.close()
       server.closeAllConnections?.()
       await projector.stop()

@@ -321,7 +321,7 @@ async function usagePage() {
         `${fmtNum(u.plan.requests_per_minute)} requests/minute, ${fmtNum(u.plan.events_per_month)} events/month, ${fmtNum(u.plan.emails_per_month)} emails/month. `,
         h('span', { class: 'muted' }, `Month ${u.month} resets ${fmtTime(u.resets_at)}.`)),
       h('div', { class: 'grid' },
-        stat('usage-events', 'Events this month (live keys)', u.events_this_month.live, u.events_this_month.limit, `${fmtNum(u.events_this_month.test)} test-key events (never counted)`),
+        stat('usage-events', 'Events this month (live keys)', u.events_this_month.live, u.events_this_month.limit, `${fmtNum(u.events_this_month.test)} of ${fmtNum(u.events_this_month.test_limit)} test-key events (counted apart)`),
         stat('usage-emails', 'Emails this month', u.emails_this_month.sent, u.emails_this_month.limit, 'No emails are sent yet.'),
         stat('usage-requests', 'Requests this minute', u.requests_this_minute.count, u.requests_this_minute.limit, 'Accepted requests, as projected (a second behind).'),
       ),

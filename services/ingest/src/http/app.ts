@@ -10,7 +10,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import { BodyBytesInFlight, type RequestLimiter, type EventRateLimiter, type MonthlyQuota, type SharedLimits } from '../limits/index.js'
+import { BodyBytesInFlight, monotonicClock, type RequestLimiter, type EventRateLimiter, type MonthlyQuota, type SharedLimits } from '../limits/index.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
@@ -51,7 +51,8 @@ export interface IngestDeps {
 const API_PATHS = new Set(['/v1/event', '/v1/events'])
 
 export function createIngestApp(d: IngestDeps): Koa<State> {
-  const now = d.now ?? Date.now
+  // Windows never go back with a wall clock that steps back (limits/monotonic-clock.ts).
+  const now = d.now ?? monotonicClock()
   const app = new Koa<State>({ proxy: false })
   const router = new Router<State>()
   const { cfg } = d

@@ -1,11 +1,14 @@
-// H2 steps 1 and 2: the bearer key (H1), then the account's per-minute window (H3). Requests
-// without a valid key are throttled per client address instead.
+// H2 steps 1 and 2: the bearer key (H1), then the account's per-minute window (H3; live and test keys
+// apart, H32). Requests without a valid key are throttled per client address instead. A request then
+// refused for its body is given back to the account's window and counted in its key and address's
+// own budget, which, once spent, refuses that key and address before a body is read (H32).
 import type Koa from 'koa'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { hashKey } from '../../../shared/src/accounts/key-hash.js'
 import { errors } from '../errors.js'
 import { parseAuthorization } from '../auth/index.js'
-import { accountBucket, ipBucket, rateLimitError, type RequestLimiter, type SharedLimits } from '../limits/index.js'
+import { accountBucket, ipBucket, rateLimitError, refusedBucket, type RequestLimiter, type SharedLimits } from '../limits/index.js'
+import { refusedRequestsPerMinute } from '../../../shared/src/accounts/plans.js'
 import type { Ctx } from './context.js'
 
 export interface AuthenticateDeps {
@@ -35,12 +38,26 @@ export function authenticate(d: AuthenticateDeps) {
       if (!ipr.allowed) throw rateLimitError(ipr)
       throw parsed.ok ? errors.invalidKey() : parsed.error
     }
-    const bucket = accountBucket(found.account.account_id)
+    const bucket = accountBucket(found.account.account_id, found.key.type)
+    const refused = refusedBucket(found.key.key_id, ctx.state.ip)
     const limit = found.plan.requestsPerMinute
-    const rl = d.shared ? await d.shared.checkRequest(bucket, limit, t) : d.requestLimiter.check(bucket, limit, t)
+    const refusedLimit = refusedRequestsPerMinute(found.plan)
+    const rl = d.shared ? await d.shared.checkGuarded(bucket, limit, refused, refusedLimit, t) : d.requestLimiter.checkGuarded(bucket, limit, refused, refusedLimit, t)
     ctx.state.rl = rl
     if (!rl.allowed) throw rateLimitError(rl)
     ctx.state.auth = found
-    await next()
+    try {
+      await next()
+    } catch (err) {
+      if (REFUSED_FOR_BODY.has((err as { status?: number })?.status!)) {
+        if (d.shared) await d.shared.refusedBody(bucket, refused, t)
+        else d.requestLimiter.refusedBody(bucket, refused, t)
+        ctx.state.rl = { ...rl, remaining: Math.min(rl.limit, rl.remaining + 1) } // its headers say it was given back
+      }
+      throw err
+    }
   }
 }
+
+/** Statuses of a request refused for its body (H7-H9, H11): what H32 keeps out of the account's window. */
+const REFUSED_FOR_BODY = new Set([400, 413, 415])

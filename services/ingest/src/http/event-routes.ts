@@ -88,10 +88,10 @@ function jsonAnswer(ctx: Ctx, json: string) {
   ctx.body = json
 }
 
-/** 200 when an item was accepted; else the monthly 429 when the quota refused them all, or 400 (H11). */
+/** 200 when an item was accepted; else the monthly 429 when the quota refused them all (H5, H33), or 400 (H11). */
 function batchAnswer(results: ItemOutcome[], quotaError: ServiceError | undefined): string {
   if (results.some((r) => r.success)) return successJson(results)
-  const allQuota = results.every((r) => r.error?.code === 'MONTHLY_EVENT_LIMIT_EXCEEDED')
+  const allQuota = quotaError !== undefined && results.every((r) => r.error?.code === quotaError.code)
   if (allQuota && quotaError) {
     throw new ServiceError(quotaError.code, quotaError.status, quotaError.message, { ...quotaError.details, results }, { headers: quotaError.headers })
   }

@@ -82,7 +82,7 @@ export function openApiDocument(): Record<string, unknown> {
     '408': err('REQUEST_TIMEOUT: the body did not arrive within the read timeout; the connection is closed'),
     '413': err('PAYLOAD_TOO_LARGE over the endpoint\'s limit after decompression, by default 1,000,000 bytes (/v1/event) and 10,000,000 bytes (/v1/events), details.limit_bytes being the limit (H7); also a compressed body inflating past details.max_inflate_ratio times its size)', 'PayloadTooLargeBody'),
     '415': err('UNSUPPORTED_MEDIA_TYPE: the Content-Type, or a Content-Encoding other than gzip, deflate or br (named in the message)'),
-    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED, MONTHLY_EVENT_LIMIT_EXCEEDED or BODY_BYTES_IN_FLIGHT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
+    '429': { ...err('RATE_LIMIT_EXCEEDED, EVENT_RATE_LIMIT_EXCEEDED, MONTHLY_EVENT_LIMIT_EXCEEDED, MONTHLY_TEST_EVENT_LIMIT_EXCEEDED or BODY_BYTES_IN_FLIGHT_EXCEEDED'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
     '503': { ...err('SERVICE_UNAVAILABLE: Kafka did not acknowledge the records in time, the queue is full, the instance is draining or reading as many body bytes as it holds. No item is reported accepted; the records may or may not be stored, so retry after Retry-After with the same message_id (then the item keeps its event_id and is stored once)'), headers: { ...rateHeaders, 'Retry-After': { schema: { type: 'integer' } } } },
   }
   const ok = { description: 'Accepted once Kafka acknowledged every accepted item', headers: rateHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } } }

@@ -53,14 +53,16 @@ export function eventRateError(
 }
 
 /**
- * 429 MONTHLY_EVENT_LIMIT_EXCEEDED (H5), with Retry-After until the month turns. Used for the
- * whole request when nothing was granted, and as the per-item error of refused batch items.
+ * 429 MONTHLY_EVENT_LIMIT_EXCEEDED (H5), or MONTHLY_TEST_EVENT_LIMIT_EXCEEDED for test-key events
+ * (H33), with Retry-After until the month turns. Used for the whole request when nothing was granted,
+ * and as the per-item error of refused batch items.
  */
-export function monthlyLimitError(r: QuotaReservation, requestLimit?: RateLimitResult): ServiceError {
+export function monthlyLimitError(r: QuotaReservation, requestLimit?: RateLimitResult, environment: 'live' | 'test' = 'live'): ServiceError {
+  const live = environment === 'live'
   return new ServiceError(
-    'MONTHLY_EVENT_LIMIT_EXCEEDED',
+    live ? 'MONTHLY_EVENT_LIMIT_EXCEEDED' : 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED',
     429,
-    `Monthly event limit of ${r.limit} events reached; it resets at ${r.resetsAt}`,
+    `Monthly ${live ? '' : 'test '}event limit of ${r.limit} events reached; it resets at ${r.resetsAt}`,
     { limit: r.limit, used: r.used, resets_at: r.resetsAt },
     { headers: withRetryAfter(requestLimit, r.retryAfterSeconds) },
   )

@@ -1,5 +1,5 @@
-// Limits subsystem: plans, per-minute request limit (H2/H3), per-second event limit (H4),
-// monthly live-event quota (H5) and the headers/errors they produce. The in-memory limiters are
+// Limits subsystem: plans, per-minute request limit (H2/H3, H32), per-second event limit (H4),
+// monthly live-event quota (H5) and test-event cap (H33), retries counted once (H34), and the headers/errors they produce. The in-memory limiters are
 // pure and I/O-free; with REDIS_URL, shared-limits.ts puts the counts of every instance in Redis
 // (redis-limits.ts) and falls back to the in-memory ones while Redis is away (limiter-fallback.ts).
 // Time is always passed in as `now` (ms since epoch).
@@ -15,12 +15,13 @@ export {
   planFromRecord,
   type Plan,
 } from '../../../shared/src/accounts/plans.js'
+export { monotonicClock, type Clock } from './monotonic-clock.js'
 export { MemoryLimiterStore, type LimiterStore, type MemoryLimiterStoreOptions } from './limiter-store.js'
-export { RequestLimiter, accountBucket, ipBucket, type RateLimitResult } from './request-limiter.js'
+export { RequestLimiter, accountBucket, ipBucket, refusedBucket, type RateLimitResult } from './request-limiter.js'
 export { EventRateLimiter, type EventRateResult } from './event-rate-limiter.js'
-export { MonthlyQuota, monthKeyOf, type QuotaReservation } from './monthly-quota.js'
+export { MonthlyQuota, monthKeyOf, quotaCounter, type QuotaReservation } from './monthly-quota.js'
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
-export { SharedLimits, admitLocally, type EventAdmission } from './shared-limits.js'
+export { SharedLimits, admitLocally, setProjected, type EventAdmission, type MonthlyAsk, type MonthUsage } from './shared-limits.js'
 export { BodyBytesInFlight, type BodyBytesBudget } from './body-bytes-in-flight.js'

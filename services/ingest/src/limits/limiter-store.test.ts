@@ -27,8 +27,19 @@ t.test('take adds only while the count stays within max and returns the count be
 t.test('a call for a window older than the one held does not reset it', async (t) => {
   const s = new MemoryLimiterStore()
   s.incr('k', 2000, 1000, 4, 2000)
-  t.equal(s.take('k', 1000, 1000, 1, 1, 1999), 0)
+  t.equal(s.take('k', 1000, 1000, 1, 1, 1999), 4, 'answered from the held window: refused')
   t.equal(s.get('k', 2000), 4)
+})
+
+t.test('a clock stepping back is counted in the held window, never let through', async (t) => {
+  const s = new MemoryLimiterStore()
+  t.equal(s.take('k', 60_000, 60_000, 1, 3, 60_000), 0)
+  // the clock steps back one minute: three more requests with the old window's start
+  t.equal(s.take('k', 0, 60_000, 1, 3, 59_000), 1)
+  t.equal(s.take('k', 0, 60_000, 1, 3, 59_001), 2)
+  t.equal(s.take('k', 0, 60_000, 1, 3, 59_002), 3, 'the fourth is refused: 3 + 1 > 3')
+  t.equal(s.get('k', 60_000), 3)
+  t.equal(s.incr('k', 0, 60_000, 2, 59_003), 5, 'incr counts there too')
 })
 
 t.test('expired windows are evicted lazily, so memory stays bounded', async (t) => {

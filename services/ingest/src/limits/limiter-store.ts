@@ -62,7 +62,6 @@ export class MemoryLimiterStore implements LimiterStore {
   incr(key: string, windowStartMs: number, windowMs: number, by: number, now: number): number {
     this.evictSome(now)
     const w = this.current(key, windowStartMs, windowMs)
-    if (w === undefined) return by // a call for a window older than the one held: not counted
     w.count += by
     return w.count
   }
@@ -70,7 +69,6 @@ export class MemoryLimiterStore implements LimiterStore {
   take(key: string, windowStartMs: number, windowMs: number, by: number, max: number, now: number): number {
     this.evictSome(now)
     const w = this.current(key, windowStartMs, windowMs)
-    if (w === undefined) return 0
     const before = w.count
     if (before + by <= max) w.count = before + by
     return before
@@ -81,16 +79,17 @@ export class MemoryLimiterStore implements LimiterStore {
     return w !== undefined && w.start === windowStartMs ? w.count : 0
   }
 
-  /** The entry for `key` positioned on the window at `windowStartMs`, or undefined if the
-   *  caller asks about a window older than the one held (clock stepped back): such calls are
-   *  let through uncounted rather than resetting a newer window. */
-  private current(key: string, windowStartMs: number, windowMs: number): Window | undefined {
+  /** The entry for `key` positioned on the window at `windowStartMs`. A call for a window older
+   *  than the one held (a clock that stepped back, or a caller's `now` older than another's) is
+   *  counted in the held window: neither let through uncounted nor resetting the newer window.
+   *  The ingest app passes a monotonic `now` (monotonic-clock.ts), so this is the last guard. */
+  private current(key: string, windowStartMs: number, windowMs: number): Window {
     let w = this.windows.get(key)
     if (w === undefined) {
       w = { start: windowStartMs, end: windowStartMs + windowMs, count: 0 }
       this.windows.set(key, w)
     } else if (w.start !== windowStartMs) {
-      if (windowStartMs < w.start) return undefined
+      if (windowStartMs < w.start) return w
       w.start = windowStartMs // rollover: reuse the entry
       w.end = windowStartMs + windowMs
       w.count = 0

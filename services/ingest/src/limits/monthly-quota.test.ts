@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MonthlyQuota, monthKeyOf } from './monthly-quota.js'
+import { MonthlyQuota, monthKeyOf, quotaCounter } from './monthly-quota.js'
 
 const MAR_10 = Date.UTC(2025, 2, 10, 12, 0, 0)
 const APR_1 = Date.UTC(2025, 3, 1)
@@ -15,6 +15,7 @@ t.test('grants within the limit and reports used, reset time and Retry-After', a
   const r = q.reserve('acc', 1, 1000, MAR_10)
   t.same(r, {
     granted: 1,
+    charged: 1,
     used: 1,
     limit: 1000,
     resetsAt: '2025-04-01T00:00:00.000Z',
@@ -104,4 +105,53 @@ t.test('December rolls into January of the next year', async (t) => {
   const r = q.reserve('acc', 1, 10, Date.UTC(2025, 11, 31, 23, 59, 59))
   t.equal(r.resetsAt, '2026-01-01T00:00:00.000Z')
   t.equal(r.retryAfterSeconds, 1)
+})
+
+t.test('a retried message id is counted once while it is remembered (H34)', async (t) => {
+  const q = new MonthlyQuota({ inFlightMs: 600_000 })
+  const same = new Array(100).fill('m1')
+  for (let i = 0; i < 10; i++) {
+    const r = q.reserve('acc', same, 1000, MAR_10 + i)
+    t.same([r.granted, r.charged], [100, i === 0 ? 1 : 0], `send ${i + 1}`)
+  }
+  t.equal(q.used('acc', MAR_10), 1, '1000 items of one message: 1 event, as billing counts it')
+  t.equal(q.reserve('acc', 999, 1000, MAR_10 + 20).granted, 999, 'the rest of the month is left')
+  const at = q.reserve('acc', ['m1', 'new'], 1000, MAR_10 + 30)
+  t.same(at.accepted, [true, false], 'at the limit a retry still passes, a new event does not')
+  const later = q.reserve('acc', ['m1'], 2000, MAR_10 + 600_001)
+  t.equal(later.charged, 1, 'once forgotten, a retry is counted again...')
+  q.setProjectedUsage('acc', '2025-03', 1000, MAR_10 + 600_001 + 660_000)
+  t.equal(q.used('acc', MAR_10 + 1_300_000), 1000, '...until the projection lowers the count to what was stored')
+})
+
+t.test('reconcile lowers the local count to projected + counted in flight, never below projected (H34)', async (t) => {
+  const q = new MonthlyQuota({ inFlightMs: 600_000 })
+  q.reserve('acc', 50, 1000, MAR_10)
+  q.setProjectedUsage('acc', '2025-03', 10, MAR_10 + 1000)
+  t.equal(q.used('acc', MAR_10 + 1000), 50, 'the 50 are in flight: kept')
+  q.setProjectedUsage('acc', '2025-03', 10, MAR_10 + 700_000)
+  t.equal(q.used('acc', MAR_10 + 700_000), 10, 'out of the window: what is stored')
+  q.reserve('acc', 5, 1000, MAR_10 + 700_000)
+  q.setProjectedUsage('acc', '2025-03', 12, MAR_10 + 701_000)
+  t.equal(q.used('acc', MAR_10 + 701_000), 15, '10 + 5 counted here; the projection of 12 does not lower it')
+})
+
+t.test('a release forgets the ids it counted; test events have their own counter (H33)', async (t) => {
+  const q = new MonthlyQuota()
+  const r = q.reserve('acc', ['a', 'b'], 10, MAR_10)
+  q.release('acc', r, MAR_10)
+  t.equal(q.used('acc', MAR_10), 0)
+  t.equal(q.reserve('acc', ['a'], 10, MAR_10 + 1).charged, 1, 'a retry after a refused append is counted')
+  const test = quotaCounter('acc', 'test')
+  t.not(test, quotaCounter('acc', 'live'))
+  t.equal(q.reserve(test, ['a', 'c', 'd'], 2, MAR_10).granted, 2)
+  t.equal(q.used(test, MAR_10), 2)
+  t.equal(q.used('acc', MAR_10), 1, 'the live counter is apart')
+})
+
+t.test('remembered ids are bounded in number', async (t) => {
+  const q = new MonthlyQuota({ maxIds: 10 })
+  for (let i = 0; i < 20; i++) q.reserve('acc', [`m${i}`], 1000, MAR_10)
+  t.equal(q.reserve('acc', ['m19'], 1000, MAR_10).charged, 0, 'a recent id is remembered')
+  t.equal(q.reserve('acc', ['m0'], 1000, MAR_10).charged, 1, 'the oldest were dropped')
 })

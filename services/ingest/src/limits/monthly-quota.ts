@@ -1,7 +1,5 @@
-// Monthly event quota (H5): live-key events per account per calendar month (UTC).
-//
-// Callers: reserve() only for requests made with a live key. Test-key events never count
-// (H6), so the HTTP layer must not call reserve() for them at all. Per H2 the quota is
+// Monthly event quotas: live-key events (H5) and, apart from them, test-key events (H33) per account
+// per calendar month (UTC); each is a counter named by quotaCounter(). Per H2 the quota is
 // checked after validation, on the valid items only; if a later step refuses the request
 // (per-second limit) or Kafka cannot take the records (A4: 503), release() gives the
 // reservation back, passing the same `now` as the reserve so it lands in the same month.
@@ -23,14 +21,31 @@
 //   (projected + local events newer than the projector's watermark) needs a watermark from
 //   the projector and a per-account time-bucketed history; it can replace this later
 //   without changing the interface.
+//
+// Retries (H34). Billing counts distinct event ids (usage_monthly), and only ids derived from a
+// message_id (H16) can repeat. reserve() takes the message ids of the request's countable items: an id
+// counted within USAGE_IN_FLIGHT_MS (recent-ids.ts) is admitted without counting it again. A retry
+// after that is counted again, and the next projected usage lowers the local count back:
+//
+//     local = min(local, projected + counted here within USAGE_IN_FLIGHT_MS)
+//
+// what the projector holds plus what may still be on its way to it. If the projector lags by more
+// than the window, this can lower the count below what was accepted, until the projection catches up.
 
 import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
-import { grantable, monthRange, reservationOf, type MonthRange } from './windows.js'
+import { admitIds, grantable, monthRange, reservationOf, type MonthRange } from './windows.js'
+import { RecentIds } from './recent-ids.js'
 
 export interface QuotaReservation {
-  /** Items granted, 0..n; the first `granted` items of the request are accepted (H5). */
+  /** Countable items admitted, 0..n. Without `accepted`, they are the first `granted` items (H5). */
   readonly granted: number
-  /** Events counted this month, including those just granted. */
+  /** Of those, how many were counted now (the others repeat an id already counted, H34). */
+  readonly charged: number
+  /** Per countable item, in order, when the request carried ids (H34). */
+  readonly accepted?: readonly boolean[]
+  /** Ids counted by this request: forgotten again if it is released. */
+  readonly newIds?: readonly string[]
+  /** Events counted this month, including those just counted. */
   readonly used: number
   readonly limit: number
   /** ISO 8601 start of next month, UTC (details.resets_at). */
@@ -39,71 +54,133 @@ export interface QuotaReservation {
   readonly retryAfterSeconds: number
 }
 
+/** The counter of an account's live events (the account id itself) or test events (H33). */
+export function quotaCounter(accountId: string, environment: 'live' | 'test'): string {
+  return environment === 'live' ? accountId : `\u0000test\u0000${accountId}`
+}
+
+const MINUTE_MS = 60_000
+const hasId = (id: string | undefined): boolean => id !== undefined
+
 interface AccountMonth {
   monthStart: number
   projected: number
   local: number
+  /** Counted here per minute (start ms, count), the last USAGE_IN_FLIGHT_MS of them. */
+  recent: Array<[number, number]>
 }
 
 export { monthKeyOf }
 
 const MONTH_KEY = /^(\d{4})-(0[1-9]|1[0-2])$/
 
+export interface MonthlyQuotaOptions {
+  /** USAGE_IN_FLIGHT_MS: how long counted ids are remembered and counts are taken as in flight. */
+  inFlightMs?: number
+  /** Ids remembered at most, over all accounts. */
+  maxIds?: number
+}
+
 export class MonthlyQuota {
   private readonly accounts = new Map<string, AccountMonth>()
   /** The month of the last call; recomputed only when time leaves it (no Date per call). */
   private month: MonthRange = monthRange(0)
+  private readonly inFlightMs: number
+  private readonly ids: RecentIds
+
+  constructor(o: MonthlyQuotaOptions = {}) {
+    this.inFlightMs = o.inFlightMs ?? 600_000
+    this.ids = new RecentIds(this.inFlightMs, o.maxIds)
+  }
 
   /**
-   * Record the projector's count of live events for `accountId` in `monthKey` (`YYYY-MM`).
-   * The latest value replaces the previous one (de-duplication in ClickHouse may lower it,
-   * A5). A count for a month older than the one held for the account is ignored; a newer
-   * month starts the account's month afresh.
+   * Record the projector's count for the counter (an account id, or see quotaCounter) in `monthKey`
+   * (`YYYY-MM`). The latest value replaces the previous one (de-duplication in ClickHouse may lower it,
+   * A5). With `now`, the local count is also lowered to the projection plus what was counted here
+   * within USAGE_IN_FLIGHT_MS (H34). A count for a month older than the one held for the counter is
+   * ignored; a newer month starts the counter's month afresh.
    */
-  setProjectedUsage(accountId: string, monthKey: string, count: number): void {
+  setProjectedUsage(counter: string, monthKey: string, count: number, now?: number): void {
     const m = MONTH_KEY.exec(monthKey)
     if (m === null) throw new RangeError(`monthKey must be YYYY-MM, got ${JSON.stringify(monthKey)}`)
     if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer`)
     const monthStart = Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)
-    const a = this.accounts.get(accountId)
+    const a = this.accounts.get(counter)
     if (a === undefined) {
-      this.accounts.set(accountId, { monthStart, projected: count, local: 0 })
+      this.accounts.set(counter, { monthStart, projected: count, local: 0, recent: [] })
     } else if (monthStart === a.monthStart) {
       a.projected = count
+      if (now !== undefined) {
+        const ceiling = count + this.inFlight(a, now)
+        if (a.local > ceiling) a.local = ceiling
+      }
     } else if (monthStart > a.monthStart) {
       a.monthStart = monthStart
       a.projected = count
       a.local = 0
+      a.recent = []
     }
   }
 
   /**
-   * Reserve up to `n` events for `accountId` against `limit` at time `now` (ms). Items within
-   * the remaining quota are granted, the rest are refused (H5); a new UTC month starts at 0.
+   * Reserve events for `counter` against `limit` at time `now` (ms): `n` events, or one per entry of
+   * `ids` (each item's message id, undefined without one). Items within the remaining quota are
+   * granted, the rest are refused (H5); an id counted lately is granted without counting (H34); a new
+   * UTC month starts at 0.
    */
-  reserve(accountId: string, n: number, limit: number, now: number): QuotaReservation {
+  reserve(counter: string, items: number | ReadonlyArray<string | undefined>, limit: number, now: number): QuotaReservation {
     const month = this.monthOf(now)
-    const a = this.stateFor(accountId, month.start)
+    const a = this.stateFor(counter, month.start)
     const used = a.projected > a.local ? a.projected : a.local
-    const granted = grantable(n, used, limit)
-    a.local += granted
-    return reservationOf(used, granted, limit, now, month)
+    if (typeof items !== 'number' && !items.some(hasId)) items = items.length // nothing to look up: the first n
+    if (typeof items === 'number') {
+      const granted = grantable(items, used, limit)
+      this.count(a, granted, now)
+      return reservationOf(used, granted, limit, now, month)
+    }
+    const d = admitIds(items, (id) => this.ids.has(counter, id, now), grantable(items.length, used, limit))
+    for (const id of d.newIds) this.ids.add(counter, id, now)
+    this.count(a, d.charged, now)
+    return { ...reservationOf(used, d.charged, limit, now, month), granted: d.granted, accepted: d.accepted, newIds: d.newIds }
   }
 
-  /** Give back `n` events reserved at `now` (the reserve's time) that were not accepted. */
-  release(accountId: string, n: number, now: number): void {
-    const a = this.accounts.get(accountId)
+  /** Give back a reservation made at `now` (the reserve's time) whose events Kafka did not take. */
+  release(counter: string, r: number | Pick<QuotaReservation, 'charged' | 'newIds'>, now: number): void {
+    const n = typeof r === 'number' ? r : r.charged
+    if (typeof r !== 'number') for (const id of r.newIds ?? []) this.ids.delete(counter, id)
+    const a = this.accounts.get(counter)
     if (a === undefined || n <= 0) return
     const month = this.monthOf(now)
     if (a.monthStart !== month.start) return // reserved in a month that is over: nothing to give back
     a.local = a.local > n ? a.local - n : 0
+    this.count(a, -n, now)
   }
 
-  /** Events counted for `accountId` in the month of `now` (for the dashboard's usage view). */
-  used(accountId: string, now: number): number {
-    const a = this.accounts.get(accountId)
+  /** Events counted for `counter` in the month of `now` (for the dashboard's usage view). */
+  used(counter: string, now: number): number {
+    const a = this.accounts.get(counter)
     if (a === undefined || a.monthStart !== this.monthOf(now).start) return 0
     return a.projected > a.local ? a.projected : a.local
+  }
+
+  /** Adds `n` (may be negative) to the local count's minute bucket of `now`. */
+  private count(a: AccountMonth, n: number, now: number): void {
+    if (n > 0) a.local += n
+    if (n === 0) return
+    const minute = now - (now % MINUTE_MS)
+    const last = a.recent[a.recent.length - 1]
+    if (last !== undefined && last[0] === minute) last[1] += n
+    else if (n > 0) a.recent.push([minute, n])
+    this.inFlight(a, now) // drops buckets that left the window
+  }
+
+  /** Counted here within the in-flight window ending at `now`. */
+  private inFlight(a: AccountMonth, now: number): number {
+    const from = now - this.inFlightMs
+    while (a.recent.length > 0 && a.recent[0]![0] + MINUTE_MS <= from) a.recent.shift()
+    let sum = 0
+    for (const [, n] of a.recent) sum += n
+    return sum > 0 ? sum : 0
   }
 
   private monthOf(now: number): MonthRange {
@@ -115,15 +192,16 @@ export class MonthlyQuota {
     return r
   }
 
-  private stateFor(accountId: string, monthStart: number): AccountMonth {
-    let a = this.accounts.get(accountId)
+  private stateFor(counter: string, monthStart: number): AccountMonth {
+    let a = this.accounts.get(counter)
     if (a === undefined) {
-      a = { monthStart, projected: 0, local: 0 }
-      this.accounts.set(accountId, a)
+      a = { monthStart, projected: 0, local: 0, recent: [] }
+      this.accounts.set(counter, a)
     } else if (a.monthStart < monthStart) {
       a.monthStart = monthStart // a new month resets the count
       a.projected = 0
       a.local = 0
+      a.recent = []
     }
     return a
   }

@@ -1,5 +1,5 @@
 // Per-minute request limit (H3): fixed 60 s windows aligned to the epoch minute, one bucket per
-// account shared by all its keys (docs/api.md Authentication 9), and one per client IP for requests
+// account shared by all its live keys, a second one for its test keys (H32; docs/api.md Authentication 9), and one per client IP for requests
 // that fail authentication (H2). A request counts once whatever its size: a batch is one request.
 
 import { MemoryLimiterStore, type LimiterStore } from './limiter-store.js'
@@ -18,8 +18,12 @@ export interface RateLimitResult {
   readonly retryAfterSeconds: number
 }
 
-/** Bucket of an authenticated request: the account, so all its keys share it (H3). */
-export const accountBucket = (accountId: string): string => `a:${accountId}`
+/** Bucket of an authenticated request: the account, so all its keys share it (H3); test keys share a
+ *  second one of the same size, so test traffic never starves live traffic (H32). */
+export const accountBucket = (accountId: string, environment: 'live' | 'test' = 'live'): string =>
+  environment === 'live' ? `a:${accountId}` : `a:${accountId}:test`
+/** Requests of one key from one client address refused for their body (H32). */
+export const refusedBucket = (keyId: string, ip: string): string => `x:${keyId}:${ip}`
 /** Bucket of an unauthenticated request: the client IP (H2). */
 export const ipBucket = (ip: string): string => `ip:${ip}`
 
@@ -41,6 +45,24 @@ export class RequestLimiter {
     const start = windowStart(now, this.windowMs)
     const before = this.store.take(bucketKey, start, this.windowMs, 1, limit, now)
     return requestResult(before, limit, now, this.windowMs)
+  }
+
+  /**
+   * check(), unless `refused` (see refusedBucket) has had `refusedLimit` requests refused for their
+   * body this window (H32): then the refused bucket's answer (denied), and nothing is counted.
+   */
+  checkGuarded(bucketKey: string, limit: number, refused: string, refusedLimit: number, now: number): RateLimitResult {
+    const spent = this.store.get(refused, windowStart(now, this.windowMs))
+    if (spent >= refusedLimit) return requestResult(spent, refusedLimit, now, this.windowMs)
+    return this.check(bucketKey, limit, now)
+  }
+
+  /** A request counted in `bucketKey` at `now` was refused for its body (H32): given back there,
+   *  counted in `refused`. */
+  refusedBody(bucketKey: string, refused: string, now: number): void {
+    const start = windowStart(now, this.windowMs)
+    if (this.store.get(bucketKey, start) > 0) this.store.incr(bucketKey, start, this.windowMs, -1, now)
+    this.store.incr(refused, start, this.windowMs, 1, now)
   }
 
   /** The bucket's state without counting a request (e.g. for headers on a response that

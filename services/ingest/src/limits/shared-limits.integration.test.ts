@@ -26,8 +26,8 @@ function lookup(type: 'live' | 'test', plan: Plan): KeyLookup {
   }
 }
 
-function items(n: number): Array<{ index: number; item: Item }> {
-  const v = validateBatch({ sent_at: new Date(NOW).toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } })) }, NOW)
+function items(n: number, messageId?: string): Array<{ index: number; item: Item }> {
+  const v = validateBatch({ sent_at: new Date(NOW).toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` }, message_id: messageId })) }, NOW)
   if (!v.ok) throw new Error('fixture is invalid')
   return v.items.map((it) => ({ index: it.index, item: (it as { item: Item }).item }))
 }
@@ -83,7 +83,7 @@ t.test('Kafka refuses the records: 503, and the reservation is given back in Red
 t.test('reconcile: the projection raises the shared counter and feeds the local quota', async (t) => {
   const s = setup(t)
   await s.redis.connect()
-  await s.shared.reconcile(MONTH, new Map([['acme', 8]]), NOW)
+  await s.shared.reconcile(MONTH, { live: new Map([['acme', 8]]), test: new Map() }, NOW)
   t.equal(await s.redis.get(s.monthKey), '8')
   t.equal(s.local.quota.used('acme', NOW), 8, 'what the local limiter would use while Redis is away')
   const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 10 }
@@ -102,4 +102,23 @@ t.test('Redis unreachable: the local limiters answer, every call counted as a fa
   const a = await acceptItems(s.d, lookup('live', plan), items(5), rc('live'))
   t.same(a.results.map((x) => x.success), [true, true, true, false, false], 'the local monthly quota')
   t.equal(s.fallbacks(), 4)
+})
+
+t.test('in Redis: a retried message id is counted once (H34); test events stop at their own cap with their own code (H33)', async (t) => {
+  const s = setup(t)
+  await s.redis.connect()
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 3, testEventsPerMonth: 2 }
+  for (let i = 0; i < 5; i++) {
+    const a = await acceptItems(s.d, lookup('live', plan), items(100, 'same'), rc('live'))
+    t.equal(a.results.filter((r) => r.success).length, 100, `send ${i + 1} of the same message: all 100 items stored once`)
+  }
+  t.equal(await s.redis.get(s.monthKey), '1', 'one event counted')
+  const b = await acceptItems(s.d, lookup('live', plan), items(3), rc('live'))
+  t.same(b.results.map((r) => r.success), [true, true, false], 'the month has 2 left, not 0')
+  const test = await acceptItems(s.d, lookup('test', plan), items(3), rc('test'))
+  t.same(test.results.map((r) => r.success), [true, true, false])
+  t.equal(test.results[2]!.error?.code, 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED')
+  t.equal(test.quotaError?.headers['Retry-After'] !== undefined, true)
+  t.equal(await s.redis.get(`${s.prefix}mo:{acme}:test:${MONTH}`), '2')
+  t.equal(s.fallbacks(), 0)
 })

@@ -5,7 +5,7 @@
 // the pipeline calls admitLocally, synchronously, as before.
 import type { RequestLimiter, RateLimitResult } from './request-limiter.js'
 import type { EventRateLimiter, EventRateResult } from './event-rate-limiter.js'
-import type { MonthlyQuota, QuotaReservation } from './monthly-quota.js'
+import { quotaCounter, type MonthlyQuota, type QuotaReservation } from './monthly-quota.js'
 import type { RedisLimits } from './redis-limits.js'
 import type { LimiterFallback } from './limiter-fallback.js'
 import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
@@ -22,16 +22,38 @@ export interface EventAdmission {
   shared: boolean
 }
 
-/** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of `countable` live
- *  events (H5), from this instance's own limiters: the whole check without Redis, and the fallback
- *  with it. Synchronous, so the in-memory hot path awaits nothing. */
+/** The events of one request as the monthly quota sees them (H5, H33, H34). */
+export interface MonthlyAsk {
+  /** Which month counter: live-key events (H5) or test-key events (H33). */
+  environment: 'live' | 'test'
+  /** One entry per countable item (events, not identifies): its message id, or undefined. */
+  ids: ReadonlyArray<string | undefined>
+  /** The plan's cap for that counter. */
+  limit: number
+}
+
+/** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of the countable
+ *  events (H5, H33), from this instance's own limiters: the whole check without Redis, and the
+ *  fallback with it. Synchronous, so the in-memory hot path awaits nothing. */
 export function admitLocally(
   local: { events: EventRateLimiter; quota: MonthlyQuota },
-  accountId: string, n: number, perSecond: number, countable: number, perMonth: number, now: number,
+  accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number,
 ): EventAdmission {
   const rate = local.events.tryTake(accountId, n, perSecond, now)
-  if (!rate.allowed || countable <= 0) return { rate, shared: false }
-  return { rate, quota: local.quota.reserve(accountId, countable, perMonth, now), shared: false }
+  if (!rate.allowed || month.ids.length === 0) return { rate, shared: false }
+  return { rate, quota: local.quota.reserve(quotaCounter(accountId, month.environment), month.ids, month.limit, now), shared: false }
+}
+
+/** The projector's counts of a month per account, live and test (usage-query.ts monthlyUsage). */
+export interface MonthUsage {
+  live: ReadonlyMap<string, number>
+  test: ReadonlyMap<string, number>
+}
+
+/** The projected usage into an instance's own quota (without Redis the only reconciliation, H34). */
+export function setProjected(quota: MonthlyQuota, monthKey: string, usage: MonthUsage, now: number): void {
+  for (const [account, count] of usage.live) quota.setProjectedUsage(quotaCounter(account, 'live'), monthKey, count, now)
+  for (const [account, count] of usage.test) quota.setProjectedUsage(quotaCounter(account, 'test'), monthKey, count, now)
 }
 
 export interface SharedLimitsDeps {
@@ -79,6 +101,24 @@ export class SharedLimits {
     )
   }
 
+  /** RequestLimiter.checkGuarded across instances (H32). */
+  checkGuarded(bucket: string, limit: number, refused: string, refusedLimit: number, now: number): Promise<RateLimitResult> {
+    return this.viaRedis(
+      now,
+      async () => {
+        const [before, spent] = await this.d.redis.takeGuarded(bucket, limit, refused, refusedLimit, now, MINUTE_MS)
+        return spent >= refusedLimit ? requestResult(spent, refusedLimit, now, MINUTE_MS) : requestResult(before, limit, now, MINUTE_MS)
+      },
+      () => this.d.local.requests.checkGuarded(bucket, limit, refused, refusedLimit, now),
+    )
+  }
+
+  /** RequestLimiter.refusedBody across instances (H32); where the check went, as far as the mode tells. */
+  async refusedBody(bucket: string, refused: string, now: number): Promise<void> {
+    if (this.d.fallback.mode === 'local') return this.d.local.requests.refusedBody(bucket, refused, now)
+    await this.d.redis.refusedBody(bucket, refused, now, MINUTE_MS).catch((err) => this.d.onError?.('refused request not recorded in Redis', err))
+  }
+
   /** The bucket's headers for a response that was not counted. */
   peekRequest(bucket: string, limit: number, now: number): Promise<RateLimitResult> {
     return this.viaRedis(
@@ -88,37 +128,41 @@ export class SharedLimits {
     )
   }
 
-  /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of `countable` live events (H5). */
-  admitEvents(accountId: string, n: number, perSecond: number, countable: number, perMonth: number, now: number): Promise<EventAdmission> {
+  /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of the countable events (H5, H33, H34). */
+  admitEvents(accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number): Promise<EventAdmission> {
     return this.viaRedis<EventAdmission>(
       now,
       async () => {
-        const a = await this.d.redis.admitEvents(accountId, n, perSecond, countable, perMonth, now, SECOND_MS)
+        const a = await this.d.redis.admitEvents(accountId, month.environment, n, perSecond, month.ids, month.limit, now, SECOND_MS)
         const rate = eventRateResult(a.secondBefore, n, perSecond, now, SECOND_MS)
-        if (!rate.allowed || countable <= 0) return { rate, shared: true }
-        return { rate, quota: reservationOf(a.monthBefore, a.granted, perMonth, now), shared: true }
+        if (!rate.allowed || month.ids.length === 0) return { rate, shared: true }
+        const quota = { ...reservationOf(a.monthBefore, a.charged, month.limit, now), granted: a.granted, accepted: a.accepted, newIds: a.newIds }
+        return { rate, quota, shared: true }
       },
-      () => admitLocally(this.d.local, accountId, n, perSecond, countable, perMonth, now),
+      () => admitLocally(this.d.local, accountId, n, perSecond, month, now),
     )
   }
 
-  /** Give back `n` reserved events Kafka did not take, where they were reserved. A failed release
-   *  leaves the shared count n too high until the month ends (errs towards refusing early). */
-  release(admission: EventAdmission, accountId: string, n: number, now: number): void {
-    if (n <= 0) return
-    if (!admission.shared) return this.d.local.quota.release(accountId, n, now)
-    this.d.redis.releaseMonth(accountId, n, now).catch((err) => this.d.onError?.('monthly release in Redis failed', err))
+  /** Give back a reservation whose events Kafka did not take, where it was made. A failed release
+   *  leaves the shared count too high until reconciliation lowers it (H34; errs towards refusing early). */
+  release(admission: EventAdmission, accountId: string, environment: 'live' | 'test', now: number): void {
+    const q = admission.quota
+    if (q === undefined || q.charged <= 0) return
+    if (!admission.shared) return this.d.local.quota.release(quotaCounter(accountId, environment), q, now)
+    this.d.redis.releaseMonth(accountId, q.charged, now, environment, q.newIds).catch((err) => this.d.onError?.('monthly release in Redis failed', err))
   }
 
   /** The projector's exact monthly usage: into the local quota (used while Redis is away) and,
-   *  when Redis answers, counter = max(counter, projected) there. Like a check, it probes a Redis
-   *  that is away at most once per retry interval; a failure is not thrown (the fallback logs it). */
-  async reconcile(monthKey: string, usage: ReadonlyMap<string, number>, now: number): Promise<void> {
-    for (const [account, count] of usage) this.d.local.quota.setProjectedUsage(account, monthKey, count)
+   *  when Redis answers, reconciled there (H34: raised to what is stored, lowered to what is stored
+   *  plus what is in flight). Like a check, it probes a Redis that is away at most once per retry
+   *  interval; a failure is not thrown (the fallback logs it). */
+  async reconcile(monthKey: string, usage: MonthUsage, now: number): Promise<void> {
+    setProjected(this.d.local.quota, monthKey, usage, now)
     const f = this.d.fallback
-    if (usage.size === 0 || !f.shouldTry(now)) return
+    if (usage.live.size + usage.test.size === 0 || !f.shouldTry(now)) return
     try {
-      await this.d.redis.reconcileMonth(monthKey, usage)
+      await this.d.redis.reconcileMonth(monthKey, usage.live, now, 'live')
+      await this.d.redis.reconcileMonth(monthKey, usage.test, now, 'test')
       f.succeeded(now)
     } catch (err) {
       f.failed(now, (err as Error)?.message ?? String(err))

@@ -64,10 +64,11 @@ export function monthRange(now: number): MonthRange {
   return { start, end, key: d.toISOString().slice(0, 7), resetsAt: new Date(end).toISOString() }
 }
 
-/** A monthly reservation (H5) from the month's count before it and what was granted. */
+/** A monthly reservation (H5) from the month's count before it and what was granted (all of it counted). */
 export function reservationOf(usedBefore: number, granted: number, limit: number, now: number, month: MonthRange = monthRange(now)): QuotaReservation {
   return {
     granted,
+    charged: granted,
     used: usedBefore + granted,
     limit,
     resetsAt: month.resetsAt,
@@ -79,4 +80,45 @@ export function reservationOf(usedBefore: number, granted: number, limit: number
 export function grantable(n: number, used: number, limit: number): number {
   const left = limit > used ? limit - used : 0
   return n < left ? (n > 0 ? n : 0) : left
+}
+
+/** Which countable items of a request a month admits, when some carry ids (H34). */
+export interface IdAdmission {
+  /** Per countable item, in order. */
+  accepted: boolean[]
+  granted: number
+  /** Items newly counted: the others repeat an id already counted. */
+  charged: number
+  /** Ids counted by this request (to forget again if Kafka does not take the records). */
+  newIds: string[]
+}
+
+/**
+ * H34, the rule the Redis script (redis-limits.ts) follows step for step: an item whose id was already
+ * counted (`seen`) is admitted without counting; the others are admitted in order while `left` lasts,
+ * each counted once; an id repeated within the request goes as its first occurrence went. Items
+ * without an id (undefined) are always new.
+ */
+export function admitIds(ids: ReadonlyArray<string | undefined>, seen: (id: string) => boolean, left: number): IdAdmission {
+  const accepted: boolean[] = new Array(ids.length)
+  const newIds: string[] = []
+  const decided = new Map<string, boolean>()
+  let granted = 0
+  let charged = 0
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]
+    let ok = id === undefined ? undefined : decided.get(id)
+    if (ok === undefined) {
+      if (id !== undefined && seen(id)) ok = true
+      else if (charged < left) {
+        ok = true
+        charged++
+        if (id !== undefined) newIds.push(id)
+      } else ok = false
+      if (id !== undefined) decided.set(id, ok)
+    }
+    accepted[i] = ok
+    if (ok) granted++
+  }
+  return { accepted, granted, charged, newIds }
 }

@@ -67,7 +67,24 @@ t.test('the monthly quota refuses live events past the limit; identifies and tes
   t.equal(a.quotaError?.status, 429)
   t.equal(appended[0]!.length, 3)
   const test = await acceptItems(d, lookup('test', plan), items(3), rc('test'))
-  t.ok(test.results.every((r) => r.success), 'test-key events pass a spent quota')
+  t.ok(test.results.every((r) => r.success), 'test-key events pass a spent live quota')
+})
+
+t.test('test-key events stop at the test cap of the plan with their own code; a retried message is counted once (H33, H34)', async (t) => {
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 2, testEventsPerMonth: 3 }
+  const { d } = deps()
+  const withId = (n: number, id: string) => items(n).map((x) => ({ ...x, item: { ...x.item, message_id: id } as Item }))
+  for (let i = 0; i < 3; i++) {
+    const a = await acceptItems(d, lookup('live', plan), withId(100, 'same'), rc('live'))
+    t.equal(a.results.filter((r) => r.success).length, 100, `send ${i + 1}: 100 items of one message all stored`)
+    t.equal(new Set(a.results.map((r) => r.event_id)).size, 1, 'as one event id')
+  }
+  t.same((await acceptItems(d, lookup('live', plan), items(2), rc('live'))).results.map((r) => r.success), [true, false], 'one counted, one left')
+  const test = await acceptItems(d, lookup('test', plan), items(5), rc('test'))
+  t.same(test.results.map((r) => r.success), [true, true, true, false, false])
+  t.equal(test.results[3]!.error?.code, 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED')
+  t.same([test.quotaError?.code, test.quotaError?.status], ['MONTHLY_TEST_EVENT_LIMIT_EXCEEDED', 429])
+  t.ok(Number(test.quotaError?.headers['Retry-After']) > 0)
 })
 
 t.test('over the per-second limit the request is refused whole before anything is appended (H4)', async (t) => {

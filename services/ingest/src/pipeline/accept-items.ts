@@ -1,12 +1,13 @@
 // The ingest pipeline after HTTP: authenticated, validated items in, one result per item out.
-// In order (H2, H4-H6, A4): the per-second event limit, the monthly quota (live-key events only),
+// In order (H2, H4-H6, A4): the per-second event limit, the monthly quota (live and test events apart, H33;
+// a retried message id counted once, H34),
 // mapping to records, Avro encoding, one append to Kafka for every accepted item, and giving the
 // quota back when Kafka could not take them. Knows nothing of Koa, so it is tested without HTTP.
 import { userKey, type EventRecord, type IdentifyRecord } from '../../../../schemas/records.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
-import { admitLocally, eventRateError, monthlyLimitError, type EventAdmission, type EventRateLimiter, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
+import { admitLocally, eventRateError, monthlyLimitError, quotaCounter, type EventAdmission, type EventRateLimiter, type MonthlyAsk, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
@@ -55,24 +56,17 @@ export async function acceptItems(
 ): Promise<Accepted> {
   const { account, plan } = auth
   const t = rc.receivedAt
-  // H5/H6: only live-key events count toward the month; identifies create no event.
-  const countable = rc.environment === 'live' ? items.filter((x) => x.item.kind === 'event').length : 0
-  let granted = countable
-  let quotaError: ServiceError | undefined
-  const admission: EventAdmission = d.shared !== undefined
-    ? await d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
-    : admitLocally({ events: d.eventLimiter, quota: d.quota }, account.account_id, items.length, plan.eventsPerSecond, countable, plan.eventsPerMonth, t)
+  const env = rc.environment
+  const admission = await admit(d, auth, items, rc)
   if (!admission.rate.allowed) throw eventRateError(admission.rate, rl)
-  if (admission.quota !== undefined) {
-    granted = admission.quota.granted
-    if (granted < countable) quotaError = monthlyLimitError(admission.quota, rl)
-  }
+  const q = admission.quota
+  const quotaError = q !== undefined && q.granted < countableOf(items) ? monthlyLimitError(q, rl, env) : undefined
 
   const out: ItemOutcome[] = []
   const records: OutRecord[] = []
-  let seenCountable = 0
+  let countable = 0
   for (const { index, item } of items) {
-    if (item.kind === 'event' && rc.environment === 'live' && seenCountable++ >= granted) {
+    if (item.kind === 'event' && q !== undefined && !admitted(q, countable++)) {
       out.push({ index, success: false, error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details } })
       continue
     }
@@ -89,15 +83,34 @@ export async function acceptItems(
   try {
     await d.appender.append(records)
   } catch (err) {
-    if (countable > 0 && granted > 0) {
-      if (d.shared !== undefined) d.shared.release(admission, account.account_id, granted, t)
-      else d.quota.release(account.account_id, granted, t)
-    }
+    if (d.shared !== undefined) d.shared.release(admission, account.account_id, env, t)
+    else if (q !== undefined) d.quota.release(quotaCounter(account.account_id, env), q, t)
     throw errors.unavailable(2, err)
   }
   d.metrics?.item('accepted', records.length)
-  if (records.length < items.length) d.metrics?.item('MONTHLY_EVENT_LIMIT_EXCEEDED', items.length - records.length)
+  if (quotaError !== undefined) d.metrics?.item(quotaError.code, items.length - records.length)
   return { results: out, quotaError }
+}
+
+const countableOf = (items: ReadonlyArray<{ item: Item }>): number => {
+  let n = 0
+  for (const x of items) if (x.item.kind === 'event') n++
+  return n
+}
+
+/** Was the i-th countable item of the request admitted by the month? */
+const admitted = (q: NonNullable<EventAdmission['quota']>, i: number): boolean => (q.accepted !== undefined ? q.accepted[i] === true : i < q.granted)
+
+/** The per-second limit (H4) and the month of the key's environment (H5, H33): every event counts,
+ *  by its message id when it has one (H34); identifies create no event. */
+function admit(d: PipelineDeps, auth: KeyLookup, items: ReadonlyArray<{ item: Item }>, rc: RequestContext): EventAdmission | Promise<EventAdmission> {
+  const { account, plan } = auth
+  const ids: Array<string | undefined> = []
+  for (const x of items) if (x.item.kind === 'event') ids.push(x.item.message_id)
+  const month: MonthlyAsk = { environment: rc.environment, ids, limit: rc.environment === 'live' ? plan.eventsPerMonth : plan.testEventsPerMonth }
+  return d.shared !== undefined
+    ? d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
+    : admitLocally({ events: d.eventLimiter, quota: d.quota }, account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
 }
 
 /**

@@ -103,7 +103,7 @@ t.test('plans: configured defaults, overridden by Plan records, unknown falls ba
   kt.applyPlan(rec)
   t.same(
     { ...kt.lookup(hashKey(KEY1))!.plan },
-    { name: 'launch', requestsPerMinute: 2000, eventsPerSecond: 500, eventsPerMonth: 30000, emailsPerMonth: 1 },
+    { name: 'launch', requestsPerMinute: 2000, eventsPerSecond: 500, eventsPerMonth: 30000, emailsPerMonth: 1, testEventsPerMonth: 30000 },
   )
   kt.removePlan('launch')
   t.equal(kt.lookup(hashKey(KEY1))!.plan.requestsPerMinute, 1500, 'tombstone restores the configured plan')

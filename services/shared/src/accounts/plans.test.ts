@@ -1,18 +1,18 @@
 import t from 'tap'
-import { DEFAULT_PLANS, parsePlans, planFromRecord, planNamed } from './plans.js'
+import { DEFAULT_PLANS, parsePlans, planFromRecord, planNamed, refusedRequestsPerMinute } from './plans.js'
 
 t.test('default plans follow docs/api.md Limits and H4', async (t) => {
   t.same(
     { ...DEFAULT_PLANS.hobby },
-    { name: 'hobby', requestsPerMinute: 100, eventsPerSecond: 1000, eventsPerMonth: 1000, emailsPerMonth: 100 },
+    { name: 'hobby', requestsPerMinute: 100, eventsPerSecond: 1000, eventsPerMonth: 1000, emailsPerMonth: 100, testEventsPerMonth: 1000 },
   )
   t.same(
     { ...DEFAULT_PLANS.launch },
-    { name: 'launch', requestsPerMinute: 1000, eventsPerSecond: 1000, eventsPerMonth: 20000, emailsPerMonth: 5000 },
+    { name: 'launch', requestsPerMinute: 1000, eventsPerSecond: 1000, eventsPerMonth: 20000, emailsPerMonth: 5000, testEventsPerMonth: 20000 },
   )
   t.same(
     { ...DEFAULT_PLANS.orbit },
-    { name: 'orbit', requestsPerMinute: 10000, eventsPerSecond: 1000, eventsPerMonth: 200000, emailsPerMonth: 25000 },
+    { name: 'orbit', requestsPerMinute: 10000, eventsPerSecond: 1000, eventsPerMonth: 200000, emailsPerMonth: 25000, testEventsPerMonth: 200000 },
   )
   t.ok(DEFAULT_PLANS.unlimited!.requestsPerMinute >= 1e9)
   t.ok(DEFAULT_PLANS.unlimited!.eventsPerMonth >= 1e9)
@@ -31,6 +31,8 @@ t.test('parsePlans overrides fields of existing plans and adds new ones', async 
   t.equal(plans.enterprise!.eventsPerSecond, 5000)
   t.equal(plans.enterprise!.name, 'enterprise')
   t.equal(plans.orbit!.requestsPerMinute, 10000, 'plans not mentioned are kept')
+  t.equal(plans.enterprise!.testEventsPerMonth, 10000000, 'a new plan without a test cap gets its live cap (H33)')
+  t.equal(parsePlans('{"hobby":{"testEventsPerMonth":50}}').hobby!.testEventsPerMonth, 50)
   t.equal(DEFAULT_PLANS.hobby!.requestsPerMinute, 100, 'defaults are not mutated')
 })
 
@@ -45,6 +47,12 @@ t.test('parsePlans rejects bad configuration with a clear message', async (t) =>
   t.throws(() => parsePlans('{"pro": {"requestsPerMinute": 100}}'), /plan "pro": missing "eventsPerSecond"/)
 })
 
+t.test('refused requests get a budget of a tenth of the per-minute limit, at least 10 (H32)', async (t) => {
+  t.equal(refusedRequestsPerMinute(DEFAULT_PLANS.hobby!), 10)
+  t.equal(refusedRequestsPerMinute(DEFAULT_PLANS.orbit!), 1000)
+  t.equal(refusedRequestsPerMinute({ ...DEFAULT_PLANS.hobby!, requestsPerMinute: 3 }), 3, 'never more than the limit itself')
+})
+
 t.test('planFromRecord maps the Plan record', async (t) => {
   t.same(
     planFromRecord({
@@ -55,7 +63,7 @@ t.test('planFromRecord maps the Plan record', async (t) => {
       emails_per_month: 10,
       updated_at: 0,
     }),
-    { name: 'launch', requestsPerMinute: 7, eventsPerSecond: 8, eventsPerMonth: 9, emailsPerMonth: 10 },
+    { name: 'launch', requestsPerMinute: 7, eventsPerSecond: 8, eventsPerMonth: 9, emailsPerMonth: 10, testEventsPerMonth: 9 },
   )
 })
 

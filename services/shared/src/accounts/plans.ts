@@ -7,12 +7,14 @@ import type { PlanRecord } from '../../../../schemas/records.js'
 
 export interface Plan {
   readonly name: string
-  /** Per-minute request limit, per account, shared by all its keys (H3). */
+  /** Per-minute request limit, per account, shared by all its live keys; its test keys have a window of the same size (H3, H32). */
   readonly requestsPerMinute: number
   /** Per-second event limit, per account, across /v1/event and /v1/events (H4). */
   readonly eventsPerSecond: number
   /** Monthly live-key event limit, calendar month UTC (H5). */
   readonly eventsPerMonth: number
+  /** Monthly test-key event limit, counted apart from the live one (H6, H33). */
+  readonly testEventsPerMonth: number
   readonly emailsPerMonth: number
 }
 
@@ -33,6 +35,7 @@ export const DEFAULT_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     requestsPerMinute: 100,
     eventsPerSecond: DEFAULT_EVENTS_PER_SECOND,
     eventsPerMonth: 1_000,
+    testEventsPerMonth: 1_000,
     emailsPerMonth: 100,
   }),
   launch: Object.freeze({
@@ -40,6 +43,7 @@ export const DEFAULT_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     requestsPerMinute: 1_000,
     eventsPerSecond: DEFAULT_EVENTS_PER_SECOND,
     eventsPerMonth: 20_000,
+    testEventsPerMonth: 20_000,
     emailsPerMonth: 5_000,
   }),
   orbit: Object.freeze({
@@ -47,6 +51,7 @@ export const DEFAULT_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     requestsPerMinute: 10_000,
     eventsPerSecond: DEFAULT_EVENTS_PER_SECOND,
     eventsPerMonth: 200_000,
+    testEventsPerMonth: 200_000,
     emailsPerMonth: 25_000,
   }),
   /** Not a product plan: for benchmarks and internal accounts. */
@@ -55,12 +60,27 @@ export const DEFAULT_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
     requestsPerMinute: UNLIMITED,
     eventsPerSecond: UNLIMITED,
     eventsPerMonth: UNLIMITED,
+    testEventsPerMonth: UNLIMITED,
     emailsPerMonth: UNLIMITED,
   }),
 })
 
-const LIMIT_FIELDS = ['requestsPerMinute', 'eventsPerSecond', 'eventsPerMonth', 'emailsPerMonth'] as const
+const LIMIT_FIELDS = ['requestsPerMinute', 'eventsPerSecond', 'eventsPerMonth', 'emailsPerMonth', 'testEventsPerMonth'] as const
 type LimitField = (typeof LIMIT_FIELDS)[number]
+/** Fields a new plan may leave out, and what they default to (H33: the test cap is the live one). */
+const OPTIONAL_FIELDS: Partial<Record<LimitField, (l: Record<LimitField, number>) => number>> = {
+  testEventsPerMonth: (l) => l.eventsPerMonth,
+}
+
+/**
+ * Requests refused for their body (400, 413, 415) a key may make per minute from one client address
+ * (H32). They are not counted in the account's per-minute window (a public key must not be able to
+ * use it up with requests that store nothing); past this budget that key and address get 429 before
+ * a body is read.
+ */
+export function refusedRequestsPerMinute(plan: Plan): number {
+  return Math.min(plan.requestsPerMinute, Math.max(10, Math.ceil(plan.requestsPerMinute / 10)))
+}
 
 /** Plan names are case-insensitive; this is the canonical form used as a map key. */
 export const normalizePlanName = (name: string): string => name.trim().toLowerCase()
@@ -73,13 +93,16 @@ export function planFromRecord(r: PlanRecord): Plan {
     eventsPerSecond: r.events_per_second,
     eventsPerMonth: r.events_per_month,
     emailsPerMonth: r.emails_per_month,
+    // The Plan record has no test cap (A2: the schema only grows by compatible steps): the live one (H33).
+    testEventsPerMonth: r.events_per_month,
   }
 }
 
 /**
  * Parse plan configuration: a JSON object keyed by plan name, each value an object with any of
- * requestsPerMinute, eventsPerSecond, eventsPerMonth, emailsPerMonth (non-negative integers).
- * A name already in `base` may give only the fields it changes; a new name must give all four.
+ * requestsPerMinute, eventsPerSecond, eventsPerMonth, emailsPerMonth, testEventsPerMonth
+ * (non-negative integers). A name already in `base` may give only the fields it changes; a new name
+ * must give the first four (testEventsPerMonth defaults to its eventsPerMonth).
  * Returns `base` merged with the parsed plans; throws an Error naming the offending plan/field.
  *
  *   parsePlans('{"hobby":{"requestsPerMinute":200},"enterprise":{...all four...}}')
@@ -112,8 +135,8 @@ export function parsePlans(json: string, base: Readonly<Record<string, Plan>> = 
     for (const f of LIMIT_FIELDS) {
       const v = fields[f]
       if (v === undefined) {
-        if (prev === undefined) throw new Error(`plan "${rawName}": missing "${f}" (required for a new plan)`)
-        limits[f] = prev[f]
+        if (prev === undefined && OPTIONAL_FIELDS[f] === undefined) throw new Error(`plan "${rawName}": missing "${f}" (required for a new plan)`)
+        if (prev !== undefined) limits[f] = prev[f]
         continue
       }
       if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
@@ -121,6 +144,7 @@ export function parsePlans(json: string, base: Readonly<Record<string, Plan>> = 
       }
       limits[f] = v
     }
+    for (const f of LIMIT_FIELDS) if (limits[f] === undefined) limits[f] = OPTIONAL_FIELDS[f]!(limits)
     out[name] = Object.freeze({ name, ...limits })
   }
   return out

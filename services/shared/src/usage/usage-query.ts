@@ -29,6 +29,27 @@ GROUP BY account_id`
   return new Map(rows.map((r) => [r.account_id, Number(r.events)]))
 }
 
+/** Live-key and test-key events per account in the month (H5, H33): what ingest reconciles its
+ *  quotas with (H34). The same read as monthlyLiveUsage, both environments in one query. */
+export async function monthlyUsage(
+  client: ClickHouseClient,
+  database: string,
+  monthKey: string,
+): Promise<{ live: Map<string, number>; test: Map<string, number> }> {
+  const query = sql`SELECT account_id, environment, uniqExactMerge(events_state) AS events
+FROM ${ident(database, 'usage_monthly')}
+WHERE month = toDate(${monthStart(monthKey)})
+GROUP BY account_id, environment`
+  const rows = await (await client.query({ query, format: 'JSONEachRow' })).json<{
+    account_id: string
+    environment: 'live' | 'test'
+    events: string | number
+  }>()
+  const out = { live: new Map<string, number>(), test: new Map<string, number>() }
+  for (const r of rows) out[r.environment].set(r.account_id, Number(r.events))
+  return out
+}
+
 export async function accountUsage(
   client: ClickHouseClient,
   database: string,
