@@ -89,6 +89,6 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
 function redisConfig(e: Record<string, any>): Pick<IngestConfig, 'redis'> {
   const url = (e.REDIS_URL as string).trim()
   if (!url) return {}
-  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`)
+  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)')
   return { redis: { url, timeoutMs: e.REDIS_TIMEOUT_MS, retryMs: e.REDIS_RETRY_MS, keyPrefix: e.REDIS_KEY_PREFIX } }
 }
