@@ -59,10 +59,10 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   })
   const k = await s.createKey({ plan: 'tiny' })
   const send = () => http(s.ingestUrl, '/v1/event', { headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}` }, body: JSON.stringify({ event: 'e', user: { id: 'u' } }) })
-  const metrics = async () => (await http(s.ingestUrl, '/metrics', { method: 'GET' })).text
+  const metrics = async () => (await http(s.ingestAdminUrl, '/metrics', { method: 'GET' })).text
   const fallbacks = async () => Number(/^ingest_limiter_fallback_total (\d+)/m.exec(await metrics())?.[1] ?? NaN)
   const mode = async () => /^ingest_limiter_mode\{mode="(\w+)"\} 1$/m.exec(await metrics())?.[1]
-  const ready = () => http(s.ingestUrl, '/health/ready', { method: 'GET' })
+  const ready = () => http(s.ingestAdminUrl, '/health/ready', { method: 'GET' })
   const minuteKey = () => `${prefix}rl:a:${k.accountId}:${Date.now() - (Date.now() % 60_000)}`
 
   const atStart = await ready()

@@ -6,6 +6,9 @@ const spec = {
   ...commonSpec,
   INGEST_HOST: v.str('127.0.0.1'),
   INGEST_PORT: v.int(8080, 0, 65535),
+  /** The admin listener (readiness, metrics; H36): loopback by default, never the public address. */
+  INGEST_ADMIN_HOST: v.str('127.0.0.1'),
+  INGEST_ADMIN_PORT: v.int(8090, 0, 65535),
   INGEST_INSTANCE_ID: v.str(`ingest-${process.pid}`),
   ACCEPTED_KEY_TYPES: v.list(['live', 'test']),
   TRUSTED_PROXIES: v.list(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
@@ -45,6 +48,8 @@ const spec = {
 export interface IngestConfig extends CommonConfig {
   host: string
   port: number
+  /** Where /health/ready, /health and /metrics are served (H36). */
+  admin: { host: string; port: number }
   instanceId: string
   acceptedKeyTypes: ReadonlySet<'live' | 'test'>
   trustedProxies: ReadonlySet<string>
@@ -67,6 +72,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     ...commonConfig(e),
     host: e.INGEST_HOST,
     port: e.INGEST_PORT,
+    admin: adminListener(e),
     instanceId: e.INGEST_INSTANCE_ID,
     acceptedKeyTypes: new Set(types as Array<'live' | 'test'>),
     trustedProxies: new Set(e.TRUSTED_PROXIES),
@@ -84,6 +90,15 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
   }
+}
+
+// One port cannot be both listeners: the second listen would fail at start with EADDRINUSE, later
+// and less clearly than here. Port 0 (tests) picks a free port for each.
+function adminListener(e: Record<string, any>): IngestConfig['admin'] {
+  if (e.INGEST_ADMIN_PORT !== 0 && e.INGEST_ADMIN_PORT === e.INGEST_PORT) {
+    throw new ConfigError('INGEST_ADMIN_PORT', `must differ from INGEST_PORT (${e.INGEST_PORT}): metrics and readiness stay off the public port`)
+  }
+  return { host: e.INGEST_ADMIN_HOST, port: e.INGEST_ADMIN_PORT }
 }
 
 function redisConfig(e: Record<string, any>): Pick<IngestConfig, 'redis'> {

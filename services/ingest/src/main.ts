@@ -22,6 +22,7 @@ import { LaneRouter } from './kafka/lane-router.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { RoutedPartitions, withRoutes } from './kafka/routed-partitions.js'
 import { createIngestApp } from './http/app.js'
+import { createAdminApp } from './http/admin-app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
@@ -152,26 +153,23 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     log,
     draining: () => closing,
     accepting: () => accepting && !closing,
-    readiness,
     metrics,
   })
 
   const server: Server = createServer(app.callback())
   server.keepAliveTimeout = 65_000
+  // Readiness and metrics on their own listener, off the public port (H36).
+  const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log }).callback())
   return {
     deps: { kafka, codec, keys, quota, appender, ch, redis, shared },
-    /** Listening (for /health) before start() resolves. */
+    /** Listening (for /health/live) before start() resolves. */
     server,
+    /** Listening (for /health/ready and /metrics) before start() resolves. */
+    adminServer,
     async start(): Promise<Server> {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(cfg.port, cfg.host, () => {
-          server.off('error', reject)
-          resolve()
-        })
-      })
-      const addr = server.address()
-      log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+      await listen(adminServer, cfg.admin.port, cfg.admin.host)
+      await listen(server, cfg.port, cfg.host)
+      log.info('ingest listening; waiting for its dependencies', { port: portOf(server, cfg.port), adminPort: portOf(adminServer, cfg.admin.port) })
       const fixes = kafkajsFixesStatus()
       if (!fixes.applied) log.info('kafkajs runs unchanged (slower record encoding)', { reason: fixes.reason })
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
@@ -213,12 +211,29 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         const { forced } = await drainServer(server, cfg.producer.flushTimeoutMs + 5_000)
         if (forced) log.warn('drain deadline passed; remaining connections closed')
       }
+      // Readiness answers (503, draining) until the drain is done, so load balancers see it.
+      if (adminServer.listening) await drainServer(adminServer, 1_000)
       await appender.close()
       await follower?.stop()
       await ch.close()
       redis?.disconnect()
     },
   }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+function portOf(server: Server, configured: number): number {
+  const addr = server.address()
+  return typeof addr === 'object' && addr ? addr.port : configured
 }
 
 runService('ingest', import.meta.url, loadIngestConfig, createIngestService)
