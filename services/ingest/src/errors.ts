@@ -53,6 +53,10 @@ export const errors = {
     new ServiceError('UNSUPPORTED_MEDIA_TYPE', 415, 'Content-Type must be application/json'),
   payloadTooLarge: (limitBytes: number) =>
     new ServiceError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${limitBytes} bytes`, { limit_bytes: limitBytes }),
+  /** H37: one user's records in the request are larger than the event log takes in one write. */
+  recordsTooLarge: (limitBytes: number | undefined, cause?: unknown) =>
+    new ServiceError('PAYLOAD_TOO_LARGE', 413, `The request's records for one user exceed what the event log takes in one write${limitBytes ? ` (${limitBytes} bytes)` : ''}; send them in smaller requests`,
+      limitBytes ? { limit_bytes: limitBytes } : undefined, { cause }),
   invalidJson: (why?: string) =>
     new ServiceError('INVALID_JSON', 400, why ? `Request body is not valid JSON: ${why}` : 'Request body is not valid JSON'),
   validation: (details: Record<string, unknown>, message = 'Request validation failed') =>

@@ -19,6 +19,7 @@ import { KeyTable } from './auth/index.js'
 import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
+import { planFlushes } from './kafka/record-limits.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { RoutedPartitions, withRoutes } from './kafka/routed-partitions.js'
 import { createIngestApp } from './http/app.js'
@@ -185,7 +186,11 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
       })
 
-      await prepareEventLog(kafka, codec, cfg, log, waits)
+      const eventLog = await prepareEventLog(kafka, codec, cfg, log, waits)
+      // H37: what the topics take bounds the flushes and each request (413 before sending).
+      const flushes = planFlushes(eventLog.maxMessageBytes, cfg.producer.maxBatchBytes)
+      for (const w of flushes.warnings) log.warn(w)
+      for (const lane of [plain, atomic]) lane?.useTopicLimits(eventLog.maxMessageBytes, flushes.maxBatchBytes)
       await Promise.all([plain.start(), atomic?.start()])
       follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
         if (e.kind === 'Account') keys.applyAccount(e.value)

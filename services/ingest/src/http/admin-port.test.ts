@@ -16,7 +16,7 @@ import type { Codec } from '../../../../schemas/codec.js'
 const log = createLogger('error', {}, () => undefined)
 const metrics = new IngestMetrics({
   queuedRecords: () => 0,
-  appenderStats: () => ({ flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0 }),
+  appenderStats: () => ({ flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0, refused: 0 }),
   ready: () => false,
   accountsSilenceMs: () => 0,
 }, { processMetrics: false })

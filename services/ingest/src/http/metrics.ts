@@ -87,6 +87,7 @@ export class IngestMetrics {
     fromStats('ingest_kafka_flush_failures_total', 'Flushes Kafka did not acknowledge (counter); their requests got 503.', (s) => s.failures)
     fromStats('ingest_append_shed_total', 'Requests refused with 503 because the append queue was full (counter).', (s) => s.shed)
     fromStats('ingest_append_expired_total', 'Requests that got 503 after waiting past the flush deadline unsent (counter).', (s) => s.expired)
+    fromStats('ingest_kafka_flush_refused_total', 'Flushes whose records Kafka refused (MESSAGE_TOO_LARGE and the like, H37); only the request that caused it fails (counter).', (s) => s.refused)
   }
 
   // Children by label values: prom-client hashes the label object on every inc(), which costs

@@ -9,7 +9,7 @@ import { errors, type ServiceError } from '../errors.js'
 import { admitLocally, eventRateError, monthlyLimitError, type EventAdmission, type EventRateLimiter, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
-import type { OutRecord } from '../kafka/record-appender.js'
+import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
 
 export interface Appender {
@@ -93,6 +93,8 @@ export async function acceptItems(
       if (d.shared !== undefined) d.shared.release(admission, account.account_id, granted, t)
       else d.quota.release(account.account_id, granted, t)
     }
+    // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
+    if (err instanceof RecordsTooLargeError) throw errors.recordsTooLarge(err.limitBytes, err)
     throw errors.unavailable(2, err)
   }
   d.metrics?.item('accepted', records.length)
