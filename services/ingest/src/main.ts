@@ -28,7 +28,7 @@ import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
-import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
+import { logKafkajsFixes } from '../../shared/src/kafkajs-fixes-report.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // What start() waits for; once all are 'ok', readiness is the live checks of readinessOf.
@@ -171,8 +171,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       await listen(adminServer, cfg.admin.port, cfg.admin.host)
       await listen(server, cfg.port, cfg.host)
       log.info('ingest listening; waiting for its dependencies', { port: portOf(server, cfg.port), adminPort: portOf(adminServer, cfg.admin.port) })
-      const fixes = kafkajsFixesStatus()
-      if (!fixes.applied) log.info('kafkajs runs unchanged (slower record encoding)', { reason: fixes.reason })
+      logKafkajsFixes(log, 'slower record encoding')
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
       // enforced per instance until it comes (issue 14). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so
