@@ -26,9 +26,9 @@ const VALUES: Array<Buffer | string | null> = [bytes(600, 1), bytes(0, 2), bytes
 const DELTAS = [0, 1, 63, 64, 8192, -1, 2 ** 27]
 
 /** kafkajs reads the clock once per partition: both produce encoders run with the same frozen clock. */
-async function frozenClock<T>(f: () => Promise<T>): Promise<T> {
+export async function withClock<T>(ms: number, f: () => Promise<T>): Promise<T> {
   const real = Date.now
-  Date.now = () => FROZEN_NOW
+  Date.now = () => ms
   try {
     return await f()
   } finally {
@@ -105,8 +105,8 @@ const CHECKS: Record<keyof Replacements, (r: Replacements, o: Originals) => bool
   produceRequestV3: async (r, o) => {
     const fixed = r.produceRequestV3(o.Encoder, o.Long, o.produce)
     const args = produceVector(o.Long)
-    const ours = await frozenClock(async () => (await fixed(args).encode()).buffer)
-    const theirs = await frozenClock(async () => (await o.produce(args).encode()).buffer)
+    const ours = await withClock(FROZEN_NOW, async () => (await fixed(args).encode()).buffer)
+    const theirs = await withClock(FROZEN_NOW, async () => (await o.produce(args).encode()).buffer)
     return ours.equals(theirs)
   },
 
@@ -114,8 +114,8 @@ const CHECKS: Record<keyof Replacements, (r: Replacements, o: Originals) => bool
     const framed = r.encodeRequest(o.Encoder)
     for (const clientId of ['ingest', null]) {
       const request = o.produce(produceVector(o.Long, 3))
-      const ours = await frozenClock(async () => (await framed({ correlationId: 77, clientId, request })).buffer)
-      const theirs = await frozenClock(async () => (await o.request({ correlationId: 77, clientId, request })).buffer)
+      const ours = await withClock(FROZEN_NOW, async () => (await framed({ correlationId: 77, clientId, request })).buffer)
+      const theirs = await withClock(FROZEN_NOW, async () => (await o.request({ correlationId: 77, clientId, request })).buffer)
       if (!ours.equals(theirs)) return false
     }
     return true

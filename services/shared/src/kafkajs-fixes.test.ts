@@ -2,7 +2,8 @@
 // the test loads kafkajs first), on random input: the same results, byte for byte.
 import t from 'tap'
 import { dirname } from 'node:path'
-import { selfTestReplacements } from './kafkajs-fixes-self-test.js'
+// kafkajs reads the clock once per partition; both encoders are run with the same frozen clock.
+import { selfTestReplacements, withClock } from './kafkajs-fixes-self-test.js'
 import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { Partitioners } from 'kafkajs'
@@ -67,16 +68,6 @@ t.test('the record encoder writes the bytes kafkajs writes', async (t) => {
   t.ok((await batchOf(fixed)).equals(await batchOf(originalRecord)), 'a record batch of 50 (its CRC included) is the same')
 })
 
-// kafkajs reads the clock once per partition; both encoders are run with the same frozen clock.
-async function withClock<T>(ms: number, f: () => Promise<T>): Promise<T> {
-  const real = Date.now
-  Date.now = () => ms
-  try {
-    return await f()
-  } finally {
-    Date.now = real
-  }
-}
 
 t.test('the produce request encoder writes the bytes kafkajs writes', async (t) => {
   const fixed = produceRequestV3(Encoder, Long, originalProduce)
