@@ -96,7 +96,7 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   t.equal(r.body.checks.limits.ok, true)
   t.match(r.body.checks.limits.detail, /Redis not answering since .*limits enforced per instance/)
 
-  // Redis is back (empty): the readiness probes' own header reads find it, and requests count there again
+  // Redis is back (empty): the readiness checks' probes (admin listener, H36) find it, and requests count there again
   redis = startRedis(t, port)
   await waitUntil(async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis', 20_000, 'the ingest to use Redis again')
   t.equal(await mode(), 'redis')

@@ -16,7 +16,7 @@ import { runService } from '../../shared/src/run-service.js'
 import { monthlyLiveUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits } from './limits/index.js'
+import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, ipBucket, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { planFlushes } from './kafka/record-limits.js'
@@ -159,8 +159,15 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
 
   const server: Server = createServer(app.callback())
   server.keepAliveTimeout = 65_000
-  // Readiness and metrics on their own listener, off the public port (H36).
-  const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log }).callback())
+  // Readiness and metrics on their own listener, off the public port (H36). While limits are enforced
+  // locally, each readiness check, once answered, gives the fallback's probe schedule (one call per
+  // REDIS_RETRY_MS) a call to ask Redis with, as the checks did when they passed the public port's
+  // middleware: an idle instance finds Redis again without waiting for traffic (docs/limits.md). A
+  // peek counts nothing.
+  const afterReadiness = async () => {
+    if (shared?.mode === 'local') await shared.peekRequest(ipBucket('readiness'), cfg.ipRequestsPerMinute, Date.now()).catch(() => undefined)
+  }
+  const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
   return {
     deps: { kafka, codec, keys, quota, appender, ch, redis, shared },
     /** Listening (for /health/live) before start() resolves. */

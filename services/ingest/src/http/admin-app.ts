@@ -9,7 +9,16 @@ import { addAdminRoutes } from './health-routes.js'
 import type { IngestMetrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 
-export function createAdminApp(d: { readiness: () => Readiness; metrics: IngestMetrics; log: Logger }): Koa {
+export interface AdminDeps {
+  readiness: () => Readiness
+  metrics: IngestMetrics
+  log: Logger
+  /** Run after each readiness answer is made (main.ts: lets the limiter's fallback ask Redis whether it
+   * is back, so the next answer says so). */
+  afterReadiness?: () => Promise<void>
+}
+
+export function createAdminApp(d: AdminDeps): Koa {
   const app = new Koa({ proxy: false })
   const router = new Router()
   addAdminRoutes(router, d)

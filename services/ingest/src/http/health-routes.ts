@@ -22,12 +22,13 @@ export function addPublicRoutes(router: Router<State>): void {
 }
 
 /** The admin listener's routes: liveness, readiness (twice: /health is its older name) and metrics. */
-export function addAdminRoutes(router: Router, d: { readiness: () => Readiness; metrics: IngestMetrics }): void {
-  const ready = (ctx: ParameterizedContext) => {
+export function addAdminRoutes(router: Router, d: { readiness: () => Readiness; metrics: IngestMetrics; afterReadiness?: () => Promise<void> }): void {
+  const ready = async (ctx: ParameterizedContext) => {
     const r = d.readiness()
     ctx.status = r.ready ? 200 : 503
     if (!r.ready) ctx.set('Retry-After', '2')
     ctx.body = { status: r.ready ? 'ok' : 'unavailable', checks: r.checks }
+    await d.afterReadiness?.()
   }
   router.get('/health/live', (ctx) => {
     ctx.body = { status: 'ok' }
