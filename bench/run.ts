@@ -145,9 +145,10 @@ function nodeArgsFor(service: 'ingest' | 'projector', envVar: string, profileDir
   ]
 }
 
-async function startIngest(v: Variant, port: number): Promise<Child> {
-  const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgsFor('ingest', 'BENCH_INGEST_NODE_ARGS', join(ROOT, 'bench/results/profiles')))
-  await waitHealthy(c, `http://127.0.0.1:${port}/health`)
+/** Ingest on `port`, its admin listener (readiness, metrics; H36) on `adminPort`. */
+async function startIngest(v: Variant, port: number, adminPort: number): Promise<Child> {
+  const c = startNode('ingest', compiled('services/ingest/src/main.ts'), { ...env, ...v.env, INGEST_PORT: String(port), INGEST_ADMIN_PORT: String(adminPort), INGEST_INSTANCE_ID: `bench-ingest-${id}-${randomBytes(2).toString('hex')}` }, logDir, nodeArgsFor('ingest', 'BENCH_INGEST_NODE_ARGS', join(ROOT, 'bench/results/profiles')))
+  await waitHealthy(c, `http://127.0.0.1:${adminPort}/health/ready`)
   return c
 }
 
@@ -199,7 +200,7 @@ async function main() {
     if (only.size === 1) return writeResults()
   }
 
-  const [basePort, projPort, ingestPort] = [await freePort(), await freePort(), await freePort()]
+  const [basePort, projPort, ingestPort, ingestAdminPort] = [await freePort(), await freePort(), await freePort(), await freePort()]
   const baseline = startNode('baseline', 'bench/baseline-server.ts', { ...env, BASELINE_PORT: String(basePort) }, logDir)
   await waitHealthy(baseline, `http://127.0.0.1:${basePort}/`)
 
@@ -208,8 +209,9 @@ async function main() {
   const projector = startNode('projector', compiled('services/projector/src/main.ts'), { ...env, PROJECTOR_PORT: String(projPort) }, logDir, projectorArgs)
   await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
   const vs = variants()
-  let ingest = await startIngest(vs[0], ingestPort)
+  let ingest = await startIngest(vs[0], ingestPort, ingestAdminPort)
   const ingestUrl = `http://127.0.0.1:${ingestPort}`
+  const ingestMetricsUrl = `http://127.0.0.1:${ingestAdminPort}/metrics`
 
   say('creating bench accounts and keys')
   const { admin, close: closeAdmin } = await openAdmin(env)
@@ -261,19 +263,19 @@ async function main() {
   for (const [i, v] of vs.entries()) {
     if (i > 0) {
       await stopChild(ingest)
-      ingest = await startIngest(v, ingestPort)
+      ingest = await startIngest(v, ingestPort, ingestAdminPort)
       await runLoad(`${ingestUrl}/v1/event`, { connections, durationSec: warmupSec, body: singleEventBody(), key: unlimited.key })
     }
     const r: VariantResult = { label: v.label, env: v.env }
     if (only.has('single')) {
       say(`[${v.label}] POST /v1/event, ${connections} connections, ${durationSec}s`)
-      r.single = await measured(ingest, () => runLoad(`${ingestUrl}/v1/event`, { ...settings, body: singleEventBody(), key: unlimited.key }), `${ingestUrl}/metrics`)
+      r.single = await measured(ingest, () => runLoad(`${ingestUrl}/v1/event`, { ...settings, body: singleEventBody(), key: unlimited.key }), ingestMetricsUrl)
     }
     if (only.has('batch')) {
       say(`[${v.label}] POST /v1/events (${BATCH} per request), ${connections} connections, ${durationSec}s`)
       const p0 = cpuSeconds(projector.pid)
       const { result, lag } = await lagDuring(() => groupLag(lagAdmin, env.PROJECTOR_GROUP_ID!, cfg.topics.events), () =>
-        measured(ingest, () => runLoad(`${ingestUrl}/v1/events`, { ...settings, body: batchBody(BATCH), key: unlimited.key, eventsPerRequest: BATCH }), `${ingestUrl}/metrics`),
+        measured(ingest, () => runLoad(`${ingestUrl}/v1/events`, { ...settings, body: batchBody(BATCH), key: unlimited.key, eventsPerRequest: BATCH }), ingestMetricsUrl),
       )
       const p1 = cpuSeconds(projector.pid)
       r.batch = result

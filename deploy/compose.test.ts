@@ -30,6 +30,13 @@ t.test('only ingest and the dashboard publish ports', async (t) => {
   for (const [name, s] of Object.entries(services)) t.not(s.network_mode, 'host', `${name} stays off the host network`)
 })
 
+t.test('ingest\'s readiness and metrics stay off the published port (H36)', async (t) => {
+  const env = envOf('ingest')
+  t.equal(env.INGEST_ADMIN_HOST, undefined, 'the admin listener keeps its loopback default inside the container')
+  t.notOk((services.ingest.ports as string[]).some((p) => /8090/.test(p)), 'the admin port is not published')
+  t.match(services.ingest.healthcheck.test.join(' '), /http:\/\/127\.0\.0\.1:8090\/health\/ready/, 'the health check reads readiness on the admin port')
+})
+
 t.test('every secret comes from the environment with no default', async (t) => {
   let checked = 0
   for (const name of Object.keys(services)) {

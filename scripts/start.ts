@@ -15,6 +15,8 @@ const STACK = join(ROOT, '.stack')
 const DEMO_FILE = join(STACK, 'demo-key.json')
 const env = { ...process.env }
 const ingestPort = Number(env.INGEST_PORT ?? 8080)
+// Ingest's readiness and metrics are on its admin listener, not its public port (H36).
+const ingestAdminPort = Number(env.INGEST_ADMIN_PORT ?? 8090)
 const projectorPort = Number(env.PROJECTOR_PORT ?? 8081)
 const dashboardPort = Number(env.DASHBOARD_PORT ?? 8082)
 
@@ -115,7 +117,7 @@ async function main() {
   // The dashboard reads as the stack's read-only user (deploy/local/clickhouse/users.xml, H23).
   if (existsSync(dashboardEntry)) dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken, CLICKHOUSE_READ_USER: env.CLICKHOUSE_READ_USER ?? 'dashboard_read' })
 
-  await waitHealthy(`http://127.0.0.1:${ingestPort}/health`, 'ingest', ingest)
+  await waitHealthy(`http://127.0.0.1:${ingestAdminPort}/health/ready`, 'ingest', ingest)
   if (dashboard) await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) => console.error(String(e)))
 
   if (!existsSync(DEMO_FILE)) {
@@ -131,6 +133,7 @@ async function main() {
   process.stdout.write(`
 \x1b[1mReady in ${((Date.now() - t0) / 1000).toFixed(1)}s.\x1b[0m
   ingest      http://127.0.0.1:${ingestPort}   (POST /v1/event, /v1/events; GET /openapi.json)
+              http://127.0.0.1:${ingestAdminPort}   (admin, loopback: GET /metrics, /health/ready)
   projector   http://127.0.0.1:${projectorPort}   (GET /metrics, /health, /live)
 ${dashboard ? `  dashboard   http://127.0.0.1:${dashboardPort}\n` : ''}
 Send a first event with the demo test key (${demo.key_id}, kept in .stack/demo-key.json):

@@ -2,7 +2,8 @@
 # The cluster profile of the local stack (issue 14): the production shape on one machine. Three Kafka
 # KRaft nodes (each broker and controller, a quorum of three; topics with replication factor 3 and
 # min.insync.replicas 2), the registry, ClickHouse, Redis, the projector, two ingest instances and the
-# dashboard (compiled, from dist/), and HAProxy in front of the ingest instances, checking /health/ready.
+# dashboard (compiled, from dist/), and HAProxy in front of the ingest instances, checking /health/ready
+# on each instance's admin listener (H36: readiness is not on the public port).
 # Usage (through stack.sh): stack.sh up|down|status|install|logs [component] --profile cluster
 #
 # Installs are shared with the single-node profile ($STACK_DIR/kafka, $STACK_DIR/registry, Debian's
@@ -23,6 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
 KAFKA_PORTS=("${CLUSTER_KAFKA_1_PORT:-$((BASE + 92))}" "${CLUSTER_KAFKA_2_PORT:-$((BASE + 192))}" "${CLUSTER_KAFKA_3_PORT:-$((BASE + 292))}")
 CONTROLLER_PORTS=("${CLUSTER_KAFKA_1_CONTROLLER_PORT:-$((BASE + 93))}" "${CLUSTER_KAFKA_2_CONTROLLER_PORT:-$((BASE + 193))}" "${CLUSTER_KAFKA_3_CONTROLLER_PORT:-$((BASE + 293))}")
 INGEST_PORTS=("${CLUSTER_INGEST_1_PORT:-$((BASE + 1))}" "${CLUSTER_INGEST_2_PORT:-$((BASE + 2))}")
+INGEST_ADMIN_PORTS=("${CLUSTER_INGEST_1_ADMIN_PORT:-$((BASE + 11))}" "${CLUSTER_INGEST_2_ADMIN_PORT:-$((BASE + 12))}")
 HAPROXY_PORT="${CLUSTER_HAPROXY_PORT:-$BASE}"
 HAPROXY_STATS_PORT="${CLUSTER_HAPROXY_STATS_PORT:-$((BASE + 404))}"
 PROJECTOR_PORT="${CLUSTER_PROJECTOR_PORT:-$((BASE + 101))}"
@@ -140,7 +142,8 @@ start_haproxy() {
   mkdir -p "$C/haproxy"
   cp "$HERE/cluster/503.http" "$C/haproxy/503.http"
   render_cluster "$HERE/cluster/haproxy.cfg" "$C/haproxy/haproxy.cfg" CLUSTER_DIR="$C" HAPROXY_PORT="$HAPROXY_PORT" \
-    HAPROXY_STATS_PORT="$HAPROXY_STATS_PORT" INGEST_1_PORT="${INGEST_PORTS[0]}" INGEST_2_PORT="${INGEST_PORTS[1]}"
+    HAPROXY_STATS_PORT="$HAPROXY_STATS_PORT" INGEST_1_PORT="${INGEST_PORTS[0]}" INGEST_2_PORT="${INGEST_PORTS[1]}" \
+    INGEST_1_ADMIN_PORT="${INGEST_ADMIN_PORTS[0]}" INGEST_2_ADMIN_PORT="${INGEST_ADMIN_PORTS[1]}"
   haproxy -c -f "$C/haproxy/haproxy.cfg" >"$LOGS/haproxy-check.log" 2>&1 || fail haproxy "invalid configuration" "$LOGS/haproxy-check.log"
   say "starting haproxy on 127.0.0.1:$HAPROXY_PORT (stats http://127.0.0.1:$HAPROXY_STATS_PORT/)"
   # -db: stay in the foreground, so the recorded pid is the one that serves.
@@ -148,12 +151,13 @@ start_haproxy() {
   echo $! >"$RUN/haproxy.pid"
 }
 
-# Ready once a request through it reaches a ready ingest instance.
-haproxy_ready() { service_ready "$HAPROXY_PORT"; }
+# Ready once a request through it reaches an ingest instance: HAProxy sends traffic only to instances
+# whose readiness check (admin port) passes, and the public port answers liveness.
+haproxy_ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HAPROXY_PORT/health/live" 2>/dev/null)" = 200 ]; }
 
 # ---------------------------------------------------------------- commands
 all_ports() {
-  echo "${KAFKA_PORTS[@]} ${CONTROLLER_PORTS[@]} $REGISTRY_PORT $CLICKHOUSE_HTTP_PORT $CLICKHOUSE_TCP_PORT $REDIS_PORT ${INGEST_PORTS[@]} $HAPROXY_PORT $HAPROXY_STATS_PORT $PROJECTOR_PORT $DASHBOARD_PORT"
+  echo "${KAFKA_PORTS[@]} ${CONTROLLER_PORTS[@]} $REGISTRY_PORT $CLICKHOUSE_HTTP_PORT $CLICKHOUSE_TCP_PORT $REDIS_PORT ${INGEST_PORTS[@]} ${INGEST_ADMIN_PORTS[@]} $HAPROXY_PORT $HAPROXY_STATS_PORT $PROJECTOR_PORT $DASHBOARD_PORT"
 }
 
 cluster_up() {
@@ -170,7 +174,7 @@ cluster_up() {
   pid_alive clickhouse || { check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLUSTER_CLICKHOUSE_HTTP_PORT; check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLUSTER_CLICKHOUSE_TCP_PORT; }
   pid_alive redis || check_port_free redis "$REDIS_PORT" CLUSTER_REDIS_PORT
   pid_alive projector || check_port_free projector "$PROJECTOR_PORT" CLUSTER_PROJECTOR_PORT
-  for n in 1 2; do pid_alive "ingest-$n" || check_port_free "ingest-$n" "${INGEST_PORTS[$((n - 1))]}" "CLUSTER_INGEST_${n}_PORT"; done
+  for n in 1 2; do pid_alive "ingest-$n" || { check_port_free "ingest-$n" "${INGEST_PORTS[$((n - 1))]}" "CLUSTER_INGEST_${n}_PORT"; check_port_free "ingest-$n" "${INGEST_ADMIN_PORTS[$((n - 1))]}" "CLUSTER_INGEST_${n}_ADMIN_PORT"; }; done
   pid_alive haproxy || check_port_free haproxy "$HAPROXY_PORT" CLUSTER_HAPROXY_PORT
   cluster_install
   [ -f "$C/live-token" ] || { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$C/live-token"; chmod 600 "$C/live-token"; }
@@ -192,13 +196,13 @@ cluster_up() {
   for i in 1 2; do
     # A fixed transactional id per instance, so a restarted instance fences its killed predecessor.
     start_service "ingest-$i" services/ingest/src/main.ts "${INGEST_PORTS[$((i - 1))]}" "CLUSTER_INGEST_${i}_PORT" \
-      INGEST_PORT="${INGEST_PORTS[$((i - 1))]}" INGEST_INSTANCE_ID="cluster-ingest-$i"
+      INGEST_PORT="${INGEST_PORTS[$((i - 1))]}" INGEST_ADMIN_PORT="${INGEST_ADMIN_PORTS[$((i - 1))]}" INGEST_INSTANCE_ID="cluster-ingest-$i"
   done
   if [ "$WITH_DASHBOARD" = 1 ]; then
     start_service dashboard services/dashboard/src/main.ts "$DASHBOARD_PORT" CLUSTER_DASHBOARD_PORT DASHBOARD_PORT="$DASHBOARD_PORT" \
       PROJECTOR_URL="http://127.0.0.1:$PROJECTOR_PORT" INGEST_URL="http://127.0.0.1:$HAPROXY_PORT"
   fi
-  for i in 1 2; do wait_until "ingest-$i" "$LOGS/ingest-$i.log" "$READY_TIMEOUT" service_ready "${INGEST_PORTS[$((i - 1))]}"; done
+  for i in 1 2; do wait_until "ingest-$i" "$LOGS/ingest-$i.log" "$READY_TIMEOUT" service_ready "${INGEST_ADMIN_PORTS[$((i - 1))]}"; done
   [ "$WITH_DASHBOARD" = 1 ] && wait_until dashboard "$LOGS/dashboard.log" "$READY_TIMEOUT" service_ready "$DASHBOARD_PORT"
   start_haproxy
   wait_until haproxy "$LOGS/haproxy.log" "$READY_TIMEOUT" haproxy_ready
@@ -245,7 +249,7 @@ cluster_status() {
   report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
   report redis "redis://127.0.0.1:$REDIS_PORT" redis_ready
   report projector "http://127.0.0.1:$PROJECTOR_PORT" service_ready "$PROJECTOR_PORT"
-  for i in 1 2; do report "ingest-$i" "http://127.0.0.1:${INGEST_PORTS[$((i - 1))]}" service_ready "${INGEST_PORTS[$((i - 1))]}"; done
+  for i in 1 2; do report "ingest-$i" "http://127.0.0.1:${INGEST_PORTS[$((i - 1))]} (admin :${INGEST_ADMIN_PORTS[$((i - 1))]})" service_ready "${INGEST_ADMIN_PORTS[$((i - 1))]}"; done
   [ "$WITH_DASHBOARD" = 1 ] && report dashboard "http://127.0.0.1:$DASHBOARD_PORT" service_ready "$DASHBOARD_PORT"
   report haproxy "http://127.0.0.1:$HAPROXY_PORT (stats :$HAPROXY_STATS_PORT)" haproxy_ready
   return $rc

@@ -11,7 +11,7 @@ import { pidAlive, waitGone, StackError } from './own-stack.js'
 export type ClusterComponent = 'kafka-1' | 'kafka-2' | 'kafka-3' | 'ingest-1' | 'ingest-2' | 'projector' | 'haproxy' | 'registry' | 'clickhouse' | 'redis'
 
 /** The offsets of cluster.sh's ports from CLUSTER_PORT_BASE (README, deploy/local/cluster.sh). */
-export const PORT_OFFSETS = { haproxy: 0, ingest1: 1, ingest2: 2, kafka1: 92, kafka2: 192, kafka3: 292, registry: 81, clickhouseHttp: 123, redis: 379, projector: 101 } as const
+export const PORT_OFFSETS = { haproxy: 0, ingest1: 1, ingest2: 2, ingest1Admin: 11, ingest2Admin: 12, kafka1: 92, kafka2: 192, kafka3: 292, registry: 81, clickhouseHttp: 123, redis: 379, projector: 101 } as const
 
 export class ClusterStack {
   readonly logFile: string
@@ -36,6 +36,11 @@ export class ClusterStack {
 
   ingestUrl(instance: 1 | 2): string {
     return `http://127.0.0.1:${this.port(instance === 1 ? 'ingest1' : 'ingest2')}`
+  }
+
+  /** An ingest instance's admin listener (/metrics, /health/ready; H36). */
+  ingestAdminUrl(instance: 1 | 2): string {
+    return `http://127.0.0.1:${this.port(instance === 1 ? 'ingest1Admin' : 'ingest2Admin')}`
   }
 
   /** What points a client (the drill's admin and reconciliation) at this cluster, as the services are. */

@@ -9,7 +9,7 @@ t.test('defaults: every fault, 120 events/s, its own stack directory and ports',
   t.same(o.faults, [...FAULT_NAMES])
   t.equal(o.rate, 120)
   t.equal(o.stackDir, '/repo/.stack-drill')
-  t.same(o.ports, { kafka: 29092, kafkaController: 29093, registry: 28081, clickhouseHttp: 28123, clickhouseTcp: 29000, ingest: 28080, projector: 28082 })
+  t.same(o.ports, { kafka: 29092, kafkaController: 29093, registry: 28081, clickhouseHttp: 28123, clickhouseTcp: 29000, ingest: 28080, ingestAdmin: 28090, projector: 28082 })
   t.equal(o.stallSeconds, 40)
   t.equal(o.outageSeconds, 30)
   t.equal(o.keepStack, false)

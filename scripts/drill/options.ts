@@ -21,7 +21,7 @@ export interface DrillOptions {
   catchUpTimeoutSeconds: number
   keepStack: boolean
   stackDir: string
-  ports: { kafka: number; kafkaController: number; registry: number; clickhouseHttp: number; clickhouseTcp: number; ingest: number; projector: number }
+  ports: { kafka: number; kafkaController: number; registry: number; clickhouseHttp: number; clickhouseTcp: number; ingest: number; ingestAdmin: number; projector: number }
   markdownFile?: string
   jsonFile?: string
 }
@@ -34,10 +34,11 @@ export const USAGE = `usage: npm run drill -- [--quick] [--faults a,b,c] [--rate
   --keep-stack        leave the drill's stack running afterwards
   --stack-dir DIR     default .stack-drill; ports: --kafka-port 29092 --kafka-controller-port 29093
                       --registry-port 28081 --clickhouse-http-port 28123 --clickhouse-tcp-port 29000
-                      --ingest-port 28080 --projector-port 28082 (or DRILL_<NAME>, e.g. DRILL_KAFKA_PORT)`
+                      --ingest-port 28080 --ingest-admin-port 28090 --projector-port 28082
+                      (or DRILL_<NAME>, e.g. DRILL_KAFKA_PORT)`
 
 /** The shared stack's default ports: the drill refuses them so it can never kill that stack. */
-const SHARED_PORTS = new Set([19092, 19093, 18081, 18123, 19000, 8080, 8081, 8082])
+const SHARED_PORTS = new Set([19092, 19093, 18081, 18123, 19000, 8080, 8081, 8082, 8090])
 
 export class OptionsError extends Error {
   readonly code = 'DRILL_OPTIONS'
@@ -64,6 +65,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
       'clickhouse-http-port': { type: 'string' },
       'clickhouse-tcp-port': { type: 'string' },
       'ingest-port': { type: 'string' },
+      'ingest-admin-port': { type: 'string' },
       'projector-port': { type: 'string' },
       markdown: { type: 'string' },
       json: { type: 'string' },
@@ -92,6 +94,7 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     clickhouseHttp: port('clickhouse-http-port', 28123),
     clickhouseTcp: port('clickhouse-tcp-port', 29000),
     ingest: port('ingest-port', 28080),
+    ingestAdmin: port('ingest-admin-port', 28090),
     projector: port('projector-port', 28082),
   }
   if (new Set(Object.values(ports)).size !== Object.values(ports).length) throw new OptionsError('the drill ports must all differ')

@@ -60,11 +60,11 @@ async function sendOne(url: string, key: string, instance: number, i: number): P
   }
 }
 
-/** The instances' `ingest_limiter_fallback_total` summed: limiter checks an instance answered alone
+/** The instances' `ingest_limiter_fallback_total` summed (read from their admin listeners, H36): limiter checks an instance answered alone
  * because Redis did not answer in time. Undefined when an instance does not export it (no Redis support). */
-export async function limiterFallbacks(instanceUrls: string[]): Promise<number | undefined> {
+export async function limiterFallbacks(adminUrls: string[]): Promise<number | undefined> {
   let sum = 0
-  for (const url of instanceUrls) {
+  for (const url of adminUrls) {
     try {
       const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
       const m = /^ingest_limiter_fallback_total(?:\{[^}]*\})? (\d+(?:\.\d+)?)$/m.exec(await res.text())

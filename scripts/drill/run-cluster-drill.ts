@@ -70,9 +70,10 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     if (o.parts.includes('rate-limit')) {
       say(`part (a): ${o.rateLimitRequests} requests of a Hobby key within one minute, alternating between the two instances`)
       const instanceUrls = [stack.ingestUrl(1), stack.ingestUrl(2)]
-      const fallbacksBefore = await limiterFallbacks(instanceUrls)
+      const adminUrls = [stack.ingestAdminUrl(1), stack.ingestAdminUrl(2)]
+      const fallbacksBefore = await limiterFallbacks(adminUrls)
       const answers = await sendWithinOneWindow({ instanceUrls, key: hobby.secret, count: o.rateLimitRequests, concurrency: 10, minSecondsLeft: 20 }, say)
-      const fallbacksAfter = await limiterFallbacks(instanceUrls)
+      const fallbacksAfter = await limiterFallbacks(adminUrls)
       const localChecks = fallbacksBefore === undefined || fallbacksAfter === undefined ? undefined : fallbacksAfter - fallbacksBefore
       rateLimit = { ...judgeRateLimit(answers, 100), requests: answers.length, localChecks }
       say(`  accepted ${rateLimit.accepted} (instance 1: ${rateLimit.acceptedByInstance[1] ?? 0}, instance 2: ${rateLimit.acceptedByInstance[2] ?? 0}), 429: ${rateLimit.rejected}, other: ${rateLimit.other}${rateLimit.problems.length ? `; problems: ${rateLimit.problems.join('; ')}` : ''}`)

@@ -61,13 +61,14 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
       ...runEnv(runId),
       PROJECTOR_PORT: String(o.ports.projector),
       INGEST_PORT: String(o.ports.ingest),
+      INGEST_ADMIN_PORT: String(o.ports.ingestAdmin),
       // Fixed across restarts, so a restarted ingest fences its killed predecessor's open transactions.
       INGEST_INSTANCE_ID: `drill-ingest-${runId}`,
       LOG_LEVEL: 'info',
     }
     const ingestUrl = `http://127.0.0.1:${o.ports.ingest}`
     const projector = new ManagedService('projector', root, 'services/projector/src/main.ts', env, join(logDir, 'projector.log'), `http://127.0.0.1:${o.ports.projector}/health`)
-    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `${ingestUrl}/health`)
+    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `http://127.0.0.1:${o.ports.ingestAdmin}/health/ready`)
     services.push(projector, ingest)
     say(`starting projector and ingest (logs in ${logDir})`)
     // The projector first: it applies the ClickHouse migrations the ingest's usage reads need.

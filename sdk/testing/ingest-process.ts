@@ -26,7 +26,8 @@ export interface IngestProcess {
 export function spawnIngest(env: Record<string, string>, port: number): IngestProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/ingest/src/main.ts'], {
     cwd: ROOT,
-    env: { ...env, INGEST_HOST: '127.0.0.1', INGEST_PORT: String(port) },
+    // Admin listener (readiness, metrics) on any free port: this helper waits through the API instead.
+    env: { ...env, INGEST_HOST: '127.0.0.1', INGEST_PORT: String(port), INGEST_ADMIN_PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let err = ''

@@ -33,8 +33,8 @@ t.test('the compiled services run from dist/', async (t) => {
   }
 
   const s = randomBytes(5).toString('hex')
-  const [ingestPort, projectorPort] = [await freePort(), await freePort()]
-  const env = isolatedEnv(s, { PROJECTOR_PORT: String(projectorPort), INGEST_PORT: String(ingestPort), INGEST_INSTANCE_ID: `ingest-${s}`, LOG_LEVEL: 'warn' })
+  const [ingestPort, ingestAdminPort, projectorPort] = [await freePort(), await freePort(), await freePort()]
+  const env = isolatedEnv(s, { PROJECTOR_PORT: String(projectorPort), INGEST_PORT: String(ingestPort), INGEST_ADMIN_PORT: String(ingestAdminPort), INGEST_INSTANCE_ID: `ingest-${s}`, LOG_LEVEL: 'warn' })
   const children: ChildProcess[] = []
   const logs: string[] = []
   const run = (entry: string) => {
@@ -60,7 +60,7 @@ t.test('the compiled services run from dist/', async (t) => {
   run('services/projector/src/main.js')
   await waitUntil(() => up(`http://127.0.0.1:${projectorPort}/health`), 90_000, `the compiled projector to be healthy; its log: ${logs.join('')}`)
   run('services/ingest/src/main.js')
-  await waitUntil(() => up(`http://127.0.0.1:${ingestPort}/health/ready`), 90_000, `the compiled ingest to be ready; its log: ${logs.join('')}`)
+  await waitUntil(() => up(`http://127.0.0.1:${ingestAdminPort}/health/ready`), 90_000, `the compiled ingest to be ready; its log: ${logs.join('')}`)
 
   const { admin, close } = await openAdmin(env)
   t.teardown(close)
@@ -82,6 +82,6 @@ t.test('the compiled services run from dist/', async (t) => {
     return Number(((await r.json()) as Array<{ n: string }>)[0]?.n ?? 0) === 1
   }, 30_000, 'the event to reach ClickHouse through the compiled projector')
   // The compiled entry loads the kafkajs replacements before kafkajs (services/shared/src/kafkajs-fixes.ts).
-  const metrics = await (await fetch(`http://127.0.0.1:${ingestPort}/metrics`)).text()
+  const metrics = await (await fetch(`http://127.0.0.1:${ingestAdminPort}/metrics`)).text()
   t.match(metrics, /^ingest_kafkajs_fixes_applied 1$/m, 'the compiled ingest encodes records with the kafkajs replacements')
 })

@@ -4,7 +4,7 @@ import t from 'tap'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { loadDashboardConfig } from '../../services/dashboard/src/config.js'
-import { ConfigError } from '../../services/shared/src/env.js'
+import { ConfigError, redactUrl } from '../../services/shared/src/env.js'
 
 const variableOf = (fn: () => unknown): string | undefined => {
   try {
@@ -57,4 +57,39 @@ t.test('a short LIVE_TOKEN is refused by the projector and the dashboard', async
   t.equal(variableOf(() => loadProjectorConfig({ LIVE_TOKEN: 'change-me' })), 'LIVE_TOKEN')
   t.equal(variableOf(() => loadDashboardConfig({ LIVE_TOKEN: 'change-me' })), 'LIVE_TOKEN')
   t.equal(loadProjectorConfig({ LIVE_TOKEN: 'x'.repeat(24) }).liveToken, 'x'.repeat(24))
+})
+
+// A start-up error is logged where more people read than hold the secrets: it names the variable and
+// never echoes a value that may carry a credential (docs/security.md).
+t.test('a bad secret or URL is named, its value never echoed', async (t) => {
+  const messageOf = (fn: () => unknown): string => {
+    try {
+      fn()
+    } catch (err) {
+      if (err instanceof ConfigError) return err.message
+      throw err
+    }
+    return ''
+  }
+  const secret = 'hunter2-Sup3rS3cret'
+  const cases: Array<[string, () => unknown]> = [
+    ['CLICKHOUSE_URL', () => loadIngestConfig({ CLICKHOUSE_URL: `clickhouse://admin:${secret}@ch.internal:8123` })],
+    ['SCHEMA_REGISTRY_URL', () => loadProjectorConfig({ SCHEMA_REGISTRY_URL: `ftp://reg:${secret}@registry` })],
+    ['REDIS_URL', () => loadIngestConfig({ REDIS_URL: `http://u:${secret}/x@redis.internal:6379` })],
+    ['PROJECTOR_URL', () => loadDashboardConfig({ PROJECTOR_URL: `tcp://svc:${secret}@projector` })],
+    ['SESSION_SECRET', () => loadDashboardConfig({ SESSION_SECRET: secret })],
+  ]
+  for (const [variable, load] of cases) {
+    const message = messageOf(load)
+    t.match(message, new RegExp(`^${variable}: `), `${variable} is named`)
+    t.notMatch(message, /hunter2|S3cret/, `${variable}: the secret is not in the message`)
+  }
+  t.match(messageOf(() => loadIngestConfig({ INGEST_PORT: 'eighty' })), /"eighty"/, 'a value that is no secret is still shown, to help fix it')
+})
+
+t.test('a URL shown in a log or an error loses its user and password', async (t) => {
+  t.equal(redactUrl('http://127.0.0.1:18123'), 'http://127.0.0.1:18123')
+  t.notMatch(redactUrl('http://admin:pa%2Fss@ch.internal:8123/'), /admin|pa%2Fss/)
+  t.match(redactUrl('http://admin:pw@ch.internal:8123/'), /^http:\/\/\*\*\*@ch\.internal:8123/)
+  t.notMatch(redactUrl('not a url admin:pw@'), /pw/)
 })

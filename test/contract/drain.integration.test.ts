@@ -26,7 +26,9 @@ t.test('health endpoints and a graceful drain', async (t) => {
 
   const live = await fetch(s.ingestUrl + '/health/live')
   t.equal(live.status, 200, 'live')
-  const ready = await fetch(s.ingestUrl + '/health/ready')
+  // H36: readiness and metrics on the admin listener only; the public port keeps liveness.
+  for (const path of ['/health/ready', '/health', '/metrics']) t.equal((await fetch(s.ingestUrl + path)).status, 404, `public ${path}: 404`)
+  const ready = await fetch(s.ingestAdminUrl + '/health/ready')
   t.equal(ready.status, 200, 'ready')
   const rb = await ready.json()
   t.equal(rb.checks.kafka.ok, true)
@@ -39,7 +41,7 @@ t.test('health endpoints and a graceful drain', async (t) => {
 
   const bad = await fetch(s.ingestUrl + '/v1/event', { method: 'POST', headers: { authorization: 'Bearer svc_live_' + 'x'.repeat(40), 'content-type': 'application/json' }, body: '{}' })
   t.equal(bad.status, 401)
-  const metrics = await fetch(s.ingestUrl + '/metrics')
+  const metrics = await fetch(s.ingestAdminUrl + '/metrics')
   t.match(metrics.headers.get('content-type'), /^text\/plain/)
   const text = await metrics.text()
   t.match(text, /ingest_requests_total\{route="\/v1\/event",status="200",code="ok"\} 4\n/, 'answers by route and status')

@@ -28,12 +28,13 @@ t.test('ingest waits for the registry at start, then accepts', async (t) => {
     await svc.close()
     await started
   })
-  await waitUntil(() => svc.server.listening, 30_000, 'ingest to listen')
+  await waitUntil(() => svc.server.listening && svc.adminServer.listening, 30_000, 'ingest to listen')
   const base = `http://127.0.0.1:${(svc.server.address() as AddressInfo).port}`
+  const admin = `http://127.0.0.1:${(svc.adminServer.address() as AddressInfo).port}`
   await waitUntil(() => gate.refused >= 2, 60_000, 'ingest to try the registry')
 
   t.equal((await fetch(`${base}/health/live`)).status, 200, 'live while waiting')
-  const ready = await fetch(`${base}/health/ready`)
+  const ready = await fetch(`${admin}/health/ready`)
   t.equal(ready.status, 503, 'not ready while the registry is down')
   const rb = await ready.json()
   t.equal(rb.checks.registry.ok, false, 'names the registry')
@@ -47,7 +48,7 @@ t.test('ingest waits for the registry at start, then accepts', async (t) => {
 
   gate.open()
   t.equal(await started, svc.server, 'start() finished once the registry answered')
-  await waitUntil(async () => (await fetch(`${base}/health/ready`)).status === 200, 30_000, 'ready')
+  await waitUntil(async () => (await fetch(`${admin}/health/ready`)).status === 200, 30_000, 'ready')
   const messageId = randomUUID()
   const res = await fetch(`${base}/v1/event`, {
     method: 'POST',

@@ -28,11 +28,11 @@ async function freePort(): Promise<number> {
 
 t.test('quick drill: nothing acknowledged is lost or duplicated, no bad 5xx', async (t) => {
   const ports: string[] = []
-  while (ports.length < 7) {
+  while (ports.length < 8) {
     const p = String(await freePort())
     if (!ports.includes(p)) ports.push(p)
   }
-  const flags = ['kafka-port', 'kafka-controller-port', 'registry-port', 'clickhouse-http-port', 'clickhouse-tcp-port', 'ingest-port', 'projector-port']
+  const flags = ['kafka-port', 'kafka-controller-port', 'registry-port', 'clickhouse-http-port', 'clickhouse-tcp-port', 'ingest-port', 'ingest-admin-port', 'projector-port']
   const opts = parseOptions(['--quick', '--stack-dir', join(ROOT, '.stack-drill-test'), ...flags.flatMap((f, i) => [`--${f}`, ports[i]])], {}, ROOT)
   const r = await runDrill(ROOT, opts, (m) => t.comment(m))
   t.comment(`\n${r.text}`)

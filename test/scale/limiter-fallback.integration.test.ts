@@ -59,10 +59,10 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   })
   const k = await s.createKey({ plan: 'tiny' })
   const send = () => http(s.ingestUrl, '/v1/event', { headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}` }, body: JSON.stringify({ event: 'e', user: { id: 'u' } }) })
-  const metrics = async () => (await http(s.ingestUrl, '/metrics', { method: 'GET' })).text
+  const metrics = async () => (await http(s.ingestAdminUrl, '/metrics', { method: 'GET' })).text
   const fallbacks = async () => Number(/^ingest_limiter_fallback_total (\d+)/m.exec(await metrics())?.[1] ?? NaN)
   const mode = async () => /^ingest_limiter_mode\{mode="(\w+)"\} 1$/m.exec(await metrics())?.[1]
-  const ready = () => http(s.ingestUrl, '/health/ready', { method: 'GET' })
+  const ready = () => http(s.ingestAdminUrl, '/health/ready', { method: 'GET' })
   const minuteKey = () => `${prefix}rl:a:${k.accountId}:${Date.now() - (Date.now() % 60_000)}`
 
   const atStart = await ready()
@@ -96,7 +96,7 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   t.equal(r.body.checks.limits.ok, true)
   t.match(r.body.checks.limits.detail, /Redis not answering since .*limits enforced per instance/)
 
-  // Redis is back (empty): the readiness probes' own header reads find it, and requests count there again
+  // Redis is back (empty): the readiness checks' probes (admin listener, H36) find it, and requests count there again
   redis = startRedis(t, port)
   await waitUntil(async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis', 20_000, 'the ingest to use Redis again')
   t.equal(await mode(), 'redis')

@@ -38,7 +38,7 @@ async function twoInstances(t: Test, redis: boolean): Promise<Pair> {
     // Shared from the first request: an instance that starts in local mode counts its first burst
     // alone (CI once saw 101 of 250 accepted), so readiness must already say Redis answered.
     for (const s of [a, b]) {
-      const ready = await http(s.ingestUrl, '/health/ready', { method: 'GET' })
+      const ready = await http(s.ingestAdminUrl, '/health/ready', { method: 'GET' })
       t.equal(ready.body.checks?.limits?.detail, 'limits shared in Redis', 'shared before any request')
     }
     t.teardown(async () => {

@@ -25,6 +25,8 @@ export interface TestServices {
   suffix: string
   env: Record<string, string>
   ingestUrl: string
+  /** Ingest's admin listener: /health/ready, /health and /metrics (H36). */
+  ingestAdminUrl: string
   projectorUrl: string
   admin: AccountsAdmin
   ch: ClickHouseClient
@@ -79,6 +81,7 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
     ...isolatedEnv(suffix),
     TOPIC_PARTITIONS: '3',
     INGEST_PORT: '0',
+    INGEST_ADMIN_PORT: '0',
     INGEST_INSTANCE_ID: `ingest-${suffix}-${randomBytes(3).toString('hex')}`,
     USAGE_REFRESH_MS: '300',
     USAGE_RECONCILE_MS: '300',
@@ -124,6 +127,7 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
 
   const port = (s?: Server) => (s ? (s.address() as AddressInfo).port : 0)
   const ingestUrl = `http://127.0.0.1:${port(ingestServer)}`
+  const ingestAdminUrl = `http://127.0.0.1:${port(ingest?.adminServer)}`
   const projectorUrl = `http://127.0.0.1:${port(projectorServer)}`
   // 64-bit integers (count(), the *_ms columns) as JSON strings, as 18.16 and 24.8 write them by default:
   // ClickHouse 25.8 made numbers the default. The services read both (Number()); tests compare strings.
@@ -134,6 +138,7 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
     suffix,
     env,
     ingestUrl,
+    ingestAdminUrl,
     projectorUrl,
     admin,
     ch,

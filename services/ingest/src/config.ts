@@ -6,6 +6,9 @@ const spec = {
   ...commonSpec,
   INGEST_HOST: v.str('127.0.0.1'),
   INGEST_PORT: v.int(8080, 0, 65535),
+  /** The admin listener (readiness, metrics; H36): loopback by default, never the public address. */
+  INGEST_ADMIN_HOST: v.str('127.0.0.1'),
+  INGEST_ADMIN_PORT: v.int(8090, 0, 65535),
   INGEST_INSTANCE_ID: v.str(`ingest-${process.pid}`),
   ACCEPTED_KEY_TYPES: v.list(['live', 'test']),
   TRUSTED_PROXIES: v.list(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
@@ -60,6 +63,8 @@ const spec = {
 export interface IngestConfig extends CommonConfig {
   host: string
   port: number
+  /** Where /health/ready, /health and /metrics are served (H36). */
+  admin: { host: string; port: number }
   instanceId: string
   acceptedKeyTypes: ReadonlySet<'live' | 'test'>
   trustedProxies: ReadonlySet<string>
@@ -87,6 +92,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     ...commonConfig(e),
     host: e.INGEST_HOST,
     port: e.INGEST_PORT,
+    admin: adminListener(e),
     instanceId: e.INGEST_INSTANCE_ID,
     acceptedKeyTypes: new Set(types as Array<'live' | 'test'>),
     trustedProxies: new Set(e.TRUSTED_PROXIES),
@@ -123,9 +129,18 @@ function bodyConfig(e: Record<string, any>): Pick<IngestConfig, 'body' | 'server
   }
 }
 
+// One port cannot be both listeners: the second listen would fail at start with EADDRINUSE, later
+// and less clearly than here. Port 0 (tests) picks a free port for each.
+function adminListener(e: Record<string, any>): IngestConfig['admin'] {
+  if (e.INGEST_ADMIN_PORT !== 0 && e.INGEST_ADMIN_PORT === e.INGEST_PORT) {
+    throw new ConfigError('INGEST_ADMIN_PORT', `must differ from INGEST_PORT (${e.INGEST_PORT}): metrics and readiness stay off the public port`)
+  }
+  return { host: e.INGEST_ADMIN_HOST, port: e.INGEST_ADMIN_PORT }
+}
+
 function redisConfig(e: Record<string, any>): Pick<IngestConfig, 'redis'> {
   const url = (e.REDIS_URL as string).trim()
   if (!url) return {}
-  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL, got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`)
+  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)')
   return { redis: { url, timeoutMs: e.REDIS_TIMEOUT_MS, retryMs: e.REDIS_RETRY_MS, keyPrefix: e.REDIS_KEY_PREFIX } }
 }

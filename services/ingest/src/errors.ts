@@ -82,6 +82,10 @@ export const errors = {
   /** H24: the body did not arrive within BODY_READ_TIMEOUT_MS. */
   requestTimeout: (timeoutMs: number) =>
     new ServiceError('REQUEST_TIMEOUT', 408, `Request body did not arrive within ${timeoutMs} ms`, { timeout_ms: timeoutMs }, { retriable: true, headers: CLOSE }),
+  /** H37: one user's records in the request are larger than the event log takes in one write. */
+  recordsTooLarge: (limitBytes: number | undefined, cause?: unknown) =>
+    new ServiceError('PAYLOAD_TOO_LARGE', 413, `The request's records for one user exceed what the event log takes in one write${limitBytes ? ` (${limitBytes} bytes)` : ''}; send them in smaller requests`,
+      limitBytes ? { limit_bytes: limitBytes } : undefined, { cause }),
   invalidJson: (why?: string) =>
     new ServiceError('INVALID_JSON', 400, why ? `Request body is not valid JSON: ${why}` : 'Request body is not valid JSON'),
   validation: (details: Record<string, unknown>, message = 'Request validation failed') =>

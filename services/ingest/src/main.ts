@@ -16,17 +16,19 @@ import { runService } from '../../shared/src/run-service.js'
 import { monthlyUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits, setProjected } from './limits/index.js'
+import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits, setProjected, ipBucket } from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
+import { planFlushes } from './kafka/record-limits.js'
 import { CachedDefaultPartitioner } from './kafka/partitioner.js'
 import { RoutedPartitions, withRoutes } from './kafka/routed-partitions.js'
 import { createIngestApp } from './http/app.js'
+import { createAdminApp } from './http/admin-app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
-import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
+import { logKafkajsFixes } from '../../shared/src/kafkajs-fixes-report.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // What start() waits for; once all are 'ok', readiness is the live checks of readinessOf.
@@ -152,7 +154,6 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     log,
     draining: () => closing,
     accepting: () => accepting && !closing,
-    readiness,
     metrics,
   })
 
@@ -169,22 +170,26 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // Idle keep-alive connections hold no body: longer than a load balancer's usual 60 s idle timeout,
   // so the balancer, not ingest, closes them (no request lost on a connection closed under it).
   server.keepAliveTimeout = 65_000
+  // Readiness and metrics on their own listener, off the public port (H36). While limits are enforced
+  // locally, each readiness check, once answered, gives the fallback's probe schedule (one call per
+  // REDIS_RETRY_MS) a call to ask Redis with, as the checks did when they passed the public port's
+  // middleware: an idle instance finds Redis again without waiting for traffic (docs/limits.md). A
+  // peek counts nothing.
+  const afterReadiness = async () => {
+    if (shared?.mode === 'local') await shared.peekRequest(ipBucket('readiness'), cfg.ipRequestsPerMinute, Date.now()).catch(() => undefined)
+  }
+  const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
   return {
     deps: { kafka, codec, keys, quota, appender, ch, redis, shared },
-    /** Listening (for /health) before start() resolves. */
+    /** Listening (for /health/live) before start() resolves. */
     server,
+    /** Listening (for /health/ready and /metrics) before start() resolves. */
+    adminServer,
     async start(): Promise<Server> {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(cfg.port, cfg.host, () => {
-          server.off('error', reject)
-          resolve()
-        })
-      })
-      const addr = server.address()
-      log.info('ingest listening; waiting for its dependencies', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
-      const fixes = kafkajsFixesStatus()
-      if (!fixes.applied) log.info('kafkajs runs unchanged (slower record encoding)', { reason: fixes.reason })
+      await listen(adminServer, cfg.admin.port, cfg.admin.host)
+      await listen(server, cfg.port, cfg.host)
+      log.info('ingest listening; waiting for its dependencies', { port: portOf(server, cfg.port), adminPort: portOf(adminServer, cfg.admin.port) })
+      logKafkajsFixes(log, 'slower record encoding')
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
       // enforced per instance until it comes (issue 14). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so
@@ -198,7 +203,11 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
       })
 
-      await prepareEventLog(kafka, codec, cfg, log, waits)
+      const eventLog = await prepareEventLog(kafka, codec, cfg, log, waits)
+      // H37: what the topics take bounds the flushes and each request (413 before sending).
+      const flushes = planFlushes(eventLog.maxMessageBytes, cfg.producer.maxBatchBytes)
+      for (const w of flushes.warnings) log.warn(w)
+      for (const lane of [plain, atomic]) lane?.useTopicLimits(eventLog.maxMessageBytes, flushes.maxBatchBytes)
       await Promise.all([plain.start(), atomic?.start()])
       follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
         if (e.kind === 'Account') keys.applyAccount(e.value)
@@ -224,12 +233,29 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         const { forced } = await drainServer(server, cfg.producer.flushTimeoutMs + 5_000)
         if (forced) log.warn('drain deadline passed; remaining connections closed')
       }
+      // Readiness answers (503, draining) until the drain is done, so load balancers see it.
+      if (adminServer.listening) await drainServer(adminServer, 1_000)
       await appender.close()
       await follower?.stop()
       await ch.close()
       redis?.disconnect()
     },
   }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+function portOf(server: Server, configured: number): number {
+  const addr = server.address()
+  return typeof addr === 'object' && addr ? addr.port : configured
 }
 
 runService('ingest', import.meta.url, loadIngestConfig, createIngestService)

@@ -5,7 +5,7 @@
 // `close()` drains, also while start() is still waiting.
 // First: the kafkajs replacements must be in place before any module loads kafkajs.
 import '../../shared/src/kafkajs-fixes-install.js'
-import { kafkajsFixesStatus } from '../../shared/src/kafkajs-fixes.js'
+import { logKafkajsFixes } from '../../shared/src/kafkajs-fixes-report.js'
 import { Partitioners } from 'kafkajs'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
@@ -81,8 +81,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
       const addr = server.address()
       log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
-      const fixes = kafkajsFixesStatus()
-      if (!fixes.applied) log.info('kafkajs runs unchanged (slower record decoding)', { reason: fixes.reason })
+      logKafkajsFixes(log, 'slower record decoding')
 
       const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
         ...waits,

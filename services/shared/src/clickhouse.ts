@@ -1,5 +1,5 @@
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client'
-import type { CommonConfig } from './env.js'
+import { redactUrl, type CommonConfig } from './env.js'
 import type { Logger } from './log.js'
 import { isClickHouseUnavailable } from './unavailable.js'
 import { waitFor, type WaitOptions } from './wait-for.js'
@@ -27,12 +27,12 @@ export function openClickHouse(cfg: CommonConfig['clickhouse'], opts: { requestT
   })
 }
 
-/** SELECT 1, with the URL in the error when the server does not answer. */
+/** SELECT 1, with the URL (without credentials) in the error when the server does not answer. */
 export async function checkClickHouse(client: ClickHouseClient, url: string): Promise<void> {
   try {
     await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((r) => r.json())
   } catch (err) {
-    throw new CodedError('CLICKHOUSE_UNAVAILABLE', `ClickHouse at ${url} did not answer SELECT 1: ${(err as Error).message}`, { status: 503, retriable: true, cause: err })
+    throw new CodedError('CLICKHOUSE_UNAVAILABLE', `ClickHouse at ${redactUrl(url)} did not answer SELECT 1: ${(err as Error).message}`, { status: 503, retriable: true, cause: err })
   }
 }
 

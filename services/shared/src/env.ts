@@ -46,6 +46,29 @@ export const v = {
 
 export type Spec = Record<string, VarSpec<any>>
 
+// Start-up errors reach logs that more people read than hold the secrets: a variable that may carry a
+// credential (a password, token, secret or key, or any URL, which may hold user:password@) is named and its
+// value never echoed. One rule for every service, by name, so a new variable is covered without a flag.
+const SECRET_NAME = /(PASSWORD|SECRET|TOKEN|_KEY|_URL|_URLS|CREDENTIALS?)$/
+
+/** Whether a variable's value may hold a credential and must not appear in messages or logs. */
+export function mayHoldSecret(variable: string): boolean {
+  return SECRET_NAME.test(variable)
+}
+
+/** A URL as it may be shown: without its user and password (an unparsable one is not shown at all). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (!u.username && !u.password) return url
+    u.username = '***'
+    u.password = ''
+    return u.toString()
+  } catch {
+    return '(a URL that does not parse)'
+  }
+}
+
 /** Reads each variable of `spec` from `env`, applying defaults; throws ConfigError naming the first bad one. */
 export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: any } {
   const out: Record<string, unknown> = {}
@@ -60,7 +83,8 @@ export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: an
     }
     if (!Value.Check(s.schema, value)) {
       const first = [...Value.Errors(s.schema, value)][0]
-      throw new ConfigError(name, `invalid value ${JSON.stringify(raw)}${first ? ` (${first.message})` : ''}`)
+      const shown = mayHoldSecret(name) ? 'invalid value (not shown: it may hold a credential)' : `invalid value ${JSON.stringify(raw)}`
+      throw new ConfigError(name, `${shown}${first ? ` (${first.message})` : ''}`)
     }
     out[name] = value
   }

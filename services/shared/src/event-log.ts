@@ -4,7 +4,7 @@
 // says so in its log and its readiness, and carries on when they answer (issue 9, item 6).
 import type { Kafka } from 'kafkajs'
 import { Codec, createRegistry } from '../../../schemas/codec.js'
-import { createKafka, ensureTopics } from './kafka.js'
+import { createKafka, ensureTopics, topicMaxMessageBytes } from './kafka.js'
 import type { CommonConfig } from './env.js'
 import type { Logger } from './log.js'
 import { isKafkaUnavailable, isRegistryUnavailable } from './unavailable.js'
@@ -19,10 +19,15 @@ export function createEventLogClients(cfg: CommonConfig, role: string, log: Logg
   return { kafka, codec: new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth)) }
 }
 
-/** Creates missing topics (waiting for Kafka: readiness 'kafka') and registers the schemas
- * (waiting for the registry: readiness 'registry'). */
-export async function prepareEventLog(kafka: Kafka, codec: Codec, cfg: CommonConfig, log: Logger, opts: EventLogWaitOptions = {}): Promise<void> {
-  await waitFor('kafka', async () => {
+/** What the event topics take: each one's max.message.bytes (the largest record batch the broker accepts). */
+export interface EventLogLimits {
+  maxMessageBytes: Map<string, number>
+}
+
+/** Creates missing topics (waiting for Kafka: readiness 'kafka'), reads the event topics' size limits,
+ * and registers the schemas (waiting for the registry: readiness 'registry'). */
+export async function prepareEventLog(kafka: Kafka, codec: Codec, cfg: CommonConfig, log: Logger, opts: EventLogWaitOptions = {}): Promise<EventLogLimits> {
+  const limits = await waitFor('kafka', async () => {
     const admin = kafka.admin()
     await admin.connect()
     try {
@@ -32,11 +37,14 @@ export async function prepareEventLog(kafka: Kafka, codec: Codec, cfg: CommonCon
         minInsyncReplicas: cfg.topicReplication.minInsync,
       })
       if (created.length) log.info('topics created', { topics: created })
+      // Existing topics are never changed, so what they take is read, not assumed (ingest checks it).
+      return { maxMessageBytes: await topicMaxMessageBytes(admin, [cfg.topics.events, cfg.topics.identifies]) }
     } finally {
       await admin.disconnect()
     }
   }, log, { ...opts, retryIf: isKafkaUnavailable })
   await waitFor('registry', () => codec.register(cfg.topics), log, { ...opts, retryIf: isRegistryUnavailable })
+  return limits
 }
 
 /** Both of the above: what a service or CLI calls first. Resolves once Kafka and the registry answered. */

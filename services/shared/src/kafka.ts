@@ -1,5 +1,5 @@
 // Kafka client creation and topic setup, at the edge; services receive the clients they use.
-import { Kafka, logLevel, type Admin, type ITopicConfig, type SASLOptions } from 'kafkajs'
+import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig, type SASLOptions } from 'kafkajs'
 import type { Logger } from './log.js'
 import type { CommonConfig } from './env.js'
 import { AppError } from './errors.js'
@@ -80,6 +80,27 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
     await waitForLeaders(admin, wanted.map((t) => t.topic))
   }
   return wanted.map((t) => t.topic)
+}
+
+/** The largest record batch each topic takes: its effective `max.message.bytes`, which is the broker's
+ * `message.max.bytes` unless the topic overrides it (describeConfigs answers the value in force either
+ * way). Topics made by ensureTopics have 32 MiB; ones made by hand or left from an older deployment may
+ * have the broker's default 1 MB, which refuses large requests on every retry. */
+export async function topicMaxMessageBytes(admin: Admin, topics: readonly string[]): Promise<Map<string, number>> {
+  const { resources } = await admin.describeConfigs({
+    resources: topics.map((name) => ({ type: kafkajs.ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })),
+    includeSynonyms: false,
+  })
+  const out = new Map<string, number>()
+  for (const r of resources) {
+    const entry = r.configEntries.find((e) => e.configName === 'max.message.bytes')
+    const bytes = Number(entry?.configValue)
+    if (r.errorCode !== 0 || !Number.isSafeInteger(bytes) || bytes <= 0) {
+      throw new TopicConfigError(`could not read max.message.bytes of topic ${r.resourceName}: ${r.errorMessage || `value ${entry?.configValue}`}`)
+    }
+    out.set(r.resourceName, bytes)
+  }
+  return out
 }
 
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {

@@ -1,10 +1,13 @@
 // The replacements of kafkajs-fixes.ts against kafkajs's own modules (not replaced in this process:
 // the test loads kafkajs first), on random input: the same results, byte for byte.
 import t from 'tap'
+import { dirname } from 'node:path'
+// kafkajs reads the clock once per partition; both encoders are run with the same frozen clock.
+import { selfTestReplacements, withClock } from './kafkajs-fixes-self-test.js'
 import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { Partitioners } from 'kafkajs'
-import { crc32c, encodeProduceV3, encodeRequest, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, produceRequestV3, recordDecoder, recordEncoder, type BatchContext, type KafkajsEncoder, type KafkajsRequest, type LongClass, type ProduceArgs, type RecordArgs } from './kafkajs-fixes.js'
+import { crc32c, encodeProduceV3, encodeRequest, groupMessagesPerPartition, installKafkajsFixes, kafkajsFixesStatus, REPLACEMENTS, produceRequestV3, recordDecoder, recordEncoder, type BatchContext, type KafkajsEncoder, type KafkajsRequest, type LongClass, type ProduceArgs, type RecordArgs } from './kafkajs-fixes.js'
 
 const require = createRequire(import.meta.url)
 const src = (p: string) => require.resolve(`kafkajs/src/${p}`)
@@ -65,16 +68,6 @@ t.test('the record encoder writes the bytes kafkajs writes', async (t) => {
   t.ok((await batchOf(fixed)).equals(await batchOf(originalRecord)), 'a record batch of 50 (its CRC included) is the same')
 })
 
-// kafkajs reads the clock once per partition; both encoders are run with the same frozen clock.
-async function withClock<T>(ms: number, f: () => Promise<T>): Promise<T> {
-  const real = Date.now
-  Date.now = () => ms
-  try {
-    return await f()
-  } finally {
-    Date.now = real
-  }
-}
 
 t.test('the produce request encoder writes the bytes kafkajs writes', async (t) => {
   const fixed = produceRequestV3(Encoder, Long, originalProduce)
@@ -166,7 +159,7 @@ t.test('the record decoder gives the object kafkajs gives', async (t) => {
 })
 
 t.test('installing after kafkajs was loaded changes nothing and says why', async (t) => {
-  const s = installKafkajsFixes()
+  const s = await installKafkajsFixes()
   t.equal(s.applied, false)
   t.match(s.reason, /loaded before the fixes/)
   t.same(kafkajsFixesStatus(), s)
@@ -187,4 +180,48 @@ t.test('KAFKAJS_FIXES: on by default, off leaves kafkajs unchanged, anything els
   const bad = run('yes')
   t.not(bad.status, 0)
   t.match(bad.stderr, /KAFKAJS_FIXES must be on or off/)
+})
+
+// H38: the replacements are checked on fixed vectors against kafkajs's own modules before they are
+// swapped in; one that differs is never installed, and the status says which (metric, log).
+t.test('the self-test passes the real replacements and names one made to differ', async (t) => {
+  const root = dirname(require.resolve('kafkajs/package.json'))
+  t.same(await selfTestReplacements(root, REPLACEMENTS), [], 'every replacement gives kafkajs\'s output')
+  const offByOne = { ...REPLACEMENTS, crc32c: (b: Uint8Array) => (REPLACEMENTS.crc32c(b) ^ 1) >>> 0 }
+  t.same(await selfTestReplacements(root, offByOne), ['crc32c'])
+  const lostByte = { ...REPLACEMENTS, encodeRequest: (E: any) => { const f = REPLACEMENTS.encodeRequest(E); return async (a: any) => { const e = await f(a); e.buf[e.offset - 1] ^= 0xff; return e } } }
+  t.same(await selfTestReplacements(root, lostByte), ['encodeRequest'])
+  const throwing = { ...REPLACEMENTS, recordDecoder: () => () => { throw new Error('broken') } }
+  t.same(await selfTestReplacements(root, throwing), ['recordDecoder'], 'one that throws fails too')
+})
+
+t.test('a replacement that differs from kafkajs is not installed, and kafkajs runs unchanged', async (t) => {
+  const { spawnSync } = await import('node:child_process')
+  const fixes = JSON.stringify(new URL('./kafkajs-fixes.ts', import.meta.url).href)
+  const code = `const f = await import(${fixes});
+    const broken = (b) => (f.REPLACEMENTS.crc32c(b) ^ 1) >>> 0;
+    const status = await f.installKafkajsFixes({ ...f.REPLACEMENTS, crc32c: broken });
+    const { createRequire } = await import('node:module');
+    const require = createRequire(import.meta.url);
+    await import('kafkajs');
+    const crc = require(require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js'));
+    const record = require(require.resolve('kafkajs/src/protocol/recordBatch/record/v0/index.js'));
+    const report = await import(${JSON.stringify(new URL('./kafkajs-fixes-report.ts', import.meta.url).href)});
+    const { createLogger } = await import(${JSON.stringify(new URL('./log.ts', import.meta.url).href)});
+    const { Registry } = await import('prom-client');
+    const registry = new Registry();
+    report.kafkajsFixesGauges(registry, 'svc');
+    const lines = [];
+    report.logKafkajsFixes(createLogger('info', {}, (l) => lines.push(l)), 'slower');
+    console.log(JSON.stringify({ status, crcIsBroken: crc === broken, crcOfAbc: crc(Buffer.from('abc')), recordIsKafkajs: !String(record).includes('isSmallInt'), metrics: await registry.metrics(), lines }))`
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: new URL('../../..', import.meta.url).pathname, encoding: 'utf8' })
+  t.equal(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout)
+  t.match(out.status, { applied: false, reason: /self-test failed: crc32c/, selfTestFailed: ['crc32c'] })
+  t.equal(out.crcIsBroken, false, 'the broken checksum is not in place')
+  t.equal(out.crcOfAbc, crc32c(Buffer.from('abc')), 'kafkajs computes CRC-32C itself')
+  t.equal(out.recordIsKafkajs, true, 'no other replacement was swapped in either')
+  t.match(out.metrics, /^svc_kafkajs_fixes_applied 0$/m, 'the metric says kafkajs runs unchanged')
+  t.match(out.metrics, /^svc_kafkajs_fixes_self_test_failed 1$/m, 'and that a self-test failed')
+  t.match(out.lines.join('\n'), /"level":"warn".*refused by their self-test.*crc32c/, 'a warning names the replacement')
 })

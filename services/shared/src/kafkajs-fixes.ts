@@ -21,11 +21,13 @@
 // turns every record's offset and timestamp into strings through `Long` arithmetic: about a tenth of
 // a replay's CPU per record.
 //
-// The replacements apply only to the version they were written against, and only if kafkajs has not
-// been loaded yet (its modules keep the functions they required): an entry point imports
+// The replacements apply only to the version they were written against, only if each gives kafkajs's
+// own output on fixed input in this process (kafkajs-fixes-self-test.ts, H38), and only if kafkajs has
+// not been loaded yet (its modules keep the functions they required): an entry point imports
 // `kafkajs-fixes-install.ts` first. Otherwise kafkajs runs unchanged, which is only slower.
 import { createRequire, Module } from 'node:module'
 import { dirname, join } from 'node:path'
+import { selfTestReplacements } from './kafkajs-fixes-self-test.js'
 
 const require = createRequire(import.meta.url)
 
@@ -447,9 +449,23 @@ export function recordDecoder(original: (d: KafkajsDecoder, ctx?: BatchContext) 
 
 // --- installing -------------------------------------------------------------------------------------
 
+/** What is swapped in; a test passes a broken one to see it refused. */
+export interface Replacements {
+  groupMessagesPerPartition: typeof groupMessagesPerPartition
+  crc32c: (buf: Uint8Array) => number
+  recordEncoder: typeof recordEncoder
+  recordDecoder: typeof recordDecoder
+  produceRequestV3: typeof produceRequestV3
+  encodeRequest: typeof encodeRequest
+}
+
+export const REPLACEMENTS: Replacements = { groupMessagesPerPartition, crc32c, recordEncoder, recordDecoder, produceRequestV3, encodeRequest }
+
 export interface FixesStatus {
   applied: boolean
   reason?: string
+  /** The replacements whose self-test output differed from kafkajs's (H38): an alarm, not a choice. */
+  selfTestFailed?: string[]
 }
 
 let status: FixesStatus = { applied: false, reason: 'not installed' }
@@ -464,8 +480,9 @@ export function kafkajsFixesOff(): FixesStatus {
   return (status = { applied: false, reason: 'KAFKAJS_FIXES=off' })
 }
 
-/** Puts the replacements into Node's module cache, if kafkajs is the expected version and not loaded yet. */
-export function installKafkajsFixes(): FixesStatus {
+/** Puts the replacements into Node's module cache, if kafkajs is the expected version, not loaded yet,
+ * and every replacement gives kafkajs's output on the self-test's fixed input. */
+export async function installKafkajsFixes(r: Replacements = REPLACEMENTS): Promise<FixesStatus> {
   if (status.applied) return status
   let root: string
   try {
@@ -479,6 +496,8 @@ export function installKafkajsFixes(): FixesStatus {
   const users = ['index.js', 'producer/sendMessages.js', 'protocol/recordBatch/v0/index.js', 'protocol/recordBatch/v0/decoder.js', 'protocol/requests/produce/index.js', 'protocol/requests/produce/v3/request.js', 'network/connection.js']
   const loaded = users.filter((p) => require.cache[src(p)] !== undefined)
   if (loaded.length > 0) return (status = { applied: false, reason: `kafkajs was loaded before the fixes (${loaded.join(', ')})` })
+  const differ = await selfTestReplacements(root, r)
+  if (differ.length > 0) return (status = { applied: false, reason: `self-test failed: ${differ.join(', ')} differ from kafkajs's output`, selfTestFailed: differ })
 
   const Encoder = require(src('protocol/encoder.js')) as EncoderClass
   const originalRecord = require(src('protocol/recordBatch/record/v0/index.js')) as (args: RecordArgs) => KafkajsEncoder
@@ -491,14 +510,14 @@ export function installKafkajsFixes(): FixesStatus {
     m.exports = exports
     require.cache[file] = m
   }
-  put('producer/groupMessagesPerPartition.js', groupMessagesPerPartition)
-  put('protocol/recordBatch/crc32C/index.js', crc32c)
-  put('protocol/recordBatch/record/v0/index.js', recordEncoder(Encoder, originalRecord))
-  put('protocol/recordBatch/record/v0/decoder.js', recordDecoder(originalRecordDecoder))
+  put('producer/groupMessagesPerPartition.js', r.groupMessagesPerPartition)
+  put('protocol/recordBatch/crc32C/index.js', r.crc32c)
+  put('protocol/recordBatch/record/v0/index.js', r.recordEncoder(Encoder, originalRecord))
+  put('protocol/recordBatch/record/v0/decoder.js', r.recordDecoder(originalRecordDecoder))
   // After the record encoder: kafkajs's produce request loads it, and falls back to it.
   const Long = require(src('utils/long.js')) as LongClass
   const originalProduce = require(src('protocol/requests/produce/v3/request.js')) as (args: ProduceArgs) => KafkajsRequest
-  put('protocol/requests/produce/v3/request.js', produceRequestV3(Encoder, Long, originalProduce))
-  put('protocol/request.js', encodeRequest(Encoder))
+  put('protocol/requests/produce/v3/request.js', r.produceRequestV3(Encoder, Long, originalProduce))
+  put('protocol/request.js', r.encodeRequest(Encoder))
   return (status = { applied: true })
 }

@@ -18,8 +18,7 @@ import { cors } from './cors-middleware.js'
 import { authenticate } from './authenticate.js'
 import { jsonBody } from './json-body.js'
 import { eventRoutes } from './event-routes.js'
-import { addHealthRoutes } from './health-routes.js'
-import type { Readiness } from './readiness.js'
+import { addPublicRoutes } from './health-routes.js'
 import type { IngestMetrics } from './metrics.js'
 
 export type { Appender } from '../pipeline/accept-items.js'
@@ -36,14 +35,12 @@ export interface IngestDeps {
   appender: Appender
   log: Logger
   now?: () => number
-  /** Prometheus metrics, served on GET /metrics when given. */
+  /** Prometheus metrics (counted here, served by the admin listener: admin-app.ts). */
   metrics?: IngestMetrics
   /** False until the service has its dependencies (and again while draining): /v1/* answers 503. */
   accepting?: () => boolean
   /** True once the service is shutting down: answers ask clients to reconnect elsewhere. */
   draining?: () => boolean
-  /** Readiness: can this instance deliver to Kafka and is its key table current? */
-  readiness?: () => Readiness
   /** Body bytes being read, per account and instance (H24); made from cfg.body when not given. */
   bodyBytes?: BodyBytesInFlight
 }
@@ -67,7 +64,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
     jsonBody: (kind, limit) => jsonBody({ kind, limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight }),
   }))
-  addHealthRoutes(router, { readiness: d.readiness, metrics: d.metrics })
+  addPublicRoutes(router)
   app.use(router.routes())
   app.use(async (ctx, next) => {
     // Known path, wrong method: 405 with Allow (router.allowedMethods would answer without our body).

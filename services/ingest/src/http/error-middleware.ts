@@ -47,7 +47,7 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
   }
 }
 
-const ROUTES = new Set(['/v1/event', '/v1/events', '/health', '/health/live', '/health/ready', '/metrics', '/openapi.json'])
+const ROUTES = new Set(['/v1/event', '/v1/events', '/health/live', '/openapi.json'])
 /** A bounded label: unknown paths are one series, not one per path a scanner tries. */
 function routeLabel(path: string): string {
   return ROUTES.has(path) ? path : 'other'

@@ -4,7 +4,7 @@
 // process's own (CPU, RSS, event-loop lag) for soak runs. One registry per service instance, so
 // tests that start several instances in one process do not share counters.
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
-import { kafkajsFixesStatus } from '../../../shared/src/kafkajs-fixes.js'
+import { kafkajsFixesGauges } from '../../../shared/src/kafkajs-fixes-report.js'
 import type { AppenderStats } from '../kafka/record-appender.js'
 
 export interface IngestMetricsSources {
@@ -68,12 +68,7 @@ export class IngestMetrics {
     })
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'ingest_' })
     new Gauge({ name: 'ingest_append_queue_records', help: 'Records waiting for a Kafka producer.', registers: [r], collect() { this.set(sources.queuedRecords()) } })
-    new Gauge({
-      name: 'ingest_kafkajs_fixes_applied',
-      help: '1 when the cheaper kafkajs record encoding is in place (services/shared/src/kafkajs-fixes.ts); 0 means kafkajs runs unchanged, slower.',
-      registers: [r],
-      collect() { this.set(kafkajsFixesStatus().applied ? 1 : 0) },
-    })
+    kafkajsFixesGauges(r, 'ingest')
     new Gauge({ name: 'ingest_ready', help: '1 when this instance can accept requests (GET /health/ready).', registers: [r], collect() { this.set(sources.ready() ? 1 : 0) } })
     new Gauge({
       name: 'ingest_accounts_silence_seconds',
@@ -87,6 +82,7 @@ export class IngestMetrics {
     fromStats('ingest_kafka_flush_failures_total', 'Flushes Kafka did not acknowledge (counter); their requests got 503.', (s) => s.failures)
     fromStats('ingest_append_shed_total', 'Requests refused with 503 because the append queue was full (counter).', (s) => s.shed)
     fromStats('ingest_append_expired_total', 'Requests that got 503 after waiting past the flush deadline unsent (counter).', (s) => s.expired)
+    fromStats('ingest_kafka_flush_refused_total', 'Flushes whose records Kafka refused (MESSAGE_TOO_LARGE and the like, H37); only the request that caused it fails (counter).', (s) => s.refused)
   }
 
   // Children by label values: prom-client hashes the label object on every inc(), which costs

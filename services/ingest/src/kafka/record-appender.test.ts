@@ -1,6 +1,6 @@
 // Group commit and producer retirement without a broker: fake producers record each flush.
 import t from 'tap'
-import { RecordAppender, KafkaAppendError, type AppenderOptions } from './record-appender.js'
+import { RecordAppender, KafkaAppendError, RecordsTooLargeError, type AppenderOptions } from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { RoutedPartitions, withRoutes } from './routed-partitions.js'
 
@@ -95,7 +95,7 @@ t.test('the size cap splits flushes between whole requests', async (t) => {
 t.test('the byte cap splits flushes too; a request over it goes alone', async (t) => {
   const f = fakeFactory()
   const a = await started(f, { lingerMs: 50, maxBatchBytes: 100 })
-  const big = (n: number) => Array.from({ length: n }, () => ({ topic: 'e', key: 'k', value: Buffer.alloc(29) })) // 30 bytes each
+  const big = (n: number) => Array.from({ length: n }, () => ({ topic: 'e', key: 'k', value: Buffer.alloc(29) })) // 62 bytes each with the record's framing (RECORD_OVERHEAD_BYTES)
   await Promise.all([a.append(big(2)), a.append(big(2)), a.append(big(5)), a.append(big(1))])
   t.same(f.sends.map((s) => s.topics[0][1]), [2, 2, 5, 1], 'no flush over 100 bytes but the lone large request')
   await a.close()
@@ -256,4 +256,81 @@ t.test('a send kafkajs resolves without answering for a partition it routed reco
     t.pass('the replacement producer acknowledges a complete send')
     await a.close()
   }
+})
+
+// H37: a refusal of the records themselves (MESSAGE_TOO_LARGE on a topic left at a small
+// max.message.bytes) fails only the request that caused it; the others of its flush are sent again and
+// stored, and the producer is kept when the refused send touched one partition (nothing written).
+function refusingFactory(o: { partitionOf: (key: string) => number; tooLarge: (bytes: number) => boolean }) {
+  const created: Array<{ disconnected: boolean }> = []
+  const stored: string[] = []
+  const factory = () => {
+    const routes = new RoutedPartitions()
+    const partitioner = routes.wrap(() => ({ message }) => o.partitionOf(String(message.key)))()
+    const me = { disconnected: false }
+    created.push(me)
+    const sendBatch = async ({ topicMessages }: any) => {
+      if (me.disconnected) throw new Error('used after retirement')
+      const perPartition = new Map<number, number>()
+      for (const { topic, messages } of topicMessages) {
+        for (const message of messages) {
+          const p = partitioner({ topic, message, partitionMetadata: [] } as any)
+          perPartition.set(p, (perPartition.get(p) ?? 0) + message.value.length)
+        }
+      }
+      if ([...perPartition.values()].some(o.tooLarge)) {
+        // As kafkajs gives it: the broker's protocol error as the cause of a non-retriable error.
+        const protocol = Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10 })
+        throw Object.assign(new Error(protocol.message), { name: 'KafkaJSNonRetriableError', cause: protocol })
+      }
+      for (const { messages } of topicMessages) for (const m of messages) stored.push(String(m.key))
+      return [...perPartition.keys()].map((partition) => ({ topicName: topicMessages[0].topic, partition, errorCode: 0 }))
+    }
+    return withRoutes({ connect: async () => undefined, disconnect: async () => void (me.disconnected = true), sendBatch } as any, routes)
+  }
+  return { factory, created, stored }
+}
+
+const sized = (key: string, bytes: number) => [{ topic: 'events', key, value: Buffer.alloc(bytes) }]
+
+t.test('Kafka refusing a flush for one request\'s size: that request gets 413, the others are stored, the producer stays', async (t) => {
+  const f = refusingFactory({ partitionOf: () => 0, tooLarge: (bytes) => bytes > 1000 })
+  const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
+  await a.start()
+  const results = await Promise.allSettled([a.append(sized('small-1', 100)), a.append(sized('big', 2000)), a.append(sized('small-2', 100))])
+  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the request that cannot fit fails')
+  t.type((results[1] as PromiseRejectedResult).reason, RecordsTooLargeError, 'a size refusal is the request\'s fault (413), not Kafka\'s (503)')
+  t.same(f.stored.sort(), ['small-1', 'small-2'])
+  t.equal(f.created.length, 1, 'no producer was retired: the refused send touched one partition')
+  t.equal(a.stats.retired, 0)
+  t.equal(a.stats.refused, 2, 'the shared flush, then the culprit alone')
+  t.equal(a.health().ready, true, 'the instance stays ready')
+  await a.append(sized('after', 100))
+  t.ok(f.stored.includes('after'), 'the same producer goes on storing')
+  await a.close()
+})
+
+t.test('a refused send that touched several partitions retires its producer (others may be written) but the instance stays ready', async (t) => {
+  const f = refusingFactory({ partitionOf: (key) => (key === 'big' ? 1 : 0), tooLarge: (bytes) => bytes > 1000 })
+  const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
+  await a.start()
+  const results = await Promise.allSettled([a.append(sized('small', 100)), a.append(sized('big', 2000))])
+  t.same(results.map((r) => r.status), ['fulfilled', 'rejected'])
+  t.type((results[1] as PromiseRejectedResult).reason, RecordsTooLargeError)
+  t.ok(f.created[0].disconnected, 'the first producer, whose send spanned two partitions, was retired')
+  t.equal(a.stats.failures, 0, 'not counted as a Kafka failure')
+  await a.close()
+})
+
+t.test('with the topics\' limits known, a request that cannot fit is refused before it is sent', async (t) => {
+  const f = fakeFactory()
+  const a = await started(f)
+  a.useTopicLimits(new Map([['events', 100_000]]), 90_000)
+  const big = Array.from({ length: 4 }, () => ({ topic: 'events', key: 'one-user', value: Buffer.alloc(30_000) }))
+  await t.rejects(a.append(big), RecordsTooLargeError, 'one user\'s 120 KB in one request: never fits a 100 KB topic')
+  t.equal(f.sends.length, 0, 'nothing was sent')
+  const spread = big.map((r, i) => ({ ...r, key: `user-${i}` }))
+  await a.append(spread)
+  t.equal(f.sends.length, 1, 'the same bytes for four users are sent (each user\'s batch fits)')
+  await a.close()
 })

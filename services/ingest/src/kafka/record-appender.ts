@@ -17,10 +17,19 @@
 //     client's retry with the same message_id is deduplicated (H16).
 // The queue is bounded and every request has a deadline, so a stalled broker sheds load with 503
 // instead of growing memory or holding requests open.
+//
+// A refusal of the records themselves (MESSAGE_TOO_LARGE and the like, H37) says nothing about Kafka's
+// health: it fails only the request that caused it. A request whose records cannot fit the topic is
+// answered 413 before it is sent (record-limits.ts); if Kafka still refuses a flush's records, each of
+// its requests is sent again alone, so only the culprit fails. The producer is kept when the refused
+// send routed records to one partition only: kafkajs rolled that partition's sequence back and the
+// broker wrote nothing, so the numbers still agree. A send that touched several partitions may have
+// written the others, so its producer is retired as above, but the instance stays ready.
 import type { Producer, Message, RecordMetadata } from 'kafkajs'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { routesOf, type RoutedPartitions } from './routed-partitions.js'
+import { oversizedTopic, RECORD_OVERHEAD_BYTES } from './record-limits.js'
 
 export interface OutRecord {
   topic: string
@@ -31,7 +40,7 @@ export interface OutRecord {
 export interface AppenderOptions {
   lingerMs: number
   maxBatchRecords: number
-  /** Bytes (keys and values) per flush: a flush is one record batch per partition, and the broker
+  /** Bytes (keys, values and record framing) per flush: a flush is one record batch per partition, and the broker
    * refuses a batch over the topic's max.message.bytes -- for every request in it. A single request
    * larger than this still goes, alone. */
   maxBatchBytes: number
@@ -58,6 +67,27 @@ export class KafkaAppendError extends AppError {
   }
 }
 
+/** Kafka can never take these records: one key's records exceed the topic's max.message.bytes (H37).
+ * Not stored, and a retry would fail the same way: 413. */
+export class RecordsTooLargeError extends AppError {
+  readonly code = 'RECORDS_TOO_LARGE'
+  constructor(readonly topic: string, readonly limitBytes: number | undefined, options?: { cause?: unknown }) {
+    super(`records for one key exceed what topic ${topic} takes${limitBytes ? ` (${limitBytes} bytes)` : ''}`, { status: 413, retriable: false, cause: options?.cause })
+  }
+}
+
+/** Broker answers that refuse a batch's records, not the producer or the connection (H37). */
+const RECORD_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE', 'INVALID_TIMESTAMP'])
+const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'])
+
+/** The broker's refusal type when `err` (or an error it wraps) is a per-record refusal. */
+export function recordRefusalOf(err: unknown): string | undefined {
+  for (let e = err as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.type === 'string' && RECORD_REFUSALS.has(e.type)) return e.type
+  }
+  return undefined
+}
+
 /** Creates a new, unconnected producer for slot `index` (the same transactional id for a slot). */
 export type ProducerFactory = (index: number) => Producer
 
@@ -66,7 +96,9 @@ interface Pending {
   bytes: number
   enqueuedAt: number
   resolve: () => void
-  reject: (err: KafkaAppendError) => void
+  reject: (err: KafkaAppendError | RecordsTooLargeError) => void
+  /** Sent in a flush of its own: set after Kafka refused a flush it was in (H37). */
+  alone?: boolean
 }
 
 interface Slot {
@@ -87,6 +119,8 @@ export interface AppenderStats {
   shed: number
   /** Requests that waited past their deadline without being sent. */
   expired: number
+  /** Flushes whose records Kafka refused (MESSAGE_TOO_LARGE and the like), H37. */
+  refused: number
 }
 
 export interface AppenderHealth {
@@ -108,7 +142,11 @@ export class RecordAppender {
   private readonly slots: Slot[]
   private lastFailureAt = 0
   private lastRecoveryAt = 0
-  readonly stats: AppenderStats = { flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0 }
+  readonly stats: AppenderStats = { flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0, refused: 0 }
+  /** max.message.bytes per topic, once known (useTopicLimits), and the smallest of them. */
+  private topicLimits: ReadonlyMap<string, number> = new Map()
+  private smallestLimit = Infinity
+  private maxBatchBytes: number
 
   constructor(
     private readonly createProducer: ProducerFactory,
@@ -117,6 +155,7 @@ export class RecordAppender {
     private readonly now: () => number = Date.now,
   ) {
     if (opts.poolSize < 1) throw new RangeError('RecordAppender needs at least one producer')
+    this.maxBatchBytes = opts.maxBatchBytes
     this.slots = Array.from({ length: opts.poolSize }, (_, index) => ({ index, producer: null, state: 'down' as const, failures: 0 }))
   }
 
@@ -131,16 +170,28 @@ export class RecordAppender {
     await new Promise<void>((resolve, reject) => this.upWaiters.push({ resolve, reject }))
   }
 
+  /** What the topics take (checked at start, record-limits.ts): requests that cannot fit are refused
+   * before they are sent, and flushes are capped at `maxBatchBytes`. */
+  useTopicLimits(limits: ReadonlyMap<string, number>, maxBatchBytes: number): void {
+    this.topicLimits = limits
+    this.smallestLimit = Math.min(...limits.values())
+    this.maxBatchBytes = Math.min(this.opts.maxBatchBytes, maxBatchBytes)
+  }
+
   append(records: OutRecord[]): Promise<void> {
     if (this.closed) return Promise.reject(new KafkaAppendError('the service is shutting down', 'no'))
     if (records.length === 0) return Promise.resolve()
+    const over = this.topicLimits.size ? oversizedTopic(records, this.topicLimits, this.smallestLimit) : undefined
+    if (over) return Promise.reject(new RecordsTooLargeError(over.topic, over.limitBytes))
     if (this.queuedRecords > 0 && this.queuedRecords + records.length > this.opts.maxQueuedRecords) {
       this.stats.shed++
       return Promise.reject(new KafkaAppendError('the append queue is full', 'no'))
     }
     return new Promise<void>((resolve, reject) => {
+      // As Kafka measures the batch, framing included (record-limits.ts), so a flush under the cap fits a
+      // topic whose max.message.bytes the cap was lowered to (H37).
       let bytes = 0
-      for (const r of records) bytes += r.value.length + r.key.length
+      for (const r of records) bytes += r.value.length + r.key.length + RECORD_OVERHEAD_BYTES
       this.queue.push({ records, bytes, enqueuedAt: this.now(), resolve, reject })
       this.queuedRecords += records.length
       this.armSweep()
@@ -185,12 +236,13 @@ export class RecordAppender {
     while (
       this.queue.length &&
       (batch.length === 0 ||
-        (n + this.queue[0].records.length <= this.opts.maxBatchRecords && bytes + this.queue[0].bytes <= this.opts.maxBatchBytes))
+        (!this.queue[0].alone && n + this.queue[0].records.length <= this.opts.maxBatchRecords && bytes + this.queue[0].bytes <= this.maxBatchBytes))
     ) {
       const p = this.queue.shift()!
       n += p.records.length
       bytes += p.bytes
       batch.push(p)
+      if (p.alone) break
     }
     this.queuedRecords -= n
     slot.state = 'busy'
@@ -221,6 +273,8 @@ export class RecordAppender {
       for (const p of batch) p.resolve()
     } catch (err) {
       const timedOut = err instanceof FlushTimeout
+      const refusal = timedOut ? undefined : recordRefusalOf(err)
+      if (refusal) return this.refused(slot, batch, n, refusal, err, (performance.now() - sentAt) / 1000)
       this.stats.failures++
       if (timedOut) this.stats.timeouts++
       this.opts.onFlush?.(n, (performance.now() - sentAt) / 1000, false)
@@ -238,6 +292,31 @@ export class RecordAppender {
       for (const p of batch) p.reject(e)
       this.retire(slot)
     }
+  }
+
+  /** Kafka refused the flush's records (H37): only the request that caused it fails; the instance stays
+   * ready, and the producer is kept when the send touched one partition (nothing was written). */
+  private refused(slot: Slot, batch: Pending[], n: number, refusal: string, err: unknown, seconds: number): void {
+    this.stats.refused++
+    this.opts.onFlush?.(n, seconds, false)
+    const routed = slot.producer ? routesOf(slot.producer)?.partitionCount() : undefined
+    const keep = routed === 1
+    this.log.warn(`kafka refused a flush's records (${refusal}); ${batch.length > 1 ? 'its requests are sent again one by one' : 'its request fails'}`, {
+      records: n, requests: batch.length, producer: slot.index, kept: keep, err,
+    })
+    if (batch.length > 1) {
+      for (const p of batch) p.alone = true
+      this.queue.unshift(...batch)
+      this.queuedRecords += n
+    } else {
+      const p = batch[0]
+      const topic = p.records[0].topic
+      p.reject(SIZE_REFUSALS.has(refusal)
+        ? new RecordsTooLargeError(topic, this.topicLimits.get(topic), { cause: err })
+        : new KafkaAppendError(`Kafka refused the records (${refusal})`, keep ? 'no' : 'unknown', { cause: err }))
+    }
+    if (keep) slot.state = 'idle'
+    else this.retire(slot)
   }
 
   private async produce(producer: Producer, topicMessages: Array<{ topic: string; messages: Message[] }>, timeoutMs: number) {

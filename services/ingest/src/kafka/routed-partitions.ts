@@ -49,6 +49,13 @@ export class RoutedPartitions {
     this.last = undefined
   }
 
+  /** Partitions routed since the last reset, across topics. */
+  partitionCount(): number {
+    let n = 0
+    for (const partitions of this.routes.values()) n += partitions.size
+    return n
+  }
+
   /** The routed partitions that `answer` does not name, as "topic/partition". */
   missingFrom(answer: readonly RecordMetadata[] | undefined): string[] {
     const answered = new Set((answer ?? []).map((m) => `${m.topicName}\u0000${m.partition}`))

@@ -10,7 +10,7 @@ import { errors, type ServiceError } from '../errors.js'
 import { admitLocally, eventRateError, monthlyLimitError, quotaCounter, type EventAdmission, type EventRateLimiter, type MonthlyAsk, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
-import type { OutRecord } from '../kafka/record-appender.js'
+import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
 
 export interface Appender {
@@ -85,6 +85,8 @@ export async function acceptItems(
   } catch (err) {
     if (d.shared !== undefined) d.shared.release(admission, account.account_id, env, t)
     else if (q !== undefined) d.quota.release(quotaCounter(account.account_id, env), q, t)
+    // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
+    if (err instanceof RecordsTooLargeError) throw errors.recordsTooLarge(err.limitBytes, err)
     throw errors.unavailable(2, err)
   }
   d.metrics?.item('accepted', records.length)
