@@ -48,14 +48,15 @@ function schemas(): Record<string, Schema> {
   }
 }
 
-/** H7: the codings a body may be sent in; the size limits apply after decompression. */
-const contentEncoding = {
-  name: 'Content-Encoding',
-  in: 'header',
-  required: false,
-  description: 'gzip, deflate or br (names are case-insensitive); none means identity. The body limits apply after decompression (H7).',
-  schema: { type: 'string', enum: ['gzip', 'deflate', 'br', 'identity'] },
-}
+/**
+ * H7: the codings a body may be sent in; the size limits apply after decompression. Said in the request
+ * body's description, not as a header parameter: a header parameter tells clients and fuzzers that
+ * `Content-Encoding: br` is valid with any body, while it is valid only with a body compressed that way.
+ */
+const CONTENT_ENCODING =
+  'The body may be compressed, with the request header Content-Encoding: gzip, deflate or br (names are ' +
+  'case-insensitive; none means identity), and must then be compressed that way. The body limits apply after ' +
+  'decompression (H7); any other coding is 415 naming it.'
 
 export function openApiDocument(): Record<string, unknown> {
   if (cached) return cached
@@ -98,16 +99,14 @@ export function openApiDocument(): Record<string, unknown> {
       '/v1/event': {
         post: {
           summary: 'Record one event',
-          parameters: [contentEncoding],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventBody' } } } },
+          requestBody: { required: true, description: CONTENT_ENCODING, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventBody' } } } },
           responses: { '200': ok, ...errorResponses },
         },
       },
       '/v1/events': {
         post: {
           summary: 'Record a batch of 1 to 100 events and identifies',
-          parameters: [contentEncoding],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchBody' } } } },
+          requestBody: { required: true, description: CONTENT_ENCODING, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchBody' } } } },
           responses: { '200': ok, ...errorResponses },
         },
       },
