@@ -85,7 +85,7 @@ t.test('the server is current ClickHouse (24.8 or later)', async (t) => {
 
 t.test('every query of the section is checked below', async (t) => {
   t.same([...queries.keys()].sort(), [
-    'daily-active-users', 'events-per-user-percentiles', 'funnel', 'top-events', 'trend-by-property',
+    'daily-active-users', 'events-per-user-percentiles', 'funnel', 'proposal-user-id-index', 'top-events', 'trend-by-property',
     'user-profile', 'users-with-trait', 'weekly-active-users', 'weekly-retention',
   ])
 })
@@ -135,4 +135,18 @@ t.test('users with a trait value: decoded value finds them, the bare string does
   t.same(await run('users-with-trait'), [{ user_id: 'u1' }, { user_id: 'u2' }])
   const trap = (queries.get('users-with-trait') ?? '').replace("JSONExtractString(value) = 'pro'", "value = 'pro'")
   t.same(await read(trap.replaceAll('tracking.', `${database}.`)), [], "value = 'pro' finds nothing, as the guide says")
+})
+
+// Last: it changes the table.
+t.test('the proposed user_id skip index applies, is used for one user, and changes no answer', async (t) => {
+  const dau = await run('daily-active-users')
+  for (const statement of (queries.get('proposal-user-id-index') ?? '').split(/;\n/)) {
+    if (statement.trim()) await client.command({ query: statement.replaceAll('tracking.', `${database}.`) })
+  }
+  const plan = await read<{ explain: string }>(
+    `EXPLAIN indexes = 1 SELECT count() FROM ${database}.events FINAL WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'u1'`,
+  )
+  t.ok(plan.some((r) => r.explain.includes('user_id_bloom')), 'the plan names the index')
+  t.same(await run('daily-active-users'), dau)
+  t.same(await read(`SELECT count() AS n FROM ${database}.events FINAL WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'u1'`), [{ n: 5 }])
 })
