@@ -1,14 +1,15 @@
-// Runs the five analytics queries of README.md (copied here verbatim; a check below
-// keeps the copies equal to the README) against a fresh, migrated test database holding
+// Runs the analytics queries of README.md's section for 18.16 and later (copied here verbatim; a
+// check below keeps the copies equal to the README) against a fresh, migrated test database holding
 // fixture data projected twice.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer.js'
 import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../support/clickhouse-helpers.js'
+import { markdownSection, sqlBlocks } from '../support/readme-sql.js'
 
 const dailyActiveUsers = `SELECT toDate(timestamp) AS day, uniqExact(user_id) AS active_users
-FROM analytics.events FINAL
+FROM tracking.events FINAL
 WHERE account_id = 'acc_1' AND environment = 'live'
   AND timestamp >= toDateTime('2024-05-01 00:00:00', 'UTC')
   AND timestamp < toDateTime('2024-06-01 00:00:00', 'UTC')
@@ -16,7 +17,7 @@ GROUP BY day
 ORDER BY day`
 
 const topEvents = `SELECT event, count() AS events, uniqExact(user_id) AS users
-FROM analytics.events FINAL
+FROM tracking.events FINAL
 WHERE account_id = 'acc_1' AND environment = 'live'
   AND timestamp >= toDateTime('2024-05-01 00:00:00', 'UTC')
   AND timestamp < toDateTime('2024-06-01 00:00:00', 'UTC')
@@ -28,7 +29,7 @@ const funnel = `SELECT countIf(level >= 1) AS signed_up, countIf(level >= 2) AS 
 FROM
 (
     SELECT user_id, windowFunnel(604800)(timestamp, event = 'signed_up', event = 'order_completed') AS level
-    FROM analytics.events FINAL
+    FROM tracking.events FINAL
     WHERE account_id = 'acc_1' AND environment = 'live'
       AND event IN ('signed_up', 'order_completed')
       AND timestamp >= toDateTime('2024-05-01 00:00:00', 'UTC')
@@ -43,7 +44,7 @@ FROM
     SELECT user_id, argMaxMerge(email_state) AS email,
         toDateTime(intDiv(minMerge(first_seen_state), 1000), 'UTC') AS first_seen,
         toDateTime(intDiv(maxMerge(last_seen_state), 1000), 'UTC') AS last_seen
-    FROM analytics.users
+    FROM tracking.users
     WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'alice'
     GROUP BY user_id
 ) AS p
@@ -53,7 +54,7 @@ ALL LEFT JOIN
     FROM
     (
         SELECT user_id, trait_key, value
-        FROM analytics.user_traits FINAL
+        FROM tracking.user_traits FINAL
         WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'alice'
         ORDER BY trait_key
     )
@@ -61,16 +62,22 @@ ALL LEFT JOIN
 ) AS t USING (user_id)`
 
 const eventsPerMinute = `SELECT toStartOfMinute(timestamp) AS minute, count() AS events
-FROM analytics.events FINAL
+FROM tracking.events FINAL
 WHERE account_id = 'acc_1'
   AND timestamp >= toDateTime('2024-05-20 10:00:00', 'UTC')
   AND timestamp < toDateTime('2024-05-20 11:00:00', 'UTC')
 GROUP BY minute
 ORDER BY minute`
 
+const usersWithTrait = `SELECT user_id
+FROM tracking.user_traits FINAL
+WHERE account_id = 'acc_1' AND environment = 'live'
+  AND trait_key = 'plan' AND value = '"pro"'
+ORDER BY user_id`
+
 const db = await createTestDatabase({ prefix: 'readme', t })
 const { client, database } = db
-const run = <T>(query: string) => queryRows<T>(client, query.replaceAll('analytics.', `${database}.`))
+const run = <T>(query: string) => queryRows<T>(client, query.replaceAll('tracking.', `${database}.`))
 
 const at = (iso: string) => Date.parse(iso)
 const ev = (user_id: string, event: string, iso: string, over: Parameters<typeof makeEvent>[0] = {}) =>
@@ -100,8 +107,7 @@ t.before(async () => {
 
 t.test('the copies here are the README queries, verbatim', async (t) => {
   const readme = await readFile(fileURLToPath(new URL('../../schemas/clickhouse/README.md', import.meta.url)), 'utf8')
-  const blocks = [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!.trimEnd())
-  t.same(blocks, [dailyActiveUsers, topEvents, funnel, userProfile, eventsPerMinute])
+  t.same(sqlBlocks(markdownSection(readme, 'Analytics queries')), [dailyActiveUsers, topEvents, funnel, userProfile, eventsPerMinute, usersWithTrait])
 })
 
 t.test('1. daily active users', async (t) => {
@@ -150,10 +156,15 @@ t.test('5. events per minute', async (t) => {
   ])
 })
 
+t.test('6. users with a trait value: the JSON text with its quotes', async (t) => {
+  t.same(await run<{ user_id: string }>(usersWithTrait), [{ user_id: 'alice' }])
+  t.same(await run(usersWithTrait.replace(`value = '"pro"'`, `value = 'pro'`)), [], "value = 'pro' finds nothing, as the guide says")
+})
+
 t.test('properties are readable with visitParamExtract*', async (t) => {
   const rows = await run<{ path: string; amount: number }>(
     `SELECT visitParamExtractString(properties, 'path') AS path, visitParamExtractFloat(properties, 'amount') AS amount
-FROM analytics.events FINAL WHERE account_id = 'acc_1' AND user_id = 'alice' ORDER BY timestamp_ms`,
+FROM tracking.events FINAL WHERE account_id = 'acc_1' AND user_id = 'alice' ORDER BY timestamp_ms`,
   )
   t.same(rows.map((r) => [r.path, r.amount]), [['', 0], ['/pricing', 0], ['/checkout', 0], ['', 49.5]])
 })
