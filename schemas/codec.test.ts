@@ -15,7 +15,7 @@ const codecWhoseRegistry = (getSchema: () => Promise<unknown>) => new Codec({ ge
 // What the registry client throws: mappersmith reports a network failure as status 400.
 const responseError = (status: number, message: string) => Object.assign(new Error(`Confluent_Schema_Registry - ${message}`), { status })
 
-t.test('a schema id the registry does not have is the registry missing it, waited out (H42)', async (t) => {
+t.test('a schema id the registry does not have is the registry missing it, waited out (H41)', async (t) => {
   const err = await codecWhoseRegistry(async () => { throw responseError(404, "No content with ID '7' was found.") }).decode(withId(7)).catch((e) => e)
   t.type(err, SchemaMissingError)
   t.type(err, RegistryUnavailableError, 'every wait for the registry waits for it')

@@ -61,7 +61,7 @@ export class RegistryUnavailableError extends Error {
 /** The registry answered that it does not have the record's schema id (404, error code 40403). Only
  * our services write the topics, and they register a schema before writing with it (A2), so the
  * registry issued that id and has lost it (its storage lost or restored from an older copy, a schema
- * deleted for good): the record is fine and the registry is not (H42). Waited out like a registry
+ * deleted for good): the record is fine and the registry is not (H41). Waited out like a registry
  * that does not answer, and alerting; never dead-lettered or skipped (an accounts record skipped
  * could be a key revocation). */
 export class SchemaMissingError extends RegistryUnavailableError {

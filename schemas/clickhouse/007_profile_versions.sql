@@ -1,4 +1,4 @@
--- The profile email's version (H40): the record's event time capped at the server's receipt time,
+-- The profile email's version (H39): the record's event time capped at the server's receipt time,
 -- min(timestamp_ms, received_at_ms), so a client clock ahead of the server (H13 lets a timestamp
 -- be up to 24 h ahead) cannot outrank what the user sends next. Doubled, plus 1 for identifies:
 -- at the same millisecond an identify, which sets the profile on purpose, beats an event's

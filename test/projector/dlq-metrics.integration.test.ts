@@ -19,7 +19,7 @@ t.test('bad records go to the DLQ with the reason; the projector keeps going', a
   await producer.connect()
   t.teardown(() => producer.disconnect())
   // Magic byte 0 and the Event schema's id, but a body that schema does not read. (A schema id the
-  // registry does not have is no reason to dead-letter: the registry lost it, H42,
+  // registry does not have is no reason to dead-letter: the registry lost it, H41,
   // registry-lost.integration.test.ts.)
   const undecodable = Buffer.alloc(5 + 8, 0xff)
   undecodable[0] = 0

@@ -1,4 +1,4 @@
-// H42: a registry that lost a schema id records on the topics carry (its storage lost, or the
+// H41: a registry that lost a schema id records on the topics carry (its storage lost, or the
 // schema deleted for good) stops that partition: nothing dead-lettered, nothing skipped, no offset
 // committed past it; /health names the registry, /metrics counts it, and the partition resumes
 // once the registry has the id again. The 404 is the real registry's: the schema is registered
@@ -14,7 +14,7 @@ import { loadAvsc } from '../../schemas/codec.js'
 const REGISTRY_URL = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'
 const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
 
-t.test('a schema id the registry lost stalls its partition until the registry has it again (H42)', async (t) => {
+t.test('a schema id the registry lost stalls its partition until the registry has it again (H41)', async (t) => {
   const proxy = await startRegistryProxy(new URL(REGISTRY_URL).origin)
   t.teardown(() => proxy.stop())
   const s = await startServices(t, { ingest: false, env: { SCHEMA_REGISTRY_URL: proxy.url(new URL(REGISTRY_URL).pathname), PROJECTOR_RETRIES: '1' } })
@@ -49,7 +49,7 @@ t.test('a schema id the registry lost stalls its partition until the registry ha
   let metrics = ''
   await waitUntil(async () => {
     metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-    // Or the record dead-lettered, as before H42: the assertions below then say so.
+    // Or the record dead-lettered, as before H41: the assertions below then say so.
     return metric(metrics, 'projector_registry_schema_missing_total') >= 2 || metric(metrics, 'projector_dlq_records_total') > 0
   }, 30_000, 'the projector to count the missing schema')
 

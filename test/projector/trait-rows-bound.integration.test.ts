@@ -1,4 +1,4 @@
-// H41: the projector's memory is bounded in rows (all tables, trait rows included), not records,
+// H40: the projector's memory is bounded in rows (all tables, trait rows included), not records,
 // under the worst identify traffic ingest accepts (100 identifies a batch, each with 100 trait keys
 // of 255 characters, about 32 KB) and under the old records of 3,000 trait keys each that may sit on
 // a topic written before ingest capped traits. Asserted on the projector's /metrics: no insert
@@ -13,7 +13,7 @@ const MAX_ROWS = 5_000
 const PARTITIONS = 3 // the harness's TOPIC_PARTITIONS
 const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
 
-t.test('rows buffered and rows per insert stay bounded under trait-heavy identifies (H41)', async (t) => {
+t.test('rows buffered and rows per insert stay bounded under trait-heavy identifies (H40)', async (t) => {
   const s = await startServices(t, { ingest: false, env: { PROJECTOR_MAX_ROWS: String(MAX_ROWS) } })
   const codec = s.projector!.deps.codec
   const account = `acct_${s.suffix}`

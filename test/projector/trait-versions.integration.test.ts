@@ -1,11 +1,11 @@
-// A client clock ahead of the server cannot pin a user's traits or profile email (H40): an event
+// A client clock ahead of the server cannot pin a user's traits or profile email (H39): an event
 // 23 h ahead with traits, then an identify a moment later, through ingest and the projector.
 import t from 'tap'
 import { startServices } from '../support/harness.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-t.test('an event from a clock 23 h ahead does not outrank a later identify (H40)', async (t) => {
+t.test('an event from a clock 23 h ahead does not outrank a later identify (H39)', async (t) => {
   const s = await startServices(t)
   const db = s.database
   const { key, accountId } = await s.createKey({ type: 'live' })

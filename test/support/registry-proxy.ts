@@ -1,4 +1,4 @@
-// An HTTP proxy in front of the real schema registry, for H42's tests: it forwards every request,
+// An HTTP proxy in front of the real schema registry, for H41's tests: it forwards every request,
 // and can answer for schema ids the registry no longer has, the way the registry restored from a
 // backup would. The registry itself cannot give back an id it deleted for good (registering the
 // same schema again issues a new id), and restoring a backup into the registry every engineer

@@ -106,7 +106,7 @@ t.test('event and identify traits both produce trait rows (H10)', async (t) => {
   t.same(rows.map((r) => [r.trait_key, r.set_at_ms, r.source_event_id]), [['a', TS, 'i2'], ['b', TS, 'i2']])
 })
 
-t.test('trait rows are versioned by the event time, never later than the receipt (H40)', async (t) => {
+t.test('trait rows are versioned by the event time, never later than the receipt (H39)', async (t) => {
   const ahead = eventTraitRows(makeEvent({ event_id: 'e-ahead', user_traits: '{"plan":"pro"}', timestamp: TS + 23 * 3600_000, received_at: TS }))
   t.same(ahead.map((r) => [r.set_at_ms, r.set_at]), [[TS, '2024-05-15 12:34:56']], 'a clock ahead of the server is capped at the receipt')
   const backdated = identifyTraitRows(makeIdentify({ event_id: 'i-old', traits: '{"plan":"free"}', timestamp: TS - 86_400_000, received_at: TS }))

@@ -215,7 +215,7 @@ export function identifyRow(r: IdentifyRecord): IdentifyRow {
 }
 
 /**
- * When a record's traits were set, and their version (H40): its event time, but never later than
+ * When a record's traits were set, and their version (H39): its event time, but never later than
  * the server received it. H13 keeps a timestamp up to 24 h ahead of the server; versioned by that
  * alone, an event from a clock ahead of the server held its traits against every later identify
  * for as long. Back-dated records (imports) keep their event time.

@@ -122,14 +122,14 @@ t.test('settled: with the write of the last row added so far', async (t) => {
   await t.resolves(afterSecond)
 })
 
-// H41: sizes are rows in all tables. A record with thousands of trait keys (written before ingest
+// H40: sizes are rows in all tables. A record with thousands of trait keys (written before ingest
 // capped them) made one insert of maxRows records hold thousands of times maxRows rows.
 const traitLines = (n: number) => Buffer.from('t\tx\n'.repeat(n))
 const identifyWithTraits = (id: number, traits: number) => ({ event_id: `i${id}`, rowChunk: Buffer.from('row\n'), rowStart: 0, rowEnd: 4, traitChunk: traitLines(traits), traitStart: 0, traitEnd: 4 * traits, record: null }) as any
 /** Rows a write holds, counted in the bytes it was given: one line per row. */
 const linesIn = (b: ProjectionBatch) => [...b.events, ...b.identifies].reduce((n, p: any) => n + 1 + (p.traitChunk ? p.traitChunk.subarray(p.traitStart, p.traitEnd).toString().split('\n').length - 1 : 0), 0)
 
-t.test('an insert holds at most maxRows rows, trait rows included, or one record that alone has more (H41)', async (t) => {
+t.test('an insert holds at most maxRows rows, trait rows included, or one record that alone has more (H40)', async (t) => {
   const held: number[] = []
   const b = new InsertBatcher(async (batch) => { held.push(linesIn(batch)) }, { maxRows: 5_000, maxWaitMs: 60_000 })
   // One fetch of old records with 3,000 traits each, then one record larger than maxRows.

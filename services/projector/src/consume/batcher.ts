@@ -2,7 +2,7 @@
 // ClickHouse by size or by time, whichever comes first. Each caller's promise settles only after
 // the insert holding its records succeeded, so offsets are committed after ClickHouse has the rows
 // (A5). Writes run one at a time, in the order their rows were added.
-// Sizes are rows in all tables, trait rows included (record-rows.ts, H41): an insert holds at most
+// Sizes are rows in all tables, trait rows included (record-rows.ts, H40): an insert holds at most
 // maxRows rows, or one record's rows when that record alone has more.
 import type { PreparedBatch, PreparedRecord } from '../clickhouse/prepared.js'
 import { recordRows } from './record-rows.js'
@@ -54,7 +54,7 @@ export class InsertBatcher {
     return this.unwritten
   }
 
-  /** The most rows ever waiting for their write at once, and the most one write held (H41). */
+  /** The most rows ever waiting for their write at once, and the most one write held (H40). */
   get peaks() {
     return { pendingRows: this.peakUnwritten, insertRows: this.largestWrite }
   }

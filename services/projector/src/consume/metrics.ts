@@ -47,7 +47,7 @@ export class Metrics {
   })
   private readonly schemasMissing = new Counter({
     name: 'projector_registry_schema_missing_total',
-    help: 'Decode attempts that found the schema registry without a schema id a record carries (H42: the registry lost it; the partition waits). Alert on any increase.',
+    help: 'Decode attempts that found the schema registry without a schema id a record carries (H41: the registry lost it; the partition waits). Alert on any increase.',
     registers: [this.registry],
   })
   private readonly duplicates = new Counter({
@@ -99,7 +99,7 @@ export class Metrics {
       registers: [r],
       collect() { this.set(self.joins) },
     })
-    // H41: rows in all tables, trait rows included; what bounds the projector's memory.
+    // H40: rows in all tables, trait rows included; what bounds the projector's memory.
     for (const [name, help, pick] of [
       ['projector_pending_rows', 'Rows (all tables) fetched and not yet through their ClickHouse write.', 'pendingRows'],
       ['projector_pending_rows_peak', 'The most rows (all tables) ever waiting for their write at once since start.', 'peakPendingRows'],
@@ -115,7 +115,7 @@ export class Metrics {
     })
   }
 
-  /** Where the insert buffer's row counts come from (the projector's batcher, H41). */
+  /** Where the insert buffer's row counts come from (the projector's batcher, H40). */
   insertBuffer(source: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number }) {
     this.buffer = source
   }

@@ -163,7 +163,7 @@ t.test('after a write whose records were mostly stored already, rows are built a
   t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
 })
 
-t.test('decode stops at the record that brings its rows, trait rows included, to maxRows (H41)', async (t) => {
+t.test('decode stops at the record that brings its rows, trait rows included, to maxRows (H40)', async (t) => {
   const { codec, pipeline } = await setup(() => ({ writePrepared: async () => undefined }))
   const traits = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])))
   // 1 + 3, 1 + 0, 1 + 5, 1 + 0 rows.

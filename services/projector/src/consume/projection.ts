@@ -27,7 +27,7 @@ export interface ProjectionSink {
 
 export interface PipelineMetrics {
   dlq(n: number): void
-  /** A decode found the registry without a schema id a record carries (H42); counted per attempt. */
+  /** A decode found the registry without a schema id a record carries (H41); counted per attempt. */
   schemaMissing?(): void
   inserted(events: number, identifies: number, seconds: number): void
 }
@@ -80,7 +80,7 @@ export class ProjectionPipeline {
    * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
-   * Stops after the record that brings the rows built to maxRows (H41): `taken` messages were
+   * Stops after the record that brings the rows built to maxRows (H40): `taken` messages were
    * handled, and the caller decodes the rest once its buffer has room.
    */
   async decode(topic: string, partition: number, messages: KafkaMessage[], maxRows = Infinity): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
@@ -139,7 +139,7 @@ export class ProjectionPipeline {
     })
   }
 
-  /** H42: the record is fine, the registry lost its schema. The partition waits here, its offset
+  /** H41: the record is fine, the registry lost its schema. The partition waits here, its offset
    * uncommitted, until the registry has the id again; an operator must restore it. */
   private schemaMissing(err: SchemaMissingError) {
     this.metrics?.schemaMissing?.()

@@ -25,7 +25,7 @@ export interface ProjectorOptions {
   topics: { events: string; identifies: string; dlq: string }
   maxRows: number
   maxWaitMs: number
-  /** Rows (all tables, H41) fetched and not yet written beyond which fetching waits (default 2 x maxRows). */
+  /** Rows (all tables, H40) fetched and not yet written beyond which fetching waits (default 2 x maxRows). */
   maxPendingRows?: number
   retries: number
   fromBeginning: boolean
@@ -151,7 +151,7 @@ export class Projector {
     }, this.heartbeatIntervalMs)
     try {
       const epoch = this.committer.epoch
-      // A fetch is decoded about maxRows rows at a time (H41): a fetch of records with thousands of
+      // A fetch is decoded about maxRows rows at a time (H40): a fetch of records with thousands of
       // trait keys each would otherwise build all its rows before the buffer's bound is checked.
       for (let messages = batch.messages; messages.length > 0; ) {
         const { part, dead, taken } = await this.pipeline.decode(batch.topic, batch.partition, messages, this.opts.maxRows)

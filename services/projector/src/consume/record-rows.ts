@@ -1,6 +1,6 @@
 // How many ClickHouse rows a record makes in all tables: its events or identifies row, and one
 // user_traits row per top-level trait key (H10). The projector's and the replay's memory bounds
-// count these, not records (H41): one identify may carry thousands of trait keys (records written
+// count these, not records (H40): one identify may carry thousands of trait keys (records written
 // before ingest capped them), so a bound on records bounded nothing.
 import type { PreparedRecord } from '../clickhouse/prepared.js'
 import type { ProjectionBatch } from './batcher.js'

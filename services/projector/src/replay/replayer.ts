@@ -148,7 +148,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       const off = BigInt(m.offset)
       return off >= c.pos && off < c.range.end
     })
-    // About maxRows rows (all tables, H41) at a time, each slice waiting for room before the next.
+    // About maxRows rows (all tables, H40) at a time, each slice waiting for room before the next.
     for (let rest = messages; rest.length > 0; ) {
       const { part, dead, taken } = await pipeline.decode(batch.topic, batch.partition, rest, o.maxRows)
       if (dead.length) {

@@ -68,9 +68,9 @@ t.test('the follower waits for the registry instead of skipping the record', asy
   t.equal(readiness.snapshot().registry, 'ok')
 })
 
-// H42: a record whose schema id the registry lost (the 404 is the real registry's: registered, then
+// H41: a record whose schema id the registry lost (the 404 is the real registry's: registered, then
 // deleted for good) is waited for like an outage, never skipped; the record after it waits too.
-t.test('the follower waits for a schema the registry lost instead of skipping the record (H42)', async (t) => {
+t.test('the follower waits for a schema the registry lost instead of skipping the record (H41)', async (t) => {
   const suffix = randomBytes(5).toString('hex')
   const topic = `test.${suffix}.accounts`
   const kafka = createKafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` }, log)

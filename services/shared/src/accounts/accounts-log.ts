@@ -40,7 +40,7 @@ export interface AccountsFollower {
  * must see every record), calling `apply` for each. A change made by the CLI or the dashboard
  * reaches every follower within the fetch wait (maxWaitTimeInMs below). Kafka is waited for at
  * start; a record the registry cannot be asked about now, or whose schema id the registry lost
- * (H42), is waited for, never skipped (a missed key revocation would stay missed until restart):
+ * (H41), is waited for, never skipped (a missed key revocation would stay missed until restart):
  * the follower stalls, and is not ready, meanwhile. Only a record that can never be decoded (not
  * in the wire format, a body its schema does not read) is skipped. */
 export async function followAccounts(
@@ -98,7 +98,7 @@ export async function followAccounts(
           const d = await waitFor('registry', () => codec.decode(message.value!), log, {
             ...waitOpts,
             retryIf: (err) => {
-              // H42: the registry lost a schema the topic uses; waited out like an outage, but loudly.
+              // H41: the registry lost a schema the topic uses; waited out like an outage, but loudly.
               if (err instanceof SchemaMissingError) log.error('the schema registry lost a schema the accounts topic uses; waiting until it is restored', { partition, offset: message.offset, schemaId: err.missingId })
               return err instanceof RegistryUnavailableError
             },
