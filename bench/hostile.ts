@@ -48,6 +48,7 @@ const suffix = randomBytes(4).toString('hex')
 const env = isolatedEnv(suffix, {
   TOPIC_PARTITIONS: '3',
   INGEST_PORT: String(PORT),
+  INGEST_ADMIN_PORT: String(PORT + 1),
   INGEST_INSTANCE_ID: `ingest-hostile-${suffix}`,
   IP_REQUESTS_PER_MINUTE: '100000',
 })
@@ -211,7 +212,9 @@ async function main() {
   const { admin, close } = await openAdmin(env)
   try {
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${BASE}/health/ready`).then((r) => r.ok).catch(() => false)
+      // Readiness is on the admin listener (H36); a checkout from before it answers on the public port.
+      const ready = (url: string) => fetch(url).then((r) => r.ok).catch(() => false)
+      const ok = (await ready(`http://127.0.0.1:${PORT + 1}/health/ready`)) || (await ready(`${BASE}/health/ready`))
       if (ok) break
       if (i > 300 || child.exitCode !== null) throw new Error('ingest did not become ready')
       await sleep(200)
