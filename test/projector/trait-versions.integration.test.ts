@@ -24,9 +24,11 @@ t.test('an event from a clock 23 h ahead does not outrank a later identify (H39)
     events: [{ type: 'identify', user: { id: 'victim' }, traits: { plan: 'free', email: 'real@user.test' } }],
   }, { key })
   t.equal(identify.status, 200)
-  // Its trait rows stored (the same insert also holds its identifies row, but not necessarily first).
+  // Its trait rows and its identifies row stored: they are separate inserts, in no fixed order, and the
+  // profile email reaches `users` with the identifies row (its materialized view runs in that insert).
   const identifyId = identify.body.data.results[0].event_id
   await s.waitForRows(`SELECT trait_key FROM ${db}.user_traits WHERE source_event_id = '${identifyId}'`, 2)
+  await s.waitForRows(`SELECT event_id FROM ${db}.identifies WHERE event_id = '${identifyId}'`)
 
   const traits = await s.query<{ trait_key: string; value: string }>(
     `SELECT trait_key, value FROM ${db}.user_traits FINAL WHERE account_id = '${accountId}' AND user_id = 'victim' ORDER BY trait_key`)
