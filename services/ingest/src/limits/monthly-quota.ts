@@ -152,7 +152,6 @@ export class MonthlyQuota {
     if (a === undefined || n <= 0) return
     const month = this.monthOf(now)
     if (a.monthStart !== month.start) return // reserved in a month that is over: nothing to give back
-    a.local = a.local > n ? a.local - n : 0
     this.count(a, -n, now)
   }
 
@@ -163,10 +162,10 @@ export class MonthlyQuota {
     return a.projected > a.local ? a.projected : a.local
   }
 
-  /** Adds `n` (may be negative) to the local count's minute bucket of `now`. */
+  /** Adds `n` (may be negative: a release) to the local count, never below 0, and to its minute bucket of `now`. */
   private count(a: AccountMonth, n: number, now: number): void {
-    if (n > 0) a.local += n
     if (n === 0) return
+    a.local = Math.max(0, a.local + n)
     const minute = now - (now % MINUTE_MS)
     const last = a.recent[a.recent.length - 1]
     if (last !== undefined && last[0] === minute) last[1] += n
