@@ -79,6 +79,9 @@ export const errors = {
       retriable: true,
       headers: { 'Retry-After': '1', ...CLOSE },
     }),
+  /** H24: all requests of this instance already hold its body bytes; the rest of this body is never read. */
+  bodyBytesInstanceFull: () =>
+    errors.unavailable(1, undefined, 'This instance is reading as many request bodies as it can hold; retry later', CLOSE),
   /** H24: the body did not arrive within BODY_READ_TIMEOUT_MS. */
   requestTimeout: (timeoutMs: number) =>
     new ServiceError('REQUEST_TIMEOUT', 408, `Request body did not arrive within ${timeoutMs} ms`, { timeout_ms: timeoutMs }, { retriable: true, headers: CLOSE }),

@@ -22,9 +22,7 @@ export class BodyBytesInFlight {
   take(account: string, n: number): void {
     const held = this.accounts.get(account) ?? 0
     if (held + n > this.budget.perAccount) throw errors.bodyBytesInFlight(this.budget.perAccount)
-    if (this.total + n > this.budget.perInstance) {
-      throw errors.unavailable(1, undefined, 'This instance is reading as many request bodies as it can hold; retry later', { Connection: 'close' })
-    }
+    if (this.total + n > this.budget.perInstance) throw errors.bodyBytesInstanceFull()
     this.accounts.set(account, held + n)
     this.total += n
   }
