@@ -65,7 +65,7 @@ t.test('every variable the code reads is in the README configuration tables', as
 })
 
 t.test('README and docs links stay inside the repository and resolve', async (t) => {
-  const docs = ['README.md', 'BENCHMARKS.md', ...walk('docs', (p) => p.endsWith('.md')), ...walk('services', (p) => p.endsWith('.md')), ...walk('schemas', (p) => p.endsWith('.md')), 'sdk/README.md']
+  const docs = ['README.md', 'BENCHMARKS.md', 'bench/HISTORY.md', ...walk('docs', (p) => p.endsWith('.md')), ...walk('services', (p) => p.endsWith('.md')), ...walk('schemas', (p) => p.endsWith('.md')), 'sdk/README.md']
   const bad: string[] = []
   for (const doc of docs) {
     if (!existsSync(join(root, doc))) continue
