@@ -18,7 +18,7 @@ const spec = {
   PRODUCER_MAX_BATCH_RECORDS: v.int(5000, 1, 100_000),
   /** Bytes per group-commit flush; below the broker's default 1 MB record batch limit. */
   PRODUCER_MAX_BATCH_BYTES: v.int(900_000, 1_000, 64 * 1024 * 1024),
-  /** Producers (transactional ids) whose flushes may be in flight at once; 1 measured best on 2 cores (BENCHMARKS.md). */
+  /** Producers (transactional ids) whose flushes may be in flight at once; 1 measured best on 2 cores (bench/HISTORY.md). */
   PRODUCER_POOL_SIZE: v.int(1, 1, 32),
   /** Idempotent producers of the plain lane (single-partition requests), one flush each at a time. */
   PRODUCER_PLAIN_POOL_SIZE: v.int(4, 1, 32),

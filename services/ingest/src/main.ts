@@ -117,7 +117,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       createPartitioner: routes.wrap(CachedDefaultPartitioner),
       // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
       // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
-      // with this policy, so a short first step matters (BENCHMARKS.md). The Java client backs off 20 ms.
+      // with this policy, so a short first step matters (bench/HISTORY.md). The Java client backs off 20 ms.
       retry,
     }), routes)
   }

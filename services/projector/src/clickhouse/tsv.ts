@@ -1,6 +1,6 @@
 // Rows as TabSeparated text, the insert format of the projector and the replay (issue 10).
 //
-// Measured on 18.16 with 50,000 event rows over HTTP (BENCHMARKS.md, "Replay"): the server parses
+// Measured on 18.16 with 50,000 event rows over HTTP (bench/HISTORY.md, "Replay"): the server parses
 // TabSeparated in about 3 µs a row against 5 for JSONEachRow, and building a row's line here
 // costs 3-5 µs against about 6 for the client's JSON.stringify of it, which was the largest single
 // item of a replay's Node CPU.
