@@ -3,7 +3,6 @@
 import t from 'tap'
 import avro from 'avsc'
 import { Codec, RegistryUnavailableError, SchemaMissingError, UndecodableRecordError, loadAvsc } from './codec.js'
-import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
 const withId = (id: number, body: Buffer = Buffer.alloc(0)) => {
   const b = Buffer.alloc(5 + body.length)

@@ -20,7 +20,7 @@ import type { WireBatch, WireSuccessBody, WireErrorBody } from '../src/wire.js'
 const sent: BatchBody = {} as WireBatch
 const answered: WireSuccessBody = {} as SuccessBody
 const refused: WireErrorBody = {} as ErrorBody
-void sent, answered, refused
+void [sent, answered, refused]
 
 const doc = openApiDocument() as { components: { schemas: Record<string, object> } }
 const validator = (name: string) => {

@@ -117,7 +117,7 @@ t.test('dashboard API', async (t) => {
     const alice = s.client()
     const bob = s.client()
     const a = await alice.signUp()
-    const b = await bob.signUp()
+    await bob.signUp()
     const aKey = (await alice.post('/api/keys', { name: 'alice live', type: 'live' })).body.data
     await bob.post('/api/keys', { name: 'bob test', type: 'test' })
 

@@ -54,7 +54,7 @@ export async function acceptItems(
   rc: RequestContext,
   rl?: RateLimitResult,
 ): Promise<Accepted> {
-  const { account, plan } = auth
+  const { account } = auth
   const t = rc.receivedAt
   const env = rc.environment
   const admission = await admit(d, auth, items, rc)
