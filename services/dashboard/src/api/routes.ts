@@ -9,7 +9,7 @@ import { addKeyRoutes } from './key-routes.js'
 import { addUsageRoutes } from './usage-routes.js'
 import { addExploreRoutes } from './explore-routes.js'
 
-export { type ApiDeps, type DashboardState } from './api-context.js'
+export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
 export { keyView } from './key-routes.js'
 

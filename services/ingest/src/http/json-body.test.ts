@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { jsonBody, parseJson } from './json-body.js'
-import { ServiceError } from '../errors.js'
+import type { ServiceError } from '../errors.js'
 
 const LIMIT = 64
 
@@ -103,7 +103,7 @@ t.test('parseJson refuses __proto__ at the top level; deeper ones are left to va
   t.same(parseJson('{"note":"\\"__proto__\\": is text"}'), { note: '"__proto__": is text' })
   const nested = parseJson('{"events":[{"properties":{"__proto__":{"polluted":1}}}]}') as any
   const props = nested.events[0].properties
-  t.ok(Object.prototype.hasOwnProperty.call(props, '__proto__'), 'an own key of the item, for validation to name')
+  t.ok(Object.hasOwn(props, '__proto__'), 'an own key of the item, for validation to name')
   t.equal(Object.getPrototypeOf(props), Object.prototype, 'no prototype was set')
   t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
 })
