@@ -152,7 +152,7 @@ const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)(?::(Identifier))?\}/g
  */
 export function bind(query: string, params: Record<string, SqlValue>): string {
   return query.replace(PLACEHOLDER, (_m, name: string, kind: string | undefined) => {
-    if (!Object.prototype.hasOwnProperty.call(params, name)) {
+    if (!Object.hasOwn(params, name)) {
       throw new SqlBindError(`missing SQL parameter: ${name}`)
     }
     const v = params[name]

@@ -98,5 +98,5 @@ export function parseJson(text: string): unknown {
 
 /** Whether the parsed body is an object with its own `__proto__` key (escaped spellings parse to the same key). */
 function hasProtoKey(root: unknown): boolean {
-  return root !== null && typeof root === 'object' && Object.prototype.hasOwnProperty.call(root, '__proto__')
+  return root !== null && typeof root === 'object' && Object.hasOwn(root, '__proto__')
 }

@@ -40,7 +40,7 @@ function contextJson(context: Record<string, unknown>, rc: RequestContext): stri
   return JSON.stringify(out)
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k)
 
 // The items of one request share ip and user agent: their JSON is written once.
 let fieldsIp: string | null | undefined

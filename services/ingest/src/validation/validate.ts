@@ -125,7 +125,7 @@ function checkEmail(v: string, path: string, label: string, errs: FieldError[]):
   return false
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k)
 
 /**
  * H28: traits hold at most MAX_TRAIT_KEYS top-level keys of at most MAX_TRAIT_KEY_LENGTH
