@@ -98,5 +98,6 @@ t.test('the dashboard reads as the read-only ClickHouse user, with the local sta
 })
 
 t.test('dashboard cookies are Secure (and __Host- prefixed) unless turned off on purpose', async (t) => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own interpolation, kept as text in the file
   t.equal(envOf('dashboard').COOKIE_SECURE, '${COOKIE_SECURE:-true}')
 })

@@ -130,6 +130,7 @@ export function successBody(results: ItemOutcome[]) {
 }
 
 /** What JSON.stringify writes other than as itself: quote, backslash, control characters, surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes U+0000-U+001F, so the pattern names them
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
