@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseOptions, OptionsError, USAGE } from './options.js'
+import { parseOptions, OptionsError, USAGE, type DrillOptions } from './options.js'
 import { runDrill } from './run-drill.js'
-import { parseClusterOptions, CLUSTER_USAGE } from './cluster-options.js'
+import { parseClusterOptions, CLUSTER_USAGE, type ClusterDrillOptions } from './cluster-options.js'
 import { runClusterDrill } from './run-cluster-drill.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -17,7 +17,7 @@ async function main(): Promise<number> {
     return 0
   }
   if (process.argv.includes('--profile') || process.argv.some((a) => a.startsWith('--profile='))) return clusterMain()
-  let opts
+  let opts: DrillOptions
   try {
     opts = parseOptions(process.argv.slice(2), process.env, ROOT)
   } catch (err) {
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
 
 /** npm run drill -- --profile cluster: the drills on the cluster profile (issue 14; docs/scaling.md). */
 async function clusterMain(): Promise<number> {
-  let opts
+  let opts: ClusterDrillOptions
   try {
     opts = parseClusterOptions(process.argv.slice(2), process.env, ROOT)
   } catch (err) {

@@ -97,7 +97,7 @@ export class DashboardClient {
         try {
           for await (const chunk of res.body as any as AsyncIterable<Uint8Array>) {
             buf += decoder.decode(chunk, { stream: true })
-            let i
+            let i: number
             while ((i = buf.indexOf('\n\n')) >= 0) {
               const block = buf.slice(0, i)
               buf = buf.slice(i + 2)

@@ -49,7 +49,7 @@ export function authenticate(d: AuthenticateDeps) {
     try {
       await next()
     } catch (err) {
-      if (REFUSED_FOR_BODY.has((err as { status?: number })?.status!)) {
+      if (REFUSED_FOR_BODY.has((err as { status?: number } | undefined)?.status ?? 0)) {
         if (d.shared) await d.shared.refusedBody(bucket, refused, t)
         else d.requestLimiter.refusedBody(bucket, refused, t)
         ctx.state.rl = { ...rl, remaining: Math.min(rl.limit, rl.remaining + 1) } // its headers say it was given back

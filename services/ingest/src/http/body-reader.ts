@@ -132,7 +132,10 @@ class BodyRead {
     this.req.off('error', this.readError)
     this.req.off('close', this.closed)
     this.inflater?.destroy()
-    if (err === undefined) return this.resolve(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size))
+    if (err === undefined) {
+      this.resolve(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size))
+      return
+    }
     // Stop reading; the answer closes the connection (errors.ts CLOSE).
     this.req.pause()
     this.reject(err)

@@ -148,7 +148,10 @@ export class SharedLimits {
   release(admission: EventAdmission, accountId: string, environment: 'live' | 'test', now: number): void {
     const q = admission.quota
     if (q === undefined || q.charged <= 0) return
-    if (!admission.shared) return this.d.local.quota.release(quotaCounter(accountId, environment), q, now)
+    if (!admission.shared) {
+      this.d.local.quota.release(quotaCounter(accountId, environment), q, now)
+      return
+    }
     this.d.redis.releaseMonth(accountId, q.charged, now, environment, q.newIds).catch((err) => this.d.onError?.('monthly release in Redis failed', err))
   }
 

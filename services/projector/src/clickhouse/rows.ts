@@ -136,7 +136,7 @@ function profileEmail(email: string | null, traitsJson: string | null, eventId: 
 
 /** A string `email` trait of the traits JSON (H10), else ''. */
 export function traitEmail(traitsJson: string | null, eventId: string): string {
-  const fromTraits = parseTraits(traitsJson, eventId)['email']
+  const fromTraits = parseTraits(traitsJson, eventId).email
   return typeof fromTraits === 'string' ? fromTraits : ''
 }
 
