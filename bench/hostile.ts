@@ -155,7 +155,7 @@ async function runPhase(name: string, pid: number, tenantKey: string, attacker?:
   await sleep(1000)
   for (const abort of [...track]) abort()
   await Promise.all(pending)
-  if (attack) ph.hostile = await attack
+  if (attack !== undefined) ph.hostile = await attack
   ph.cpu += cpuSeconds(pid) ?? NaN
   ph.load[1] = loadavg()[0]!
   return ph

@@ -430,6 +430,7 @@ main()
     process.stderr.write(`bench failed: ${err?.stack ?? err}\n`)
     process.exitCode = 1
   })
+  // biome-ignore lint/nursery/noMisusedPromises: finally() waits for the promise its callback returns
   .finally(async () => {
     say('stopping services, deleting topics and the bench database')
     await cleanup()

@@ -91,7 +91,7 @@ export class DashboardClient {
     const res = await fetch(`${this.baseUrl}/api/live${query}`, { headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), accept: 'text/event-stream' }, signal: abort.signal })
     const items: any[] = []
     if (res.status === 200 && res.body) {
-      ;(async () => {
+      void (async () => {
         const decoder = new TextDecoder()
         let buf = ''
         try {

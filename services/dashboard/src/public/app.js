@@ -26,9 +26,9 @@ function cookie(name) {
 
 class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.error && body.error.message) || `HTTP ${status}`)
+    super(body?.error?.message || `HTTP ${status}`)
     this.status = status
-    this.code = body && body.error && body.error.code
+    this.code = body?.error?.code
   }
 }
 
@@ -54,7 +54,7 @@ const errorBox = (err) => h('p', { class: 'error', role: 'alert' }, err.message 
 
 const state = { me: null, cleanup: [] }
 
-function go(hash) { if (location.hash !== hash) location.hash = hash; else route() }
+function go(hash) { if (location.hash !== hash) location.hash = hash; else void route() }
 
 function showNav() {
   $('#nav').hidden = !state.me
@@ -172,12 +172,12 @@ async function keysPage() {
       const k = await api('POST', '/keys', { name: fd.get('name'), type: fd.get('type') })
       form.reset()
       const code = h('code', { id: 'new-key-secret' }, k.secret)
-      const ingestUrl = (state.me && state.me.ingest_url) || location.origin.replace(/:\d+$/, ':8080')
+      const ingestUrl = state.me?.ingest_url || location.origin.replace(/:\d+$/, ':8080')
       secretBox.replaceChildren(h('div', { class: 'panel secret' },
         h('strong', {}, `Your new ${k.type} key "${k.name}". Copy it now: it is shown once and never again.`),
         h('p', {}, code),
         h('p', { class: 'muted' }, 'Send a first event with it, then watch it arrive on the Live stream page:'),
-        h('pre', {}, `curl -s -X POST ${(state.me && state.me.ingest_url) || location.origin.replace(/:\d+$/, ':8080')}/v1/event \\\n  -H 'Authorization: Bearer ${k.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"event":"signup_completed","user":{"id":"user_1"}}'`),
+        h('pre', {}, `curl -s -X POST ${state.me?.ingest_url || location.origin.replace(/:\d+$/, ':8080')}/v1/event \\\n  -H 'Authorization: Bearer ${k.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"event":"signup_completed","user":{"id":"user_1"}}'`),
         // Ready-to-paste SDK snippets (sdk/README.md) for the new key.
         h('p', { class: 'muted' }, 'Or with the SDK (sdk/ in the repository) in Node:'),
         h('pre', { id: 'new-key-node-snippet' }, `import { TrackingClient, closeOnSignals } from '@event-tracking/sdk'\n\nconst client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\ncloseOnSignals(client) // flush what is queued on SIGTERM/SIGINT\nclient.track('signup_completed', { plan: 'pro' }, { user: 'user_1' })`),
@@ -387,7 +387,7 @@ async function explorerPage() {
       )
     } catch (e) { results.replaceChildren(errorBox(e)) }
   }
-  const form = h('form', { class: 'panel row', onsubmit: (e) => { e.preventDefault(); load() } },
+  const form = h('form', { class: 'panel row', onsubmit: (e) => { e.preventDefault(); void load() } },
     h('label', {}, 'Event name', ev), h('label', {}, 'User id', user), h('label', {}, 'Key type', env),
     h('label', {}, 'From', from), h('label', {}, 'To', to), h('button', { type: 'submit' }, 'Apply'),
     h('span', { class: 'muted' }, 'or open a user: '),
@@ -471,5 +471,5 @@ document.addEventListener('DOMContentLoaded', () => {
   $('#signout').addEventListener('click', async () => {
     try { await api('POST', '/signout') } finally { state.me = null; showNav(); go('#/signin') }
   })
-  route()
+  void route()
 })

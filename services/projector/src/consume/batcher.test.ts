@@ -78,7 +78,7 @@ for (const c of [
 t.test('whenRoom waits until the rows not yet written are at most max', async (t) => {
   const { seen, flushFn } = writes()
   const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60_000 })
-  b.add(rows(10))
+  void b.add(rows(10))
   b.add(rows(10, 10)).catch(() => undefined)
   const tail = b.add(rows(5, 20))
   t.equal(b.pendingRows, 25)
@@ -93,7 +93,7 @@ t.test('whenRoom waits until the rows not yet written are at most max', async (t
   await r
   t.equal(b.pendingRows, 5)
   await t.resolves(b.whenRoom(5), 'at once when there is room')
-  b.flush()
+  void b.flush()
   await tick()
   seen[2]!.end()
   await tail
@@ -115,7 +115,7 @@ t.test('settled: with the write of the last row added so far', async (t) => {
   await t.rejects(afterFirst, /first failed/, 'the buffer was empty: the last queued write')
   await tick()
   t.equal(done, false, 'the second rows are still buffered')
-  b.flush()
+  void b.flush()
   await tick()
   seen[1]!.end()
   await second
@@ -150,7 +150,7 @@ t.test('a part cut across writes settles with all of them: a failure in an earli
   p.catch(() => undefined)
   await tick()
   t.same(seen.map((w) => w.rows), [1], 'the first record was written alone')
-  b.flush()
+  void b.flush()
   seen[0]!.end(new Error('first write failed'))
   await tick()
   seen[1]!.end()

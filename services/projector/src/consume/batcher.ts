@@ -69,7 +69,7 @@ export class InsertBatcher {
     for (const i of part.identifies) this.push('identifies', i, writes)
     if (this.unwritten > this.peakUnwritten) this.peakUnwritten = this.unwritten
     writes.push(this.waiter())
-    if (this.size >= this.opts.maxRows) this.flush()
+    if (this.size >= this.opts.maxRows) void this.flush()
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs)
     return writes.length === 1 ? writes[0]! : Promise.all(writes).then(() => undefined)
   }

@@ -80,7 +80,7 @@ export class OffsetCommitter {
 
   /** Resolves once nothing is pending or being committed. */
   async idle(): Promise<void> {
-    while (this.running) await this.running
+    while (this.running !== null) await this.running
   }
 
   private async drain(): Promise<void> {
