@@ -33,11 +33,13 @@ function run(bin: string, args: string[], cwd: string): Promise<{ code: number |
   })
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal colour codes removed here
+const COLOUR_CODES = /\x1b\[[0-9;?]*[a-zA-Z]/g
+
 /** Schemathesis's report without its terminal animation: colours, spinners and progress bars dropped,
  * from the errors and failures on (or the last lines when there are none). */
 function plain(output: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal colour codes removed here
-  const lines = output.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').split(/\r|\n/).filter((l) => l.trim() && !/[⠀-⣿━🕐-🕧]/u.test(l))
+  const lines = output.replace(COLOUR_CODES, '').split(/\r|\n/).filter((l) => l.trim() && !/[⠀-⣿━🕐-🕧]/u.test(l))
   const from = lines.findIndex((l) => /=+ (ERRORS|FAILURES) =+/.test(l))
   return (from >= 0 ? lines.slice(from) : lines.slice(-40)).join('\n')
 }
