@@ -11,6 +11,8 @@ const AclPermissionTypes = require('./src/protocol/aclPermissionTypes')
 const ResourcePatternTypes = require('./src/protocol/resourcePatternTypes')
 const { isRebalancing, isKafkaJSError, ...errors } = require('./src/errors')
 const { LEVELS } = require('./src/loggers')
+// Added to kafkajs 2.2.4 (CHANGES.md): which copy this is.
+const vendored = require('./vendored')
 
 module.exports = {
   Kafka,
@@ -26,5 +28,6 @@ module.exports = {
   AclPermissionTypes,
   ResourcePatternTypes,
   ConfigSource,
+  vendored,
   ...errors,
 }

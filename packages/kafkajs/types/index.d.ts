@@ -1309,3 +1309,9 @@ export interface KafkaJSServerDoesNotSupportApiKeyMetadata {
   apiKey: number
   apiName: string
 }
+
+// Added to kafkajs 2.2.4 (CHANGES.md): which copy this is (vendored.js).
+export const vendored: {
+  readonly upstreamVersion: string
+  readonly replaced: readonly string[]
+}

@@ -1,67 +1,58 @@
+// Deviation from kafkajs 2.2.4 (../../../../../CHANGES.md, "record encoder"): for records without
+// headers whose offset and timestamp deltas fit 31 bits (what a producer without message timestamps
+// sends), the same bytes written into one buffer of the exact size. Upstream encodes a record in a
+// zero-filled 512-byte Encoder that a value of ~600 bytes outgrows (a second one and a copy), and
+// sends each varint through a JS array, the 64-bit one through Long. Anything else is encoded by the
+// upstream function, kept unchanged as index.upstream.js.
 const Encoder = require('../../../encoder')
-const Header = require('../../header/v0')
+const { sizeOfVarInt, writeVarInt, encoderOf } = require('../../../../utils/varint')
+const upstream = require('./index.upstream')
 
-/**
- * v0
- * Record =>
- *   Length => Varint
- *   Attributes => Int8
- *   TimestampDelta => Varlong
- *   OffsetDelta => Varint
- *   Key => varInt|Bytes
- *   Value => varInt|Bytes
- *   Headers => [HeaderKey HeaderValue]
- *     HeaderKey => VarInt|String
- *     HeaderValue => VarInt|Bytes
- */
+const isSmallInt = v =>
+  typeof v === 'number' && Number.isInteger(v) && v >= -0x3fffffff && v <= 0x3fffffff
 
-/**
- * @param [offsetDelta=0] {Integer}
- * @param [timestampDelta=0] {Long}
- * @param key {Buffer}
- * @param value {Buffer}
- * @param [headers={}] {Object}
- */
-module.exports = ({ offsetDelta = 0, timestampDelta = 0, key, value, headers = {} }) => {
-  const headersArray = Object.keys(headers).flatMap(headerKey =>
-    !Array.isArray(headers[headerKey])
-      ? [{ key: headerKey, value: headers[headerKey] }]
-      : headers[headerKey].map(headerValue => ({ key: headerKey, value: headerValue }))
-  )
-
-  const sizeOfBody =
-    1 + // always one byte for attributes
-    Encoder.sizeOfVarLong(timestampDelta) +
-    Encoder.sizeOfVarInt(offsetDelta) +
-    Encoder.sizeOfVarIntBytes(key) +
-    Encoder.sizeOfVarIntBytes(value) +
-    sizeOfHeaders(headersArray)
-
-  return new Encoder()
-    .writeVarInt(sizeOfBody)
-    .writeInt8(0) // no used record attributes at the moment
-    .writeVarLong(timestampDelta)
-    .writeVarInt(offsetDelta)
-    .writeVarIntBytes(key)
-    .writeVarIntBytes(value)
-    .writeVarIntArray(headersArray.map(Header))
-}
-
-const sizeOfHeaders = headersArray => {
-  let size = Encoder.sizeOfVarInt(headersArray.length)
-
-  for (const header of headersArray) {
-    const keySize = Buffer.byteLength(header.key)
-    const valueSize = Buffer.byteLength(header.value)
-
-    size += Encoder.sizeOfVarInt(keySize) + keySize
-
-    if (header.value === null) {
-      size += Encoder.sizeOfVarInt(-1)
-    } else {
-      size += Encoder.sizeOfVarInt(valueSize) + valueSize
-    }
+module.exports = args => {
+  const { offsetDelta = 0, timestampDelta = 0, key, value, headers } = args
+  if (
+    (headers && Object.keys(headers).length > 0) ||
+    !isSmallInt(offsetDelta) ||
+    !isSmallInt(timestampDelta)
+  ) {
+    return upstream(args)
   }
-
-  return size
+  const keyBytes =
+    key == null ? -1 : Buffer.isBuffer(key) ? key.length : Buffer.byteLength(String(key), 'utf8')
+  const valueBytes =
+    value == null
+      ? -1
+      : Buffer.isBuffer(value)
+      ? value.length
+      : Buffer.byteLength(String(value), 'utf8')
+  // A zigzag varint of a value below 2^30 is the same whether written as 32 or 64 bits.
+  const body =
+    1 +
+    sizeOfVarInt(timestampDelta) +
+    sizeOfVarInt(offsetDelta) +
+    sizeOfVarInt(keyBytes) +
+    Math.max(0, keyBytes) +
+    sizeOfVarInt(valueBytes) +
+    Math.max(0, valueBytes) +
+    1
+  const buf = Buffer.allocUnsafe(sizeOfVarInt(body) + body)
+  let at = writeVarInt(buf, 0, body)
+  buf[at++] = 0 // attributes
+  at = writeVarInt(buf, at, timestampDelta)
+  at = writeVarInt(buf, at, offsetDelta)
+  at = writeVarInt(buf, at, keyBytes)
+  if (keyBytes > 0) {
+    at += Buffer.isBuffer(key) ? key.copy(buf, at) : buf.write(String(key), at, keyBytes, 'utf8')
+  }
+  at = writeVarInt(buf, at, valueBytes)
+  if (valueBytes > 0) {
+    at += Buffer.isBuffer(value)
+      ? value.copy(buf, at)
+      : buf.write(String(value), at, valueBytes, 'utf8')
+  }
+  buf[at++] = 0 // no headers: a varint 0
+  return encoderOf(Encoder, buf, at)
 }
