@@ -59,6 +59,10 @@ export function createProducer(kafka: Kafka, options: ProducerConfig = {}): Prod
 export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
   const toLog = (level: logLevel) =>
     level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug'
+  // Which client this process runs (A11), in every service's log: the dashboard has no metrics.
+  const client = { clientId: cfg.clientId, kafkajs: kafkaClientInfo.version, vendored: kafkaClientInfo.vendored }
+  if (kafkaClientInfo.vendored) log.info('kafka client', client)
+  else log.warn('kafka client is not the vendored kafkajs (packages/kafkajs): run npm ci', client)
   return new Kafka({
     clientId: cfg.clientId,
     brokers: cfg.brokers,
