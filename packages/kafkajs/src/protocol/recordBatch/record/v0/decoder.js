@@ -23,14 +23,8 @@ let firstTimestampNumber = NaN
 
 module.exports = (decoder, batchContext = {}) => {
   const start = decoder.offset
-  const {
-    firstOffset,
-    firstTimestamp,
-    magicByte,
-    isControlBatch = false,
-    timestampType,
-    maxTimestamp,
-  } = batchContext
+  const { firstOffset, firstTimestamp, magicByte, timestampType, maxTimestamp } = batchContext
+  const isControlBatch = batchContext.isControlBatch === undefined ? false : batchContext.isControlBatch
   if (batchContext !== lastContext) {
     lastContext = batchContext
     firstOffsetNumber = Number(firstOffset)
