@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { CompressionTypes, Partitioners } from 'kafkajs'
+import { CompressionTypes, createProducer } from '../services/shared/src/kafka/client.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
 import { createLogger } from '../services/shared/src/log.js'
@@ -28,7 +28,7 @@ const log = createLogger('warn', { svc: 'bench-compression' })
 const { kafka, codec } = await openEventLog(cfg, 'bench-compression', log)
 const admin = kafka.admin()
 await admin.connect()
-const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+const producer = createProducer(kafka, { idempotent: true })
 await producer.connect()
 const kafkaPid = Number(execFileSync('pgrep', ['-f', 'kafka.Kafka']).toString().trim().split('\n')[0])
 

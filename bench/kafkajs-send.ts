@@ -1,12 +1,11 @@
 // `npx tsx bench/kafkajs-send.ts [--per-send 2500] [--records 200000]` (issue 10): what kafkajs alone costs
 // per record. Sends pre-encoded bench events (bench/replay.ts) to a fresh 6-partition topic on the local
 // stack as ingest's group commit does (idempotent producer, acks=all, ingest's partitioner), one send at a
-// time, and prints this process's CPU per record. Run it with KAFKAJS_FIXES=off for kafkajs unchanged
-// (services/shared/src/kafkajs-fixes.ts). Deletes its topic at the end.
-import '../services/shared/src/kafkajs-fixes-install.js'
+// time, and prints this process's CPU per record, with the client it ran (the vendored kafkajs,
+// packages/kafkajs/CHANGES.md). Deletes its topic at the end.
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
-import { kafkajsFixesStatus } from '../services/shared/src/kafkajs-fixes.js'
+import { kafkaClientInfo } from '../services/shared/src/kafka/client.js'
 import { CachedDefaultPartitioner } from '../services/ingest/src/kafka/partitioner.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
@@ -37,8 +36,7 @@ const c0 = process.cpuUsage()
 const t0 = Date.now()
 for (let sent = 0; sent < records; sent += perSend) await producer.send({ topic, acks: -1, messages })
 const c = process.cpuUsage(c0)
-const fixes = kafkajsFixesStatus()
-console.log(`user ${(c.user / (records / perSend)).toFixed(0)} sys ${(c.system / (records / perSend)).toFixed(0)} µs per send; kafkajs fixes ${fixes.applied ? 'applied' : `not applied (${fixes.reason})`}; ${perSend} records per send: ${((c.user + c.system) / records).toFixed(1)} µs of client CPU per record, ${Math.round((records * 1000) / (Date.now() - t0))} records/s`)
+console.log(`user ${(c.user / (records / perSend)).toFixed(0)} sys ${(c.system / (records / perSend)).toFixed(0)} µs per send; kafkajs ${kafkaClientInfo.version}${kafkaClientInfo.vendored ? ' (vendored)' : ' (not vendored)'}; ${perSend} records per send: ${((c.user + c.system) / records).toFixed(1)} µs of client CPU per record, ${Math.round((records * 1000) / (Date.now() - t0))} records/s`)
 await producer.disconnect()
 await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
 await admin.disconnect()

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../services/shared/src/kafka/client.js'
 import { ROOT, compiled, cpuSeconds, ensureBuilt, freePort, stackEnv, stackUp } from './processes.js'
 import { fill } from './replay.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
@@ -32,7 +32,7 @@ const topicEnv = (suffix: string) => ({ TOPIC_EVENTS: `catchup.${id}.events`, TO
 const log = createLogger('warn', { svc: 'bench-catchup' })
 const fillCfg = loadProjectorConfig({ ...base, ...topicEnv('fill'), CLICKHOUSE_DATABASE: `catchup_${id}_fill` })
 const { kafka, codec } = await openEventLog(fillCfg, 'bench-catchup', log)
-const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+const producer = createProducer(kafka, { idempotent: true })
 await producer.connect()
 say(`filling ${fillCfg.topics.events} with ${records.toLocaleString('en-US')} records`)
 await fill(producer, codec, fillCfg.topics.events, records, say).finally(() => producer.disconnect())

@@ -8,7 +8,7 @@
 // projector_consumer_lag gauge compares each batch with the high watermark of its own fetch, so
 // it reads 0 whenever a fetch reaches the end, however much arrived since.) The projector commits
 // every second (autoCommitInterval), so about a second of records is the floor.
-import type { Admin } from 'kafkajs'
+import type { Admin } from '../services/shared/src/kafka/client.js'
 
 export interface LagFigures {
   /** One sample per `everyMs` during the load, records behind. */

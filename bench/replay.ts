@@ -5,7 +5,7 @@
 // exact counts unchanged). With --profile the CLI runs under --cpu-prof.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Partitioners, type Producer } from 'kafkajs'
+import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
 import type { Codec } from '../schemas/codec.js'
 import type { EventRecord } from '../schemas/records.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
@@ -150,7 +150,7 @@ function runReplayCli(argv: string[], env: Record<string, string>, profileDir: s
 export async function replayBench(env: Record<string, string>, log: Logger, o: ReplayBenchOptions): Promise<ReplayBenchFigures> {
   const cfg = loadProjectorConfig(env)
   const { kafka, codec } = await openEventLog(cfg, 'bench-fill', log)
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   o.say(`replay: filling ${cfg.topics.events} with ${o.records.toLocaleString('en-US')} records (${cfg.topicPartitions} partitions)`)
   const filled = await fill(producer, codec, cfg.topics.events, o.records, o.say).finally(() => producer.disconnect())

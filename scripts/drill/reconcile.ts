@@ -1,7 +1,7 @@
 // Reading back what was stored: every event_id on the events topic (from the start, read_committed,
 // decoded with the project's codec) and every event_id in ClickHouse's `events FINAL`, after the
 // projector has caught up with the topic.
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../../services/shared/src/kafka/client.js'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Codec } from '../../schemas/codec.js'
 

@@ -86,3 +86,39 @@ t.test('no file under services/, scripts/ or schemas/ crosses the boundary', asy
   t.ok(files.size > 50, `found ${files.size} source files`)
   t.same(boundaryViolations(files), [])
 })
+
+// A11: the Kafka client is ours behind one port. Only services/shared/src/kafka/client.ts imports
+// kafkajs (the vendored copy in packages/kafkajs); everything else, tests, scripts and the bench
+// included, takes the client and its types from there.
+const KAFKA_PORT = 'services/shared/src/kafka/client.ts'
+// This file, whose examples below import kafkajs in strings.
+const THIS_FILE = 'test/architecture/boundaries.test.ts'
+
+/** Files among `files` other than the port that import kafkajs (or one of its files) themselves. */
+export function kafkajsImporters(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = []
+  for (const [file, source] of files) {
+    if (file === KAFKA_PORT || file === THIS_FILE) continue
+    const direct = importSpecifiers(source).some((spec) => spec === 'kafkajs' || spec.startsWith('kafkajs/'))
+    if (direct || /\brequire(?:\.resolve)?\(\s*['"`]kafkajs[/'"`]/.test(source)) out.push(file)
+  }
+  return out
+}
+
+t.test('the kafkajs check finds imports, type imports, dynamic imports and requires of kafkajs', async (t) => {
+  const files = new Map([
+    [KAFKA_PORT, `import kafkajs from 'kafkajs'`],
+    ['services/ingest/src/a.ts', `import type { Producer } from 'kafkajs'`],
+    ['test/b.test.ts', `const k = await import('kafkajs')`],
+    ['bench/c.ts', 'const r = require.resolve(`kafkajs/src/protocol/request.js`)'],
+    ['services/shared/src/d.ts', `import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'\nimport { Kafka } from './kafka/client.js'`],
+  ])
+  t.same(kafkajsImporters(files), ['services/ingest/src/a.ts', 'test/b.test.ts', 'bench/c.ts'])
+})
+
+t.test('no file but the Kafka port imports kafkajs', async (t) => {
+  const files = new Map<string, string>()
+  for (const dir of ['services', 'scripts', 'schemas', 'test', 'bench', 'sdk', 'deploy']) sources(dir, files)
+  t.ok(files.has(KAFKA_PORT), 'the port is there')
+  t.same(kafkajsImporters(files), [])
+})

@@ -13,7 +13,7 @@ import { RequestLimiter, EventRateLimiter, MemoryLimiterStore } from '../../serv
 import { createLogger } from '../../services/shared/src/log.js'
 import type { Codec } from '../../schemas/codec.js'
 import { RecordAppender } from '../../services/ingest/src/kafka/record-appender.js'
-import { Kafka, logLevel } from 'kafkajs'
+import { createKafkaClient, logLevel } from '../../services/shared/src/kafka/client.js'
 
 const EVENT = JSON.stringify({ event: 'order_completed', user: { id: 'u1' }, properties: { total: 9.5 } })
 const BATCH = () => JSON.stringify({ sent_at: new Date().toISOString(), events: [{ type: 'event', event: 'a', user: { id: 'u' } }, { type: 'identify', user: { id: 'u' } }, { type: 'event', event: 'b', user: { id: 'u' } }] })
@@ -91,7 +91,7 @@ t.test('unavailable Kafka and internal errors', async (t) => {
   t.test('503 from the real RecordAppender and kafkajs producer when no broker answers', async (t) => {
     // The stack must stay up, so this producer points at a port where nothing listens. (A
     // disconnect() of the running producer is no failure: kafkajs reconnects and Kafka acks.)
-    const dead = new Kafka({ clientId: 'contract-dead', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 }, connectionTimeout: 500 })
+    const dead = createKafkaClient({ clientId: 'contract-dead', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 }, connectionTimeout: 500 })
     const appender = new RecordAppender(
       () => dead.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } }),
       { lingerMs: 2, maxBatchRecords: 5000, maxBatchBytes: 900_000, transactional: false, poolSize: 1, flushTimeoutMs: 1500, maxQueuedRecords: 1000 },

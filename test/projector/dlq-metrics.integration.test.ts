@@ -1,7 +1,7 @@
 // Issue 4 (A3, A5): records the projector cannot decode go to the DLQ topic with the reason and
 // their place in the log, the projector goes on, and /metrics and /health report it.
 import t from 'tap'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { startServices, waitUntil } from '../support/harness.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../schemas/records.js'
@@ -15,7 +15,7 @@ t.test('bad records go to the DLQ with the reason; the projector keeps going', a
   const s = await startServices(t)
   const { key, accountId } = await s.createKey({ type: 'live' })
 
-  const producer = s.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(s.kafka)
   await producer.connect()
   t.teardown(() => producer.disconnect())
   // Magic byte 0 and the Event schema's id, but a body that schema does not read. (A schema id the

@@ -5,7 +5,7 @@
 // and deleted for good there; the proxy (test/support/registry-proxy.ts) plays the restore.
 import t from 'tap'
 import avro from 'avsc'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { startServices, waitUntil } from '../support/harness.js'
 import { registerThenLose, startRegistryProxy } from '../support/registry-proxy.js'
 import { makeEvent } from '../support/clickhouse-helpers.js'
@@ -32,7 +32,7 @@ t.test('a schema id the registry lost stalls its partition until the registry ha
   const account = `acct_${s.suffix}`
   const ev = (name: string) => makeEvent({ account_id: account, event: name, timestamp: Date.now(), received_at: Date.now() })
 
-  const producer = s.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(s.kafka)
   await producer.connect()
   t.teardown(() => producer.disconnect())
   const [sent] = await producer.send({

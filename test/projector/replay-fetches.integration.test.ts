@@ -5,7 +5,7 @@
 // replay fetches a few KB per partition at a time.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import type { Producer } from 'kafkajs'
+import type { Producer } from '../../services/shared/src/kafka/client.js'
 import { startServices, waitUntil, type TestServices } from '../support/harness.js'
 import { openEventLog } from '../../services/shared/src/event-log.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createClient as createClickHouseClient, ClickHouseLogLevel } from '@clickhouse/client'
-import { Partitioners, type Kafka, type Producer } from 'kafkajs'
+import { createProducer, type Kafka, type Producer } from '../../services/shared/src/kafka/client.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../../services/shared/src/kafka.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -49,7 +49,7 @@ async function fixture(t: Test): Promise<Fixture> {
   const admin = kafka.admin()
   await admin.connect()
   await ensureTopics(admin, topics, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1 })
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   const writerCodec = new Codec(createRegistry(REGISTRY_URL))
   await writerCodec.register(topics)
@@ -234,7 +234,7 @@ t.test('a partition whose last records are transaction markers is committed to i
   const ch = createClient({ url: CLICKHOUSE_URL })
   t.teardown(() => ch.close())
   const codec = new Codec(createRegistry(REGISTRY_URL))
-  const txp = f.kafka.producer({ transactionalId: `test-markers-${randomBytes(4).toString('hex')}`, maxInFlightRequests: 1, idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const txp = createProducer(f.kafka, { transactionalId: `test-markers-${randomBytes(4).toString('hex')}`, maxInFlightRequests: 1, idempotent: true })
   await txp.connect()
   t.teardown(() => txp.disconnect())
   const inTxn = async (commit: boolean, n: number) => {

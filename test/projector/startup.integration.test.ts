@@ -4,7 +4,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { createKafka } from '../../services/shared/src/kafka.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -62,7 +62,7 @@ t.test('the projector waits for the registry and ClickHouse at start, then proje
   const kafka = createKafka({ brokers: cfg.kafka.brokers, clientId: `test-${suffix}` }, createLogger('error'))
   const codec = new Codec(createRegistry(REGISTRY_URL))
   await codec.register(cfg.topics)
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   const ch = await createClickHouse({ ...cfg.clickhouse, url: CLICKHOUSE_URL })
   t.teardown(async () => {

@@ -5,7 +5,7 @@
 // holds more than PROJECTOR_MAX_ROWS rows, and the rows waiting for their write stay within the
 // back-pressure bound; every trait row is stored.
 import t from 'tap'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { startServices, waitUntil } from '../support/harness.js'
 import { makeIdentify } from '../support/clickhouse-helpers.js'
 
@@ -25,7 +25,7 @@ t.test('rows buffered and rows per insert stay bounded under trait-heavy identif
   const identify = (user: string, traits: string) => ({ key: user, value: codec.encode('Identify', makeIdentify({ account_id: account, user_id: user, traits, timestamp: Date.now(), received_at: Date.now() })) })
 
   const rssBefore = process.memoryUsage().rss
-  const producer = s.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(s.kafka)
   await producer.connect()
   t.teardown(() => producer.disconnect())
   await producer.send({ topic: s.topics.identifies, acks: -1, messages: Array.from({ length: 20 }, (_, i) => identify(`old${i}`, old)) })

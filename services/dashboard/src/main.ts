@@ -6,7 +6,7 @@
 import type { Server } from 'node:http'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../shared/src/kafka/client.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts/accounts-admin.js'
 import type { Logger } from '../../shared/src/log.js'
@@ -37,7 +37,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   // The dashboard only reads event data: as the read-only user with bounded queries when one is configured (H23).
   if (!cfg.clickhouseRead.readOnlyUser) log.warn('CLICKHOUSE_READ_USER is not set: the dashboard reads event data as CLICKHOUSE_USER, without the read-only user\'s query limits')
   const ch = openClickHouse(cfg.clickhouseRead)
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 })
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
   const liveStreams = new LiveStreams({
     perSession: cfg.liveStreamsPerSession,

@@ -4,8 +4,6 @@
 // accounts topic into the key table (A1) and starts accepting. A dependency that is down at start is
 // waited for, never a reason to exit (issue 9, item 6). `close()` drains: stop taking requests,
 // answer those in flight, flush the appender, disconnect.
-// First: the kafkajs replacements must be in place before any module loads kafkajs.
-import '../../shared/src/kafkajs-fixes-install.js'
 import { createServer, type Server } from 'node:http'
 import { Redis } from 'ioredis'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
@@ -28,7 +26,6 @@ import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
-import { logKafkajsFixes } from '../../shared/src/kafkajs-fixes-report.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // What start() waits for; once all are 'ok', readiness is the live checks of readinessOf.
@@ -189,7 +186,6 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       await listen(adminServer, cfg.admin.port, cfg.admin.host)
       await listen(server, cfg.port, cfg.host)
       log.info('ingest listening; waiting for its dependencies', { port: portOf(server, cfg.port), adminPort: portOf(adminServer, cfg.admin.port) })
-      logKafkajsFixes(log, 'slower record encoding')
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
       // enforced per instance until it comes (issue 14). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so

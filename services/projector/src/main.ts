@@ -3,10 +3,7 @@
 // and starts consuming. A dependency that is down at start or lost later is waited
 // for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
 // `close()` drains, also while start() is still waiting.
-// First: the kafkajs replacements must be in place before any module loads kafkajs.
-import '../../shared/src/kafkajs-fixes-install.js'
-import { logKafkajsFixes } from '../../shared/src/kafkajs-fixes-report.js'
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
@@ -30,7 +27,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const ch = openClickHouse(cfg.clickhouse)
   const { kafka, codec } = createEventLogClients(cfg, 'projector', log)
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
 
   const metrics = new Metrics()
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
@@ -81,7 +78,6 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
       const addr = server.address()
       log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
-      logKafkajsFixes(log, 'slower record decoding')
 
       const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
         ...waits,

@@ -1,35 +1,9 @@
-// Kafka client creation and topic setup, at the edge; services receive the clients they use.
-import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig, type SASLOptions } from 'kafkajs'
-import type { Logger } from './log.js'
+// Topic setup, at the edge; the client itself comes from the Kafka port (kafka/client.ts, A11).
+import { ConfigResourceTypes, type Admin, type ITopicConfig } from './kafka/client.js'
 import type { CommonConfig } from './env.js'
 import { AppError } from './errors.js'
 
-export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
-  const toLog = (level: logLevel) =>
-    level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug'
-  return new Kafka({
-    clientId: cfg.clientId,
-    brokers: cfg.brokers,
-    // Credentials pass through from config (KAFKA_SSL, KAFKA_SASL_*); none on the local stack.
-    ssl: cfg.ssl,
-    ...(cfg.sasl ? { sasl: cfg.sasl as SASLOptions } : {}),
-    logLevel: logLevel.WARN,
-    retry: { initialRetryTime: 100, retries: 8 },
-    logCreator: () => ({ namespace, level, log: entry }) => {
-      const { message, timestamp: _t, logger: _l, ...rest } = entry as any
-      // kafkajs warns loudly about rebalances it handles itself and about its partitioner change;
-      // nothing else is hidden (its producer warnings are how a durability problem shows first).
-      if (level === logLevel.WARN && /rebalanc|partitioner/i.test(String(message))) return
-      // Retriable broker answers (a coordinator loading, a transaction still completing) are retried
-      // by kafkajs; not errors for us.
-      if (namespace === 'Connection' && /coordinator|not available|loading|leader|concurrent/i.test(String((rest as any).error))) {
-        log.debug(`kafka: ${message}`, { namespace, ...rest })
-        return
-      }
-      log[toLog(level)](`kafka: ${message}`, { namespace, ...rest })
-    },
-  })
-}
+export { createKafka } from './kafka/client.js'
 
 /** The broker refused the topics as asked (a replication factor above the broker count, a bad
  * config value): waiting will not change its answer. */
@@ -88,7 +62,7 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
  * have the broker's default 1 MB, which refuses large requests on every retry. */
 export async function topicMaxMessageBytes(admin: Admin, topics: readonly string[]): Promise<Map<string, number>> {
   const { resources } = await admin.describeConfigs({
-    resources: topics.map((name) => ({ type: kafkajs.ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })),
+    resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })),
     includeSynonyms: false,
   })
   const out = new Map<string, number>()

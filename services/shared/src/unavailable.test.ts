@@ -1,10 +1,10 @@
 import t from 'tap'
-import kafkajs from 'kafkajs'
+import { KafkaErrors } from './kafka/client.js'
 import { TopicConfigError } from './kafka.js'
 import { isClickHouseUnavailable, isConnectionError, isKafkaUnavailable, isRegistryUnavailable } from './unavailable.js'
 import { ConfluentSchemaRegistryCompatibilityError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 
-const { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } = kafkajs
+const { ConnectionError: KafkaJSConnectionError, NumberOfRetriesExceeded: KafkaJSNumberOfRetriesExceeded, ProtocolError: KafkaJSProtocolError } = KafkaErrors
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' })
 
 t.test('connection errors, also when wrapped', async (t) => {

@@ -1,16 +1,14 @@
 // Telling "the dependency is not there (yet)" from "the dependency answered no", for waitFor's
 // retryIf: the first is waited out, the second is a real error (a bad migration, a refused topic
 // config) that waiting would only hide.
-import kafkajs from 'kafkajs'
+import { KafkaErrors } from './kafka/client.js'
 // The registry client's own errors (incompatible or invalid schema, bad argument) are not re-exported by its index.
 import { ConfluentSchemaRegistryError } from '@kafkajs/confluent-schema-registry/dist/errors.js'
 import { RegistryUnavailableError } from '../../../schemas/codec.js'
 import { TopicConfigError } from './kafka.js'
 import { CH_ERRORS, serverErrorCode } from '../../../schemas/clickhouse/server-error.js'
 
-// kafkajs is CommonJS and spreads its error classes into its exports, which Node's named-import
-// detection does not see; take them from the default export.
-const { KafkaJSProtocolError, KafkaJSSASLAuthenticationError } = kafkajs
+const { ProtocolError: KafkaJSProtocolError, SASLAuthenticationError: KafkaJSSASLAuthenticationError } = KafkaErrors
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
 const NETWORK_TEXT = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|Timeout error|timed out/i

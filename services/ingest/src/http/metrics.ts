@@ -4,7 +4,7 @@
 // process's own (CPU, RSS, event-loop lag) for soak runs. One registry per service instance, so
 // tests that start several instances in one process do not share counters.
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
-import { kafkajsFixesGauges } from '../../../shared/src/kafkajs-fixes-report.js'
+import { kafkaClientInfoGauge } from '../../../shared/src/kafka/client-info.js'
 import type { AppenderStats } from '../kafka/record-appender.js'
 
 export interface IngestMetricsSources {
@@ -68,7 +68,7 @@ export class IngestMetrics {
     })
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'ingest_' })
     new Gauge({ name: 'ingest_append_queue_records', help: 'Records waiting for a Kafka producer.', registers: [r], collect() { this.set(sources.queuedRecords()) } })
-    kafkajsFixesGauges(r, 'ingest')
+    kafkaClientInfoGauge(r, 'ingest')
     new Gauge({ name: 'ingest_ready', help: '1 when this instance can accept requests (GET /health/ready).', registers: [r], collect() { this.set(sources.ready() ? 1 : 0) } })
     new Gauge({
       name: 'ingest_accounts_silence_seconds',

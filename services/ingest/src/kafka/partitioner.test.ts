@@ -1,12 +1,12 @@
 // The cached partitioner must pick exactly the partitions kafkajs's DefaultPartitioner picks.
 import t from 'tap'
-import { Partitioners } from 'kafkajs'
+import { defaultPartitioner } from '../../../shared/src/kafka/client.js'
 import { CachedDefaultPartitioner, PARTITION_CACHE_MAX_KEYS } from './partitioner.js'
 
 const meta = (n: number) => Array.from({ length: n }, (_, i) => ({ partitionId: i, leader: 1, replicas: [1], isr: [1] })) as any
 
 t.test('same partition as the default, across partition counts and cache resets', async (t) => {
-  const def = Partitioners.DefaultPartitioner()
+  const def = defaultPartitioner()
   const cached = CachedDefaultPartitioner()
   let mismatches = 0
   for (const n of [6, 3, 6, 12]) {

@@ -3,12 +3,12 @@
 // send again and again; the default recomputes murmur2 over a fresh Buffer and filters the
 // partition list for every message, a few per cent of ingest CPU under load. Results are exactly
 // the default's: a hit is only used while the topic's partition count is unchanged.
-import { Partitioners, type ICustomPartitioner, type PartitionerArgs } from 'kafkajs'
+import { defaultPartitioner, type ICustomPartitioner, type PartitionerArgs } from '../../../shared/src/kafka/client.js'
 
 export const PARTITION_CACHE_MAX_KEYS = 20_000
 
 export const CachedDefaultPartitioner: ICustomPartitioner = () => {
-  const inner = Partitioners.DefaultPartitioner()
+  const inner = defaultPartitioner()
   // key -> numPartitions * 2^20 + partition (one number per entry; partitions < 2^20).
   const cache = new Map<string, number>()
   return (args: PartitionerArgs) => {

@@ -25,7 +25,7 @@
 // send routed records to one partition only: kafkajs rolled that partition's sequence back and the
 // broker wrote nothing, so the numbers still agree. A send that touched several partitions may have
 // written the others, so its producer is retired as above, but the instance stays ready.
-import type { Producer, Message, RecordMetadata } from 'kafkajs'
+import type { Producer, Message, RecordMetadata } from '../../../shared/src/kafka/client.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { routesOf, type RoutedPartitions } from './routed-partitions.js'

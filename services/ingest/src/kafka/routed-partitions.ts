@@ -10,7 +10,7 @@
 // fails the flush like any other failure (503, producer retired; the records may or may not be
 // stored, and a retry with the same message_id is deduplicated, H16). A producer carries one flush at
 // a time (record-appender.ts), so the routes recorded between two checks are that flush's.
-import type { ICustomPartitioner, Producer, RecordMetadata } from 'kafkajs'
+import type { ICustomPartitioner, Producer, RecordMetadata } from '../../../shared/src/kafka/client.js'
 
 export class RoutedPartitions {
   // topic -> partitions routed since the last reset. Numbers in a Set per topic rather than a

@@ -4,7 +4,7 @@
 // lag). One registry per instance, so tests that start several projectors in one process do not
 // share counters. The hot path only adds to counters; lag is computed when /metrics is read.
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
-import { kafkajsFixesGauges } from '../../../shared/src/kafkajs-fixes-report.js'
+import { kafkaClientInfoGauge } from '../../../shared/src/kafka/client-info.js'
 
 export type RecordKind = 'event' | 'identify'
 
@@ -75,7 +75,7 @@ export class Metrics {
   constructor(opts: { processMetrics?: boolean } = {}) {
     const r = this.registry
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'projector_' })
-    kafkajsFixesGauges(r, 'projector')
+    kafkaClientInfoGauge(r, 'projector')
     // Both kinds show from the start, so a graph (or a test) sees 0 rather than no series.
     this.schemasMissing.inc(0)
     for (const kind of ['event', 'identify'] as const) {

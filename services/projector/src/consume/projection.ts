@@ -4,7 +4,7 @@
 // rows are built: as they are decoded, or in the write when rows are built after the H16 lookup
 // (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
 // to find the records at fault. Either way the rest of the batch is written.
-import type { KafkaMessage, Producer } from 'kafkajs'
+import type { KafkaMessage, Producer } from '../../../shared/src/kafka/client.js'
 import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'

@@ -8,7 +8,7 @@
 // While a batch waits for ClickHouse or the registry the member keeps heartbeating, so a slow
 // dependency does not get it evicted from the group (issue 9, item 5). stop() drains: it stops
 // fetching, writes what is buffered and commits it, giving up only after drainMs.
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs'
+import type { Consumer, EachBatchPayload, Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'

@@ -1,7 +1,5 @@
 // npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (issue 4).
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
-// First: the kafkajs replacements must be in place before any module loads kafkajs.
-import '../../../shared/src/kafkajs-fixes-install.js'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadProjectorConfig } from '../config.js'

@@ -1,7 +1,7 @@
 // The replay subsystem (issue 4, A1): rebuild the ClickHouse projections from the topics, into the
 // live tables (idempotent, A5) or into a fresh database that can then be swapped in. Entered
 // through runReplayCommand, which the CLI (cli.ts, `npm run replay`) and the tests call.
-import { Partitioners } from 'kafkajs'
+import { createProducer } from '../../../shared/src/kafka/client.js'
 import { Codec, createRegistry } from '../../../../schemas/codec.js'
 import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import { createClickHouse } from '../../../shared/src/clickhouse.js'
@@ -49,7 +49,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   const ch = await createClickHouse(cfg.clickhouse)
   const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-replay` }, log)
   const admin = kafka.admin()
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
   try {
     await admin.connect()
     const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))

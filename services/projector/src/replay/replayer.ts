@@ -16,7 +16,7 @@
 // are not written yet. Nothing is committed to Kafka, so this needs no ordering beyond the
 // buffer's own (flushes run one at a time, in order) and the final flush before returning.
 import { randomBytes } from 'node:crypto'
-import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, Producer } from 'kafkajs'
+import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'

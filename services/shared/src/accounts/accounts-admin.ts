@@ -2,7 +2,7 @@
 // the dashboard: it keeps a snapshot of the topic (followed from the start) to validate changes,
 // and every change is a new record; nothing lives only in this process.
 import { randomUUID } from 'node:crypto'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka, Producer } from '../kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
 import { generateKey } from './key-hash.js'

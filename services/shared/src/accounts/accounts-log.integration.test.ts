@@ -2,7 +2,7 @@
 // revocation would be missed until restart). The registry is the real one behind a TCP gate.
 import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
-import { Partitioners, type Kafka } from 'kafkajs'
+import { createProducer, type Kafka } from '../kafka/client.js'
 import avro from 'avsc'
 import { Codec, createRegistry, loadAvsc } from '../../../../schemas/codec.js'
 import { createKafka, ensureTopics } from '../kafka.js'
@@ -44,7 +44,7 @@ t.test('the follower waits for the registry instead of skipping the record', asy
   })
   const writerCodec = new Codec(createRegistry(REGISTRY_URL))
   await writerCodec.register(topics)
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   t.teardown(() => producer.disconnect())
   await new AccountsWriter(producer, writerCodec, topics.accounts).write([
@@ -90,7 +90,7 @@ t.test('the follower waits for a schema the registry lost instead of skipping th
   body.copy(lostRecord, 5)
   const writerCodec = new Codec(createRegistry(REGISTRY_URL))
   await writerCodec.register({ events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: topic, dlq: `test.${suffix}.dlq` })
-  const producer = kafka.producer({ idempotent: true, createPartitioner: Partitioners.DefaultPartitioner })
+  const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   t.teardown(() => producer.disconnect())
   await producer.send({ topic, acks: -1, messages: [{ key: `plan:lost-${suffix}`, value: lostRecord }] })

@@ -1,6 +1,6 @@
 // The compacted accounts topic (A1, A3): accounts, plans and API keys as records. Writers append;
 // every service that needs the table follows the whole topic from the beginning into memory.
-import type { Kafka, Producer, Consumer } from 'kafkajs'
+import type { Kafka, Producer, Consumer } from '../kafka/client.js'
 import { randomUUID } from 'node:crypto'
 import { RegistryUnavailableError, SchemaMissingError, type Codec } from '../../../../schemas/codec.js'
 import { accountsKey, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../../schemas/records.js'

@@ -1,0 +1,5 @@
+const roundRobin = require('./roundRobinAssigner')
+
+module.exports = {
+  roundRobin,
+}

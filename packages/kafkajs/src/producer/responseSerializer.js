@@ -1,0 +1,4 @@
+module.exports = ({ topics }) =>
+  topics.flatMap(({ topicName, partitions }) =>
+    partitions.map(partition => ({ topicName, ...partition }))
+  )

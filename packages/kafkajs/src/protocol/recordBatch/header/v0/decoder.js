@@ -1,0 +1,4 @@
+module.exports = decoder => ({
+  key: decoder.readVarIntString(),
+  value: decoder.readVarIntBytes(),
+})

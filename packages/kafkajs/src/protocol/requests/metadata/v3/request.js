@@ -1,0 +1,8 @@
+const requestV1 = require('../v1/request')
+
+/**
+ * Metadata Request (Version: 3) => [topics]
+ *   topics => STRING
+ */
+
+module.exports = ({ topics }) => Object.assign(requestV1({ topics }), { apiVersion: 3 })

@@ -1,0 +1,4 @@
+module.exports = {
+  request: require('./request'),
+  response: require('./response'),
+}

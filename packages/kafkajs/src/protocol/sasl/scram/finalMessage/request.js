@@ -1,0 +1,5 @@
+const Encoder = require('../../../encoder')
+
+module.exports = ({ finalMessage }) => ({
+  encode: async () => new Encoder().writeBytes(finalMessage).buffer,
+})

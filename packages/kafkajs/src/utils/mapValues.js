@@ -1,0 +1,10 @@
+const { entries } = Object
+
+module.exports = (obj, mapper) =>
+  entries(obj).reduce(
+    (acc, [key, value]) => ({
+      ...acc,
+      [key]: mapper(value, key),
+    }),
+    {}
+  )

@@ -1,0 +1,10 @@
+module.exports = fn => {
+  let called = false
+
+  return (...args) => {
+    if (!called) {
+      called = true
+      return fn(...args)
+    }
+  }
+}

@@ -1,0 +1,4 @@
+module.exports = timeInMs =>
+  new Promise(resolve => {
+    setTimeout(resolve, timeInMs)
+  })

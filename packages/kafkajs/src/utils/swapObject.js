@@ -1,0 +1,3 @@
+const { keys } = Object
+module.exports = object =>
+  keys(object).reduce((result, key) => ({ ...result, [object[key]]: key }), {})

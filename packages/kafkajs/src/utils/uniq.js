@@ -1,0 +1,3 @@
+const uniq = arr => [...new Set(arr)]
+
+module.exports = uniq
