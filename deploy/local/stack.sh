@@ -31,7 +31,8 @@ WITH_REDIS="${STACK_WITH_REDIS:-0}"
 # Pinned: the launcher uses chdb's low-level entry (deploy/local/chdb/server.py), which may change.
 CHDB_CORE_VERSION="26.9.0"
 # Fixed when this file is read: cluster.sh moves STACK_DIR to its own directory, the install stays.
-CHDB_VENV="$STACK_DIR/chdb-venv"
+# The drill's own stack points it at the shared stack's install (560 MB) instead of making another.
+CHDB_VENV="${CHDB_VENV:-$STACK_DIR/chdb-venv}"
 KAFKA_HEAP="${KAFKA_HEAP:--Xms256m -Xmx768m}"
 REGISTRY_HEAP="${REGISTRY_HEAP:--Xms128m -Xmx512m}"
 READY_TIMEOUT="${STACK_READY_TIMEOUT:-120}"

@@ -9,11 +9,10 @@ import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer
 import { createTestDatabase, makeEvent, makeIdentify } from '../support/clickhouse-helpers.js'
 import { markdownSection, namedSqlBlocks } from '../support/readme-sql.js'
 
-const currentUrl = `http://127.0.0.1:${process.env.CLICKHOUSE_CURRENT_HTTP_PORT || '18223'}`
 const readme = await readFile(fileURLToPath(new URL('../../schemas/clickhouse/README.md', import.meta.url)), 'utf8')
 const queries = namedSqlBlocks(markdownSection(readme, 'Analytics on current ClickHouse'))
 
-const db = await createTestDatabase({ prefix: 'readme_current', t, env: { ...process.env, CLICKHOUSE_URL: currentUrl } })
+const db = await createTestDatabase({ prefix: 'readme_current', t })
 const { client, database } = db
 // Numbers as JSON numbers on every version (25.8 changed the default for 64-bit integers).
 const read = async <T>(query: string) =>
@@ -80,7 +79,7 @@ t.before(async () => {
 
 t.test('the server is current ClickHouse (24.8 or later)', async (t) => {
   const [row] = await read<{ major: number; minor: number }>('SELECT toUInt32(splitByChar(\'.\', version())[1]) AS major, toUInt32(splitByChar(\'.\', version())[2]) AS minor')
-  t.ok(row!.major > 24 || (row!.major === 24 && row!.minor >= 8), `version ${row!.major}.${row!.minor} at ${currentUrl}`)
+  t.ok(row!.major > 24 || (row!.major === 24 && row!.minor >= 8), `version ${row!.major}.${row!.minor} at ${db.url}`)
 })
 
 t.test('every query of the section is checked below', async (t) => {
