@@ -150,8 +150,8 @@ export async function runEndToEnd(
   const poll = async () => {
     const rows = await (
       await ch.query({
-        // ClickHouse 18.16 has no query parameters; both values are the bench's own [a-z0-9_] names.
-        query: `SELECT event_id FROM ${database}.events WHERE account_id = '${accountId}' AND event = '${marker}'`,
+        query: `SELECT event_id FROM ${database}.events WHERE account_id = {account:String} AND event = {marker:String}`,
+        query_params: { account: accountId, marker },
         format: 'JSONEachRow',
       })
     ).json<{ event_id: string }>()

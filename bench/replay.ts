@@ -102,10 +102,12 @@ export async function fill(producer: Producer, codec: Codec, topic: string, n: n
   return { durationSec, recordsPerSec: Math.round(n / durationSec), bytes }
 }
 
-/** The local stack's ClickHouse server (deploy/local/stack.sh writes its pid), or null. */
+/** The local stack's ClickHouse server, or null. deploy/local/stack.sh records its supervisor's pid
+ * (deploy/local/chdb/server.py, docs/design.md A7), whose one child is the server doing the work. */
 function clickhousePid(env: Record<string, string>): number | null {
   try {
-    const pid = Number(readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'clickhouse.pid'), 'utf8').trim())
+    const supervisor = readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'clickhouse.pid'), 'utf8').trim()
+    const pid = Number(readFileSync(`/proc/${supervisor}/task/${supervisor}/children`, 'utf8').trim().split(' ')[0])
     return cpuSeconds(pid) === null ? null : pid
   } catch {
     return null

@@ -129,7 +129,7 @@ async function main() {
   }
   const demo = JSON.parse(readFileSync(DEMO_FILE, 'utf8'))
   const db = env.CLICKHOUSE_DATABASE ?? 'tracking'
-  const chPort = env.CLICKHOUSE_TCP_PORT ?? '19000'
+  const chUrl = env.CLICKHOUSE_URL ?? 'http://127.0.0.1:18123'
   process.stdout.write(`
 \x1b[1mReady in ${((Date.now() - t0) / 1000).toFixed(1)}s.\x1b[0m
   ingest      http://127.0.0.1:${ingestPort}   (POST /v1/event, /v1/events; GET /openapi.json)
@@ -145,7 +145,7 @@ Send a first event with the demo test key (${demo.key_id}, kept in .stack/demo-k
 
 See it in ClickHouse (within a second or two):
 
-  clickhouse-client --port ${chPort} -q "SELECT event_id, event, user_id, timestamp FROM ${db}.events FINAL ORDER BY timestamp DESC LIMIT 5"
+  curl -s ${chUrl} --data-binary "SELECT event_id, event, user_id, timestamp FROM ${db}.events FINAL ORDER BY timestamp DESC LIMIT 5"
 
 Ctrl-C stops the services.
 `)

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The local stack: Kafka (KRaft, one node), Apicurio Registry 3 (Confluent-compatible API) and
-# ClickHouse, installed on first use and started on loopback; with --with-redis also Redis (the
-# shared limiter state of several ingest instances; one instance does not need it); with
-# --with-clickhouse-current also a current ClickHouse (26.9 from PyPI's chdb-core, on its own ports,
-# docs/design.md A7; deploy/local/clickhouse-current.sh runs it alone). Data and logs live under
-# .stack/ (git-ignored).
-# Usage: stack.sh up [--with-redis] [--with-clickhouse-current] | down | status | install [...] | logs [component]
+# ClickHouse 26.9 (ClickHouse's own server embedded in PyPI's chdb-core, docs/design.md A7 and A8;
+# deploy/local/clickhouse.sh runs it alone), installed on first use and started on loopback; with
+# --with-redis also Redis (the shared limiter state of several ingest instances; one instance does
+# not need it). Data and logs live under .stack/ (git-ignored).
+# Usage: stack.sh up [--with-redis] | down | status | install [...] | logs [component]
 #        stack.sh up|down|status|install|logs --profile cluster  (deploy/local/cluster.sh)
+# --with-clickhouse-current is still accepted and does nothing: the current ClickHouse is the one (A8).
 #
 # Installs are cached: Kafka's jars and the registry's zip come from Maven Central through Maven
-# (they stay in ~/.m2 and .stack/), ClickHouse and Redis from Debian's packages, the current
-# ClickHouse from PyPI (chdb-core, pinned) into a venv in .stack/.
+# (they stay in ~/.m2 and .stack/), Redis from Debian's packages, ClickHouse from PyPI (chdb-core,
+# pinned) into a venv in .stack/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,9 +30,9 @@ REDIS_PORT="${REDIS_PORT:-16379}"
 WITH_REDIS="${STACK_WITH_REDIS:-0}"
 # Pinned: the launcher uses chdb's low-level entry (deploy/local/chdb/server.py), which may change.
 CHDB_CORE_VERSION="26.9.0"
-CLICKHOUSE_CURRENT_HTTP_PORT="${CLICKHOUSE_CURRENT_HTTP_PORT:-18223}"
-CLICKHOUSE_CURRENT_TCP_PORT="${CLICKHOUSE_CURRENT_TCP_PORT:-19100}"
-WITH_CLICKHOUSE_CURRENT="${STACK_WITH_CLICKHOUSE_CURRENT:-0}"
+# Fixed when this file is read: cluster.sh moves STACK_DIR to its own directory, the install stays.
+# The drill's own stack points it at the shared stack's install (560 MB) instead of making another.
+CHDB_VENV="${CHDB_VENV:-$STACK_DIR/chdb-venv}"
 KAFKA_HEAP="${KAFKA_HEAP:--Xms256m -Xmx768m}"
 REGISTRY_HEAP="${REGISTRY_HEAP:--Xms128m -Xmx512m}"
 READY_TIMEOUT="${STACK_READY_TIMEOUT:-120}"
@@ -106,18 +106,6 @@ install_registry() {
   say "registry installed"
 }
 
-install_clickhouse() {
-  command -v clickhouse-server >/dev/null 2>&1 && return 0
-  say "installing ClickHouse from Debian's clickhouse-server package (first run only)..."
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q clickhouse-server clickhouse-client; } \
-    >"$LOGS/install-clickhouse.log" 2>&1 \
-    || fail clickhouse "apt-get install clickhouse-server failed" "$LOGS/install-clickhouse.log"
-  command -v clickhouse-server >/dev/null 2>&1 || fail clickhouse "clickhouse-server is not on PATH after install"
-  say "ClickHouse installed: $(clickhouse-server --version 2>/dev/null | head -n1)"
-}
-
 install_redis() {
   command -v redis-server >/dev/null 2>&1 && return 0
   say "installing Redis from Debian's redis-server package (first run only)..."
@@ -139,13 +127,13 @@ need_python_venv() {
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends python3-venv; } \
     >"$LOGS/install-python-venv.log" 2>&1 \
-    || fail clickhouse-current "apt-get install python3-venv failed" "$LOGS/install-python-venv.log"
-  python_venv_ok || fail clickhouse-current "Python 3.9 or later with venv is needed for chdb-core, found: $(python3 --version 2>&1)"
+    || fail clickhouse "apt-get install python3-venv failed" "$LOGS/install-python-venv.log"
+  python_venv_ok || fail clickhouse "Python 3.9 or later with venv is needed for chdb-core, found: $(python3 --version 2>&1)"
 }
 
 # ClickHouse's own server, embedded in PyPI's chdb-core (no pandas or pyarrow needed: --no-deps).
-install_clickhouse_current() {
-  local venv="$STACK_DIR/chdb-venv" marker="$STACK_DIR/chdb-venv/.installed-chdb-core-$CHDB_CORE_VERSION"
+install_clickhouse() {
+  local venv="$CHDB_VENV" marker="$CHDB_VENV/.installed-chdb-core-$CHDB_CORE_VERSION"
   [ -f "$marker" ] && return 0
   need_python_venv
   say "installing ClickHouse 26.9 (chdb-core $CHDB_CORE_VERSION from PyPI into $venv: 180 MB download, 560 MB installed; first run only)..."
@@ -154,10 +142,10 @@ install_clickhouse_current() {
   { python3 -m venv "$venv" \
     && "$venv/bin/pip" install -q --disable-pip-version-check --no-deps "chdb-core==$CHDB_CORE_VERSION" \
     && (cd "$venv" && "$venv/bin/python" -c 'import chdb; print("ClickHouse", chdb.engine_version)'); } \
-    >"$LOGS/install-clickhouse-current.log" 2>&1 \
-    || fail clickhouse-current "pip install chdb-core==$CHDB_CORE_VERSION failed" "$LOGS/install-clickhouse-current.log"
+    >"$LOGS/install-clickhouse.log" 2>&1 \
+    || fail clickhouse "pip install chdb-core==$CHDB_CORE_VERSION failed" "$LOGS/install-clickhouse.log"
   touch "$marker"
-  say "ClickHouse current installed: $(tail -n1 "$LOGS/install-clickhouse-current.log")"
+  say "ClickHouse installed: $(tail -n1 "$LOGS/install-clickhouse.log")"
 }
 
 do_install() {
@@ -167,7 +155,6 @@ do_install() {
   install_registry
   install_clickhouse
   [ "$WITH_REDIS" = 1 ] && install_redis
-  [ "$WITH_CLICKHOUSE_CURRENT" = 1 ] && install_clickhouse_current
   return 0
 }
 
@@ -177,9 +164,7 @@ render() { # template out: replaces @VARS@ from the environment of this script
       -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
       -e "s#@KAFKA_CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
       -e "s#@CLICKHOUSE_HTTP_PORT@#$CLICKHOUSE_HTTP_PORT#g" \
-      -e "s#@CLICKHOUSE_TCP_PORT@#$CLICKHOUSE_TCP_PORT#g" \
-      -e "s#@CLICKHOUSE_CURRENT_HTTP_PORT@#$CLICKHOUSE_CURRENT_HTTP_PORT#g" \
-      -e "s#@CLICKHOUSE_CURRENT_TCP_PORT@#$CLICKHOUSE_CURRENT_TCP_PORT#g" "$1" >"$2"
+      -e "s#@CLICKHOUSE_TCP_PORT@#$CLICKHOUSE_TCP_PORT#g" "$1" >"$2"
 }
 
 start_kafka() {
@@ -225,46 +210,31 @@ start_registry() {
   echo $! >"$RUN/registry.pid"
 }
 
-start_clickhouse() {
-  if pid_alive clickhouse; then
-    # A running server re-reads users.xml within seconds: new users and profiles apply without a restart.
-    cp "$HERE/clickhouse/users.xml" "$STACK_DIR/clickhouse/users.xml"
-    say "clickhouse already running (pid $(cat "$RUN/clickhouse.pid"))"; return 0
-  fi
+check_clickhouse_ports() {
   check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT
   check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT
+}
+
+start_clickhouse() {
   local dir="$STACK_DIR/clickhouse" log="$LOGS/clickhouse.log"
-  mkdir -p "$dir/data/tmp" "$dir/data/user_files" "$dir/data/format_schemas"
-  render "$HERE/clickhouse/config.xml" "$dir/config.xml"
-  cp "$HERE/clickhouse/users.xml" "$dir/users.xml"
-  say "starting clickhouse on 127.0.0.1:$CLICKHOUSE_HTTP_PORT (http) and :$CLICKHOUSE_TCP_PORT (native)"
-  nohup clickhouse-server --config-file="$dir/config.xml" </dev/null >"$log" 2>&1 &
-  echo $! >"$RUN/clickhouse.pid"
-}
-
-check_clickhouse_current_ports() {
-  check_port_free clickhouse-current "$CLICKHOUSE_CURRENT_HTTP_PORT" CLICKHOUSE_CURRENT_HTTP_PORT
-  check_port_free clickhouse-current "$CLICKHOUSE_CURRENT_TCP_PORT" CLICKHOUSE_CURRENT_TCP_PORT
-}
-
-start_clickhouse_current() {
-  local dir="$STACK_DIR/clickhouse-current" log="$LOGS/clickhouse-current.log"
-  if pid_alive clickhouse-current; then
-    # LocalServer reads users.xml once, at start (unlike 18.16's server): a change needs a restart.
+  if pid_alive clickhouse; then
+    # LocalServer reads users.xml once, at start: a change needs a restart.
     { cmp -s "$HERE/clickhouse/users.xml" "$dir/users.xml" && diff -rq "$HERE/chdb/users.d" "$dir/users.d" >/dev/null 2>&1; } \
-      || say "clickhouse-current: its users changed (deploy/local/clickhouse/users.xml, deploy/local/chdb/users.d); restart it to apply (down, then up)"
-    say "clickhouse-current already running (pid $(cat "$RUN/clickhouse-current.pid"))"; return 0
+      || say "clickhouse: its users changed (deploy/local/clickhouse/users.xml, deploy/local/chdb/users.d); restart it to apply (deploy/local/clickhouse.sh down, then up)"
+    say "clickhouse already running (pid $(cat "$RUN/clickhouse.pid"))"; return 0
   fi
-  check_clickhouse_current_ports
-  mkdir -p "$dir/data"
+  check_clickhouse_ports
+  # 18.16 kept its data in $dir/data, which 26.9 does not read (A8): a new directory, the old one left alone.
+  [ -d "$dir/data/metadata" ] && say "clickhouse: $dir/data holds ClickHouse 18.16's data, which is no longer read (A8); delete it, and replay to rebuild (npm run replay)"
+  mkdir -p "$dir/db"
   render "$HERE/chdb/config.xml" "$dir/config.xml"
-  # The same users as 18.16, and users.d/ putting back a packaged server's defaults (docs/design.md A7).
+  # The project's users (deploy/local/clickhouse/users.xml), and users.d/ putting back a packaged server's defaults (A7).
   cp "$HERE/clickhouse/users.xml" "$dir/users.xml"
   rm -rf "$dir/users.d"; cp -r "$HERE/chdb/users.d" "$dir/users.d"
-  say "starting clickhouse-current (26.9) on 127.0.0.1:$CLICKHOUSE_CURRENT_HTTP_PORT (http) and :$CLICKHOUSE_CURRENT_TCP_PORT (native)"
+  say "starting clickhouse (26.9) on 127.0.0.1:$CLICKHOUSE_HTTP_PORT (http) and :$CLICKHOUSE_TCP_PORT (native)"
   # The pid is the supervisor's (deploy/local/chdb/server.py): SIGTERM stops the server cleanly.
-  nohup "$STACK_DIR/chdb-venv/bin/python" "$HERE/chdb/server.py" "$dir" "$dir/data" </dev/null >"$log" 2>&1 &
-  echo $! >"$RUN/clickhouse-current.pid"
+  nohup "$CHDB_VENV/bin/python" "$HERE/chdb/server.py" "$dir" "$dir/db" </dev/null >"$log" 2>&1 &
+  echo $! >"$RUN/clickhouse.pid"
 }
 
 start_redis() {
@@ -284,7 +254,6 @@ start_redis() {
 kafka_ready() { port_open "$KAFKA_PORT" && grep -q "Kafka Server started" "$LOGS/kafka.log"; }
 registry_ready() { curl -fsS "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects" >/dev/null; }
 clickhouse_ready() { [ "$(curl -fsS "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT/ping" 2>/dev/null)" = "Ok." ]; }
-clickhouse_current_ready() { [ "$(curl -fsS "http://127.0.0.1:$CLICKHOUSE_CURRENT_HTTP_PORT/ping" 2>/dev/null)" = "Ok." ]; }
 redis_ready() { [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" = "PONG" ]; }
 
 do_up() {
@@ -293,15 +262,13 @@ do_up() {
   # A taken port is reported before anything is downloaded.
   pid_alive kafka || { check_port_free kafka "$KAFKA_PORT" KAFKA_PORT; check_port_free kafka "$KAFKA_CONTROLLER_PORT" KAFKA_CONTROLLER_PORT; }
   pid_alive registry || check_port_free registry "$REGISTRY_PORT" REGISTRY_PORT
-  pid_alive clickhouse || { check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLICKHOUSE_HTTP_PORT; check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLICKHOUSE_TCP_PORT; }
+  pid_alive clickhouse || check_clickhouse_ports
   [ "$WITH_REDIS" = 1 ] && { pid_alive redis || check_port_free redis "$REDIS_PORT" REDIS_PORT; }
-  [ "$WITH_CLICKHOUSE_CURRENT" = 1 ] && { pid_alive clickhouse-current || check_clickhouse_current_ports; }
   do_install
   start_kafka
   start_registry
   start_clickhouse
   [ "$WITH_REDIS" = 1 ] && start_redis
-  [ "$WITH_CLICKHOUSE_CURRENT" = 1 ] && start_clickhouse_current
   wait_until clickhouse "$LOGS/clickhouse.log" "$READY_TIMEOUT" clickhouse_ready
   wait_until kafka "$LOGS/kafka.log" "$READY_TIMEOUT" kafka_ready
   wait_until registry "$LOGS/registry.log" "$READY_TIMEOUT" registry_ready
@@ -309,10 +276,6 @@ do_up() {
   if [ "$WITH_REDIS" = 1 ]; then
     wait_until redis "$LOGS/redis.log" "$READY_TIMEOUT" redis_ready
     extra=", redis redis://127.0.0.1:$REDIS_PORT"
-  fi
-  if [ "$WITH_CLICKHOUSE_CURRENT" = 1 ]; then
-    wait_until clickhouse-current "$LOGS/clickhouse-current.log" "$READY_TIMEOUT" clickhouse_current_ready
-    extra="$extra, clickhouse-current http://127.0.0.1:$CLICKHOUSE_CURRENT_HTTP_PORT"
   fi
   say "stack up in $((SECONDS - t0))s: kafka 127.0.0.1:$KAFKA_PORT, registry http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7, clickhouse http://127.0.0.1:$CLICKHOUSE_HTTP_PORT$extra"
 }
@@ -336,6 +299,7 @@ do_down() {
   stop_one clickhouse
   stop_one kafka
   [ -f "$RUN/redis.pid" ] && stop_one redis
+  # A stack started before A8 ran ClickHouse 26.9 beside 18.16 as clickhouse-current: stop it too.
   [ -f "$RUN/clickhouse-current.pid" ] && stop_one clickhouse-current
   return 0
 }
@@ -358,9 +322,6 @@ do_status() {
   report registry "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" registry_ready
   report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
   if [ "$WITH_REDIS" = 1 ] || [ -f "$RUN/redis.pid" ]; then report redis "redis://127.0.0.1:$REDIS_PORT" redis_ready; fi
-  if [ "$WITH_CLICKHOUSE_CURRENT" = 1 ] || [ -f "$RUN/clickhouse-current.pid" ]; then
-    report clickhouse-current "http://127.0.0.1:$CLICKHOUSE_CURRENT_HTTP_PORT" clickhouse_current_ready
-  fi
   return $rc
 }
 
@@ -388,7 +349,7 @@ set -- "${rest[@]}"
 for arg in "$@"; do
   case "$arg" in
     --with-redis) WITH_REDIS=1 ;;
-    --with-clickhouse-current) WITH_CLICKHOUSE_CURRENT=1 ;;
+    --with-clickhouse-current) ;; # before A8 it started 26.9 beside 18.16; now that is the one ClickHouse
     *) [ "$cmd" = logs ] || { echo "unknown option: $arg" >&2; exit 2; } ;;
   esac
 done
@@ -399,5 +360,5 @@ case "$cmd" in
   status) do_status ;;
   install) do_install ;;
   logs) tail -n 50 "$LOGS/${1:-kafka}.log" ;;
-  *) echo "usage: $0 up [--with-redis]|down|status|install [--with-redis]|logs [kafka|registry|clickhouse|redis|clickhouse-current]; up, status and install take --with-clickhouse-current too  (--profile cluster: see deploy/local/cluster.sh)" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--with-redis]|down|status|install [--with-redis]|logs [kafka|registry|clickhouse|redis]  (--profile cluster: see deploy/local/cluster.sh)" >&2; exit 2 ;;
 esac

@@ -1,9 +1,9 @@
 // Client-side parameter binding for ClickHouse.
 //
-// ClickHouse 18.16 (A6) has no server-side query parameters ({name:Type} with
-// param_name settings), so values are rendered into the query text here, as
-// literals with full escaping. Identifiers (database, table and column names)
-// cannot be quoted portably across 18.16 and 24.x, so they are validated instead.
+// Values are rendered into the query text here, as literals with full escaping;
+// identifiers (database, table and column names) are validated instead. It was
+// written for ClickHouse 18.16, which had no server-side query parameters; every
+// supported server has them now (A9); the project's queries still bind here.
 //
 //   sql`SELECT count() FROM ${ident(db, 'events')} WHERE account_id = ${id}`
 //   bind('SELECT * FROM {db:Identifier}.events WHERE user_id = {u}', { db, u })

@@ -50,6 +50,8 @@ export class OwnStack {
       REGISTRY_PORT: String(this.ports.registry),
       CLICKHOUSE_HTTP_PORT: String(this.ports.clickhouseHttp),
       CLICKHOUSE_TCP_PORT: String(this.ports.clickhouseTcp),
+      // ClickHouse (chdb-core, A8) from the shared stack's install: the same pinned version, not another 560 MB.
+      CHDB_VENV: process.env.CHDB_VENV ?? join(this.root, '.stack', 'chdb-venv'),
       // Two stacks share the machine: smaller heaps than the shared one's defaults are plenty here.
       KAFKA_HEAP: process.env.DRILL_KAFKA_HEAP ?? '-Xms128m -Xmx512m',
       REGISTRY_HEAP: process.env.DRILL_REGISTRY_HEAP ?? '-Xms64m -Xmx384m',

@@ -8,6 +8,11 @@ import type { EventRecord, IdentifyRecord } from '../../schemas/records.js'
 
 export const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:18123'
 
+/** Where the tests' ClickHouse is and whom they connect as: CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD. */
+export function testClickHouseConnection(env: NodeJS.ProcessEnv = process.env): { url: string; username: string; password: string } {
+  return { url: env.CLICKHOUSE_URL || DEFAULT_CLICKHOUSE_URL, username: env.CLICKHOUSE_USER || 'default', password: env.CLICKHOUSE_PASSWORD || '' }
+}
+
 export interface TestDatabase {
   client: ClickHouseClient
   database: string
@@ -27,15 +32,11 @@ export interface TeardownHost {
 export async function createTestDatabase(
   opts: { prefix?: string; migrate?: boolean; t?: TeardownHost; env?: NodeJS.ProcessEnv } = {},
 ): Promise<TestDatabase> {
-  const env = opts.env ?? process.env
-  const url = env.CLICKHOUSE_URL || DEFAULT_CLICKHOUSE_URL
+  const connection = testClickHouseConnection(opts.env)
+  const url = connection.url
   const prefix = (opts.prefix ?? 'ch').replace(/[^A-Za-z0-9_]/g, '_')
   const database = `test_${prefix}_${randomBytes(6).toString('hex')}`
-  const client = createClient({
-    url,
-    username: env.CLICKHOUSE_USER || 'default',
-    password: env.CLICKHOUSE_PASSWORD || '',
-  })
+  const client = createClient(connection)
   if (opts.migrate !== false) await migrate(client, database)
   else await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   const db: TestDatabase = {

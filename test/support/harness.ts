@@ -129,8 +129,8 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
   const ingestUrl = `http://127.0.0.1:${port(ingestServer)}`
   const ingestAdminUrl = `http://127.0.0.1:${port(ingest?.adminServer)}`
   const projectorUrl = `http://127.0.0.1:${port(projectorServer)}`
-  // 64-bit integers (count(), the *_ms columns) as JSON strings, as 18.16 and 24.8 write them by default:
-  // ClickHouse 25.8 made numbers the default. The services read both (Number()); tests compare strings.
+  // 64-bit integers (count(), the *_ms columns) as JSON strings, as 24.8 writes them by default: ClickHouse
+  // 25.8 made numbers the default. The services read both (Number()); tests compare strings.
   const q = async <T>(query: string) =>
     (await ch.query({ query, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } })).json<T>()
 

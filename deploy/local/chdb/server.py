@@ -1,4 +1,4 @@
-"""A current ClickHouse server from PyPI's chdb-core (docs/design.md A7), run by deploy/local/stack.sh.
+"""The local stack's ClickHouse server from PyPI's chdb-core (docs/design.md A7, A8), run by deploy/local/stack.sh.
 
 Usage: server.py CONFIG_DIR DATA_DIR   (with the Python of the venv that holds chdb-core)
 
@@ -35,7 +35,7 @@ def serve(config_dir: str, data_dir: str, fifo: str) -> int:
     try:
         chdb.query(sql, "TSV", path=data_dir)
     except Exception as e:  # the server could not start (a bad config): say why
-        print(f"clickhouse-current: {e}", file=sys.stderr, flush=True)
+        print(f"clickhouse: {e}", file=sys.stderr, flush=True)
         return 1
     return 0
 
@@ -60,7 +60,7 @@ def supervise(config_dir: str, data_dir: str) -> int:
             signal.alarm(STOP_GRACE_S)
 
     def overdue(_signum, _frame):
-        print("clickhouse-current: still running %ds after its FIFO closed; killing it" % STOP_GRACE_S,
+        print("clickhouse: still running %ds after its FIFO closed; killing it" % STOP_GRACE_S,
               file=sys.stderr, flush=True)
         child.kill()
 
@@ -74,7 +74,7 @@ def supervise(config_dir: str, data_dir: str) -> int:
         # Nobody asked it to stop. chdb prints a failed statement (a taken port: code 210) and returns
         # normally, so the child's own code may be 0: a server that ended on its own is a failure.
         os.close(state["fd"])
-        print("clickhouse-current: the server ended without being stopped", file=sys.stderr, flush=True)
+        print("clickhouse: the server ended without being stopped", file=sys.stderr, flush=True)
         return code or 1
     return code
 

@@ -11,7 +11,7 @@
 // spans one or two. The common case is found from the batch's earliest and latest times alone; rows
 // are only sorted into groups when the months between those could be more than the limit.
 
-/** ClickHouse's default `max_partitions_per_insert_block`; 18.16 has no such limit. */
+/** ClickHouse's default `max_partitions_per_insert_block`. */
 export const MAX_PARTITIONS_PER_INSERT = 100
 
 /** What decides a row's partitions: its event time and its receipt time, in epoch ms. */

@@ -1,47 +1,42 @@
-// Against 18.16 and a current ClickHouse (test/support/clickhouse-servers.ts): a batch whose rows
-// span more months than one INSERT may touch is stored whole, in every table partitioned by month:
-// events, identifies and retry_ids by event time, usage_monthly by receipt time (H26).
+// ClickHouse refuses an INSERT that touches more than `max_partitions_per_insert_block` partitions
+// (100 by default, error 252): a batch whose rows span more months than one INSERT may touch is stored
+// whole, in every table partitioned by month: events, identifies and retry_ids by event time,
+// usage_monthly by receipt time (H26).
 import t from 'tap'
 import { createClient } from '@clickhouse/client'
 import { ClickHouseWriter } from './writer.js'
-import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
-import { clickhouseServers } from '../../../../test/support/clickhouse-servers.js'
+import { createTestDatabase, makeEvent, makeIdentify, queryRows, testClickHouseConnection } from '../../../../test/support/clickhouse-helpers.js'
 
 // The 15th of the n-th month after January 1970, at noon UTC.
 const month = (n: number) => Date.UTC(1970, n, 15, 12)
 const now = Date.now()
 
-for (const server of clickhouseServers()) {
-  t.test(`ClickHouse ${server.name} (${server.env.CLICKHOUSE_URL}): rows over hundreds of months are all stored`, async (t) => {
-    const { client, database } = await createTestDatabase({ prefix: 'partitions', t, env: { ...process.env, ...server.env } })
-    const writer = new ClickHouseWriter(client, database)
-    // A history import: 300 events, one per month from 1970-01, a third with a message_id (retry_ids);
-    // a replay of old records: 120 events received over 120 months; 150 identifies over 150 months.
-    const history = Array.from({ length: 300 }, (_, i) => makeEvent({ event_id: `h${i}`, user_id: 'importer', timestamp: month(i), received_at: now, message_id: i % 3 === 0 ? `m${i}` : null }))
-    const replayed = Array.from({ length: 120 }, (_, i) => makeEvent({ event_id: `r${i}`, account_id: 'acc_replayed', timestamp: month(i), received_at: month(i) + 1000 }))
-    const identifies = Array.from({ length: 150 }, (_, i) => makeIdentify({ event_id: `i${i}`, user_id: 'importer', timestamp: month(i), received_at: now }))
-    t.same(await writer.write({ events: [...history, ...replayed], identifies }), { events: 420, identifies: 150, traits: 0 })
+t.test('rows over hundreds of months are all stored', async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'partitions', t })
+  const writer = new ClickHouseWriter(client, database)
+  // A history import: 300 events, one per month from 1970-01, a third with a message_id (retry_ids);
+  // a replay of old records: 120 events received over 120 months; 150 identifies over 150 months.
+  const history = Array.from({ length: 300 }, (_, i) => makeEvent({ event_id: `h${i}`, user_id: 'importer', timestamp: month(i), received_at: now, message_id: i % 3 === 0 ? `m${i}` : null }))
+  const replayed = Array.from({ length: 120 }, (_, i) => makeEvent({ event_id: `r${i}`, account_id: 'acc_replayed', timestamp: month(i), received_at: month(i) + 1000 }))
+  const identifies = Array.from({ length: 150 }, (_, i) => makeIdentify({ event_id: `i${i}`, user_id: 'importer', timestamp: month(i), received_at: now }))
+  t.same(await writer.write({ events: [...history, ...replayed], identifies }), { events: 420, identifies: 150, traits: 0 })
 
-    const one = async (query: string) => Number((await queryRows<{ n: string }>(client, query))[0]!.n)
-    t.equal(await one(`SELECT count() AS n FROM ${database}.events FINAL`), 420)
-    t.equal(await one(`SELECT uniqExact(toYYYYMM(timestamp)) AS n FROM ${database}.events`), 300, 'one partition per month')
-    t.equal(await one(`SELECT count() AS n FROM ${database}.identifies FINAL`), 150)
-    t.equal(await one(`SELECT uniqExact(event_id) AS n FROM ${database}.retry_ids`), 100, 'every message_id is in the H16 lookup table')
-    t.equal(await one(`SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_1'`), 300, 'the import counts in the month it was received')
-    t.equal(await one(`SELECT count() AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_replayed' AND events = 1`), 120, 'replayed records count in their own receipt months')
-    const [user] = await queryRows<{ first_seen_ms: string; last_seen_ms: string }>(client, `SELECT first_seen_ms, last_seen_ms FROM ${database}.users_view WHERE user_id = 'importer'`)
-    t.same(user, { first_seen_ms: String(month(0)), last_seen_ms: String(month(299)) })
-  })
-}
+  const one = async (query: string) => Number((await queryRows<{ n: string }>(client, query))[0]!.n)
+  t.equal(await one(`SELECT count() AS n FROM ${database}.events FINAL`), 420)
+  t.equal(await one(`SELECT uniqExact(toYYYYMM(timestamp)) AS n FROM ${database}.events`), 300, 'one partition per month')
+  t.equal(await one(`SELECT count() AS n FROM ${database}.identifies FINAL`), 150)
+  t.equal(await one(`SELECT uniqExact(event_id) AS n FROM ${database}.retry_ids`), 100, 'every message_id is in the H16 lookup table')
+  t.equal(await one(`SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_1'`), 300, 'the import counts in the month it was received')
+  t.equal(await one(`SELECT count() AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_replayed' AND events = 1`), 120, 'replayed records count in their own receipt months')
+  const [user] = await queryRows<{ first_seen_ms: string; last_seen_ms: string }>(client, `SELECT first_seen_ms, last_seen_ms FROM ${database}.users_view WHERE user_id = 'importer'`)
+  t.same(user, { first_seen_ms: String(month(0)), last_seen_ms: String(month(299)) })
+})
 
-t.test('a current ClickHouse set to fewer partitions per insert: the refused inserts are cut again and every row is stored', async (t) => {
-  const server = clickhouseServers().find((s) => s.name === 'current')!
-  const { database } = await createTestDatabase({ prefix: 'partitions_low', t, env: { ...process.env, ...server.env } })
-  // The writer's own client, with the server's limit lowered for its queries (18.16 has no such setting).
+t.test('a ClickHouse set to fewer partitions per insert: the refused inserts are cut again and every row is stored', async (t) => {
+  const { database } = await createTestDatabase({ prefix: 'partitions_low', t })
+  // The writer's own client, with the server's limit lowered for its queries.
   const client = createClient({
-    url: server.env.CLICKHOUSE_URL,
-    username: server.env.CLICKHOUSE_USER,
-    password: server.env.CLICKHOUSE_PASSWORD,
+    ...testClickHouseConnection(),
     clickhouse_settings: { max_partitions_per_insert_block: '10' } as Record<string, string>,
   })
   t.teardown(() => client.close())

@@ -1,14 +1,13 @@
 // A fresh set of tables for a replay, and the swap that puts it in place of the live one.
 //
-// ClickHouse 18.16 has neither RENAME DATABASE nor EXCHANGE TABLES, so the swap renames table by
-// table, in one RENAME statement (live.t -> fresh.t__swap, fresh.t -> live.t, fresh.t__swap ->
-// fresh.t for every table), which both 18.16 and 24.x accept. Plain views are left alone: they
-// name their tables (`FROM <db>.events`) and resolve them at query time, so after the swap the
-// live views read the swapped-in tables. Materialized views need care: 18.16 binds them to their
-// source and target by name, newer servers by table UUID (they would follow the renamed tables
-// into the other database). So both databases' materialized views are dropped before the rename
-// and created again afterwards from their own CREATE statements: on every version they then feed
-// the tables that now carry the names. Inserts that land while they are gone are repaired by the
+// The swap renames table by table, in one RENAME statement (live.t -> fresh.t__swap, fresh.t ->
+// live.t, fresh.t__swap -> fresh.t for every table). Plain views are left alone: they name their
+// tables (`FROM <db>.events`) and resolve them at query time, so after the swap the live views read
+// the swapped-in tables. Materialized views need care: the server binds them to their source and
+// target by table UUID, so they would follow the renamed tables into the other database (EXCHANGE
+// TABLES moves the UUIDs the same way). So both databases' materialized views are dropped before the
+// rename and created again afterwards from their own CREATE statements: they then feed the tables
+// that now carry the names. Inserts that land while they are gone are repaired by the
 // catch-up replay that follows the swap (see replay/index.ts).
 import type { ClickHouseClient } from '@clickhouse/client'
 import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'

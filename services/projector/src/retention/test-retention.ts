@@ -1,7 +1,7 @@
 // Retention of test-key rows (H35): rows stored with environment = 'test' (H6) whose event time is more
 // than TEST_RETENTION_DAYS old are deleted from events and identifies, by a mutation
-// (`ALTER TABLE ... DELETE WHERE`), which ClickHouse 18.16 has and current releases keep. TTL would do
-// it without a job, but 18.16 has none (it came in 19.6) and A6 keeps the DDL valid on both.
+// (`ALTER TABLE ... DELETE WHERE`). A table TTL would do it without a job, but the number of days is the
+// projector's setting (TEST_RETENTION_DAYS, off by default), and a TTL lives in the table's DDL.
 //
 // A mutation rewrites the parts it touches in the background, so the job asks first: it issues one only
 // when such rows exist and no mutation of that table is still running. The usage counters

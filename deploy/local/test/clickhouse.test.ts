@@ -1,8 +1,8 @@
-// The current ClickHouse of the local stack (deploy/local/clickhouse-current.sh, docs/design.md A7):
-// started from chdb-core, it is ClickHouse 26.9 with the project's users, keeps its data across a
-// restart, and `down` (or the supervisor's death) leaves no process behind. The server runs in a
-// temporary STACK_DIR on free ports; the install (chdb-core in a venv) is the project's own, in
-// $STACK_DIR or .stack/, made on first use as `stack.sh up --with-clickhouse-current` makes it.
+// The ClickHouse of the local stack (deploy/local/clickhouse.sh, docs/design.md A7, A8): started from
+// chdb-core, it is ClickHouse 26.9 with the project's users, keeps its data across a restart, and
+// `down` (or the supervisor's death) leaves no process behind. The server runs in a temporary
+// STACK_DIR on free ports; the install (chdb-core in a venv) is the project's own, in $STACK_DIR or
+// .stack/, made on first use as `stack.sh up` makes it.
 import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -12,7 +12,7 @@ import { request } from 'node:http'
 import { freePort, takenPort, tempDir } from '../../../test/support/ports.js'
 
 const root = resolve(import.meta.dirname, '..', '..', '..')
-const script = join(root, 'deploy', 'local', 'clickhouse-current.sh')
+const script = join(root, 'deploy', 'local', 'clickhouse.sh')
 const installs = process.env.STACK_DIR ?? join(root, '.stack')
 
 function run(cmd: string, env: Record<string, string>) {
@@ -41,36 +41,39 @@ function alive(pid: number): boolean {
 
 /** The supervisor's pid and its children's (the server process). */
 function processTree(dir: string): number[] {
-  const pid = Number(readFileSync(join(dir, 'run', 'clickhouse-current.pid'), 'utf8').trim())
+  const pid = Number(readFileSync(join(dir, 'run', 'clickhouse.pid'), 'utf8').trim())
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).trim()
   return [pid, ...children.split('\n').filter(Boolean).map(Number)]
 }
 
 t.test('a taken port stops `up` before any install, naming the variable', async (t) => {
   const port = await takenPort(t)
-  const dir = tempDir(t, 'chcur-')
-  const r = run('up', { STACK_DIR: dir, CLICKHOUSE_CURRENT_HTTP_PORT: '1', CLICKHOUSE_CURRENT_TCP_PORT: String(port) })
+  const dir = tempDir(t, 'ch-')
+  const r = run('up', { STACK_DIR: dir, CLICKHOUSE_HTTP_PORT: '1', CLICKHOUSE_TCP_PORT: String(port) })
   t.equal(r.status, 1)
-  t.match(r.stderr, `FAILED: clickhouse-current: port ${port} on 127.0.0.1 is taken by another process (set CLICKHOUSE_CURRENT_TCP_PORT to move it)`)
+  t.match(r.stderr, `FAILED: clickhouse: port ${port} on 127.0.0.1 is taken by another process (set CLICKHOUSE_TCP_PORT to move it)`)
   t.notMatch(r.stderr, /installing/, 'nothing was downloaded')
 })
 
 t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a clean stop', async (t) => {
   const install = run('install', { STACK_DIR: installs })
   t.equal(install.status, 0, install.stderr)
-  const dir = mkdtempSync(join(tmpdir(), 'chcur-'))
+  const dir = mkdtempSync(join(tmpdir(), 'ch-'))
   symlinkSync(join(installs, 'chdb-venv'), join(dir, 'chdb-venv'))
-  const env = { STACK_DIR: dir, CLICKHOUSE_CURRENT_HTTP_PORT: String(await freePort()), CLICKHOUSE_CURRENT_TCP_PORT: String(await freePort()) }
+  const env = { STACK_DIR: dir, CLICKHOUSE_HTTP_PORT: String(await freePort()), CLICKHOUSE_TCP_PORT: String(await freePort()) }
   t.teardown(() => {
     run('down', env) // before the directory with its pid file goes
     rmSync(dir, { recursive: true, force: true })
   })
-  const url = `http://127.0.0.1:${env.CLICKHOUSE_CURRENT_HTTP_PORT}`
+  const url = `http://127.0.0.1:${env.CLICKHOUSE_HTTP_PORT}`
   const sql = (query: string, user = 'default') => post(`${url}/?user=${user}`, query)
 
+  // A stack that ran 18.16 has its data in clickhouse/data: 26.9 starts on a directory of its own (A8).
+  mkdirSync(join(dir, 'clickhouse', 'data', 'metadata'), { recursive: true })
   const up = run('up', env)
   t.equal(up.status, 0, up.stderr)
-  t.match(run('status', env).stdout, /^clickhouse-current\s+up/m)
+  t.match(up.stderr, `${dir}/clickhouse/data holds ClickHouse 18.16's data, which is no longer read (A8)`)
+  t.match(run('status', env).stdout, /^clickhouse\s+up/m)
   t.match((await sql('SELECT version()')).body, /^26\.9\./)
 
   // The dashboard's read-only user of deploy/local/clickhouse/users.xml (H23), with its bounds.
@@ -97,7 +100,7 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   const down = run('down', env)
   t.equal(down.status, 0, down.stderr)
   t.same(before.filter(alive), [], 'no process left')
-  t.match(run('status', env).stdout, /^clickhouse-current\s+down/m)
+  t.match(run('status', env).stdout, /^clickhouse\s+down/m)
 
   t.equal(run('up', env).status, 0)
   t.equal((await sql(final)).body, '1\tnew\n2\tkept\n', 'the data survived the restart')
@@ -113,11 +116,11 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
 t.test('a server that cannot listen makes its supervisor exit 1, saying why', async (t) => {
   t.equal(run('install', { STACK_DIR: installs }).status, 0)
   const port = await takenPort(t) // taken after stack.sh's own check would have passed
-  const dir = tempDir(t, 'chcur-')
+  const dir = tempDir(t, 'ch-')
   const config = readFileSync(join(root, 'deploy', 'local', 'chdb', 'config.xml'), 'utf8')
     .replaceAll('@STACK_DIR@', dir)
-    .replaceAll('@CLICKHOUSE_CURRENT_HTTP_PORT@', String(port))
-    .replaceAll('@CLICKHOUSE_CURRENT_TCP_PORT@', String(await freePort()))
+    .replaceAll('@CLICKHOUSE_HTTP_PORT@', String(port))
+    .replaceAll('@CLICKHOUSE_TCP_PORT@', String(await freePort()))
   mkdirSync(join(dir, 'logs'))
   writeFileSync(join(dir, 'config.xml'), config)
   copyFileSync(join(root, 'deploy', 'local', 'clickhouse', 'users.xml'), join(dir, 'users.xml'))
