@@ -22,7 +22,7 @@ export interface EventRow {
 
 const num = (x: string | number | null | undefined) => Number(x ?? 0)
 const iso = (ms: string | number) => new Date(num(ms)).toISOString()
-const parseJson = (s: string) => {
+export const parseJson = (s: string) => {
   if (!s) return null
   try {
     return JSON.parse(s)
