@@ -8,16 +8,16 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { CHROMIUM, freshPage, launchChromium } from '../support/browser.js'
 import { startDashboard, type DashboardTestServices } from '../support/dashboard-harness.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
 const WAIT = 30_000
 const PASSWORD = 'a long enough password'
 const LONG_NAME = 'checkout_' + 'x'.repeat(211)
-const PAGES = ['live', 'keys', 'usage', 'explorer', 'users/user_7', 'account'] as const
+const PAGES = ['live', 'keys', 'usage', 'explorer', 'definitions', 'users/user_7', 'account'] as const
 
 /** Serious and critical axe-core violations of the page as it is now. */
 async function axeViolations(page: Page): Promise<string[]> {
@@ -56,7 +56,7 @@ async function inViewport(page: Page, selector: string): Promise<boolean> {
 }
 
 const READY: Record<string, string> = {
-  live: '#live-rows tr', keys: '#keys-table tbody tr[data-key-id]', usage: '#hourly-chart', explorer: '#events-table', users: '#events-table', account: '#password-form',
+  live: '#live-rows tr', keys: '#keys-table tbody tr[data-key-id]', usage: '#hourly-chart', explorer: '#events-table', definitions: '#definitions-events', users: '#events-table', account: '#password-form',
 }
 
 /** Loads a page afresh (a new document, as a reload or a shared link does) and waits until it has drawn. */
@@ -81,11 +81,7 @@ function contrast(a: string, b: string): number {
 
 async function setUp(t: Test) {
   const s = await startDashboard(t)
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchChromium(t)
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
   const page = await desktop.newPage()
   page.setDefaultTimeout(WAIT)
@@ -113,7 +109,10 @@ async function setUp(t: Test) {
     t.equal(r.status, 200, 'a batch is stored')
   }
   t.equal((await s.post('/v1/event', { event: LONG_NAME, user: { id: 'user_7' }, properties: { plan: 'pro', seats: 3 } }, { key: secret })).status, 200)
+  const identify = { type: 'identify', user: { id: 'user_1' }, traits: { email: 'ada@example.com', company: 'Acme', seats: 4 } }
+  t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events: [identify] }, { key: secret })).status, 200)
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events`, 60, WAIT)
+  await s.waitForRows(`SELECT trait_key FROM ${s.database}.user_traits WHERE trait_key = 'seats'`, 1, WAIT)
   return { s, browser, desktop, page, email, secret, pageErrors, missing }
 }
 
@@ -241,10 +240,7 @@ if (!existsSync(CHROMIUM)) {
     })
 
     t.test('phone width 390x844: no page overflows, the account bar stays on screen, no axe violation', async (t) => {
-      const phone: BrowserContext = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: 'UTC', locale: 'en-GB', storageState: await desktop.storageState() })
-      t.teardown(() => phone.close())
-      const p = await phone.newPage()
-      p.setDefaultTimeout(WAIT)
+      const p = await freshPage(browser, t, WAIT, { viewport: { width: 390, height: 844 }, timezoneId: 'UTC', locale: 'en-GB', storageState: await desktop.storageState() })
       p.on('pageerror', (e) => pageErrors.push(e.message))
       for (const hash of PAGES) {
         await open(p, s, hash)
@@ -271,6 +267,23 @@ if (!existsSync(CHROMIUM)) {
       await p.screenshot({ path: join(SHOTS, 'live-phone.png') })
     })
 
+    t.test('Definitions: every event name with counts, first and last seen, property types and examples; traits too', async (t) => {
+      await open(page, s, 'definitions')
+      const row = (event: string) => page.locator(`#definitions-events tr[data-event="${event}"]`)
+      t.equal(await page.locator('#definitions-events tr[data-event]').count(), 5, 'the five event names of the account')
+      const checkout = (await row('checkout_started').textContent())!
+      t.same(await row('checkout_started').locator('td').allTextContents().then((c) => c.slice(1, 3)), ['20', '20'], 'checkout_started: 20 in the last 7 and 30 days')
+      t.match(checkout, /n\s*number e\.g\. \d+/, 'property n: number, with examples')
+      t.match(checkout, /plan\s*string e\.g\. "pro"/, 'property plan: string, e.g. "pro"')
+      t.match(await row(LONG_NAME).textContent(), /seats\s*number e\.g\. 3/, 'the long name too, with its own properties')
+      const seats = (await page.locator('#definitions-traits tr[data-trait=seats]').textContent())!
+      t.match(seats, /seats\s*1\s*number e\.g\. 4/, 'trait seats: 1 user, number, e.g. 4')
+      await page.screenshot({ path: join(SHOTS, 'definitions.png'), fullPage: true })
+      await page.selectOption('#definitions-env', 'test')
+      await page.waitForSelector('#definitions-events >> text=No events yet.')
+      t.match(page.url(), /#\/definitions\?env=test$/, 'the key type filter is kept in the address')
+    })
+
     t.test('passwords: common and all-space ones are refused, and the form says the rule', async (t) => {
       const c = s.client()
       for (const password of ['12345678', '        ', 'Password1']) {
@@ -278,10 +291,7 @@ if (!existsSync(CHROMIUM)) {
         t.equal(r.status, 400, `"${password}" is refused`)
         t.equal(r.body.error.code, 'VALIDATION_ERROR')
       }
-      const other = await browser.newContext()
-      t.teardown(() => other.close())
-      const p = await other.newPage()
-      p.setDefaultTimeout(WAIT)
+      const p = await freshPage(browser, t, WAIT)
       await p.goto(`${s.dashboardUrl}/#/signup`)
       await p.waitForSelector('#signup-submit')
       t.match(await p.textContent('main'), /not a common password/, 'the sign-up form states the rule')

@@ -74,7 +74,7 @@ function setHashParams(values) {
   history.replaceState(null, '', `#/${page}${q ? '?' + q : ''}`)
 }
 
-const TITLES = { signin: 'Sign in', signup: 'Create your account', keys: 'API keys', usage: 'Usage', explorer: 'Explorer', live: 'Live stream', account: 'Account' }
+const TITLES = { signin: 'Sign in', signup: 'Create your account', keys: 'API keys', usage: 'Usage', explorer: 'Explorer', definitions: 'Definitions', live: 'Live stream', account: 'Account' }
 function setTitle(page, arg) {
   const name = page === 'users' ? `User ${decodeURIComponent(arg || '')}` : TITLES[page]
   document.title = name ? `${name} · Event tracking` : 'Event tracking dashboard'
@@ -122,6 +122,7 @@ async function route() {
       case 'keys': return await keysPage()
       case 'usage': return await usagePage()
       case 'explorer': return await explorerPage()
+      case 'definitions': return await definitionsPage()
       case 'users': return await userPage(decodeURIComponent(arg || ''))
       case 'live': return livePage()
       case 'account': return accountPage()
@@ -363,9 +364,9 @@ function livePage() {
   draw()
   const current = stillCurrent()
   const es = new EventSource('/api/live')
-  // The last events from ClickHouse, then the stream (U8); the stream is opened first so nothing
+  // The last events from ClickHouse, then the stream (U7); the stream is opened first so nothing
   // falls between the two, and an event in both is shown once.
-  api('GET', '/events' + qs({ limit: String(LIVE_HISTORY) })).then((rows) => {
+  api('GET', '/live/history' + qs({ limit: String(LIVE_HISTORY) })).then((rows) => {
     if (!current()) return
     for (const r of rows) insertNewestFirst({ type: 'event', ...r })
     history = 'done'
@@ -531,6 +532,41 @@ async function userPage(userId) {
     )),
     h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
   )
+}
+
+// ---- definitions: every event name and trait key with counts, types and examples (U8) ----
+const keyTypes = (k) => `${k.types.join(' | ') || '—'}${k.examples.length ? ' e.g. ' + k.examples.join(', ') : ''}`
+function keyList(keys) {
+  if (!keys.length) return h('span', { class: 'muted' }, 'none')
+  return h('ul', { class: 'keys' }, ...keys.map((k) => h('li', {}, h('code', {}, k.key), ' ', h('span', { class: 'muted' }, keyTypes(k)))))
+}
+
+async function definitionsPage() {
+  const { params } = hashRoute()
+  const env = envSelect({ id: 'definitions-env', value: params.get('env'), onchange: () => { setHashParams({ env: env.value }); load() } })
+  const box = h('div')
+  render(h('h1', {}, 'Definitions'), h('div', { class: 'panel row' }, h('label', {}, 'Key type', env),
+    h('p', { class: 'muted hint' }, 'Every event name and user trait of this account. Property types and examples come from each event\'s latest rows.')), box)
+  const current = stillCurrent()
+  const load = async () => {
+    const d = await api('GET', '/definitions' + qs({ environment: env.value }))
+    if (!current()) return
+    box.replaceChildren(
+      h('div', { class: 'panel' }, h('h2', {}, `Events (${d.events.length})`), h('table', { id: 'definitions-events', class: 'cards defs' },
+        h('thead', {}, h('tr', {}, ...['Event', 'Last 7 days', 'Last 30 days', 'First seen', 'Last seen', 'Properties'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ...(d.events.length ? d.events.map((e) => h('tr', { 'data-event': e.event },
+          h('td', { class: 'mono' }, h('a', { href: '#/explorer' + qs({ event: e.event }) }, e.event)),
+          h('td', { 'data-label': 'Last 7 days' }, fmtNum(e.last_7d)), h('td', { 'data-label': 'Last 30 days' }, fmtNum(e.last_30d)),
+          h('td', { 'data-label': 'First seen' }, fmtTime(e.first_seen)), h('td', { 'data-label': 'Last seen' }, fmtTime(e.last_seen)),
+          h('td', {}, keyList(e.properties)))) : [h('tr', {}, h('td', { colSpan: 6, class: 'muted' }, 'No events yet.'))])))),
+      h('div', { class: 'panel' }, h('h2', {}, `User traits (${d.traits.length})`), h('table', { id: 'definitions-traits', class: 'cards defs' },
+        h('thead', {}, h('tr', {}, ...['Trait', 'Users', 'Types and examples', 'First set', 'Last set'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ...(d.traits.length ? d.traits.map((k) => h('tr', { 'data-trait': k.key },
+          h('td', { class: 'mono' }, k.key), h('td', { 'data-label': 'Users' }, fmtNum(k.users)), h('td', {}, keyTypes(k)),
+          h('td', { 'data-label': 'First set' }, fmtTime(k.first_seen)), h('td', { 'data-label': 'Last set' }, fmtTime(k.last_seen)))) : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, 'No traits yet.'))])))),
+    )
+  }
+  await load()
 }
 
 // ---- account: password change and sign out everywhere (sessions end on the server) ----
