@@ -144,9 +144,19 @@ if (!existsSync(CHROMIUM)) {
       t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 50, 'the last 50 events, with no new one sent')
       t.match(await page.textContent('#live-rows tr[data-event-id]:first-child'), /checkout_x/, 'newest first')
       await page.waitForSelector('.status-dot.on')
+      const focused = page.locator('#live-rows tr[data-event-id]:nth-child(3) button')
+      await focused.focus()
+      const focusedId = await page.getAttribute('#live-rows tr[data-event-id]:nth-child(3)', 'data-event-id')
       t.equal((await s.post('/v1/event', { event: 'after_open', user: { id: 'user_1' } }, { key: secret })).status, 200)
       await page.waitForSelector('#live-rows tr[data-event-id] >> text=after_open')
       t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 51, 'then streams, each event once')
+      t.equal(await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId), focusedId, 'a new event keeps the keyboard focus on its row')
+      await page.keyboard.press('Enter')
+      await page.waitForSelector('#detail')
+      t.equal((await s.post('/v1/event', { event: 'while_open', user: { id: 'user_1' } }, { key: secret })).status, 200)
+      await page.waitForSelector('#live-rows tr[data-event-id] >> text=while_open')
+      await page.keyboard.press('Escape')
+      t.equal(await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId), focusedId, 'rows redrawn while the drawer was open: Escape still returns to the row')
     })
 
     t.test('a 220-character event name leaves Live and Explorer at the viewport width', async (t) => {
@@ -270,7 +280,7 @@ if (!existsSync(CHROMIUM)) {
     t.test('Definitions: every event name with counts, first and last seen, property types and examples; traits too', async (t) => {
       await open(page, s, 'definitions')
       const row = (event: string) => page.locator(`#definitions-events tr[data-event="${event}"]`)
-      t.equal(await page.locator('#definitions-events tr[data-event]').count(), 5, 'the five event names of the account')
+      t.equal(await page.locator('#definitions-events tr[data-event]').count(), 6, 'the six event names of the account')
       const checkout = (await row('checkout_started').textContent())!
       t.same(await row('checkout_started').locator('td').allTextContents().then((c) => c.slice(1, 3)), ['20', '20'], 'checkout_started: 20 in the last 7 and 30 days')
       t.match(checkout, /n\s*number e\.g\. \d+/, 'property n: number, with examples')

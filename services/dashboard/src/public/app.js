@@ -177,11 +177,14 @@ function authPage(mode) {
 let detail = null
 function closeDetail() {
   if (!detail) return
-  const { el, opener } = detail
+  const { el, opener, item } = detail
   detail = null
   el.remove()
   document.removeEventListener('keydown', onDetailKey)
-  if (opener.isConnected) opener.focus()
+  // Live redraws its rows as events arrive: then the opener is the new row of the same event.
+  const row = opener.isConnected ? null : [...document.querySelectorAll('tr[data-event-id]')].find((r) => r.dataset.eventId === item.event_id)
+  const back = row ? $('button.rowlink', row) : opener
+  if (back && back.isConnected) back.focus()
 }
 function onDetailKey(e) { if (e.key === 'Escape') closeDetail() }
 const valueText = (v) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -208,7 +211,7 @@ function openDetail(item, opener) {
     h('p', {}, toggle), raw,
   )
   document.body.append(el)
-  detail = { el, opener }
+  detail = { el, opener, item }
   document.addEventListener('keydown', onDetailKey)
   title.focus()
 }
@@ -341,8 +344,12 @@ function livePage() {
   const draw = () => {
     const shown = items.filter(keep)
     const empty = items.length ? 'No events match the filters.' : history === 'loading' ? 'Loading recent events…' : 'Waiting for events… send one with a key from the API keys page.'
+    // Rows are redrawn as events arrive: a keyboard user's focus stays on the row it was on.
+    const focused = document.activeElement && document.activeElement.closest('#live-rows tr[data-event-id]')
     tbody.replaceChildren(...(shown.length ? shown.map((i) => detailRow(i, { 'data-event-id': i.event_id }, liveTime(i.received_at), i.user_id))
       : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, empty))]))
+    const again = focused && [...tbody.rows].find((r) => r.dataset.eventId === focused.dataset.eventId)
+    if (again) $('button.rowlink', again).focus()
   }
   const drawStatus = (text) => {
     if (text) status.textContent = text
