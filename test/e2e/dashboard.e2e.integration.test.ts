@@ -8,11 +8,11 @@ import t from 'tap'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { CHROMIUM, freshPage, launchChromium } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
 const WAIT = 30_000
 
@@ -21,11 +21,7 @@ if (!existsSync(CHROMIUM)) {
 } else {
   t.test('a newcomer signs up, creates a live key, watches an event arrive, sees usage, revokes the key', async (t) => {
     const s = await startDashboard(t)
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
-    })
-    t.teardown(() => browser.close())
+    const browser = await launchChromium(t)
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
     const page: Page = await context.newPage()
     page.setDefaultTimeout(WAIT)
@@ -77,8 +73,10 @@ if (!existsSync(CHROMIUM)) {
     const first = await page.textContent('#live-rows tr[data-event-id]:first-child')
     t.match(first, /page_viewed/, 'newest first')
     await page.click('#live-rows tr[data-event-id] >> text=signup_completed')
-    const detail = JSON.parse((await page.textContent('#live-detail'))!)
+    await page.click('#detail-raw-toggle')
+    const detail = JSON.parse((await page.textContent('#detail-raw'))!)
     t.match(detail, { event: 'signup_completed', user_id: 'user_1', account_id: accountId, environment: 'live', properties: { source: 'landing_page' } }, 'click shows the full JSON')
+    await page.keyboard.press('Escape')
     await page.fill('#filter-user', 'user_2')
     t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 1, 'the user filter narrows the list')
     await page.fill('#filter-user', '')
@@ -117,10 +115,7 @@ if (!existsSync(CHROMIUM)) {
     t.equal(refused.body.error.code, 'INVALID_API_KEY')
 
     // Change the password on the account page: a second browser's session ends, this one stays.
-    const other = await browser.newContext()
-    t.teardown(() => other.close())
-    const otherPage = await other.newPage()
-    otherPage.setDefaultTimeout(WAIT)
+    const otherPage = await freshPage(browser, t, WAIT)
     await otherPage.goto(`${s.dashboardUrl}/#/signin`)
     await otherPage.fill('input[name=email]', email)
     await otherPage.fill('input[name=password]', 'a long enough password')

@@ -16,6 +16,8 @@ import { loadDashboardConfig, type DashboardConfig } from './config.js'
 import { HashGate, LoginThrottle, SignupThrottle, RequestThrottle, sessionAllowed } from './auth/index.js'
 import { LiveStreams } from './api/live-streams.js'
 import { DashboardQueries } from './api/queries.js'
+import { DefinitionQueries } from './api/definitions-queries.js'
+import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 import { Readiness, waitFor } from '../../shared/src/wait-for.js'
@@ -51,6 +53,8 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     admin,
     plans,
     queries: new DashboardQueries(ch, cfg.clickhouseRead.database),
+    definitions: new DefinitionQueries(ch, cfg.clickhouseRead.database),
+    liveHistory: new LiveHistory(ch, cfg.clickhouseRead.database),
     liveStreams,
     requests: new RequestThrottle(),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),

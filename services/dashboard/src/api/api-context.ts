@@ -13,6 +13,8 @@ import {
   type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
+import type { DefinitionQueries } from './definitions-queries.js'
+import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
 import { readsTooMuch } from './query-bounds.js'
@@ -21,6 +23,8 @@ export interface ApiDeps {
   cfg: DashboardConfig
   admin: AccountsAdmin
   queries: DashboardQueries
+  definitions: DefinitionQueries
+  liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle
   signupThrottle: SignupThrottle

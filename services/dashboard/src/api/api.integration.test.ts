@@ -113,7 +113,7 @@ t.test('dashboard API', async (t) => {
     t.equal((await c.post('/api/keys', { name: 'x', type: 'prod' })).status, 400)
   })
 
-  t.test('one account never reads another account\'s keys, events, users or live stream', async (t) => {
+  t.test('one account never reads another account\'s keys, events, users, definitions or live stream', async (t) => {
     const alice = s.client()
     const bob = s.client()
     const a = await alice.signUp()
@@ -146,7 +146,12 @@ t.test('dashboard API', async (t) => {
     t.match(profile.profiles, [{ environment: 'live', email: 'al@x.io', traits: { plan: 'pro' } }])
     t.equal(profile.recent_events.length, 1)
 
+    t.equal((await alice.get('/api/live/history')).body.data[0]?.event, 'secret_thing', 'alice\'s Live history')
+    t.match((await alice.get('/api/definitions')).body.data, { events: [{ event: 'secret_thing', total: 1, properties: [{ key: 'n', types: ['number'] }] }], traits: [{ key: 'plan', users: 1 }] }, 'alice\'s definitions')
+    t.same((await alice.get('/api/events?event_contains=secret')).body.data.map((e: any) => e.event), ['secret_thing'], 'a substring of the name finds the event')
     t.same((await bob.get('/api/events')).body.data, [], 'bob sees no events')
+    t.same((await bob.get('/api/live/history')).body.data, [], 'bob\'s Live history is empty')
+    t.same((await bob.get(`/api/definitions?account_id=${a.accountId}`)).body.data, { events: [], traits: [] }, 'bob has no definitions (an account_id parameter is ignored)')
     t.same((await bob.get('/api/top-events')).body.data, [])
     t.equal((await bob.get('/api/users/alice_user')).status, 404)
     t.equal((await bob.get(`/api/events?account_id=${a.accountId}`)).body.data.length, 0, 'an account_id parameter is ignored')
@@ -160,7 +165,7 @@ t.test('dashboard API', async (t) => {
     t.equal((await usage(bob)).events_this_month.live, 0)
 
     const anon = s.client()
-    for (const path of ['/api/keys', '/api/events', '/api/usage', `/api/users/alice_user`, '/api/live']) t.equal((await anon.get(path)).status, 401, `${path} needs a session`)
+    for (const path of ['/api/keys', '/api/events', '/api/usage', `/api/users/alice_user`, '/api/live', '/api/live/history', '/api/definitions']) t.equal((await anon.get(path)).status, 401, `${path} needs a session`)
   })
 
   t.test('the front end is served with a strict CSP', async (t) => {

@@ -13,7 +13,10 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
   r.get('/events', async (ctx) => {
     const a = account(ctx)
     countRead(ctx)
-    const f = { event: q(ctx, 'event'), userId: q(ctx, 'user_id'), environment: envParam(ctx), ...range(ctx, 7), limit: intParam(ctx, 'limit', 100, 1, 1000) }
+    const f = {
+      event: q(ctx, 'event'), userId: q(ctx, 'user_id'), eventContains: q(ctx, 'event_contains'), userContains: q(ctx, 'user_contains'),
+      environment: envParam(ctx), ...range(ctx, 7), limit: intParam(ctx, 'limit', 100, 1, 1000),
+    }
     ctx.body = { success: true, data: await ch('events', () => d.queries.recentEvents(a.account_id, f)) }
   })
 

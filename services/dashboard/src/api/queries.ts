@@ -22,7 +22,7 @@ export interface EventRow {
 
 const num = (x: string | number | null | undefined) => Number(x ?? 0)
 const iso = (ms: string | number) => new Date(num(ms)).toISOString()
-const parseJson = (s: string) => {
+export const parseJson = (s: string) => {
   if (!s) return null
   try {
     return JSON.parse(s)
@@ -100,12 +100,15 @@ ORDER BY hour`
     return out
   }
 
-  async recentEvents(accountId: string, f: { event?: string; userId?: string; environment?: Environment; from: Date; to: Date; limit: number }): Promise<EventRow[]> {
+  async recentEvents(accountId: string, f: { event?: string; userId?: string; eventContains?: string; userContains?: string; environment?: Environment; from: Date; to: Date; limit: number }): Promise<EventRow[]> {
     const q = sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
 FROM ${this.t('events')} FINAL
 WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')`
       + (f.event ? sql` AND event = ${f.event}` : '')
       + (f.userId ? sql` AND user_id = ${f.userId}` : '')
+      // Substring matches, as the Live page filters (U7).
+      + (f.eventContains ? sql` AND position(event, ${f.eventContains}) > 0` : '')
+      + (f.userContains ? sql` AND position(user_id, ${f.userContains}) > 0` : '')
       + this.envFilter(f.environment).text
       + sql`
 ORDER BY timestamp_ms DESC, event_id

@@ -3,7 +3,7 @@
 import type Router from '@koa/router'
 import { randomBytes } from 'node:crypto'
 import { conflict, invalidCredentials, tooManyAttempts, validation, wrongCurrentPassword } from '../errors.js'
-import { hashPassword, verifyPassword, dummyHash, PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH } from '../auth/index.js'
+import { hashPassword, verifyPassword, dummyHash, passwordProblem, PASSWORD_MAX_LENGTH } from '../auth/index.js'
 import type { ApiDeps, ApiHelpers, DashboardState } from './api-context.js'
 import { body, str } from './params.js'
 
@@ -28,7 +28,8 @@ function addSignUpAndIn(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): v
   r.post('/signup', async (ctx) => {
     const { email, password, b } = credentials(ctx)
     if (!EMAIL.test(email)) throw validation('email is not a valid address', { field: 'email' })
-    if (password.length < PASSWORD_MIN_LENGTH) throw validation(`password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'password' })
+    const weak = passwordProblem(password)
+    if (weak) throw validation(`password ${weak}`, { field: 'password' })
     const name = str(b.name, 'name', { max: 100 })?.trim()
     // Counted before scrypt runs, so a burst cannot make the server hash in parallel past the limit.
     const verdict = d.signupThrottle.begin(ctx.state.ip)
@@ -96,7 +97,8 @@ function addSignOutAndPassword(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const b = body(ctx)
     const current = str(b.current_password, 'current_password', { required: true, max: PASSWORD_MAX_LENGTH })!
     const next = str(b.new_password, 'new_password', { required: true, max: PASSWORD_MAX_LENGTH })!
-    if (next.length < PASSWORD_MIN_LENGTH) throw validation(`new_password must have at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'new_password' })
+    const weak = passwordProblem(next)
+    if (weak) throw validation(`new_password ${weak}`, { field: 'new_password' })
     const attempt = d.throttle.begin(a.owner_email ?? a.account_id, ctx.state.ip)
     if (!attempt.allowed) {
       ctx.set('Retry-After', String(attempt.retryAfterSeconds))

@@ -41,7 +41,10 @@ async function api(method, path, body) {
   const res = await fetch('/api' + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
   const json = await res.json().catch(() => null)
   if (!res.ok) {
-    if (res.status === 401 && !['/signin', '/signup', '/me'].includes(path)) { state.me = null; showNav(); go('#/signin') }
+    if (res.status === 401 && !['/signin', '/signup', '/me'].includes(path)) {
+      if (state.me) state.notice = 'Your session has ended (signed out on another device, password changed, or expired). Sign in again.'
+      state.me = null; showNav(); go('#/signin')
+    }
     throw new ApiError(res.status, json)
   }
   return json.data
@@ -52,9 +55,30 @@ const fmtNum = (n) => Number(n).toLocaleString()
 const qs = (o) => { const p = new URLSearchParams(); for (const [k, v] of Object.entries(o)) if (v) p.set(k, v); const s = p.toString(); return s ? '?' + s : '' }
 const errorBox = (err) => h('p', { class: 'error', role: 'alert' }, err.message || String(err))
 
-const state = { me: null, cleanup: [] }
+const state = { me: null, cleanup: [], notice: '' }
 
 function go(hash) { if (location.hash !== hash) location.hash = hash; else void route() }
+
+// A page's filters live in the hash after `?` (#/explorer?event=signup), so a view can be shared
+// and survives a reload; replaceState changes the address without routing again.
+function hashRoute() {
+  const [path, query = ''] = location.hash.split('?')
+  const [, page = '', arg] = path.split('/')
+  return { page, arg, params: new URLSearchParams(query) }
+}
+function setHashParams(values) {
+  const { page } = hashRoute()
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(values)) if (v) p.set(k, v)
+  const q = p.toString()
+  history.replaceState(null, '', `#/${page}${q ? '?' + q : ''}`)
+}
+
+const TITLES = { signin: 'Sign in', signup: 'Create your account', keys: 'API keys', usage: 'Usage', explorer: 'Explorer', definitions: 'Definitions', live: 'Live stream', account: 'Account' }
+function setTitle(page, arg) {
+  const name = page === 'users' ? `User ${decodeURIComponent(arg || '')}` : TITLES[page]
+  document.title = name ? `${name} · Event tracking` : 'Event tracking dashboard'
+}
 
 function showNav() {
   $('#nav').hidden = !state.me
@@ -63,7 +87,7 @@ function showNav() {
     $('#who-email').textContent = state.me.email || state.me.account_id
     $('#who-plan').textContent = state.me.plan
   }
-  const page = (location.hash.split('/')[1] || '')
+  const { page } = hashRoute()
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.page === page)
 }
 
@@ -84,7 +108,9 @@ async function route() {
   routeSeq++
   const current = stillCurrent()
   for (const fn of state.cleanup.splice(0)) fn()
-  const [, page = '', arg] = location.hash.split('/')
+  closeDetail()
+  const { page, arg } = hashRoute()
+  setTitle(page, arg)
   if (!state.me && page !== 'signin' && page !== 'signup') {
     try { state.me = await api('GET', '/me') } catch { return go('#/signin') }
   }
@@ -96,6 +122,7 @@ async function route() {
       case 'keys': return await keysPage()
       case 'usage': return await usagePage()
       case 'explorer': return await explorerPage()
+      case 'definitions': return await definitionsPage()
       case 'users': return await userPage(decodeURIComponent(arg || ''))
       case 'live': return livePage()
       case 'account': return accountPage()
@@ -107,6 +134,9 @@ async function route() {
 }
 
 // ---- sign-in and sign-up ----
+// The server's rule (services/dashboard/src/auth/password-rules.ts), said where the password is typed.
+const passwordRule = () => h('p', { class: 'muted hint', id: 'password-rule' }, 'At least 8 characters, not only spaces, and not a common password such as 12345678.')
+
 function authPage(mode) {
   const signup = mode === 'signup'
   const err = h('div')
@@ -127,19 +157,78 @@ function authPage(mode) {
   } },
     signup ? h('label', {}, 'Company or project name (optional)', h('input', { name: 'name', autocomplete: 'organization' })) : null,
     h('label', {}, 'Email', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'email' })),
-    h('label', {}, 'Password', h('input', { name: 'password', type: 'password', required: true, minLength: signup ? 8 : undefined, autocomplete: signup ? 'new-password' : 'current-password' })),
+    h('label', {}, 'Password', h('input', { name: 'password', type: 'password', required: true, minLength: signup ? 8 : undefined, autocomplete: signup ? 'new-password' : 'current-password', 'aria-describedby': signup ? 'password-rule' : undefined })),
+    signup ? passwordRule() : null,
     h('button', { type: 'submit', id: signup ? 'signup-submit' : 'signin-submit' }, signup ? 'Create account' : 'Sign in'),
   )
+  const notice = state.notice
+  state.notice = ''
   render(h('div', { class: 'auth panel' },
     h('h1', {}, signup ? 'Create your account' : 'Sign in'),
+    notice && !signup ? h('p', { class: 'notice', role: 'status', id: 'signin-notice' }, notice) : null,
     form, err,
     h('p', { class: 'muted' }, signup ? 'Already have an account? ' : 'New here? ', h('a', { href: signup ? '#/signin' : '#/signup' }, signup ? 'Sign in' : 'Create an account')),
   ))
 }
 
+// ---- event detail: a drawer at the side of the viewport (all of it on a phone), so it is in view
+// whichever row opened it; opened by a click on the row or by the row's name button (Tab, Enter),
+// closed by its button or Escape, focus going back to the row ----
+let detail = null
+function closeDetail() {
+  if (!detail) return
+  const { el, opener, item } = detail
+  detail = null
+  el.remove()
+  document.removeEventListener('keydown', onDetailKey)
+  // Live redraws its rows as events arrive: then the opener is the new row of the same event.
+  const row = opener.isConnected ? null : [...document.querySelectorAll('tr[data-event-id]')].find((r) => r.dataset.eventId === item.event_id)
+  const back = row ? $('button.rowlink', row) : opener
+  if (back && back.isConnected) back.focus()
+}
+function onDetailKey(e) { if (e.key === 'Escape') closeDetail() }
+const valueText = (v) => (typeof v === 'string' ? v : JSON.stringify(v))
+function kvTable(caption, entries) {
+  return h('table', { class: 'kv' }, h('caption', {}, caption),
+    h('tbody', {}, ...(entries.length ? entries.map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: 'mono' }, valueText(v))))
+      : [h('tr', {}, h('td', { colSpan: 2, class: 'muted' }, 'None'))])))
+}
+const entriesOf = (o) => (o && typeof o === 'object' && !Array.isArray(o) ? Object.entries(o) : [])
+function openDetail(item, opener) {
+  closeDetail()
+  const title = h('h2', { id: 'detail-title', tabIndex: -1 }, item.type === 'identify' ? 'identify' : item.event)
+  const raw = h('pre', { id: 'detail-raw', hidden: true }, JSON.stringify(item, null, 2))
+  const toggle = h('button', { type: 'button', class: 'secondary', id: 'detail-raw-toggle', 'aria-expanded': 'false', 'aria-controls': 'detail-raw', onclick: () => {
+    raw.hidden = !raw.hidden
+    toggle.setAttribute('aria-expanded', String(!raw.hidden))
+    toggle.textContent = raw.hidden ? 'Show raw JSON' : 'Hide raw JSON'
+  } }, 'Show raw JSON')
+  const el = h('aside', { id: 'detail', class: 'drawer', role: 'dialog', 'aria-labelledby': 'detail-title' },
+    h('div', { class: 'drawer-head' }, title, h('button', { type: 'button', class: 'secondary', id: 'detail-close', onclick: closeDetail }, 'Close')),
+    kvTable('Event', [['Time', fmtTime(item.timestamp)], ['Received', fmtTime(item.received_at)], ['User', item.user_id], ['Key type', item.environment], ['Event id', item.event_id]]),
+    item.type === 'identify' ? kvTable('Traits', entriesOf(item.traits)) : kvTable('Properties', entriesOf(item.properties)),
+    kvTable('Context', entriesOf(item.context)),
+    h('p', {}, toggle), raw,
+  )
+  document.body.append(el)
+  detail = { el, opener, item }
+  document.addEventListener('keydown', onDetailKey)
+  title.focus()
+}
+
+/** A table row of one event or identify; the name is a button so keyboards reach the detail too. */
+function detailRow(item, attrs, when, userCell) {
+  const name = item.type === 'identify' ? 'identify' : item.event
+  const open = h('button', { type: 'button', class: 'link rowlink' + (item.type === 'identify' ? ' identify' : ''), title: name, 'aria-haspopup': 'dialog' }, name)
+  return h('tr', { ...attrs, class: 'clickable', onclick: (e) => { if (!e.target.closest('a')) openDetail(item, open) } },
+    h('td', {}, when), h('td', { class: 'name' }, open), h('td', { class: 'mono clip' }, userCell),
+    h('td', {}, h('span', { class: `badge ${item.environment}` }, item.environment)))
+}
+
 // ---- API keys ----
 async function keysPage() {
   const secretBox = h('div')
+  const announce = h('p', { role: 'status', class: 'sr-only', id: 'key-announce' })
   const err = h('div')
   const tbody = h('tbody')
   const refresh = async () => {
@@ -161,7 +250,7 @@ async function keysPage() {
     h('td', { class: 'row' },
       k.status === 'active' ? h('button', { class: 'secondary', onclick: act(k, 'deactivate', `Deactivate "${k.name}"? Requests with it will be refused until you reactivate it.`) }, 'Deactivate') : null,
       k.status === 'inactive' ? h('button', { class: 'secondary', onclick: act(k, 'reactivate') }, 'Reactivate') : null,
-      k.status !== 'revoked' ? h('button', { class: 'danger', 'data-action': 'revoke', onclick: act(k, 'revoke', `Delete "${k.name}" for good? Requests with it will be refused; this cannot be undone.`) }, 'Delete') : null,
+      k.status !== 'revoked' ? h('button', { class: 'danger', 'data-action': 'revoke', onclick: act(k, 'revoke', `Revoke "${k.name}" for good? Requests with it will be refused; this cannot be undone.`) }, 'Revoke') : null,
     ),
   )
   const form = h('form', { class: 'row', onsubmit: async (e) => {
@@ -172,15 +261,16 @@ async function keysPage() {
       const k = await api('POST', '/keys', { name: fd.get('name'), type: fd.get('type') })
       form.reset()
       const code = h('code', { id: 'new-key-secret' }, k.secret)
+      const heading = h('h2', { tabIndex: -1, id: 'new-key-heading' }, `Your new ${k.type} key "${k.name}". Copy it now: it is shown once and never again.`)
       const ingestUrl = state.me?.ingest_url || location.origin.replace(/:\d+$/, ':8080')
       secretBox.replaceChildren(h('div', { class: 'panel secret' },
-        h('strong', {}, `Your new ${k.type} key "${k.name}". Copy it now: it is shown once and never again.`),
+        heading,
         h('p', {}, code),
         h('p', { class: 'muted' }, 'Send a first event with it, then watch it arrive on the Live stream page:'),
         h('pre', {}, `curl -s -X POST ${state.me?.ingest_url || location.origin.replace(/:\d+$/, ':8080')}/v1/event \\\n  -H 'Authorization: Bearer ${k.secret}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"event":"signup_completed","user":{"id":"user_1"}}'`),
         // Ready-to-paste SDK snippets (sdk/README.md) for the new key.
         h('p', { class: 'muted' }, 'Or with the SDK (sdk/ in the repository) in Node:'),
-        h('pre', { id: 'new-key-node-snippet' }, `import { TrackingClient, closeOnSignals } from '@event-tracking/sdk'\n\nconst client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\ncloseOnSignals(client) // flush what is queued on SIGTERM/SIGINT\nclient.track('signup_completed', { plan: 'pro' }, { user: 'user_1' })`),
+        h('pre', { id: 'new-key-node-snippet' }, `import { TrackingClient, closeOnSignals } from '@event-tracking/sdk'\n\nconst client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\ncloseOnSignals(client) // flush what is queued on SIGTERM/SIGINT\nclient.track('signup_completed', { plan: 'pro' }, { user: 'user_1' })\nawait client.shutdown() // send what is queued, then let the process exit`),
         h('p', { class: 'muted' }, 'In a browser page (anyone who loads the page can read the key):'),
         h('pre', { id: 'new-key-browser-snippet' }, `<script type="module">\n  import { TrackingClient } from '/sdk/index.js' // sdk/dist, served by your site\n  const client = new TrackingClient({ apiKey: '${k.secret}', baseUrl: '${ingestUrl}' })\n  client.identify('user_1', { plan: 'pro' })\n  client.track('page_viewed', { path: location.pathname })\n</script>`),
         h('div', { class: 'row' },
@@ -190,6 +280,9 @@ async function keysPage() {
           h('button', { type: 'button', class: 'secondary', onclick: () => secretBox.replaceChildren() }, 'I have stored it'),
         ),
       ))
+      // Screen readers hear that a secret appeared (the status region) and land on it (focus).
+      announce.textContent = `Key "${k.name}" created. Its secret is shown below, once: copy it now.`
+      heading.focus()
       await refresh()
     } catch (e2) { err.replaceChildren(errorBox(e2)) }
   } },
@@ -200,25 +293,36 @@ async function keysPage() {
   render(
     h('h1', {}, 'API keys'),
     h('div', { class: 'panel' }, form, h('p', { class: 'muted' }, 'Live keys count toward your monthly event limit; test keys never do. Keys work at the ingest within about 2 seconds.')),
-    secretBox, err,
-    h('div', { class: 'panel' }, h('table', { id: 'keys-table' },
+    announce, secretBox, err,
+    h('div', { class: 'panel' }, h('table', { id: 'keys-table', class: 'cards' },
       h('thead', {}, h('tr', {}, ...['Name', 'Type', 'Key', 'Status', 'Created', 'Last used', ''].map((t) => h('th', {}, t)))), tbody)),
   )
   await refresh()
 }
 
 // ---- live stream ----
+const LIVE_HISTORY = 50
+const sameDay = (a, b) => a.toDateString() === b.toDateString()
+const liveTime = (iso) => (sameDay(new Date(iso), new Date()) ? new Date(iso).toLocaleTimeString() : fmtTime(iso))
+function envSelect({ value, ...attrs }) {
+  const sel = h('select', attrs, h('option', { value: '' }, 'All'), h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))
+  sel.value = value || ''
+  return sel
+}
+const eventsHead = (first) => h('thead', {}, h('tr', {}, ...[first, 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
+
 function livePage() {
   const MAX = 500
   const items = []
   const pending = []
   let paused = false
-  let selected = null
-  const f = { event: '', user: '', env: '' }
+  const seen = new Set()
+  const { params } = hashRoute()
+  const f = { event: params.get('event') || '', user: params.get('user') || '', env: params.get('env') || '' }
+  let history = 'loading'
   const dot = h('span', { class: 'status-dot' })
   const status = h('span', {}, 'connecting…')
   const tbody = h('tbody', { id: 'live-rows' })
-  const detail = h('pre', { id: 'live-detail' }, 'Click an event to see its full JSON.')
   const pauseBtn = h('button', { type: 'button', id: 'live-pause', class: 'secondary', onclick: () => {
     paused = !paused
     pauseBtn.textContent = paused ? 'Resume' : 'Pause'
@@ -229,6 +333,8 @@ function livePage() {
   // order: place each item by received_at (then its time-ordered id), newest first.
   const newer = (a, b) => a.received_at > b.received_at || (a.received_at === b.received_at && a.event_id > b.event_id)
   const insertNewestFirst = (item) => {
+    if (seen.has(item.event_id)) return
+    seen.add(item.event_id)
     let at = 0
     while (at < items.length && newer(items[at], item)) at++
     items.splice(at, 0, item)
@@ -237,34 +343,42 @@ function livePage() {
   const keep = (i) => (!f.event || (i.event || '').includes(f.event)) && (!f.user || i.user_id.includes(f.user)) && (!f.env || i.environment === f.env)
   const draw = () => {
     const shown = items.filter(keep)
-    tbody.replaceChildren(...(shown.length ? shown.map((i) => h('tr', { class: 'clickable' + (i === selected ? ' selected' : ''), 'data-event-id': i.event_id, onclick: () => { selected = i; detail.textContent = JSON.stringify(i, null, 2); draw() } },
-      h('td', {}, new Date(i.received_at).toLocaleTimeString()),
-      h('td', {}, i.type === 'identify' ? h('em', {}, 'identify') : i.event),
-      h('td', { class: 'mono' }, i.user_id),
-      h('td', {}, h('span', { class: `badge ${i.environment}` }, i.environment)),
-    )) : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, items.length ? 'No events match the filters.' : 'Waiting for events… send one with a key from the API keys page.'))]))
+    const empty = items.length ? 'No events match the filters.' : history === 'loading' ? 'Loading recent events…' : 'Waiting for events… send one with a key from the API keys page.'
+    // Rows are redrawn as events arrive: a keyboard user's focus stays on the row it was on.
+    const focused = document.activeElement && document.activeElement.closest('#live-rows tr[data-event-id]')
+    tbody.replaceChildren(...(shown.length ? shown.map((i) => detailRow(i, { 'data-event-id': i.event_id }, liveTime(i.received_at), i.user_id))
+      : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, empty))]))
+    const again = focused && [...tbody.rows].find((r) => r.dataset.eventId === focused.dataset.eventId)
+    if (again) $('button.rowlink', again).focus()
   }
   const drawStatus = (text) => {
     if (text) status.textContent = text
     if (paused) status.textContent = `paused (${pending.length} new)`
   }
-  const input = (key, label, attrs) => h('label', {}, label, h('input', { ...attrs, oninput: (e) => { f[key] = e.target.value.trim(); draw() } }))
+  const refilter = () => { setHashParams(f); draw() }
+  const input = (key, label, attrs) => h('label', {}, label, h('input', { ...attrs, value: f[key], oninput: (e) => { f[key] = e.target.value.trim(); refilter() } }))
   render(
     h('h1', {}, 'Live stream'),
     h('div', { class: 'panel row' },
       input('event', 'Event name', { id: 'filter-event', placeholder: 'contains…' }),
       input('user', 'User id', { id: 'filter-user', placeholder: 'contains…' }),
-      h('label', {}, 'Key type', h('select', { id: 'filter-env', onchange: (e) => { f.env = e.target.value; draw() } }, h('option', { value: '' }, 'All'), h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))),
+      h('label', {}, 'Key type', envSelect({ id: 'filter-env', value: f.env, onchange: (e) => { f.env = e.target.value; refilter() } })),
       pauseBtn,
       h('span', { class: 'muted' }, dot, status),
     ),
-    h('div', { class: 'split' },
-      h('div', { class: 'panel' }, h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Received'), h('th', {}, 'Event'), h('th', {}, 'User'), h('th', {}, 'Key type'))), tbody)),
-      h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail),
-    ),
+    h('div', { class: 'panel' }, h('table', { class: 'events' }, eventsHead('Received'), tbody)),
   )
   draw()
+  const current = stillCurrent()
   const es = new EventSource('/api/live')
+  // The last events from ClickHouse, then the stream (U7); the stream is opened first so nothing
+  // falls between the two, and an event in both is shown once.
+  api('GET', '/live/history' + qs({ limit: String(LIVE_HISTORY) })).then((rows) => {
+    if (!current()) return
+    for (const r of rows) insertNewestFirst({ type: 'event', ...r })
+    history = 'done'
+    draw()
+  }).catch((e) => { if (current()) { history = 'done'; draw(); drawStatus(`recent events unavailable: ${e.message}`) } })
   const onItem = (e) => {
     let item
     try { item = JSON.parse(e.data) } catch { return }
@@ -287,8 +401,15 @@ function meter(value, limit) {
   return h('div', { class: 'meter' }, bar)
 }
 
+/** The width a chart in a panel is shown at (capped at `max`): drawn at that size, its text is not scaled down. */
+function chartWidth(max) {
+  const m = main()
+  const pad = 2 * parseFloat(getComputedStyle(m).paddingLeft) + 34
+  return Math.max(260, Math.min(max, Math.floor(m.clientWidth - pad)))
+}
+
 function hourlyChart(rows) {
-  const W = 1000, H = 180, P = 28
+  const W = chartWidth(1000), H = 180, P = 28
   const max = Math.max(1, ...rows.map((r) => r.live + r.test))
   const bw = (W - P) / Math.max(1, rows.length)
   const svg = h('svg', { viewBox: `0 0 ${W} ${H + 20}`, width: '100%', role: 'img', 'aria-label': 'Events per hour', id: 'hourly-chart' })
@@ -302,7 +423,7 @@ function hourlyChart(rows) {
     if (r.test) g.append(h('rect', { class: 'bar-test', x, y: H - hl - ht, width: Math.max(1, bw - 1), height: ht }))
     g.append(h('rect', { x, y: 0, width: bw, height: H, fill: 'transparent' }))
     svg.append(g)
-    if (new Date(r.hour).getHours() === 0 && x < W - 70) svg.append(h('text', { x, y: H + 14 }, new Date(r.hour).toLocaleDateString()))
+    if (new Date(r.hour).getHours() === 0 && x < W - 70 && x > P + 20) svg.append(h('text', { x, y: H + 14 }, new Date(r.hour).toLocaleDateString()))
   })
   return svg
 }
@@ -338,25 +459,21 @@ async function usagePage() {
 // ---- explorer ----
 const toLocalInput = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16)
 
-function eventsTable(rows, detail) {
-  return h('table', { id: 'events-table' },
-    h('thead', {}, h('tr', {}, ...['Time', 'Event', 'User', 'Key type'].map((t) => h('th', {}, t)))),
-    h('tbody', {}, ...(rows.length ? rows.map((r) => h('tr', { class: 'clickable', onclick: () => { detail.textContent = JSON.stringify(r, null, 2) } },
-      h('td', {}, fmtTime(r.timestamp)),
-      h('td', {}, r.event),
-      h('td', {}, h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, onclick: (e) => e.stopPropagation() }, r.user_id)),
-      h('td', {}, h('span', { class: `badge ${r.environment}` }, r.environment)),
-    )) : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))])))
+function eventsTable(rows) {
+  return h('table', { id: 'events-table', class: 'events' }, eventsHead('Time'),
+    h('tbody', {}, ...(rows.length ? rows.map((r) => detailRow({ type: 'event', ...r }, { 'data-event-id': r.event_id }, fmtTime(r.timestamp),
+      h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, title: r.user_id }, r.user_id)))
+      : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))])))
 }
 
 function topChart(rows) {
-  const W = 600, row = 24, L = 180
+  const W = chartWidth(600), row = 24, L = Math.min(180, Math.round(W * 0.42)), chars = Math.floor(L / 7)
   const max = Math.max(1, ...rows.map((r) => r.events))
   const svg = h('svg', { viewBox: `0 0 ${W} ${Math.max(1, rows.length) * row + 4}`, width: W, height: Math.max(1, rows.length) * row + 4, role: 'img', 'aria-label': 'Top events', id: 'top-chart' })
   rows.forEach((r, i) => {
     const w = ((W - L - 60) * r.events) / max
     svg.append(
-      h('text', { x: 0, y: i * row + 16 }, r.event.length > 26 ? r.event.slice(0, 25) + '…' : r.event),
+      h('text', { x: 0, y: i * row + 16 }, r.event.length > chars ? r.event.slice(0, chars - 1) + '…' : r.event),
       h('rect', { class: 'bar', x: L, y: i * row + 4, width: Math.max(1, w), height: row - 8 }, h('title', {}, `${r.event}: ${r.events} events, ${r.users} users`)),
       h('text', { x: L + w + 6, y: i * row + 16 }, fmtNum(r.events)),
     )
@@ -367,38 +484,41 @@ function topChart(rows) {
 
 async function explorerPage() {
   const now = new Date()
-  const from = h('input', { type: 'datetime-local', name: 'from', value: toLocalInput(new Date(now.getTime() - 7 * 86400000)) })
-  const to = h('input', { type: 'datetime-local', name: 'to', value: toLocalInput(new Date(now.getTime() + 3600000)) })
-  const ev = h('input', { name: 'event', placeholder: 'exact name' })
-  const user = h('input', { name: 'user_id', placeholder: 'exact id' })
-  const env = h('select', { name: 'environment' }, h('option', { value: '' }, 'All'), h('option', { value: 'live' }, 'Live'), h('option', { value: 'test' }, 'Test'))
+  const { params } = hashRoute()
+  const from = h('input', { type: 'datetime-local', name: 'from', value: params.get('from') || toLocalInput(new Date(now.getTime() - 7 * 86400000)) })
+  const to = h('input', { type: 'datetime-local', name: 'to', value: params.get('to') || toLocalInput(new Date(now.getTime() + 3600000)) })
+  const ev = h('input', { name: 'event', placeholder: 'contains…', value: params.get('event') || '' })
+  const user = h('input', { name: 'user_id', placeholder: 'contains…', value: params.get('user') || '' })
+  const env = envSelect({ name: 'environment', value: params.get('env') })
   const results = h('div')
-  const detail = h('pre', {}, 'Click an event to see its full JSON.')
   const load = async () => {
     const range = { from: new Date(from.value).toISOString(), to: new Date(to.value).toISOString(), environment: env.value }
     try {
       const [events, top] = await Promise.all([
-        api('GET', '/events' + qs({ ...range, event: ev.value.trim(), user_id: user.value.trim(), limit: '100' })),
+        api('GET', '/events' + qs({ ...range, event_contains: ev.value.trim(), user_contains: user.value.trim(), limit: '100' })),
         api('GET', '/top-events' + qs(range)),
       ])
       results.replaceChildren(
         h('div', { class: 'panel' }, h('h2', {}, 'Top events'), topChart(top)),
-        h('div', { class: 'split' }, h('div', { class: 'panel' }, h('h2', {}, `Recent events (${events.length})`), eventsTable(events, detail)), h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail)),
+        h('div', { class: 'panel' }, h('h2', {}, `Recent events (${events.length})`), eventsTable(events)),
       )
     } catch (e) { results.replaceChildren(errorBox(e)) }
   }
-  const form = h('form', { class: 'panel row', onsubmit: (e) => { e.preventDefault(); void load() } },
+  const form = h('form', { class: 'panel row', onsubmit: (e) => {
+    e.preventDefault()
+    setHashParams({ event: ev.value.trim(), user: user.value.trim(), env: env.value, from: from.value, to: to.value })
+    void load()
+  } },
     h('label', {}, 'Event name', ev), h('label', {}, 'User id', user), h('label', {}, 'Key type', env),
     h('label', {}, 'From', from), h('label', {}, 'To', to), h('button', { type: 'submit' }, 'Apply'),
     h('span', { class: 'muted' }, 'or open a user: '),
-    h('input', { placeholder: 'user id', onkeydown: (e) => { if (e.key === 'Enter' && e.target.value.trim()) { e.preventDefault(); go('#/users/' + encodeURIComponent(e.target.value.trim())) } } }),
+    h('input', { placeholder: 'user id', 'aria-label': 'Open a user by id', onkeydown: (e) => { if (e.key === 'Enter' && e.target.value.trim()) { e.preventDefault(); go('#/users/' + encodeURIComponent(e.target.value.trim())) } } }),
   )
   render(h('h1', {}, 'Explorer'), form, results)
   await load()
 }
 
 async function userPage(userId) {
-  const detail = h('pre', {}, 'Click an event to see its full JSON.')
   const current = stillCurrent()
   let u
   try { u = await api('GET', `/users/${encodeURIComponent(userId)}`) } catch (e) {
@@ -417,8 +537,43 @@ async function userPage(userId) {
         ...Object.entries(p.traits).map(([k, v]) => h('tr', {}, h('th', {}, `trait: ${k}`), h('td', { class: 'mono' }, typeof v === 'string' ? v : JSON.stringify(v)))),
       )),
     )),
-    h('div', { class: 'split' }, h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events, detail)), h('div', { class: 'panel' }, h('h2', {}, 'Event JSON'), detail)),
+    h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
   )
+}
+
+// ---- definitions: every event name and trait key with counts, types and examples (U8) ----
+const keyTypes = (k) => `${k.types.join(' | ') || '—'}${k.examples.length ? ' e.g. ' + k.examples.join(', ') : ''}`
+function keyList(keys) {
+  if (!keys.length) return h('span', { class: 'muted' }, 'none')
+  return h('ul', { class: 'keys' }, ...keys.map((k) => h('li', {}, h('code', {}, k.key), ' ', h('span', { class: 'muted' }, keyTypes(k)))))
+}
+
+async function definitionsPage() {
+  const { params } = hashRoute()
+  const env = envSelect({ id: 'definitions-env', value: params.get('env'), onchange: () => { setHashParams({ env: env.value }); load() } })
+  const box = h('div')
+  render(h('h1', {}, 'Definitions'), h('div', { class: 'panel row' }, h('label', {}, 'Key type', env),
+    h('p', { class: 'muted hint' }, 'Every event name and user trait of this account. Property types and examples come from each event\'s latest rows.')), box)
+  const current = stillCurrent()
+  const load = async () => {
+    const d = await api('GET', '/definitions' + qs({ environment: env.value }))
+    if (!current()) return
+    box.replaceChildren(
+      h('div', { class: 'panel' }, h('h2', {}, `Events (${d.events.length})`), h('table', { id: 'definitions-events', class: 'cards defs' },
+        h('thead', {}, h('tr', {}, ...['Event', 'Last 7 days', 'Last 30 days', 'First seen', 'Last seen', 'Properties'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ...(d.events.length ? d.events.map((e) => h('tr', { 'data-event': e.event },
+          h('td', { class: 'mono' }, h('a', { href: '#/explorer' + qs({ event: e.event }) }, e.event)),
+          h('td', { 'data-label': 'Last 7 days' }, fmtNum(e.last_7d)), h('td', { 'data-label': 'Last 30 days' }, fmtNum(e.last_30d)),
+          h('td', { 'data-label': 'First seen' }, fmtTime(e.first_seen)), h('td', { 'data-label': 'Last seen' }, fmtTime(e.last_seen)),
+          h('td', {}, keyList(e.properties)))) : [h('tr', {}, h('td', { colSpan: 6, class: 'muted' }, 'No events yet.'))])))),
+      h('div', { class: 'panel' }, h('h2', {}, `User traits (${d.traits.length})`), h('table', { id: 'definitions-traits', class: 'cards defs' },
+        h('thead', {}, h('tr', {}, ...['Trait', 'Users', 'Types and examples', 'First set', 'Last set'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ...(d.traits.length ? d.traits.map((k) => h('tr', { 'data-trait': k.key },
+          h('td', { class: 'mono' }, k.key), h('td', { 'data-label': 'Users' }, fmtNum(k.users)), h('td', {}, keyTypes(k)),
+          h('td', { 'data-label': 'First set' }, fmtTime(k.first_seen)), h('td', { 'data-label': 'Last set' }, fmtTime(k.last_seen)))) : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, 'No traits yet.'))])))),
+    )
+  }
+  await load()
 }
 
 // ---- account: password change and sign out everywhere (sessions end on the server) ----
@@ -442,9 +597,10 @@ function accountPage() {
     }
   } },
     h('label', {}, 'Current password', h('input', { name: 'current_password', type: 'password', required: true, autocomplete: 'current-password' })),
-    h('label', {}, 'New password', h('input', { name: 'new_password', type: 'password', required: true, minLength: 8, autocomplete: 'new-password' })),
+    h('label', {}, 'New password', h('input', { name: 'new_password', type: 'password', required: true, minLength: 8, autocomplete: 'new-password', 'aria-describedby': 'password-rule' })),
     h('label', {}, 'New password again', h('input', { name: 'confirm_password', type: 'password', required: true, minLength: 8, autocomplete: 'new-password' })),
     h('button', { type: 'submit', id: 'change-password' }, 'Change password'),
+    passwordRule(),
   )
   const outMsg = h('div')
   const everywhere = h('button', { type: 'button', id: 'signout-everywhere', class: 'danger', onclick: async () => {

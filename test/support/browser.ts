@@ -1,0 +1,24 @@
+// Debian's headless Chromium for the browser tests, driven by playwright-core (never a downloaded
+// browser): `bash deploy/local/install-test-deps.sh` installs it; CHROMIUM_PATH points elsewhere.
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Launches Chromium headless; `t.teardown` closes it. */
+export async function launchChromium(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+  })
+  t.teardown(() => browser.close())
+  return browser
+}
+
+/** A page in a fresh context (its own cookies), closed by `t.teardown`; waits poll up to `timeoutMs`. */
+export async function freshPage(browser: Browser, t: { teardown(fn: () => unknown): void }, timeoutMs: number, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext(options)
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  page.setDefaultTimeout(timeoutMs)
+  return page
+}
