@@ -1,9 +1,12 @@
-// The unit tier in one warm process (run by `npm run test:unit`): tap starts a process and a
+// The unit tier in warm processes (run by `npm run test:unit`): tap starts a process and a
 // TypeScript loader per test file, which costs seconds a file on this 2-core machine while most
-// unit files assert in milliseconds. This file imports every test that needs no servers (each
-// `*.test.ts` that is not `*.integration.test.ts`) into one tap process, so the loader, tap and
-// the shared modules load once. Every file's top-level `t.test` joins this process's root test,
-// and a failure's `at:` line names its file. `npm test` still runs each file in its own process.
+// unit files assert in milliseconds (H47). The tier's files (each `*.test.ts` that is not
+// `*.integration.test.ts`) are imported into two tap processes instead, one per core, each taking
+// every other file (unit-tier-1.ts, unit-tier-2.ts): the loader, tap and the shared modules load
+// once a process. Every file's top-level `t.test` joins its process's root test, and a failure's
+// `at:` line names its file. `npm test` still runs each file in its own process. tap's timeout
+// (package.json, 180 s) is sized for one file; test:unit gives each half 900 s, as a half holds
+// about forty files and the machine may be shared.
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -21,8 +24,11 @@ export function unitTestFiles(dir: string, out: string[] = []): string[] {
   return out.sort()
 }
 
-const root = process.cwd()
-for (const file of unitTestFiles(root)) {
-  process.stderr.write(`# unit tier: ${relative(root, file)}\n`)
-  await import(pathToFileURL(file).href)
+/** Imports the unit tier's files numbered `shard` modulo `shards` into this process. */
+export async function runUnitTier(shard: number, shards: number, root = process.cwd()): Promise<void> {
+  const files = unitTestFiles(root).filter((_, i) => i % shards === shard)
+  for (const file of files) {
+    process.stderr.write(`# unit tier: ${relative(root, file)}\n`)
+    await import(pathToFileURL(file).href)
+  }
 }
