@@ -130,7 +130,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
 }
 
 /** Serves `app.callback()` (koa's own way of testing an app) on a kernel-chosen loopback port until the test ends. */
-async function listen(t: Teardown, app: Koa<any>): Promise<string> {
+export async function listen(t: Teardown, app: Koa<any>): Promise<string> {
   const server: Server = createServer(app.callback())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => new Promise<void>((r) => {
