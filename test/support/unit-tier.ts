@@ -7,6 +7,7 @@
 // `at:` line names its file. `npm test` still runs each file in its own process. tap's timeout
 // (package.json, 180 s) is sized for one file; test:unit gives each half 900 s, as a half holds
 // about forty files and the machine may be shared.
+import t from 'tap'
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -29,6 +30,7 @@ export async function runUnitTier(shard: number, shards: number, root = process.
   const files = unitTestFiles(root).filter((_, i) => i % shards === shard)
   for (const file of files) {
     process.stderr.write(`# unit tier: ${relative(root, file)}\n`)
-    await import(pathToFileURL(file).href)
+    // A file that cannot even load fails here, and the rest of the half still runs.
+    await import(pathToFileURL(file).href).catch((err) => t.fail(`${relative(root, file)} did not load`, { error: err }))
   }
 }
