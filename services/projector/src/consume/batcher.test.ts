@@ -2,6 +2,7 @@
 // settles with the write that held its rows.
 import t from 'tap'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
+import { ManualTimers } from '../../../../test/support/manual-timers.js'
 
 const rows = (n: number, from = 0): ProjectionBatch => ({ events: Array.from({ length: n }, (_, i) => ({ id: from + i }) as any), identifies: [] })
 
@@ -18,12 +19,16 @@ const tick = () => new Promise((r) => setImmediate(r))
 
 t.test('rows under maxRows wait for maxWaitMs; maxRows writes at once', async (t) => {
   const { seen, flushFn } = writes()
-  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 40 })
+  const timers = new ManualTimers()
+  const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 40, timers })
   const a = b.add(rows(3))
   await tick()
+  timers.advance(39)
+  await tick()
   t.equal(seen.length, 0, 'nothing written before maxWaitMs')
-  await new Promise((r) => setTimeout(r, 80))
-  t.same(seen.map((w) => w.rows), [3], 'written after maxWaitMs')
+  timers.advance(1)
+  await tick()
+  t.same(seen.map((w) => w.rows), [3], 'written at maxWaitMs')
   seen[0]!.end()
   await a
   const big = b.add(rows(10))
@@ -58,7 +63,8 @@ for (const c of [
 ]) {
   t.test(c.name, async (t) => {
     const { seen, flushFn } = writes()
-    const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60, minRowsAfterWrite: c.min })
+    const timers = new ManualTimers()
+    const b = new InsertBatcher(flushFn, { maxRows: 10, maxWaitMs: 60, minRowsAfterWrite: c.min, timers })
     const first = b.add(rows(10))
     await tick()
     const tail = b.add(rows(c.tail, 10))
@@ -68,7 +74,8 @@ for (const c of [
     await first
     await tick()
     t.same(seen.map((w) => w.rows), c.atOnce ? [10, c.tail] : [10], c.atOnce ? 'the tail went when the first write ended' : 'the tail waits')
-    await new Promise((r) => setTimeout(r, 120))
+    timers.advance(60)
+    await tick()
     t.same(seen.map((w) => w.rows), [10, c.tail], 'written by maxWaitMs at the latest')
     seen[1]!.end()
     await tail

@@ -6,6 +6,7 @@
 // maxRows rows, or one record's rows when that record alone has more.
 import type { PreparedBatch, PreparedRecord } from '../clickhouse/prepared.js'
 import { recordRows } from './record-rows.js'
+import { realTimers, type Timers } from '../../../shared/src/timers.js'
 
 /** Decoded records with their rows built (prepared.ts). */
 export type ProjectionBatch = PreparedBatch
@@ -21,6 +22,8 @@ export interface BatcherOptions {
    * few, large inserts. Unset: never.
    */
   minRowsAfterWrite?: number
+  /** The maxWaitMs timer's scheduler; tests fire it themselves. */
+  timers?: Timers
 }
 
 interface Waiter {
@@ -32,7 +35,7 @@ export class InsertBatcher {
   private buf: ProjectionBatch = { events: [], identifies: [] }
   private bufRows = 0
   private waiters: Waiter[] = []
-  private timer: NodeJS.Timeout | null = null
+  private timer: unknown = null
   private flushing: Promise<void> = Promise.resolve()
   /** Rows added and not yet through their write (buffered, queued or being written). */
   private unwritten = 0
@@ -42,7 +45,11 @@ export class InsertBatcher {
   private peakUnwritten = 0
   private largestWrite = 0
 
-  constructor(private readonly flushFn: (batch: ProjectionBatch) => Promise<void>, private readonly opts: BatcherOptions) {}
+  private readonly timers: Timers
+
+  constructor(private readonly flushFn: (batch: ProjectionBatch) => Promise<void>, private readonly opts: BatcherOptions) {
+    this.timers = opts.timers ?? realTimers
+  }
 
   /** Rows buffered, not yet handed to a write. */
   get size() {
@@ -70,7 +77,7 @@ export class InsertBatcher {
     if (this.unwritten > this.peakUnwritten) this.peakUnwritten = this.unwritten
     writes.push(this.waiter())
     if (this.size >= this.opts.maxRows) void this.flush()
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs)
+    else if (!this.timer) this.timer = this.timers.setTimeout(() => this.flush(), this.opts.maxWaitMs)
     return writes.length === 1 ? writes[0]! : Promise.all(writes).then(() => undefined)
   }
 
@@ -113,7 +120,7 @@ export class InsertBatcher {
   /** Flushes are serialized: rows of one user stay in commit order across flushes. */
   flush(): Promise<void> {
     if (this.timer) {
-      clearTimeout(this.timer)
+      this.timers.clearTimeout(this.timer)
       this.timer = null
     }
     if (this.waiters.length === 0) return this.flushing
