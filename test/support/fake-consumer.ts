@@ -3,7 +3,7 @@
 // disconnect), so the consume loop's epochs, poison records, restarts and drain run in unit tests.
 // The one place to adapt when the projector's Kafka port changes. A test plays the broker: it
 // joins the group (`join()`), hands batches to eachBatch (`deliver()`) and reads the commits.
-import type { EachBatchPayload, KafkaMessage } from 'kafkajs'
+import type { EachBatchPayload, KafkaMessage } from '../../services/shared/src/kafka/client.js'
 
 const EVENTS = { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process', CRASH: 'consumer.crash', FETCH: 'consumer.fetch' } as const
 

@@ -5,11 +5,13 @@
 // the app for the in-process tier (H47); the stack tier keeps dashboard-harness.ts.
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka, Producer } from '../../services/shared/src/kafka/client.js'
 import { createDashboardApp } from '../../services/dashboard/src/http/app.js'
 import { loadDashboardConfig } from '../../services/dashboard/src/config.js'
 import { LiveStreams } from '../../services/dashboard/src/api/live-streams.js'
 import type { DashboardQueries } from '../../services/dashboard/src/api/queries.js'
+import type { DefinitionQueries } from '../../services/dashboard/src/api/definitions-queries.js'
+import type { LiveHistory } from '../../services/dashboard/src/api/live-history.js'
 import { HashGate, LoginThrottle, RequestThrottle, SignupThrottle } from '../../services/dashboard/src/auth/index.js'
 import { AccountsAdmin } from '../../services/shared/src/accounts/accounts-admin.js'
 import type { AccountsEntry } from '../../services/shared/src/accounts/accounts-log.js'
@@ -65,12 +67,16 @@ export async function startInProcessDashboard(t: Teardown, env: Record<string, s
     userProfiles: () => read([]),
     monthUsage: () => read({ live: 0, test: 0, emails: 0 }),
   } as unknown as DashboardQueries
+  const definitions = { events: () => read([]), traits: () => read([]) } as unknown as DefinitionQueries
+  const liveHistory = { recent: () => read(data.recentEvents) } as unknown as LiveHistory
   const app = createDashboardApp({
     cfg,
     log,
     admin,
     plans: DEFAULT_PLANS,
     queries,
+    definitions,
+    liveHistory,
     liveStreams: new LiveStreams({ perSession: cfg.liveStreamsPerSession, stillSignedIn: () => true, sweepMs: 60_000 }),
     requests: new RequestThrottle(),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),

@@ -4,7 +4,7 @@
 // committed offsets in a new epoch, and stop() draining what is buffered. The stack tier
 // (test/projector/resilience.integration.test.ts) runs the same against Kafka and ClickHouse.
 import t from 'tap'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import { Codec } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.js'
 import { createLogger } from '../../../shared/src/log.js'
