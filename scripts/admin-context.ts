@@ -4,6 +4,7 @@ import { readEnv, commonSpec, commonConfig, type CommonConfig } from '../service
 import { createLogger } from '../services/shared/src/log.js'
 import { AccountsAdmin } from '../services/shared/src/accounts/accounts-admin.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
+import { PrivacyAdmin } from '../services/shared/src/privacy/privacy-admin.js'
 
 export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{ admin: AccountsAdmin; cfg: CommonConfig; close: () => Promise<void> }> {
   const cfg = commonConfig(readEnv(commonSpec, env))
@@ -19,6 +20,26 @@ export async function openAdmin(env: Record<string, string | undefined> = proces
     close: async () => {
       await admin.stop()
       await producer.disconnect()
+    },
+  }
+}
+
+/** The privacy CLI's clients: erasure requests and receipts (A12), and the accounts (IP handling, H56). */
+export async function openPrivacy(env: Record<string, string | undefined> = process.env): Promise<{ privacy: PrivacyAdmin; admin: AccountsAdmin; close: () => Promise<void> }> {
+  const { admin, cfg, close: closeAdmin } = await openAdmin(env)
+  const log = createLogger(env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'cli' })
+  const { kafka, codec } = await openEventLog(cfg, 'cli-privacy', log)
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner })
+  await producer.connect()
+  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log)
+  await privacy.start()
+  return {
+    privacy,
+    admin,
+    close: async () => {
+      await privacy.stop()
+      await producer.disconnect()
+      await closeAdmin()
     },
   }
 }

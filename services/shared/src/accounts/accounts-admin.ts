@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from 'kafkajs'
 import type { Codec } from '../../../../schemas/codec.js'
-import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
+import { undoesRevocation, type AccountRecord, type IpHandling, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
 import { generateKey } from './key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from '../log.js'
@@ -128,6 +128,11 @@ export class AccountsAdmin {
 
   setPlan(accountId: string, plan: string): Promise<AccountRecord> {
     return this.updateAccount(accountId, () => ({ plan }))
+  }
+
+  /** What ingest keeps of the client IP on the account's records (H56). */
+  setIpHandling(accountId: string, ipHandling: IpHandling): Promise<AccountRecord> {
+    return this.updateAccount(accountId, () => ({ ip_handling: ipHandling }))
   }
 
   /** Ends one dashboard session before it expires (sign-out). Past `maxRevoked` live entries, every
