@@ -8,6 +8,7 @@ import { addSessionRoutes } from './session-routes.js'
 import { addKeyRoutes } from './key-routes.js'
 import { addUsageRoutes } from './usage-routes.js'
 import { addExploreRoutes } from './explore-routes.js'
+import { addPrivacyRoutes } from './privacy-routes.js'
 
 export { type ApiDeps, type DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -20,5 +21,6 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   addKeyRoutes(r, d, h)
   addUsageRoutes(r, d, h)
   addExploreRoutes(r, d, h)
+  addPrivacyRoutes(r, d, h)
   return r
 }
