@@ -5,7 +5,7 @@
 //   ip --account ACME --mode full|truncated|none
 import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
-import { openPrivacy } from './admin-context.js'
+import { openPrivacy, runCli } from './admin-context.js'
 import { AdminError } from '../services/shared/src/accounts/accounts-admin.js'
 import { IP_HANDLINGS, type ErasureRecord, type IpHandling } from '../schemas/records.js'
 
@@ -30,7 +30,33 @@ function receiptLines(e: ErasureRecord): string[] {
   ]
 }
 
-async function main(argv: string[]) {
+type Options = { account: string; user?: string; mode?: string; suppress?: boolean; 'no-wait'?: boolean; json?: boolean }
+type Clients = Awaited<ReturnType<typeof openPrivacy>>
+
+const COMMANDS: Record<string, (o: Options, c: Clients) => Promise<number>> = {
+  async erase(o, { privacy }) {
+    if (o.user === undefined) throw new AdminError('INVALID', 'erase needs --user')
+    const e = await privacy.requestErasure({ accountId: o.account, userId: o.user, requestedBy: `cli:${userInfo().username}`, suppress: o.suppress === true })
+    const done = o['no-wait'] ? e : ((await privacy.purged(o.account, o.user, e.erasure_id, RECEIPT_WAIT_MS)) ?? e)
+    console.log(receiptLines(done).join('\n'))
+    return o['no-wait'] || done.projections_purged_at !== null ? 0 : 1
+  },
+  async list(o, { privacy }) {
+    const list = privacy.list(o.account)
+    if (o.json) console.log(JSON.stringify(list))
+    else for (const e of list) console.log(receiptLines(e).join('\n'))
+    return 0
+  },
+  async ip(o, { admin }) {
+    const mode = o.mode as IpHandling
+    if (!IP_HANDLINGS.includes(mode)) throw new AdminError('INVALID', `--mode must be one of ${IP_HANDLINGS.join(', ')}`)
+    const r = await admin.setIpHandling(o.account, mode)
+    console.log(`Account ${r.account_id} keeps the client IP: ${r.ip_handling}.`)
+    return 0
+  },
+}
+
+async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -45,49 +71,20 @@ async function main(argv: string[]) {
     },
   })
   const [cmd] = positionals
-  if (!cmd || values.help) {
+  const run = cmd === undefined ? undefined : COMMANDS[cmd]
+  if (!run || values.help) {
     console.log(USAGE)
-    return cmd ? 0 : 2
+    return values.help ? 0 : 2
   }
   const account = values.account
   if (!account) throw new AdminError('INVALID', `${cmd} needs --account`)
-  const { privacy, admin, close } = await openPrivacy()
+  const clients = await openPrivacy()
   try {
-    if (!admin.accounts.has(account)) throw new AdminError('NOT_FOUND', `no account ${account}`)
-    switch (cmd) {
-      case 'erase': {
-        if (values.user === undefined) throw new AdminError('INVALID', 'erase needs --user')
-        const e = await privacy.requestErasure({ accountId: account, userId: values.user, requestedBy: `cli:${userInfo().username}`, suppress: values.suppress === true })
-        const done = values['no-wait'] ? e : ((await privacy.purged(account, values.user, e.erasure_id, RECEIPT_WAIT_MS)) ?? e)
-        console.log(receiptLines(done).join('\n'))
-        return values['no-wait'] || done.projections_purged_at !== null ? 0 : 1
-      }
-      case 'list': {
-        const list = privacy.list(account)
-        if (values.json) console.log(JSON.stringify(list))
-        else for (const e of list) console.log(receiptLines(e).join('\n'))
-        return 0
-      }
-      case 'ip': {
-        const mode = values.mode as IpHandling
-        if (!IP_HANDLINGS.includes(mode)) throw new AdminError('INVALID', `--mode must be one of ${IP_HANDLINGS.join(', ')}`)
-        const r = await admin.setIpHandling(account, mode)
-        console.log(`Account ${r.account_id} keeps the client IP: ${r.ip_handling}.`)
-        return 0
-      }
-      default:
-        console.error(`unknown command ${cmd}\n${USAGE}`)
-        return 2
-    }
+    if (!clients.admin.accounts.has(account)) throw new AdminError('NOT_FOUND', `no account ${account}`)
+    return await run({ ...values, account }, clients)
   } finally {
-    await close()
+    await clients.close()
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(`error: ${err?.message ?? err}`)
-    process.exit(err instanceof AdminError ? 2 : 1)
-  },
-)
+runCli(main)

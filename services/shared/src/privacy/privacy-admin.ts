@@ -11,6 +11,7 @@ import { AdminError } from '../accounts/accounts-admin.js'
 import type { AccountsFollower } from '../accounts/accounts-log.js'
 import { ErasureSet } from './erasure-set.js'
 import { ErasureWriter, followErasures } from './erasures-log.js'
+import { SeenWaiters } from '../seen-waiters.js'
 
 /** User ids are at most 255 characters (H9); an erasure names one exactly as it was sent. */
 export const MAX_USER_ID_LENGTH = 255
@@ -27,7 +28,7 @@ export class PrivacyAdmin {
   readonly erasures = new ErasureSet()
   private follower?: AccountsFollower
   private readonly writer: ErasureWriter
-  private waiters: Array<{ check: () => boolean; resolve: () => void }> = []
+  private readonly waiters = new SeenWaiters()
 
   constructor(private readonly kafka: Kafka, producer: Producer, private readonly codec: Codec, private readonly topic: string, private readonly log: Logger) {
     this.writer = new ErasureWriter(producer, codec, topic)
@@ -44,7 +45,7 @@ export class PrivacyAdmin {
 
   private apply(e: ErasureRecord) {
     this.erasures.apply(e)
-    this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true))
+    this.waiters.notify()
   }
 
   /** Appends a new erasure request; a repeated request for the same person starts over (all steps again). */
@@ -64,7 +65,7 @@ export class PrivacyAdmin {
       updated_at: now,
     }
     await this.writer.write(rec)
-    await this.seen(() => this.erasures.get(r.accountId, r.userId)?.erasure_id === rec.erasure_id)
+    await this.waiters.seen(() => this.erasures.get(r.accountId, r.userId)?.erasure_id === rec.erasure_id)
     return rec
   }
 
@@ -79,19 +80,7 @@ export class PrivacyAdmin {
       const e = this.erasures.get(accountId, userId)
       return e?.erasure_id === erasureId && e.projections_purged_at !== null
     }
-    await this.seen(done, timeoutMs)
+    await this.waiters.seen(done, timeoutMs)
     return this.erasures.get(accountId, userId)
-  }
-
-  private seen(check: () => boolean, timeoutMs = 5000): Promise<void> {
-    if (check()) return Promise.resolve()
-    return new Promise((resolve) => {
-      const w = { check, resolve }
-      this.waiters.push(w)
-      setTimeout(() => {
-        this.waiters = this.waiters.filter((x) => x !== w)
-        resolve()
-      }, timeoutMs).unref()
-    })
   }
 }
