@@ -8,11 +8,11 @@ import t from 'tap'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
+import { CHROMIUM, launchChromium, signUpInPage } from '../support/browser.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
 const WAIT = 30_000
 
@@ -21,10 +21,7 @@ if (!existsSync(CHROMIUM)) {
 } else {
   t.test('a newcomer signs up, creates a live key, watches an event arrive, sees usage, revokes the key', async (t) => {
     const s = await startDashboard(t)
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
-    })
+    const browser: Browser = await launchChromium()
     t.teardown(() => browser.close())
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
     const page: Page = await context.newPage()
@@ -35,13 +32,8 @@ if (!existsSync(CHROMIUM)) {
     mkdirSync(SHOTS, { recursive: true })
 
     // Sign up.
-    await page.goto(`${s.dashboardUrl}/#/signup`)
     const email = `newcomer-${s.suffix}@example.com`
-    await page.fill('input[name=name]', 'Acme Rockets')
-    await page.fill('input[name=email]', email)
-    await page.fill('input[name=password]', 'a long enough password')
-    await page.click('#signup-submit')
-    await page.waitForSelector('#create-key')
+    await signUpInPage(page, s.dashboardUrl, email, 'Acme Rockets')
     t.equal(await page.textContent('#who-email'), email, 'signed in as the new account')
     const accountId = s.admin.findAccountByEmail(email)?.account_id
     t.ok(accountId, 'the account is on the accounts topic')
