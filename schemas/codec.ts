@@ -26,6 +26,7 @@ export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: 
     { name: 'Plan', subject: `${topics.accounts}-tracking.v1.Plan` },
     { name: 'ApiKey', subject: `${topics.accounts}-tracking.v1.ApiKey` },
     { name: 'DeadLetter', subject: `${topics.dlq}-value` },
+    ...(topics.erasures ? [{ name: 'Erasure' as const, subject: `${topics.erasures}-value` }] : []),
   ]
 }
 

@@ -56,7 +56,13 @@ export interface AccountRecord {
   /** Optional here only for literals written before v2; every decoded record has them (Avro defaults). */
   session_version?: number
   revoked_sessions?: RevokedSession[]
+  /** H56; optional here only for literals written before v3 (decoded records default to 'full'). */
+  ip_handling?: IpHandling
 }
+
+/** What ingest keeps of the client IP (H56): as received, truncated, or nothing. */
+export type IpHandling = 'full' | 'truncated' | 'none'
+export const IP_HANDLINGS: readonly IpHandling[] = ['full', 'truncated', 'none']
 
 export interface RevokedSession {
   sid: string
@@ -103,6 +109,21 @@ export interface DeadLetterRecord {
   failed_at: number
 }
 
+/** A request to erase one person, and its receipt (A12): one record per (account, user) on the
+ * compacted erasures topic, written again as its steps finish. */
+export interface ErasureRecord {
+  erasure_id: string
+  account_id: string
+  user_id: string
+  requested_by: string
+  requested_at: number
+  suppress: boolean
+  projections_purged_at: number | null
+  history_unreadable_at: number | null
+  disk_gone_at: number | null
+  updated_at: number
+}
+
 /** The record kinds the projector and ingest know, each with its .avsc file name. */
 export const SCHEMA_FILES = {
   Event: 'event.avsc',
@@ -111,6 +132,7 @@ export const SCHEMA_FILES = {
   Plan: 'plan.avsc',
   ApiKey: 'api-key.avsc',
   DeadLetter: 'dlq.avsc',
+  Erasure: 'erasure.avsc',
 } as const
 export type SchemaName = keyof typeof SCHEMA_FILES
 
@@ -123,3 +145,7 @@ export const accountsKey = {
 
 /** Message key on the event and identify topics: one user's records stay in order (A3). */
 export const userKey = (accountId: string, userId: string) => `${accountId}\u0000${userId}`
+
+/** Message key on the compacted erasures topic: the person's own record key (userKey), so the
+ * projector matches a record to an erasure by its key before decoding it (A12). */
+export const erasureKey = userKey

@@ -5,4 +5,7 @@ export interface Topics {
   identifies: string
   accounts: string
   dlq: string
+  /** Compacted: erasure requests and their receipts (A12). Every service's config names it; optional
+   * for tools and tests that touch only the event topics. */
+  erasures?: string
 }

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
-import { CHROMIUM, freshPage, launchChromium } from '../support/browser.js'
+import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
 
@@ -31,13 +31,8 @@ if (!existsSync(CHROMIUM)) {
     mkdirSync(SHOTS, { recursive: true })
 
     // Sign up.
-    await page.goto(`${s.dashboardUrl}/#/signup`)
     const email = `newcomer-${s.suffix}@example.com`
-    await page.fill('input[name=name]', 'Acme Rockets')
-    await page.fill('input[name=email]', email)
-    await page.fill('input[name=password]', 'a long enough password')
-    await page.click('#signup-submit')
-    await page.waitForSelector('#create-key')
+    await signUpInPage(page, s.dashboardUrl, email, 'Acme Rockets')
     t.equal(await page.textContent('#who-email'), email, 'signed in as the new account')
     const accountId = s.admin.findAccountByEmail(email)?.account_id
     t.ok(accountId, 'the account is on the accounts topic')

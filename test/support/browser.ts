@@ -22,3 +22,13 @@ export async function freshPage(browser: Browser, t: { teardown(fn: () => unknow
   page.setDefaultTimeout(timeoutMs)
   return page
 }
+
+/** Signs up through the dashboard's sign-up page, as a newcomer does; resolves on the keys page. */
+export async function signUpInPage(page: Page, dashboardUrl: string, email: string, name: string): Promise<void> {
+  await page.goto(`${dashboardUrl}/#/signup`)
+  await page.fill('input[name=name]', name)
+  await page.fill('input[name=email]', email)
+  await page.fill('input[name=password]', 'a long enough password')
+  await page.click('#signup-submit')
+  await page.waitForSelector('#create-key')
+}

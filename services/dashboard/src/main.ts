@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { createProducer } from '../../shared/src/kafka/client.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts/accounts-admin.js'
+import { PrivacyAdmin } from '../../shared/src/privacy/privacy-admin.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../shared/src/accounts/plans.js'
@@ -41,6 +42,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   const ch = openClickHouse(cfg.clickhouseRead)
   const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 })
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
+  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log)
   const liveStreams = new LiveStreams({
     perSession: cfg.liveStreamsPerSession,
     stillSignedIn: (s) => s.exp > Date.now() && sessionAllowed(s, admin.accounts.get(s.a)),
@@ -51,6 +53,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     cfg,
     log,
     admin,
+    privacy,
     plans,
     queries: new DashboardQueries(ch, cfg.clickhouseRead.database),
     definitions: new DefinitionQueries(ch, cfg.clickhouseRead.database),
@@ -79,7 +82,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
 
   let server: Server | undefined
   return {
-    deps: { kafka, codec, producer, admin, ch, readiness },
+    deps: { kafka, codec, producer, admin, privacy, ch, readiness },
     /** The server once start() has it listening (before the dependencies answer). */
     get server() {
       return server
@@ -96,6 +99,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
       await waitForClickHouse(ch, cfg.clickhouse.url, log, waits)
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
       await admin.start(waits)
+      await privacy.start(waits)
       readiness.set('accounts', 'ok')
       log.info('dashboard ready', { accounts: admin.accounts.size })
       return server
@@ -111,6 +115,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
         })
       }
       await admin.stop()
+      await privacy.stop()
       await producer.disconnect()
       await ch.close()
     },

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'REQUEST_TIMEOUT'
   | 'INVALID_JSON'
   | 'VALIDATION_ERROR'
+  | 'USER_SUPPRESSED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
@@ -93,6 +94,9 @@ export const errors = {
     new ServiceError('INVALID_JSON', 400, why ? `Request body is not valid JSON: ${why}` : 'Request body is not valid JSON'),
   validation: (details: Record<string, unknown>, message = 'Request validation failed') =>
     new ServiceError('VALIDATION_ERROR', 400, message, details),
+  /** H55: the account erased this user and asked that new data about them be refused. */
+  userSuppressed: () =>
+    new ServiceError('USER_SUPPRESSED', 403, 'This user was erased by the account, which asked that new data about them be refused; nothing was stored'),
   notFound: () => new ServiceError('NOT_FOUND', 404, 'No such endpoint'),
   methodNotAllowed: (allowed: string[]) =>
     new ServiceError('METHOD_NOT_ALLOWED', 405, `Method not allowed; use ${allowed.join(', ')}`, undefined, {

@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:http'
 import { Redis } from 'ioredis'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts, type AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
+import { ErasureSet } from '../../shared/src/privacy/erasure-set.js'
+import { followErasures } from '../../shared/src/privacy/erasures-log.js'
 import { Readiness } from '../../shared/src/wait-for.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -38,6 +40,9 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
   const keys = new KeyTable({ plans })
   let follower: AccountsFollower | undefined
+  // H55: erasures with suppression refuse their user's new items; followed like the accounts topic.
+  const erasures = new ErasureSet()
+  let erasuresFollower: AccountsFollower | undefined
   let accepting = false
 
   const quota = new MonthlyQuota({ inFlightMs: cfg.usageInFlightMs })
@@ -142,6 +147,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const app = createIngestApp({
     cfg,
     keys,
+    erasures,
     requestLimiter,
     eventLimiter,
     quota,
@@ -211,6 +217,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         else keys.applyKey(e.value)
       }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits })
       await follower.ready
+      erasuresFollower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => erasures.apply(e), log, { groupPrefix: `ingest-erasures-${cfg.instanceId}`, ...waits })
+      await erasuresFollower.ready
       startup.set('accounts', 'ok')
       await redisConnected
       // Usage is best effort at start: the quota also counts what this instance accepts (H5).
@@ -233,6 +241,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       if (adminServer.listening) await drainServer(adminServer, 1_000)
       await appender.close()
       await follower?.stop()
+      await erasuresFollower?.stop()
       await ch.close()
       redis?.disconnect()
     },

@@ -19,6 +19,8 @@ import { LiveHub } from './live/live-hub.js'
 import { DEFAULT_LIVE_STREAM } from './live/sse.js'
 import { createProjectorServer } from './http.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
+import { ErasureWorker } from './privacy/erasure-worker.js'
+import { writeUsageStubs } from './privacy/usage-stubs.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
   const readiness = new Readiness(['clickhouse', 'kafka', 'registry'])
@@ -40,6 +42,15 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       }
     },
   })
+  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
+  const erasures = new ErasureWorker({
+    kafka, codec, producer, ch,
+    database: cfg.clickhouse.database,
+    topic: cfg.topics.erasures!,
+    settled: (): Promise<void> => projector.settled(),
+    closeLiveStreams: (accountId) => hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
+    log,
+  })
   const projector = new Projector(kafka, producer, codec, writer, {
     groupId: cfg.groupId,
     topics: cfg.topics,
@@ -49,6 +60,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     fromBeginning: true,
     drainMs: cfg.drainMs,
     readiness,
+    erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
   }, metrics, log)
   projector.onWritten((b) => hub.publish(b))
 
@@ -71,7 +83,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const retention = cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
 
   return {
-    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention },
+    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures },
     /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
     server,
     async start() {
@@ -88,6 +100,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
       await prepareEventLog(kafka, codec, cfg, log, waits)
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
+      await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
       await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
       log.info('projector consuming', { groupId: cfg.groupId })
       return server
@@ -98,6 +111,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
+      await erasures.stop()
       await producer.disconnect()
       await ch.close()
     },

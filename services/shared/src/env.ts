@@ -113,6 +113,8 @@ export const commonSpec = {
   TOPIC_IDENTIFIES: v.str('tracking.identifies.v1'),
   TOPIC_ACCOUNTS: v.str('tracking.accounts.v1'),
   TOPIC_DLQ: v.str('tracking.dlq.v1'),
+  /** Compacted: erasure requests and their receipts (A12, docs/privacy.md). */
+  TOPIC_ERASURES: v.str('tracking.erasures.v1'),
   TOPIC_PARTITIONS: v.int(6, 1, 1024),
   /** Replicas of each topic created by the services: 1 for the single local broker; production uses 3. */
   TOPIC_REPLICATION_FACTOR: v.int(1, 1, 16),
@@ -131,14 +133,14 @@ export interface CommonConfig {
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
   clickhouse: { url: string; username: string; password: string; database: string }
-  topics: { events: string; identifies: string; accounts: string; dlq: string }
+  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string }
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
 }
 
 export function commonConfig(e: Record<string, any>): CommonConfig {
-  const topics = { events: e.TOPIC_EVENTS, identifies: e.TOPIC_IDENTIFIES, accounts: e.TOPIC_ACCOUNTS, dlq: e.TOPIC_DLQ }
+  const topics = { events: e.TOPIC_EVENTS, identifies: e.TOPIC_IDENTIFIES, accounts: e.TOPIC_ACCOUNTS, dlq: e.TOPIC_DLQ, erasures: e.TOPIC_ERASURES }
   if (e.TOPIC_MIN_INSYNC_REPLICAS > e.TOPIC_REPLICATION_FACTOR) {
     throw new ConfigError('TOPIC_MIN_INSYNC_REPLICAS', `must not exceed TOPIC_REPLICATION_FACTOR (${e.TOPIC_REPLICATION_FACTOR}): no write could ever be acknowledged`)
   }

@@ -42,6 +42,8 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
     { topic: topics.identifies, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr, large] },
     { topic: topics.accounts, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] },
     { topic: topics.dlq, numPartitions: 1, replicationFactor, configEntries: [forever, isr] },
+    // One partition like the accounts topic: every follower reads all of it (A12).
+    ...(topics.erasures ? [{ topic: topics.erasures, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] }] : []),
   ].filter((t) => !existing.has(t.topic))
   if (wanted.length) {
     // kafkajs's own waitForLeaders gives up when the new topic's metadata has not reached the

@@ -4,6 +4,7 @@
 import type Koa from 'koa'
 import type { AccountRecord } from '../../../../schemas/records.js'
 import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.js'
+import type { PrivacyAdmin } from '../../../shared/src/privacy/privacy-admin.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
@@ -22,6 +23,8 @@ import { readsTooMuch } from './query-bounds.js'
 export interface ApiDeps {
   cfg: DashboardConfig
   admin: AccountsAdmin
+  /** Erasure requests and receipts (A12); without it the /api/erasures routes are absent. */
+  privacy?: PrivacyAdmin
   queries: DashboardQueries
   definitions: DefinitionQueries
   liveHistory: LiveHistory

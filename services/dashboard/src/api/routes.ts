@@ -9,6 +9,7 @@ import { addKeyRoutes } from './key-routes.js'
 import { addUsageRoutes } from './usage-routes.js'
 import { addExploreRoutes } from './explore-routes.js'
 import { addDefinitionRoutes } from './definitions-routes.js'
+import { addPrivacyRoutes } from './privacy-routes.js'
 
 export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -22,5 +23,6 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   addUsageRoutes(r, d, h)
   addExploreRoutes(r, d, h)
   addDefinitionRoutes(r, d, h)
+  addPrivacyRoutes(r, d, h)
   return r
 }

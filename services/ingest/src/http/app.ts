@@ -11,6 +11,7 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
 import { BodyBytesInFlight, monotonicClock, type RequestLimiter, type EventRateLimiter, type MonthlyQuota, type SharedLimits } from '../limits/index.js'
+import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
@@ -43,6 +44,8 @@ export interface IngestDeps {
   draining?: () => boolean
   /** Body bytes being read, per account and instance (H24); made from cfg.body when not given. */
   bodyBytes?: BodyBytesInFlight
+  /** H55: the erasures in force (followed from the erasures topic); suppressed users are refused. */
+  erasures?: ErasureSet
 }
 
 const API_PATHS = new Set(['/v1/event', '/v1/events'])
@@ -58,7 +61,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, shared: d.shared, log: d.log, now, metrics: d.metrics, draining: d.draining }))
   app.use(cors(cfg.corsOrigins))
   app.use(eventRoutes({
-    pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics },
+    pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics, erasures: d.erasures },
     bodyLimits: cfg.bodyLimits,
     now,
     authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),

@@ -9,6 +9,7 @@
 import { errors, ServiceError } from '../errors.js'
 import { validateSingle, validateBatch, type FieldError, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
+import { keptIp } from '../records/ip-handling.js'
 import { acceptItems, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
 import type { Ctx, State } from './context.js'
 import type { BodyKind } from './json-values.js'
@@ -49,7 +50,7 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   const v = validateSingle((ctx.request as any).body, receivedAt)
   if (!v.ok) throw validationError(v.errors)
   const { results, quotaError } = await acceptItems(d.pipeline, ctx.state.auth!, [{ index: 0, item: v.item }], requestContext(ctx, null, receivedAt), ctx.state.rl)
-  if (!results[0]!.success) throw quotaError!
+  if (!results[0]!.success) throw quotaError ?? errors.userSuppressed()
   jsonAnswer(ctx, successJson(results))
 }
 
@@ -105,7 +106,7 @@ function requestContext(ctx: Ctx, sentAt: number | null, receivedAt: number): Re
     keyId: ctx.state.auth!.key.key_id,
     receivedAt,
     sentAt,
-    ip: ctx.state.ip || null,
+    ip: keptIp(ctx.state.ip || null, ctx.state.auth!.account.ip_handling),
     userAgent: ctx.get('user-agent') || null,
   }
 }

@@ -12,6 +12,7 @@ import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
+import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 
 export interface Appender {
   append(records: OutRecord[]): Promise<void>
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   appender: Appender
   topics: { events: string; identifies: string }
   metrics?: Pick<IngestMetrics, 'item'>
+  /** H55: the erasures in force, whose suppressed user ids are refused. */
+  erasures?: Pick<ErasureSet, 'suppressedOf'>
 }
 
 export interface ItemOutcome {
@@ -48,6 +51,28 @@ export interface Accepted {
  * per-minute result, whose headers the 429s carry.
  */
 export async function acceptItems(
+  d: PipelineDeps,
+  auth: KeyLookup,
+  items: ReadonlyArray<{ index: number; item: Item }>,
+  rc: RequestContext,
+  rl?: RateLimitResult,
+): Promise<Accepted> {
+  // H55: items about a suppressed user are refused first, so they count against no limit.
+  const suppressed = d.erasures?.suppressedOf(auth.account.account_id)
+  if (suppressed === undefined) return acceptAll(d, auth, items, rc, rl)
+  const kept: Array<{ index: number; item: Item }> = []
+  const refused: ItemOutcome[] = []
+  for (const x of items) {
+    if (!suppressed.has(x.item.user.id)) kept.push(x)
+    else refused.push({ index: x.index, success: false, error: { code: 'USER_SUPPRESSED', message: errors.userSuppressed().message } })
+  }
+  d.metrics?.item('USER_SUPPRESSED', refused.length)
+  if (kept.length === 0) return { results: refused }
+  const accepted = await acceptAll(d, auth, kept, rc, rl)
+  return { ...accepted, results: [...accepted.results, ...refused] }
+}
+
+async function acceptAll(
   d: PipelineDeps,
   auth: KeyLookup,
   items: ReadonlyArray<{ index: number; item: Item }>,

@@ -18,6 +18,9 @@ import { recordRows } from './record-rows.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
 import { CodedError } from '../../../shared/src/errors.js'
+import { erases, type ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import type { ErasureRecord } from '../../../../schemas/records.js'
+import type { UsageStub } from '../privacy/usage-stubs.js'
 
 export type { RecordOrigin } from '../clickhouse/prepared.js'
 
@@ -45,6 +48,14 @@ export interface PipelineOptions {
   waitForClickHouse?: boolean
   /** Keep each decoded record beside its rows (the live feed shows them); a replay does not. */
   keepRecords?: boolean
+  /** A12: records of erased people are never projected; their events still count (usage stubs). */
+  erasures?: ErasureFilter
+}
+
+export interface ErasureFilter {
+  set: ErasureSet
+  /** Adds the event ids of events not projected to usage_monthly (usage-stubs.ts). */
+  keepUsage(stubs: UsageStub[]): Promise<void>
 }
 
 export interface WriteOutcome {
@@ -87,6 +98,8 @@ export class ProjectionPipeline {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
+    const erasures = this.opts.erasures
+    const stubs: UsageStub[] = []
     let rows = 0
     let taken = 0
     for (const m of messages) {
@@ -95,6 +108,9 @@ export class ProjectionPipeline {
       const events = part.events.length
       const identifies = part.identifies.length
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
+      // A12: matched by the record key (the person's, A3) before anything is decoded.
+      const erasure = erasures?.set.forKey(origin.key)
+      if (erasure !== undefined && m.value && (await this.erased(erasure, m.value, stubs))) continue
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
         // An event written with our own Event schema, whose record is not needed: bytes to rows
@@ -122,7 +138,24 @@ export class ProjectionPipeline {
       if (part.events.length > events) rows += recordRows(part.events[events]!)
       else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
+    if (stubs.length > 0) await withRetry(() => erasures!.keepUsage(stubs), { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping })
     return { part, dead, taken }
+  }
+
+  /** Whether the erasure covers this record (then an event leaves a usage stub); a record that does
+   * not decode is left to the general path, which dead-letters it. */
+  private async erased(e: ErasureRecord, value: Buffer, stubs: UsageStub[]): Promise<boolean> {
+    let d: Decoded
+    try {
+      d = this.codec.decodeKnown(value) ?? (await this.decodeWaiting(value))
+    } catch (err) {
+      if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
+      return false
+    }
+    const r = d.value as { account_id?: unknown; user_id?: unknown; received_at?: unknown; environment?: unknown; event_id?: unknown }
+    if ((d.name !== 'Event' && d.name !== 'Identify') || r.account_id !== e.account_id || r.user_id !== e.user_id || !erases(e, Number(r.received_at))) return false
+    if (d.name === 'Event') stubs.push({ account_id: e.account_id, environment: r.environment === 'test' ? 'test' : 'live', event_id: String(r.event_id), received_at: Number(r.received_at) })
+    return true
   }
 
   private decodeWaiting(value: Buffer): Promise<Decoded> {

@@ -14,7 +14,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher, type ProjectionBatch } from './batcher.js'
 import type { WriteBatch } from '../clickhouse/writer.js'
-import { ProjectionPipeline, type ProjectionSink } from './projection.js'
+import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './projection.js'
 import { OffsetCommitter } from './offset-committer.js'
 import type { Metrics } from './metrics.js'
 
@@ -38,6 +38,8 @@ export interface ProjectorOptions {
   /** How long stop() waits for a write in progress before giving up (its records are then re-read by the next member). */
   drainMs?: number
   readiness?: Readiness
+  /** A12: records of erased people are not projected. */
+  erasures?: ErasureFilter
 }
 
 export type RecordListener = (batch: WriteBatch) => void
@@ -68,7 +70,7 @@ export class Projector {
       producer,
       codec,
       sink,
-      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true, keepRecords: true },
+      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true, keepRecords: true, erasures: opts.erasures },
       metrics,
       log,
       this.abort.signal,
@@ -89,6 +91,11 @@ export class Projector {
 
   private get maxPendingRows() {
     return this.opts.maxPendingRows ?? 2 * this.opts.maxRows
+  }
+
+  /** Resolves once every row fetched so far is written. */
+  settled(): Promise<void> {
+    return this.batcher.settled()
   }
 
   /** Called after each successful insert with the records it held (the live feed subscribes). */

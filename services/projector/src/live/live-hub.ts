@@ -102,6 +102,15 @@ export class LiveHub {
     return this.open
   }
 
+  /** Ends every stream of the account (A12: an erasure; what a stream holds unsent cannot be taken
+   * back item by item). The dashboard reconnects, and a new stream starts with what is written next. */
+  closeAccount(accountId: string, reason: string) {
+    for (const s of [...(this.byAccount.get(accountId) ?? [])]) {
+      this.remove(s)
+      s.close(reason)
+    }
+  }
+
   publish(batch: WriteBatch) {
     if (this.byAccount.size === 0) return
     const perAccount = new Map<string, LiveFrame[]>()

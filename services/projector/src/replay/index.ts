@@ -1,7 +1,7 @@
 // The replay subsystem (issue 4, A1): rebuild the ClickHouse projections from the topics, into the
 // live tables (idempotent, A5) or into a fresh database that can then be swapped in. Entered
 // through runReplayCommand, which the CLI (cli.ts, `npm run replay`) and the tests call.
-import { createProducer } from '../../../shared/src/kafka/client.js'
+import { createProducer, type Admin, type Kafka } from '../../../shared/src/kafka/client.js'
 import { Codec, createRegistry } from '../../../../schemas/codec.js'
 import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import { createClickHouse } from '../../../shared/src/clickhouse.js'
@@ -17,6 +17,9 @@ import { planReplay, totalRecords, type PartitionRange } from './plan.js'
 import type { ReplayProgress, ReplaySummary } from './progress.js'
 import { replay } from './replayer.js'
 import { loadStoredIds } from './stored-ids.js'
+import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
+import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
 export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -75,12 +78,15 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     // records whose id may be among them need the H16 lookup (stored-ids.ts).
     const storedIds = await storedIdFilter(ch, database, totalRecords(ranges), note, log)
     const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.replayMaxRows, maxWaitMs: cfg.maxWaitMs, fetchPartitionBytes: cfg.replayFetchPartitionBytes }
+    const erased = await loadErasures(kafka, admin, codec, cfg, log)
+    note(`${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly (A12)`)
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
+    const erasures = (db: string) => ({ set: erased, keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs) })
     const progress = (phase: 'replay' | 'catch-up') => (p: ReplayProgress) => {
       io.metrics?.replayProgress(p)
       io.onProgress?.(p, phase)
     }
-    const summary = await replay({ ...deps, sink: new ClickHouseWriter(ch, database, { storedIds }) }, {
+    const summary = await replay({ ...deps, erasures: erasures(database), sink: new ClickHouseWriter(ch, database, { storedIds }) }, {
       ...common,
       ranges,
       onProgress: progress('replay'),
@@ -93,7 +99,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       note(`swapped ${swapped.tables.join(', ')} into ${live}; the previous tables are now in ${database} (DROP DATABASE ${database} when satisfied)`)
       // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
       const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
-      report.catchUp = await replay({ ...deps, sink: new ClickHouseWriter(ch, live) }, {
+      report.catchUp = await replay({ ...deps, erasures: erasures(live), sink: new ClickHouseWriter(ch, live) }, {
         ...common,
         ranges: rest,
         onProgress: progress('catch-up'),
@@ -105,6 +111,21 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     await admin.disconnect().catch(() => undefined)
     await ch.close().catch(() => undefined)
   }
+}
+
+/** Every erasure on the erasures topic (A12), read to its end before the replay starts: a replay
+ * without them would bring erased people back, so a topic that cannot be read stops the replay. */
+async function loadErasures(kafka: Kafka, admin: Admin, codec: Codec, cfg: ProjectorConfig, log: Logger): Promise<ErasureSet> {
+  const set = new ErasureSet()
+  // No topic yet (services that create it never started since this version): nothing was ever erased.
+  if (!(await admin.listTopics()).includes(cfg.topics.erasures!)) return set
+  const follower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => set.apply(e), log, { groupPrefix: 'replay-erasures' })
+  try {
+    await follower.ready
+  } finally {
+    await follower.stop()
+  }
+  return set
 }
 
 /**

@@ -21,7 +21,7 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
 import { batchRows } from '../consume/record-rows.js'
-import { ProjectionPipeline, type PipelineMetrics, type ProjectionSink } from '../consume/projection.js'
+import { ProjectionPipeline, type ErasureFilter, type PipelineMetrics, type ProjectionSink } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
 
@@ -33,6 +33,8 @@ export interface ReplayDeps {
   log: Logger
   /** Rows inserted, insert latency and dead letters, as the live projector counts them. */
   metrics?: PipelineMetrics
+  /** A12: records of erased people are not replayed (their events still count, usage-stubs.ts). */
+  erasures?: ErasureFilter
 }
 
 export interface ReplayOptions {
@@ -79,7 +81,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.producer,
     deps.codec,
     deps.sink,
-    { dlqTopic: o.dlqTopic, retries: o.retries },
+    { dlqTopic: o.dlqTopic, retries: o.retries, erasures: deps.erasures },
     deps.metrics,
     deps.log,
     stopping,

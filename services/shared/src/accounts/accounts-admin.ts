@@ -4,12 +4,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from '../kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
-import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
+import { undoesRevocation, type AccountRecord, type IpHandling, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
 import { generateKey } from './key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from '../log.js'
 import type { Readiness } from '../wait-for.js'
 import { AppError } from '../errors.js'
+import { SeenWaiters } from '../seen-waiters.js'
 
 export class AdminError extends AppError {
   constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID', message: string) {
@@ -25,7 +26,7 @@ export class AccountsAdmin {
   readonly plans = new Map<string, PlanRecord>()
   private follower?: AccountsFollower
   private readonly writer: AccountsWriter
-  private waiters: Array<{ check: () => boolean; resolve: () => void }> = []
+  private readonly waiters = new SeenWaiters()
   // Account changes read the snapshot and write a whole record: one at a time in this process, so
   // two concurrent changes (a sign-out and a plan change) cannot drop each other.
   private accountChain: Promise<unknown> = Promise.resolve()
@@ -69,20 +70,12 @@ export class AccountsAdmin {
       this.lastKeyRecord.set(e.value.key_id, e.value)
       if (!undoesRevocation(this.keys.get(e.value.key_id), e.value)) this.keys.set(e.value.key_id, e.value)
     }
-    this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true))
+    this.waiters.notify()
   }
 
   /** Resolves once our own follower has seen a change (read-your-writes for the dashboard). */
-  private seen(check: () => boolean, timeoutMs = 5000): Promise<void> {
-    if (check()) return Promise.resolve()
-    return new Promise((resolve) => {
-      const w = { check, resolve }
-      this.waiters.push(w)
-      setTimeout(() => {
-        this.waiters = this.waiters.filter((x) => x !== w)
-        resolve()
-      }, timeoutMs).unref()
-    })
+  private seen(check: () => boolean): Promise<void> {
+    return this.waiters.seen(check)
   }
 
   findAccountByEmail(email: string): AccountRecord | undefined {
@@ -128,6 +121,11 @@ export class AccountsAdmin {
 
   setPlan(accountId: string, plan: string): Promise<AccountRecord> {
     return this.updateAccount(accountId, () => ({ plan }))
+  }
+
+  /** What ingest keeps of the client IP on the account's records (H56). */
+  setIpHandling(accountId: string, ipHandling: IpHandling): Promise<AccountRecord> {
+    return this.updateAccount(accountId, () => ({ ip_handling: ipHandling }))
   }
 
   /** Ends one dashboard session before it expires (sign-out). Past `maxRevoked` live entries, every

@@ -12,6 +12,8 @@ export type AccountsEntry =
   | { kind: 'Plan'; value: PlanRecord }
   | { kind: 'ApiKey'; value: ApiKeyRecord }
 
+const ACCOUNTS_KINDS: ReadonlyArray<AccountsEntry['kind']> = ['Account', 'Plan', 'ApiKey']
+
 export class AccountsWriter {
   constructor(private readonly producer: Producer, private readonly codec: Codec, private readonly topic: string) {}
 
@@ -43,14 +45,17 @@ export interface AccountsFollower {
  * (H41), is waited for, never skipped (a missed key revocation would stay missed until restart):
  * the follower stalls, and is not ready, meanwhile. Only a record that can never be decoded (not
  * in the wire format, a body its schema does not read) is skipped. */
-export async function followAccounts(
+export async function followAccounts<E extends { kind: string; value: unknown } = AccountsEntry>(
   kafka: Kafka,
   codec: Codec,
   topic: string,
-  apply: (entry: AccountsEntry) => void,
+  apply: (entry: E) => void,
   log: Logger,
   opts: {
     groupPrefix?: string
+    /** The record kinds applied; others are passed over. The accounts kinds by default; the
+     * erasures topic (A12) is followed the same way with its own. */
+    kinds?: ReadonlyArray<E['kind']>
     /** Marked while Kafka or the registry is waited for. */
     readiness?: Readiness
     /** Ends the waits at start (the caller is stopping before the follower exists). */
@@ -58,6 +63,7 @@ export async function followAccounts(
     retryMs?: { initialMs: number; maxMs: number }
   } = {},
 ): Promise<AccountsFollower> {
+  const kinds: ReadonlyArray<string> = opts.kinds ?? ACCOUNTS_KINDS
   const abort = new AbortController()
   opts.signal?.addEventListener('abort', () => abort.abort(), { once: true })
   const waitOpts = { ...opts.retryMs, signal: abort.signal, readiness: opts.readiness }
@@ -103,7 +109,7 @@ export async function followAccounts(
               return err instanceof RegistryUnavailableError
             },
           })
-          if (d.name === 'Account' || d.name === 'Plan' || d.name === 'ApiKey') apply({ kind: d.name, value: d.value } as AccountsEntry)
+          if (kinds.includes(d.name)) apply({ kind: d.name, value: d.value } as E)
         } catch (err) {
           // Stopping while the registry is away: the record was not applied, and nothing after it will be.
           if (abort.signal.aborted) throw err

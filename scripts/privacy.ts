@@ -1,0 +1,90 @@
+// npm run privacy -- <command>: erase people and see the receipts (A12), and set an account's IP
+// handling (H56). Everything is a record on the erasures or accounts topic; docs/privacy.md.
+//   erase --account ACME --user U [--suppress] [--no-wait]
+//   list --account ACME [--json]
+//   ip --account ACME --mode full|truncated|none
+import { userInfo } from 'node:os'
+import { parseArgs } from 'node:util'
+import { openPrivacy, runCli } from './admin-context.js'
+import { AdminError } from '../services/shared/src/accounts/accounts-admin.js'
+import { IP_HANDLINGS, type ErasureRecord, type IpHandling } from '../schemas/records.js'
+
+const USAGE = `usage: npm run privacy -- <command>
+  erase --account ID --user USER_ID [--suppress] [--no-wait]   erase a person from every projection; with --suppress
+                                                              their new events are refused (403 USER_SUPPRESSED);
+                                                              waits up to 60 s for the projections to be purged
+  list --account ID [--json]                                  erasure requests and their receipts, newest first
+  ip --account ID --mode full|truncated|none                  what ingest keeps of the client IP (default full)`
+
+/** How long `erase` waits for the receipt: the projections are purged within 60 s (docs/privacy.md). */
+const RECEIPT_WAIT_MS = 60_000
+
+const when = (ms: number | null) => (ms === null ? 'pending' : new Date(ms).toISOString())
+
+function receiptLines(e: ErasureRecord): string[] {
+  return [
+    `erasure ${e.erasure_id}: account ${e.account_id}, user ${JSON.stringify(e.user_id)}, asked by ${e.requested_by} at ${when(e.requested_at)}${e.suppress ? ', new events refused' : ''}`,
+    `  projections purged:        ${when(e.projections_purged_at)}`,
+    `  Kafka history unreadable:  ${e.history_unreadable_at === null ? 'not yet (stage 2, docs/privacy.md)' : when(e.history_unreadable_at)}`,
+    `  last copy gone from disk:  ${e.disk_gone_at === null ? 'not yet (stage 2, docs/privacy.md)' : when(e.disk_gone_at)}`,
+  ]
+}
+
+type Options = { account: string; user?: string; mode?: string; suppress?: boolean; 'no-wait'?: boolean; json?: boolean }
+type Clients = Awaited<ReturnType<typeof openPrivacy>>
+
+const COMMANDS: Record<string, (o: Options, c: Clients) => Promise<number>> = {
+  async erase(o, { privacy }) {
+    if (o.user === undefined) throw new AdminError('INVALID', 'erase needs --user')
+    const e = await privacy.requestErasure({ accountId: o.account, userId: o.user, requestedBy: `cli:${userInfo().username}`, suppress: o.suppress === true })
+    const done = o['no-wait'] ? e : ((await privacy.purged(o.account, o.user, e.erasure_id, RECEIPT_WAIT_MS)) ?? e)
+    console.log(receiptLines(done).join('\n'))
+    return o['no-wait'] || done.projections_purged_at !== null ? 0 : 1
+  },
+  async list(o, { privacy }) {
+    const list = privacy.list(o.account)
+    if (o.json) console.log(JSON.stringify(list))
+    else for (const e of list) console.log(receiptLines(e).join('\n'))
+    return 0
+  },
+  async ip(o, { admin }) {
+    const mode = o.mode as IpHandling
+    if (!IP_HANDLINGS.includes(mode)) throw new AdminError('INVALID', `--mode must be one of ${IP_HANDLINGS.join(', ')}`)
+    const r = await admin.setIpHandling(o.account, mode)
+    console.log(`Account ${r.account_id} keeps the client IP: ${r.ip_handling}.`)
+    return 0
+  },
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      account: { type: 'string' },
+      user: { type: 'string' },
+      mode: { type: 'string' },
+      suppress: { type: 'boolean' },
+      'no-wait': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const [cmd] = positionals
+  const run = cmd === undefined ? undefined : COMMANDS[cmd]
+  if (!run || values.help) {
+    console.log(USAGE)
+    return values.help ? 0 : 2
+  }
+  const account = values.account
+  if (!account) throw new AdminError('INVALID', `${cmd} needs --account`)
+  const clients = await openPrivacy()
+  try {
+    if (!clients.admin.accounts.has(account)) throw new AdminError('NOT_FOUND', `no account ${account}`)
+    return await run({ ...values, account }, clients)
+  } finally {
+    await clients.close()
+  }
+}
+
+runCli(main)

@@ -1,0 +1,30 @@
+// The dashboard's erasure route (A12): a signed-in account erases one of its users and watches the
+// receipt complete; the account comes from the session, another account sees nothing of it, and a
+// request without a session is refused.
+import t from 'tap'
+import { startDashboard } from '../../../../test/support/dashboard-harness.js'
+import { waitUntil } from '../../../../test/support/harness.js'
+
+t.test('erase a user from the dashboard and watch the receipt', async (t) => {
+  const s = await startDashboard(t)
+  const c = s.client()
+  await c.signUp()
+  t.equal((await s.client().post('/api/erasures', { user_id: 'u1' })).status, 401, 'no session, no erasure')
+  t.equal((await c.post('/api/erasures', { user_id: '' })).status, 400)
+  t.equal((await c.post('/api/erasures', { user_id: 'u1', suppress: 'yes' })).status, 400)
+
+  const asked = await c.post('/api/erasures', { user_id: 'u1', suppress: true })
+  t.equal(asked.status, 202)
+  t.match(asked.body.data, { user_id: 'u1', suppress: true, requested_by: /^dashboard:/, steps: { projections_purged_at: null } })
+
+  let list = (await c.get('/api/erasures')).body.data
+  await waitUntil(async () => (list = (await c.get('/api/erasures')).body.data)[0]?.steps.projections_purged_at !== null, 60_000, 'the receipt says the projections are purged')
+  t.equal(list.length, 1)
+  t.equal(list[0].erasure_id, asked.body.data.erasure_id)
+  t.ok(Date.parse(list[0].steps.projections_purged_at) >= Date.parse(list[0].requested_at))
+  t.same(list[0].steps.history_unreadable_at, null, 'stage 2 is not built yet')
+
+  const other = s.client()
+  await other.signUp()
+  t.same((await other.get('/api/erasures')).body.data, [], 'another account sees none of it')
+})

@@ -1,0 +1,88 @@
+// The projector's side of an erasure (A12): it follows the erasures topic into the ErasureSet that
+// the consume loop (and a replay) filter records with, and for each new request it closes the
+// account's live streams, waits until every row fetched before the request is written, purges the
+// person's rows from every table and writes the receipt (projections_purged_at) back on the topic.
+// Requests are handled one at a time; a request whose receipt is missing when the projector starts
+// (it stopped in between) is handled then. Several projector instances each purge (it is idempotent)
+// and each write a receipt; the last one written stays.
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Kafka, Producer } from '../../../shared/src/kafka/client.js'
+import type { Codec } from '../../../../schemas/codec.js'
+import type { ErasureRecord } from '../../../../schemas/records.js'
+import type { Logger } from '../../../shared/src/log.js'
+import type { Readiness } from '../../../shared/src/wait-for.js'
+import type { AccountsFollower } from '../../../shared/src/accounts/accounts-log.js'
+import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import { ErasureWriter, followErasures } from '../../../shared/src/privacy/erasures-log.js'
+import { purgePerson, type PurgeOptions } from './purge.js'
+
+export interface ErasureWorkerDeps {
+  kafka: Kafka
+  codec: Codec
+  producer: Producer
+  ch: ClickHouseClient
+  database: string
+  topic: string
+  /** Resolves once every row fetched so far is written (the consume loop's batcher). */
+  settled(): Promise<void>
+  /** Ends the account's live streams: what they hold unsent may include the person's items. */
+  closeLiveStreams(accountId: string): void
+  log: Logger
+  purge?: PurgeOptions
+}
+
+export class ErasureWorker {
+  readonly set = new ErasureSet()
+  private follower?: AccountsFollower
+  private readonly writer: ErasureWriter
+  private chain: Promise<void> = Promise.resolve()
+  private following = false
+  private stopped = false
+
+  constructor(private readonly d: ErasureWorkerDeps) {
+    this.writer = new ErasureWriter(d.producer, d.codec, d.topic)
+  }
+
+  /** Follows the topic until caught up (the consume loop must not start before: it would project
+   * erased people), then handles the requests that have no receipt yet. */
+  async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
+    this.follower = await followErasures(this.d.kafka, this.d.codec, this.d.topic, (e) => this.apply(e), this.d.log, { groupPrefix: 'projector-erasures', ...opts })
+    await this.follower.ready
+    this.following = true
+    for (const e of this.set.list()) if (e.projections_purged_at === null) this.enqueue(e)
+  }
+
+  /** Resolves when the requests seen so far are handled. */
+  idle(): Promise<void> {
+    return this.chain
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    await this.follower?.stop()
+    await this.chain
+  }
+
+  private apply(e: ErasureRecord) {
+    this.set.apply(e)
+    if (this.following && e.projections_purged_at === null) this.enqueue(e)
+  }
+
+  private enqueue(e: ErasureRecord) {
+    this.chain = this.chain.then(() => this.handle(e)).catch((err) => {
+      // Left without a receipt: handled again when the projector next starts.
+      this.d.log.error('erasure not completed; it is tried again at the next start', { erasure_id: e.erasure_id, err })
+    })
+  }
+
+  private async handle(e: ErasureRecord): Promise<void> {
+    if (this.stopped || this.set.get(e.account_id, e.user_id)?.erasure_id !== e.erasure_id) return
+    const started = Date.now()
+    this.d.closeLiveStreams(e.account_id)
+    await this.d.settled()
+    const purged = await purgePerson(this.d.ch, this.d.database, e, this.d.purge)
+    const now = Date.now()
+    await this.writer.write({ ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) })
+    this.d.log.info('erasure: projections purged', { erasure_id: e.erasure_id, tables: purged.tables, rows: purged.found, rounds: purged.rounds, ms: now - started })
+  }
+}

@@ -1,0 +1,89 @@
+// Purging one person's rows from the projections (A12). Every table of the database with both an
+// account_id and a user_id column holds rows of a person (events, identifies, users, user_traits
+// today, and any table added later), so the tables are found, not listed. usage_monthly and
+// retry_ids hold event ids and counts, not identities, and are kept: billing stays exact.
+//
+// `ALTER TABLE ... DELETE` is a mutation, which ClickHouse 18.16 has and current releases keep (as
+// the test-row retention does, H35); it rewrites the parts, so the rows are gone for every query,
+// FINAL or not, once system.mutations says it is done. A row inserted while the mutation ran is not
+// in the parts it rewrote: the purge counts afterwards and deletes again until nothing is left.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+
+export interface Person {
+  account_id: string
+  user_id: string
+}
+
+/** The person's rows. */
+const ofPerson = (p: Person) => raw(sql`account_id = ${p.account_id} AND user_id = ${p.user_id}`)
+
+export interface PurgeOptions {
+  /** Rounds of delete-and-count before giving up (rows kept arriving). */
+  rounds?: number
+  /** Waits between looks at system.mutations; tests inject their own. */
+  sleep?: (ms: number) => Promise<void>
+  pollMs?: number
+}
+
+export interface PurgeResult {
+  tables: string[]
+  /** Rows found per table before the first delete. */
+  found: Record<string, number>
+  rounds: number
+}
+
+export class PurgeIncompleteError extends Error {
+  readonly code = 'PURGE_INCOMPLETE'
+  readonly retriable = true
+  constructor(readonly left: Record<string, number>) {
+    super(`rows of the person are still stored after the purge: ${JSON.stringify(left)}`)
+  }
+}
+
+/** The tables (not views) of `database` that hold a person's rows. */
+export async function personTables(ch: ClickHouseClient, database: string): Promise<string[]> {
+  const rows = await json<{ table: string }>(ch, sql`
+    SELECT c.table AS table FROM system.columns AS c
+    WHERE c.database = ${database} AND c.name IN ('account_id', 'user_id')
+      AND c.table IN (SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree')
+    GROUP BY c.table HAVING count() = 2 ORDER BY c.table`)
+  return rows.map((r) => r.table)
+}
+
+/** Deletes every row of `person` from every person table of `database` and waits until none is left. */
+export async function purgePerson(ch: ClickHouseClient, database: string, person: Person, opts: PurgeOptions = {}): Promise<PurgeResult> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const tables = await personTables(ch, database)
+  let left = await countRows(ch, database, tables, person)
+  const found = { ...left }
+  let rounds = 0
+  while (Object.values(left).some((n) => n > 0)) {
+    if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
+    rounds++
+    for (const [table, n] of Object.entries(left)) {
+      if (n > 0) await ch.command({ query: sql`ALTER TABLE ${ident(database, table)} DELETE WHERE ${ofPerson(person)}` })
+    }
+    while (await mutating(ch, database)) await sleep(opts.pollMs ?? 100)
+    left = await countRows(ch, database, tables, person)
+  }
+  return { tables, found, rounds }
+}
+
+async function countRows(ch: ClickHouseClient, database: string, tables: string[], person: Person): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const table of tables) {
+    const [row] = await json<{ n: string }>(ch, sql`SELECT count() AS n FROM ${ident(database, table)} WHERE ${ofPerson(person)}`)
+    out[table] = Number(row?.n ?? 0)
+  }
+  return out
+}
+
+async function mutating(ch: ClickHouseClient, database: string): Promise<boolean> {
+  const [row] = await json<{ n: string }>(ch, sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND is_done = 0`)
+  return Number(row?.n ?? 0) > 0
+}
+
+async function json<T>(ch: ClickHouseClient, query: string): Promise<T[]> {
+  return (await ch.query({ query, format: 'JSONEachRow' })).json<T>()
+}

@@ -1,0 +1,17 @@
+import t from 'tap'
+import { usageStubInsert } from './usage-stubs.js'
+
+t.test('stubs are grouped by account, month and environment, ids and names escaped', async (t) => {
+  const nov = Date.UTC(2026, 10, 26)
+  const dec = Date.UTC(2026, 11, 1)
+  const q = usageStubInsert('db', [
+    { account_id: "o'neil", environment: 'live', event_id: 'a', received_at: nov },
+    { account_id: "o'neil", environment: 'live', event_id: 'b', received_at: nov + 1 },
+    { account_id: "o'neil", environment: 'test', event_id: 'c', received_at: nov },
+    { account_id: "o'neil", environment: 'live', event_id: 'd', received_at: dec },
+  ])
+  t.match(q, /^INSERT INTO db\.usage_monthly \(account_id, month, environment, events_state, emails_state\) SELECT /)
+  t.equal(q.split(' UNION ALL ').length, 3, 'one SELECT per (account, month, environment)')
+  t.match(q, /'o\\'neil', toDate\('2026-11-01'\), CAST\('live' AS .*arrayReduce\('uniqExactState', \['a', ?'b'\]\)/)
+  t.match(q, /toDate\('2026-12-01'\).*\['d'\]/)
+})

@@ -1,0 +1,38 @@
+import t from 'tap'
+import { userKey, type ErasureRecord } from '../../../../schemas/records.js'
+import { erases, ErasureSet } from './erasure-set.js'
+
+const erasure = (over: Partial<ErasureRecord> = {}): ErasureRecord => ({
+  erasure_id: 'e1', account_id: 'acme', user_id: 'u1', requested_by: 'test', requested_at: 1000, suppress: false,
+  projections_purged_at: null, history_unreadable_at: null, disk_gone_at: null, updated_at: 1000, ...over,
+})
+
+t.test('an erasure covers what was received up to the request; with suppression, everything', async (t) => {
+  t.ok(erases(erasure(), 999))
+  t.ok(erases(erasure(), 1000))
+  t.notOk(erases(erasure(), 1001), 'new data sent after a request without suppression is kept')
+  t.ok(erases(erasure({ suppress: true }), 5000))
+})
+
+t.test('records are matched by their Kafka key, which is the person', async (t) => {
+  const set = new ErasureSet()
+  t.equal(set.forKey(Buffer.from(userKey('acme', 'u1'))), undefined, 'nothing erased: nothing matched')
+  set.apply(erasure({ user_id: 'ü 1' }))
+  t.equal(set.forKey(Buffer.from(userKey('acme', 'ü 1')))?.erasure_id, 'e1', 'non-ASCII ids match')
+  t.equal(set.forKey(Buffer.from(userKey('acme', 'u2'))), undefined)
+  t.equal(set.forKey(Buffer.from(userKey('other', 'ü 1'))), undefined, 'another account is another person')
+  t.equal(set.forKey(null), undefined)
+  t.ok(set.covers('acme', 'ü 1', 1000))
+  t.notOk(set.covers('acme', 'ü 1', 1001))
+})
+
+t.test('suppressed ids per account follow the latest request', async (t) => {
+  const set = new ErasureSet()
+  set.apply(erasure({ suppress: true }))
+  t.same([...set.suppressedOf('acme')!], ['u1'])
+  t.equal(set.suppressedOf('other'), undefined)
+  set.apply(erasure({ erasure_id: 'e2', suppress: false, requested_at: 2000 }))
+  t.equal(set.suppressedOf('acme'), undefined, 'a later request without suppression lifts it')
+  t.equal(set.size, 1)
+  t.same(set.list('acme').map((e) => e.erasure_id), ['e2'])
+})

@@ -1,0 +1,45 @@
+// End to end in a real browser (Debian's headless Chromium, as dashboard.e2e does): a signed-in
+// account opens a user's page, erases the user with suppression after a confirmation that says what
+// happens, and watches the receipt complete; the user's rows are gone and ingest refuses them (A12, H55).
+// No timed assertions: every wait polls generously.
+import t from 'tap'
+import { existsSync } from 'node:fs'
+import { startDashboard } from '../support/dashboard-harness.js'
+import { waitUntil } from '../support/harness.js'
+import { CHROMIUM, launchChromium, signUpInPage } from '../support/browser.js'
+
+const WAIT = 60_000
+
+t.test('erase a user from their page and watch the receipt complete', async (t) => {
+  if (!existsSync(CHROMIUM)) return t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
+  const s = await startDashboard(t)
+  const browser = await launchChromium(t)
+  const page = await (await browser.newContext({ timezoneId: 'UTC', locale: 'en-GB' })).newPage()
+  page.setDefaultTimeout(WAIT)
+  const dialogs: string[] = []
+  page.on('dialog', (d) => {
+    dialogs.push(d.message())
+    void d.accept()
+  })
+
+  const email = `eraser-${s.suffix}@example.com`
+  await signUpInPage(page, s.dashboardUrl, email, 'Erasers')
+  const accountId = s.admin.findAccountByEmail(email)!.account_id
+  const { key } = await s.createKey({ account: accountId, type: 'live' })
+  const send = () => s.post('/v1/event', { event: 'opened', user: { id: 'erase_me', email: 'erase.me@example.com' } }, { key })
+  await waitUntil(async () => (await send()).status === 200, WAIT, 'the key to work at the ingest')
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'erase_me'`, 1, WAIT)
+
+  await page.goto(`${s.dashboardUrl}/#/users/erase_me`)
+  await page.check('#erase-suppress')
+  await page.click('#erase-user')
+  await page.waitForFunction(() => {
+    const cell = document.querySelector('#erasure-steps tr[data-step=projections] td')
+    return cell !== null && cell.textContent !== 'in progress'
+  })
+  t.match(dialogs[0], /Erase user erase_me\?.*New events for this user id will be refused.*Kafka history/, 'the confirmation says what happens')
+  t.match(await page.textContent('#erasure-steps tr[data-step=history] td'), /not yet/, 'the receipt says the Kafka history is not erased yet')
+  t.same(await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'erase_me'`), [], 'the user has no rows any more')
+  await waitUntil(async () => (await send()).status === 403, WAIT, 'ingest refuses the suppressed user')
+  t.pass('new events for the user are refused')
+})
