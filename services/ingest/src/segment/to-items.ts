@@ -103,7 +103,7 @@ export function toItem(msg: unknown, type: SegmentType | undefined, path: string
 
 // Our field names in validation's messages and paths, as the Segment body spells them.
 const RENAMES: Array<[RegExp, string]> = [
-  [/^\/events\//, '/batch/'],
+  [/^\/events(?=\/|$)/, '/batch'],
   [/\/user\/id$/, '/userId'],
   [/\/message_id$/, '/messageId'],
 ]
