@@ -43,11 +43,11 @@ t.test('Segment-compatible API', async (t) => {
       ['/V1/Group', { userId: user, groupId: 'acme', traits: { name: 'Acme', employees: 40 } }],
       ['/v1/alias', { previousId: 'old-login-id', userId: user }],
     ]
-    for (const [path, body] of calls) {
-      const r = await send(path, { ...body, messageId: randomUUID(), timestamp: '2025-03-01T10:00:00.000Z', sentAt: '2025-03-01T10:00:01.000Z' })
+    for (const [i, [path, body]] of calls.entries()) {
+      const r = await send(path, { ...body, messageId: randomUUID(), timestamp: `2025-03-01T10:0${i}:00.000Z` })
       t.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`)
     }
-    const batch = await send('/v1/import', { batch: [{ type: 'track', userId: user, event: 'purchase_completed', messageId: randomUUID(), properties: { amount: 9 } }], sentAt: new Date().toISOString() })
+    const batch = await send('/v1/import', { batch: [{ type: 'track', userId: user, event: 'purchase_completed', messageId: randomUUID(), properties: { amount: 9 }, timestamp: '2025-03-01T10:09:00.000Z' }] })
     t.equal(batch.status, 200)
     t.equal(batch.body.data.processed_count, 1)
 
@@ -68,6 +68,11 @@ t.test('Segment-compatible API', async (t) => {
     t.same(links, [{ id: anon, person_id: user }, { id: 'old-login-id', person_id: user }], 'H50: the anonymous id and the aliased id map to the person')
     const persons = await s.query<{ n: string | number }>(`SELECT uniqExact(person_id) AS n FROM ${db}.events_by_person WHERE account_id = '${accountId}' AND (user_id = '${anon}' OR user_id = '${user}')`)
     t.equal(Number(persons[0]!.n), 1, 'anonymous page view, signup and purchase count one person')
+    // The funnel of schemas/clickhouse/README.md (query 7), on this account.
+    const funnel = await s.query<Record<string, string | number>>(`SELECT countIf(level >= 1) AS viewed, countIf(level >= 2) AS signed_up, countIf(level >= 3) AS purchased
+      FROM (SELECT person_id, windowFunnel(604800)(timestamp, event = 'page_viewed', event = 'signup_completed', event = 'purchase_completed') AS level
+            FROM ${db}.events_by_person WHERE account_id = '${accountId}' AND event IN ('page_viewed', 'signup_completed', 'purchase_completed') GROUP BY person_id)`)
+    t.same(Object.values(funnel[0]!).map(Number), [1, 1, 1], 'the documented funnel: one person viewed, signed up and purchased')
     const groups = await s.waitForRows<{ group_id: string; traits: string; members: string | number }>(`SELECT group_id, traits, members FROM ${db}.groups_view WHERE account_id = '${accountId}'`)
     t.same(groups.map((g) => [g.group_id, JSON.parse(g.traits), Number(g.members)]), [['acme', { name: 'Acme', employees: 40 }, 1]], 'H51: the group and its traits')
     const ident = await s.waitForRows<{ email: string }>(`SELECT email FROM ${db}.users_view WHERE account_id = '${accountId}' AND user_id = '${user}' AND email != ''`)
