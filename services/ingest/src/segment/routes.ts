@@ -28,9 +28,11 @@ export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipR
 
 // As the libraries call them: one optional trailing slash, any case (as our own paths). `import` is
 // the batch endpoint some libraries use.
-const PATH = /^\/v1\/(track|identify|page|screen|group|alias|batch|import)\/?$/i
+const PATH = /^\/v1\/(track|identify|page|screen|group|alias|batch|import|[tipsgab])\/?$/i
+// The one-letter paths of analytics-next (t, i, p, s, g, a) and of analytics-kotlin and analytics-swift (b).
+const SHORT: Record<string, string> = { t: 'track', i: 'identify', p: 'page', s: 'screen', g: 'group', a: 'alias', b: 'batch' }
 
-/** POST /v1/{track,identify,page,screen,group,alias,batch,import}; anything else goes on to `next`. */
+/** POST /v1/{track,identify,page,screen,group,alias,batch,import} and the short forms; anything else goes on to `next`. */
 export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const { cfg } = d
   const pipeline: PipelineDeps = { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics }
@@ -39,13 +41,15 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const fromHeader = auth((ctx) => headerAuthorization(ctx.get('authorization') || undefined))
   const fromBody = auth((ctx) => bodyAuthorization((ctx.request as any).body))
   // Both bodies are read with the single event's structure bound (H25, H53): the size limit bounds a batch.
-  const read = (limit: number) => jsonBody({ kind: 'single', limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight: d.inFlight })
+  // text/plain too: the mobile and browser libraries send it (a browser then needs no CORS preflight).
+  const read = (limit: number) => jsonBody({ kind: 'single', limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight: d.inFlight, textPlain: true })
   const readCall = read(SEGMENT_CALL_BODY_LIMIT)
   const readBatch = read(SEGMENT_BATCH_BODY_LIMIT)
   return (ctx, next) => {
     const m = ctx.method === 'POST' ? PATH.exec(ctx.path) : null
     if (m === null) return next()
-    const name = m[1]!.toLowerCase()
+    const given = m[1]!.toLowerCase()
+    const name = SHORT[given] ?? given
     const type = name === 'batch' || name === 'import' ? undefined : (name as SegmentType)
     const readBody = type === undefined ? readBatch : readCall
     const handle = () => accept(ctx, pipeline, d.now, type)
