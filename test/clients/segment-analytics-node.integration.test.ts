@@ -6,20 +6,12 @@ import t from 'tap'
 import { Analytics } from '@segment/analytics-node'
 import { randomBytes } from 'node:crypto'
 import { startServices, waitUntil } from '../support/harness.js'
-import { freePort, spawnIngest, waitReady, type IngestProcess } from '../../sdk/testing/ingest-process.js'
-import { checkScenario, PEOPLE, personIds } from '../support/segment-scenario.js'
+import { checkScenario, killableIngest, PEOPLE, personIds } from '../support/segment-scenario.js'
 
 t.test('@segment/analytics-node: every call type, through an ingest killed mid-stream, stored exactly once', async (t) => {
   const s = await startServices(t, { ingest: false })
   const { key, accountId } = await s.createKey({ plan: 'unlimited', type: 'live' })
-  const port = await freePort()
-  const env = { ...s.env, LOG_LEVEL: 'warn' }
-  let ingest: IngestProcess = spawnIngest(env, port)
-  t.teardown(async () => {
-    ingest.child.kill('SIGKILL')
-    await ingest.exited
-  })
-  await waitReady(ingest, key)
+  const ingest = await killableIngest(t, s, key)
 
   const analytics = new Analytics({ writeKey: key, host: ingest.url, flushAt: 15, flushInterval: 200, maxRetries: 1000 })
   const sent = new Set<string>()
@@ -45,18 +37,13 @@ t.test('@segment/analytics-node: every call type, through an ingest killed mid-s
     analytics.alias({ userId: p.user, previousId: p.old })
     if (i % 10 === 9) await new Promise((r) => setTimeout(r, 20))
     if (!killed && ok >= 10) {
-      ingest.child.kill('SIGKILL')
-      await ingest.exited
+      await ingest.killAndRestart()
       killed = true
-      ingest = spawnIngest(env, port)
     }
   }
   if (!killed) {
     await waitUntil(() => ok >= 10, 120_000, '10 batches acknowledged')
-    ingest.child.kill('SIGKILL')
-    await ingest.exited
-    killed = true
-    ingest = spawnIngest(env, port)
+    await ingest.killAndRestart()
   }
   await analytics.closeAndFlush({ timeout: 180_000 })
   t.same(errors, [], 'the library reported no failure')

@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { createInterface } from 'node:readline'
 import { startServices } from '../support/harness.js'
-import { freePort, spawnIngest, waitReady, type IngestProcess } from '../../sdk/testing/ingest-process.js'
-import { checkScenario, PEOPLE } from '../support/segment-scenario.js'
+import { checkScenario, killableIngest, PEOPLE } from '../support/segment-scenario.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PYTHON = process.env.SEGMENT_PYTHON || `${process.env.STACK_DIR || ROOT + '.stack'}/test-venv/bin/python`
@@ -20,14 +19,7 @@ for (const lib of ['segment', 'rudder'] as const) {
   t.test(`${lib === 'segment' ? 'segment-analytics-python' : 'rudder-sdk-python'}: every call type, through an ingest killed mid-stream, stored exactly once`, async (t) => {
     const s = await startServices(t, { ingest: false })
     const { key, accountId } = await s.createKey({ plan: 'unlimited', type: 'live' })
-    const port = await freePort()
-    const env = { ...s.env, LOG_LEVEL: 'warn' }
-    let ingest: IngestProcess = spawnIngest(env, port)
-    t.teardown(async () => {
-      ingest.child.kill('SIGKILL')
-      await ingest.exited
-    })
-    await waitReady(ingest, key)
+    const ingest = await killableIngest(t, s, key)
 
     const run = randomBytes(4).toString('hex')
     const py = spawn(PYTHON, [SCRIPT, lib, ingest.url, key, run, String(PEOPLE)], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -37,10 +29,8 @@ for (const lib of ['segment', 'rudder'] as const) {
     let killed = false
     for await (const line of createInterface({ input: py.stdout })) {
       if (line === 'STARTED') {
-        ingest.child.kill('SIGKILL')
-        await ingest.exited
+        await ingest.killAndRestart()
         killed = true
-        ingest = spawnIngest(env, port)
       } else if (line.startsWith('{')) result = JSON.parse(line)
     }
     const code = await new Promise<number | null>((r) => (py.exitCode !== null ? r(py.exitCode) : py.once('exit', r)))
