@@ -2,7 +2,7 @@
 // production runs it) with the real key table, limits, validation, records and Avro encoding, but
 // an appender that acknowledges at once. It shows what HTTP, Koa, body parsing, validation and
 // encoding cost per event, apart from kafkajs and the broker; `npm run bench` measures the whole.
-//   npx tsx bench/http-path.ts [--seconds 8] [--connections 50] [--rate N] [--repeat N] [--message-ids] [--only single,batch] [--profile] [--root DIR]
+//   npx tsx bench/http-path.ts [--seconds 8] [--connections 50] [--rate N] [--repeat N] [--message-ids] [--only single,batch,track,sbatch] [--profile] [--root DIR]
 // --rate holds the load at N requests/s, so a before/after pair compares CPU at the same throughput
 // (flat out, the cheaper side also answers more requests, and CPU per request falls with load).
 // --repeat measures N windows against the same server process: how much one process's figure moves
@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { ROOT, compiled, cpuSeconds, ensureBuilt, freePort } from './processes.js'
 import { runLoad, singleEventBody, batchBody } from './load.js'
+import { segmentBatchBody, segmentTrackBody } from './segment-bodies.js'
 import { nodeFlagsFor } from '../services/shared/src/node-flags.js'
 
 const KEY = `svc_live_${'b'.repeat(40)}`
@@ -71,14 +72,20 @@ async function main() {
   const settings = { connections: Number(a.connections), durationSec: Number(a.seconds), key: KEY, overallRate: a.rate ? Number(a.rate) : undefined }
   const only = new Set(a.only!.split(','))
   const ids = a['message-ids']!
-  const runs = ([['single', '/v1/event', singleEventBody(ids), 1], ['batch', '/v1/events', batchBody(100, ids), 100]] as const).filter((r) => only.has(r[0]))
+  const runs = ([
+    ['single', '/v1/event', singleEventBody(ids), 1],
+    ['batch', '/v1/events', batchBody(100, ids), 100],
+    // Segment's API carrying the same events (the key as Bearer; Basic costs one base64 decode more).
+    ['track', '/v1/track', segmentTrackBody(), 1],
+    ['sbatch', '/v1/batch', segmentBatchBody(100), 100],
+  ] as const).filter((r) => only.has(r[0]))
   for (const [, path, body] of runs) await runLoad(`${url}${path}`, { ...settings, durationSec: 3, body })
   for (let rep = 0; rep < Number(a.repeat); rep++) for (const [name, path, body, per] of runs) {
     const c0 = cpuSeconds(child.pid!)!
     const f = await runLoad(`${url}${path}`, { ...settings, body, eventsPerRequest: per })
     const c1 = cpuSeconds(child.pid!)!
     const events = f.ok2xx * per
-    console.log(`${(name === 'batch' ? 'batch x100' : name).padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${(((c1 - c0) * 1e6) / events).toFixed(1)} µs/event (load ${loadavg()[0]!.toFixed(1)})`)
+    console.log(`${({ batch: 'batch x100', sbatch: 'sbatch x100' } as Record<string, string>)[name] ?? name.padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${(((c1 - c0) * 1e6) / events).toFixed(1)} µs/event (load ${loadavg()[0]!.toFixed(1)})`)
   }
   child.kill('SIGINT')
 }

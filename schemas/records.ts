@@ -22,6 +22,8 @@ export interface EventRecord {
   ip: string | null
   user_agent: string | null
   message_id: string | null
+  /** H52. Optional here only for literals written before v2; every decoded record has it (Avro default null). */
+  anonymous_id?: string | null
 }
 
 export interface IdentifyRecord {
@@ -41,6 +43,8 @@ export interface IdentifyRecord {
   ip: string | null
   user_agent: string | null
   message_id: string | null
+  /** H52. Optional here only for literals written before v2; every decoded record has it (Avro default null). */
+  anonymous_id?: string | null
 }
 
 export type AccountStatus = 'active' | 'disabled'

@@ -21,7 +21,9 @@ t.test('creates the database, applies every file once, records it; then idempote
   t.equal(second.skipped.length, first.applied.length)
   const tables = await queryRows<{ name: string }>(client, `SELECT name FROM system.tables WHERE database = '${target}' ORDER BY name`)
   t.same(tables.map((r) => r.name), [
-    'events', 'events_dedup', 'identifies', 'identifies_dedup', 'retry_ids', 'retry_ids_from_events_mv', 'retry_ids_from_identifies_mv', 'schema_migrations', 'usage_monthly', 'usage_monthly_mv',
+    'events', 'events_by_person', 'events_dedup', 'groups', 'groups_from_events_mv', 'groups_view', 'identifies', 'identifies_dedup',
+    'identity_links', 'identity_links_from_events_mv', 'identity_links_from_identifies_mv', 'identity_map',
+    'retry_ids', 'retry_ids_from_events_mv', 'retry_ids_from_identifies_mv', 'schema_migrations', 'usage_monthly', 'usage_monthly_mv',
     'usage_monthly_view', 'user_traits', 'user_traits_latest', 'users', 'users_from_events_mv', 'users_from_identifies_mv', 'users_view',
   ])
   const recorded = await queryRows<{ version: number; name: string; checksum: string }>(

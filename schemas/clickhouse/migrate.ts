@@ -170,6 +170,8 @@ FROM ${db}.schema_migrations GROUP BY version ORDER BY version`,
  * Runs a DDL statement. When two processes race on `IF NOT EXISTS`, the loser can still
  * get "already exists"; that outcome is what the statement asked for, so it is success.
  */
+const ADD_COLUMN = /^\s*ALTER\s+TABLE\s+\S+\s+ADD\s+COLUMN\s/i
+
 async function tolerantCommand(client: ClickHouseClient, query: string): Promise<void> {
   try {
     await client.command({ query })
@@ -177,6 +179,8 @@ async function tolerantCommand(client: ClickHouseClient, query: string): Promise
     const code = serverErrorCode(err)
     const ifNotExists = /\bIF\s+NOT\s+EXISTS\b/i.test(query)
     if (ifNotExists && (code === CH_ERRORS.TABLE_ALREADY_EXISTS || code === CH_ERRORS.DATABASE_ALREADY_EXISTS)) return
+    // 18.16 has no ADD COLUMN IF NOT EXISTS: run again, an ADD COLUMN finds its column there, which is what it asked for.
+    if (ADD_COLUMN.test(query) && (code === CH_ERRORS.DUPLICATE_COLUMN || code === CH_ERRORS.ILLEGAL_COLUMN) && /already exists/i.test((err as Error).message)) return
     throw err
   }
 }

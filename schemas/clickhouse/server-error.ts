@@ -4,6 +4,9 @@
 
 export const CH_ERRORS = {
   TABLE_ALREADY_EXISTS: 57,
+  /** 18.16's answer to ADD COLUMN of a column the table has; current releases answer DUPLICATE_COLUMN. */
+  ILLEGAL_COLUMN: 44,
+  DUPLICATE_COLUMN: 15,
   UNKNOWN_TABLE: 60,
   SYNTAX_ERROR: 62,
   DATABASE_ALREADY_EXISTS: 82,

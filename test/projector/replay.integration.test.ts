@@ -99,7 +99,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
   const cfg = loadProjectorConfig(s.env)
   const report = await runReplayCommand(cfg, { topics: ['events', 'identifies'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: true, dlq: true, json: false }, { log: createLogger('error') })
   t.ok(report.swap, 'swapped')
-  t.same(report.swap!.tables, ['events', 'identifies', 'retry_ids', 'usage_monthly', 'user_traits', 'users'])
+  t.same(report.swap!.tables, ['events', 'groups', 'identifies', 'identity_links', 'retry_ids', 'usage_monthly', 'user_traits', 'users'])
   t.ok(report.catchUp, 'a catch-up replay ran after the swap')
   const [ghost] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${s.database}.events WHERE event_id = 'not-in-the-log'`)
   t.equal(Number(ghost!.n), 0, 'the live database now holds the replayed tables')

@@ -1,7 +1,7 @@
 // The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes, in the order of
 // H2: error-middleware.ts (renders every error, adds rate-limit headers), cors-middleware.ts (H15),
 // authenticate.ts (key, per-minute limit), json-body.ts (type, size, JSON), event-routes.ts
-// (validation), then pipeline/accept-items.ts (per-second and monthly limits, records, Kafka);
+// (validation; segment/ the same for Segment's API), then pipeline/accept-items.ts (per-second and monthly limits, records, Kafka);
 // 200 is sent once Kafka has the records (A4).
 import Koa from 'koa'
 import Router from '@koa/router'
@@ -19,6 +19,7 @@ import { cors } from './cors-middleware.js'
 import { authenticate } from './authenticate.js'
 import { jsonBody } from './json-body.js'
 import { eventRoutes } from './event-routes.js'
+import { segmentRoutes } from '../segment/index.js'
 import { addPublicRoutes } from './health-routes.js'
 import type { IngestMetrics } from './metrics.js'
 
@@ -67,6 +68,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
     jsonBody: (kind, limit) => jsonBody({ kind, limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight }),
   }))
+  app.use(segmentRoutes({ ...d, now, inFlight }))
   addPublicRoutes(router)
   app.use(router.routes())
   app.use(async (ctx, next) => {

@@ -21,6 +21,8 @@ export interface AuthenticateDeps {
   now: () => number
   /** False until the key table is loaded (and while draining). */
   accepting?: () => boolean
+  /** Where the key is read, as a Bearer header: the Authorization header by default; the Segment routes' own (segment/write-key.ts). */
+  authorization?: (ctx: Ctx) => string | undefined
 }
 
 export function authenticate(d: AuthenticateDeps) {
@@ -28,7 +30,7 @@ export function authenticate(d: AuthenticateDeps) {
     // Before the key table is loaded every key would look unknown: 503, never a wrong 401.
     if (d.accepting && !d.accepting()) throw errors.unavailable(2)
     const t = d.now()
-    const parsed = parseAuthorization(ctx.get('authorization') || undefined, d.acceptedKeyTypes)
+    const parsed = parseAuthorization(d.authorization ? d.authorization(ctx) : ctx.get('authorization') || undefined, d.acceptedKeyTypes)
     const found = parsed.ok ? d.keys.lookup(hashKey(parsed.key)) : undefined
     if (!found) {
       // Unauthenticated requests are throttled per client IP and carry that bucket's headers (H2).

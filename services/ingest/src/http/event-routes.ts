@@ -7,7 +7,7 @@
 // comparison does here (issue 10). Matching is the router's: case-insensitive, one optional
 // trailing slash.
 import { errors, ServiceError } from '../errors.js'
-import { validateSingle, validateBatch, type FieldError, type Item } from '../validation/index.js'
+import { validateSingle, validateBatch, type BatchItemResult, type FieldError, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
 import { keptIp } from '../records/ip-handling.js'
 import { acceptItems, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
@@ -59,10 +59,15 @@ async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   const v = validateBatch((ctx.request as any).body, receivedAt)
   if (!v.ok) throw errors.validation({ errors: v.errors }, 'Batch envelope is invalid: ' + v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
   // sent_at as validation read it (no offset means UTC, H9); Date.parse would read such a time as local time.
-  const rc = requestContext(ctx, v.sentAtMs, receivedAt)
-  const results: ItemOutcome[] = new Array(v.items.length)
+  await acceptCheckedItems(ctx, d.pipeline, v.items, v.sentAtMs, receivedAt)
+}
+
+/** A batch's checked items through the pipeline, and the answer (H11): shared by /v1/events and the Segment routes (segment/routes.ts). */
+export async function acceptCheckedItems(ctx: Ctx, pipeline: PipelineDeps, items: BatchItemResult[], sentAtMs: number | null, receivedAt: number): Promise<void> {
+  const rc = requestContext(ctx, sentAtMs, receivedAt)
+  const results: ItemOutcome[] = new Array(items.length)
   const valid: Array<{ index: number; item: Item }> = []
-  for (const it of v.items) {
+  for (const it of items) {
     if (it.ok) valid.push({ index: it.index, item: it.item })
     else results[it.index] = {
       index: it.index,
@@ -72,7 +77,7 @@ async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   }
   let quotaError: ServiceError | undefined
   if (valid.length) {
-    const a = await acceptItems(d.pipeline, ctx.state.auth!, valid, rc, ctx.state.rl)
+    const a = await acceptItems(pipeline, ctx.state.auth!, valid, rc, ctx.state.rl)
     quotaError = a.quotaError
     for (const r of a.results) results[r.index] = r
   }

@@ -27,14 +27,18 @@ export interface JsonBodyOptions {
   readTimeoutMs: number
   /** The in-flight budgets (H24); without them nothing is counted (tests of the reader alone). */
   inFlight?: BodyBytesInFlight
+  /** Also take `text/plain` as JSON: what Segment's mobile and browser libraries send (H53). */
+  textPlain?: boolean
 }
+
+const TEXT_PLAIN = /^text\/plain\s*(?:;|$)/i
 
 export function jsonBody(o: JsonBodyOptions) {
   const read = { limit: o.limit, maxInflateRatio: o.maxInflateRatio, timeoutMs: o.readTimeoutMs }
   return async (ctx: Ctx, next: Koa.Next) => {
     const headers = ctx.req.headers
     const type = headers['content-type'] ?? ''
-    if (!JSON_TYPE.test(type)) throw errors.unsupportedMediaType()
+    if (!JSON_TYPE.test(type) && !(o.textPlain && TEXT_PLAIN.test(type))) throw errors.unsupportedMediaType()
     const coding = contentCoding(headers['content-encoding'])
     if (typeof coding === 'object') throw errors.unsupportedEncoding(coding.unsupported)
     if (coding === 'identity' && Number(headers['content-length']) > o.limit) throw errors.payloadTooLarge(o.limit)

@@ -89,6 +89,7 @@ t.test('toEventRecord maps every field', async (t) => {
     ip: '203.0.113.7',
     user_agent: 'sdk/1.0',
     message_id: 'm1',
+    anonymous_id: null,
   })
 })
 
@@ -140,7 +141,9 @@ t.test('toIdentifyRecord', async (t) => {
     ip: '203.0.113.7',
     user_agent: 'sdk/1.0',
     message_id: 'idm',
+    anonymous_id: null,
   })
+  t.equal(toIdentifyRecord({ ...item, anonymous_id: 'anon-1' }, rc()).anonymous_id, 'anon-1', 'H52: a Segment item keeps its anonymous id')
   const bare = toIdentifyRecord({ kind: 'identify', user: { id: 'u' }, traits: {}, context: {} }, rc())
   t.equal(bare.email, null)
   t.equal(bare.traits, '{}')

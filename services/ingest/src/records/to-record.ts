@@ -85,6 +85,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
     ip: rc.ip,
     user_agent: rc.userAgent,
     message_id: item.message_id ?? null,
+    anonymous_id: item.anonymous_id ?? null,
   }
 }
 
@@ -107,5 +108,6 @@ export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext): Identi
     ip: rc.ip,
     user_agent: rc.userAgent,
     message_id: item.message_id ?? null,
+    anonymous_id: item.anonymous_id ?? null,
   }
 }

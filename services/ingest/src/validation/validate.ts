@@ -22,6 +22,8 @@ export interface EventItem {
   properties: Record<string, unknown>
   context: Record<string, unknown>
   message_id?: string
+  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  anonymous_id?: string
 }
 
 export interface IdentifyItem {
@@ -34,6 +36,8 @@ export interface IdentifyItem {
   timestamp?: string
   context: Record<string, unknown>
   message_id?: string
+  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  anonymous_id?: string
 }
 
 export type Item = EventItem | IdentifyItem

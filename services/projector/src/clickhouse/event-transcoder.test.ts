@@ -45,6 +45,7 @@ function randomEvent(): EventRecord {
     ip: pick([null, '', '203.0.113.7', '2001:db8::1']),
     user_agent: pick([null, '', 'Mozilla/5.0 (X11)', 'agent\twith tab']),
     message_id: pick([null, '', 'msg-1', 'm\\n', 'm é']),
+    anonymous_id: pick([null, '', 'anon-1', 'a\tb', 'anon é']),
   })
 }
 

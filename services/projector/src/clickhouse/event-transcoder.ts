@@ -37,7 +37,8 @@ const CONTEXT = 9
 const IP = 10
 const USER_AGENT = 11
 const MESSAGE_ID = 12
-const FIELDS = 13
+const ANONYMOUS_ID = 13
+const FIELDS = 14
 
 // Field bounds of the record being read ([start, end) in its buffer; start -1 for a null). The
 // transcoder is synchronous, so one set serves every call.
@@ -110,7 +111,7 @@ function readEvent(): { timestamp: number; originalTimestamp: number | null; rec
   const sentAt = readOptionalLong()
   if (pos >= src.length) return null
   const flagged = src[pos++] !== 0
-  if (!(readString(PROPERTIES) && readString(CONTEXT) && readOptionalString(IP) && readOptionalString(USER_AGENT) && readOptionalString(MESSAGE_ID))) return null
+  if (!(readString(PROPERTIES) && readString(CONTEXT) && readOptionalString(IP) && readOptionalString(USER_AGENT) && readOptionalString(MESSAGE_ID) && readOptionalString(ANONYMOUS_ID))) return null
   // avsc refuses trailing bytes and a record that ends early.
   if (pos !== src.length) return null
   if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt)) return null
@@ -161,7 +162,7 @@ const TAB = 9
 // The events row's string columns around its times (EVENT_COLUMNS, rows.ts); user_email is the
 // record's, else the traits' (H10).
 const ROW_FIELDS_BEFORE_TIMES = [EVENT_ID, ACCOUNT_ID, ENVIRONMENT, KEY_ID, USER_ID]
-const ROW_FIELDS_AFTER_TIMES = [EVENT, PROPERTIES, CONTEXT, IP, USER_AGENT, MESSAGE_ID, USER_EMAIL, USER_TRAITS]
+const ROW_FIELDS_AFTER_TIMES = [EVENT, PROPERTIES, CONTEXT, IP, USER_AGENT, MESSAGE_ID, USER_EMAIL, USER_TRAITS, ANONYMOUS_ID]
 
 /**
  * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema

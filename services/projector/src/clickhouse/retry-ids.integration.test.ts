@@ -7,7 +7,7 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ClickHouseWriter, type DroppedDuplicate } from './writer.js'
-import { IdFilter } from './id-filter.js'
+import { eventRow, identifyRow } from './rows.js'
 import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 import { MIGRATIONS_DIR, migrate } from '../../../../schemas/clickhouse/migrate.js'
 
@@ -22,12 +22,16 @@ t.test('ids stored before the retry_ids migration are copied in, and their retri
   t.teardown(() => rm(before, { recursive: true, force: true }))
   for (const f of await readdir(MIGRATIONS_DIR)) if (/^00[1-5]_.*\.sql$/.test(f)) await cp(join(MIGRATIONS_DIR, f), join(before, f))
   await migrate(client, database, { dir: before })
-  // Rows an older projector wrote. Its lookup read events and identifies; this writer's reads
-  // retry_ids, which the old schema lacks, so it is given an empty id filter: no lookup at all.
+  // Rows an older projector wrote, in the columns the old schema has (anonymous_id came with 008).
   const stored = makeEvent({ event_id: 'old-e', account_id: 'acc_old', user_id: 'u', message_id: 'm-old', timestamp: T0, received_at: T0 })
   const plain = makeEvent({ event_id: 'old-plain', account_id: 'acc_old', user_id: 'u', message_id: null, timestamp: T0, received_at: T0 })
   const storedIdentify = makeIdentify({ event_id: 'old-i', account_id: 'acc_old', user_id: 'u', message_id: 'mi-old', timestamp: T0, received_at: T0 })
-  await new ClickHouseWriter(client, database, { storedIds: new IdFilter(100) }).write({ events: [stored, plain], identifies: [storedIdentify] })
+  const withoutAnonymousId = <T extends { anonymous_id: string }>(row: T) => {
+    const { anonymous_id: _, ...old } = row
+    return old
+  }
+  await client.insert({ table: `${database}.events`, values: [stored, plain].map((r) => withoutAnonymousId(eventRow(r))), format: 'JSONEachRow' })
+  await client.insert({ table: `${database}.identifies`, values: [withoutAnonymousId(identifyRow(storedIdentify))], format: 'JSONEachRow' })
 
   const result = await migrate(client, database)
   t.same(result.applied.map((m) => m.file)[0], '006_retry_ids.sql', '006 is the first migration applied after 005')

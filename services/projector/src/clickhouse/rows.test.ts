@@ -19,6 +19,7 @@ t.test('eventRow maps every column, keeping milliseconds beside DateTime text', 
     message_id: 'm1',
     user_email: 'a@example.com',
     user_traits: '{"plan":"pro"}',
+    anonymous_id: 'anon_1',
   })
   t.same(eventRow(r), {
     event_id: 'e1',
@@ -41,6 +42,7 @@ t.test('eventRow maps every column, keeping milliseconds beside DateTime text', 
     message_id: 'm1',
     user_email: 'a@example.com',
     user_traits: '{"plan":"pro"}',
+    anonymous_id: 'anon_1',
   })
 })
 
@@ -53,6 +55,7 @@ t.test('absent optional fields become 0 or empty', async (t) => {
   t.equal(row.message_id, '')
   t.equal(row.user_email, '')
   t.equal(row.user_traits, '')
+  t.equal(row.anonymous_id, '', 'H52: no anonymous id (our own contract, records before v2)')
   t.equal(row.timestamp_flagged, 0)
 })
 

@@ -33,6 +33,7 @@ export interface EventRow extends CommonRow {
   message_id: string
   user_email: string
   user_traits: string
+  anonymous_id: string
 }
 
 export interface IdentifyRow extends CommonRow {
@@ -42,6 +43,7 @@ export interface IdentifyRow extends CommonRow {
   ip: string
   user_agent: string
   message_id: string
+  anonymous_id: string
 }
 
 export interface TraitRow {
@@ -151,9 +153,9 @@ const COMMON_COLUMNS = [
   'original_timestamp_ms', 'received_at', 'received_at_ms', 'sent_at_ms', 'timestamp_flagged',
 ] as const
 export const EVENT_COLUMNS = [
-  ...COMMON_COLUMNS, 'event', 'properties', 'context', 'ip', 'user_agent', 'message_id', 'user_email', 'user_traits',
+  ...COMMON_COLUMNS, 'event', 'properties', 'context', 'ip', 'user_agent', 'message_id', 'user_email', 'user_traits', 'anonymous_id',
 ] as const
-export const IDENTIFY_COLUMNS = [...COMMON_COLUMNS, 'email', 'traits', 'context', 'ip', 'user_agent', 'message_id'] as const
+export const IDENTIFY_COLUMNS = [...COMMON_COLUMNS, 'email', 'traits', 'context', 'ip', 'user_agent', 'message_id', 'anonymous_id'] as const
 export const TRAIT_COLUMNS = ['account_id', 'environment', 'user_id', 'trait_key', 'value', 'set_at', 'set_at_ms', 'source_event_id'] as const
 
 /** The values events and identifies share, in COMMON_COLUMNS order: identity and the times of H13 (seconds and ms). */
@@ -188,6 +190,7 @@ export function eventValues(r: EventRecord): RowValues {
     r.message_id ?? '',
     profileEmail(r.user_email, r.user_traits, r.event_id),
     r.user_traits ?? '',
+    r.anonymous_id ?? '',
   )
   return v
 }
@@ -195,7 +198,7 @@ export function eventValues(r: EventRecord): RowValues {
 /** An identifies row, in IDENTIFY_COLUMNS order. */
 export function identifyValues(r: IdentifyRecord): RowValues {
   const v = commonValues(r)
-  v.push(profileEmail(r.email, r.traits, r.event_id), r.traits, r.context, r.ip ?? '', r.user_agent ?? '', r.message_id ?? '')
+  v.push(profileEmail(r.email, r.traits, r.event_id), r.traits, r.context, r.ip ?? '', r.user_agent ?? '', r.message_id ?? '', r.anonymous_id ?? '')
   return v
 }
 
