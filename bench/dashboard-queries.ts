@@ -89,6 +89,7 @@ main()
     console.error(err)
     process.exitCode = 1
   })
+  // biome-ignore lint/nursery/noMisusedPromises: finally() waits for the promise its callback returns
   .finally(async () => {
     if (process.env.BENCH_KEEP_DATABASE) console.log(`kept ${db}`)
     else await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => undefined)

@@ -184,7 +184,7 @@ function closeDetail() {
   // Live redraws its rows as events arrive: then the opener is the new row of the same event.
   const row = opener.isConnected ? null : [...document.querySelectorAll('tr[data-event-id]')].find((r) => r.dataset.eventId === item.event_id)
   const back = row ? $('button.rowlink', row) : opener
-  if (back && back.isConnected) back.focus()
+  if (back?.isConnected) back.focus()
 }
 function onDetailKey(e) { if (e.key === 'Escape') closeDetail() }
 const valueText = (v) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -345,7 +345,7 @@ function livePage() {
     const shown = items.filter(keep)
     const empty = items.length ? 'No events match the filters.' : history === 'loading' ? 'Loading recent events…' : 'Waiting for events… send one with a key from the API keys page.'
     // Rows are redrawn as events arrive: a keyboard user's focus stays on the row it was on.
-    const focused = document.activeElement && document.activeElement.closest('#live-rows tr[data-event-id]')
+    const focused = document.activeElement?.closest('#live-rows tr[data-event-id]')
     tbody.replaceChildren(...(shown.length ? shown.map((i) => detailRow(i, { 'data-event-id': i.event_id }, liveTime(i.received_at), i.user_id))
       : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, empty))]))
     const again = focused && [...tbody.rows].find((r) => r.dataset.eventId === focused.dataset.eventId)
@@ -551,7 +551,7 @@ function keyList(keys) {
 
 async function definitionsPage() {
   const { params } = hashRoute()
-  const env = envSelect({ id: 'definitions-env', value: params.get('env'), onchange: () => { setHashParams({ env: env.value }); load() } })
+  const env = envSelect({ id: 'definitions-env', value: params.get('env'), onchange: () => { setHashParams({ env: env.value }); void load() } })
   const box = h('div')
   render(h('h1', {}, 'Definitions'), h('div', { class: 'panel row' }, h('label', {}, 'Key type', env),
     h('p', { class: 'muted hint' }, 'Every event name and user trait of this account. Property types and examples come from each event\'s latest rows.')), box)

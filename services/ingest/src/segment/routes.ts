@@ -39,7 +39,7 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const auth = (authorization: AuthenticateDeps['authorization']) =>
     authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now: d.now, accepting: d.accepting, authorization })
   const fromHeader = auth((ctx) => headerAuthorization(ctx.get('authorization') || undefined))
-  const fromBody = auth((ctx) => bodyAuthorization((ctx.request as any).body))
+  const fromBody = auth((ctx) => bodyAuthorization((ctx.request as { body?: unknown }).body))
   // Both bodies are read with the single event's structure bound (H25, H53): the size limit bounds a batch.
   // text/plain too: the mobile and browser libraries send it (a browser then needs no CORS preflight).
   const read = (limit: number) => jsonBody({ kind: 'single', limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight: d.inFlight, textPlain: true })
@@ -60,7 +60,7 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
 
 async function accept(ctx: Ctx, pipeline: PipelineDeps, now: () => number, type: SegmentType | undefined): Promise<void> {
   const receivedAt = now()
-  const body = (ctx.request as any).body
+  const body = (ctx.request as { body?: unknown }).body
   const single = type !== undefined
   const checked = checkMessages(body, type, receivedAt)
   if (!checked.ok) throw errors.validation({ errors: checked.errors }, 'Request is invalid: ' + checked.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
@@ -77,13 +77,14 @@ type Checked = { ok: false; errors: FieldError[] } | { ok: true; items: BatchIte
  * The messages of a call (one) or a batch, each mapped (to-items.ts) and validated as a /v1/events
  * item, with its anonymous id (H52); errors name the Segment body's paths.
  */
-export function checkMessages(body: any, type: SegmentType | undefined, receivedAt: number): Checked {
+export function checkMessages(input: unknown, type: SegmentType | undefined, receivedAt: number): Checked {
   const single = type !== undefined
-  const isObj = body !== null && typeof body === 'object' && !Array.isArray(body)
+  const isObj = input !== null && typeof input === 'object' && !Array.isArray(input)
+  const body = input as { batch?: unknown; context?: unknown; sentAt?: unknown }
   if (!isObj) return { ok: false, errors: [{ path: '', message: 'request body must be a JSON object' }] }
   if (!single && !Array.isArray(body.batch)) return { ok: false, errors: [{ path: '/batch', message: 'batch must be an array of messages' }] }
-  const messages: unknown[] = single ? [body] : body.batch
-  const batchContext = !single && body.context !== null && typeof body.context === 'object' && !Array.isArray(body.context) ? body.context : undefined
+  const messages: unknown[] = single ? [body] : (body.batch as unknown[])
+  const batchContext = !single && body.context !== null && typeof body.context === 'object' && !Array.isArray(body.context) ? (body.context as Record<string, unknown>) : undefined
   const mapped = messages.map((msg, i) => toItem(msg, type, single ? '' : `/batch/${i}`, batchContext))
   const okIndexes: number[] = []
   const events: unknown[] = []

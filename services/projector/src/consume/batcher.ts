@@ -77,7 +77,7 @@ export class InsertBatcher {
     if (this.unwritten > this.peakUnwritten) this.peakUnwritten = this.unwritten
     writes.push(this.waiter())
     if (this.size >= this.opts.maxRows) void this.flush()
-    else if (!this.timer) this.timer = this.timers.setTimeout(() => this.flush(), this.opts.maxWaitMs)
+    else if (!this.timer) this.timer = this.timers.setTimeout(() => void this.flush(), this.opts.maxWaitMs)
     return writes.length === 1 ? writes[0]! : Promise.all(writes).then(() => undefined)
   }
 
