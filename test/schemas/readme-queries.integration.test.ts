@@ -83,7 +83,7 @@ t.test('the server is a supported ClickHouse (24.8 or later, A9)', async (t) => 
 
 t.test('every query of the section is checked below', async (t) => {
   t.same([...queries.keys()].sort(), [
-    'daily-active-users', 'events-per-user-percentiles', 'funnel', 'proposal-user-id-index', 'top-events', 'trend-by-property',
+    'anonymous-funnel', 'daily-active-users', 'events-per-user-percentiles', 'funnel', 'proposal-user-id-index', 'top-events', 'trend-by-property',
     'user-profile', 'users-with-trait', 'weekly-active-users', 'weekly-retention',
   ])
 })
@@ -133,6 +133,28 @@ t.test('users with a trait value: decoded value finds them, the bare string does
   t.same(await run('users-with-trait'), [{ user_id: 'u1' }, { user_id: 'u2' }])
   const trap = (queries.get('users-with-trait') ?? '').replace("JSONExtractString(value) = 'pro'", "value = 'pro'")
   t.same(await read(trap.replaceAll('tracking.', `${database}.`)), [], "value = 'pro' finds nothing, as the guide says")
+})
+
+t.test('anonymous visitors merge into their person: the funnel counts people, not ids (H50, H52)', async (t) => {
+  // Its own database: these rows would change every answer above.
+  const other = await createTestDatabase({ prefix: 'readme_identity', t })
+  const writer = new ClickHouseWriter(other.client, other.database)
+  const visit = (user_id: string, event: string, iso: string, anonymous_id = '') =>
+    makeEvent({ user_id, event, anonymous_id, timestamp: at(iso), received_at: at(iso) + 20 })
+  // a-1 browses anonymously, then signs up as p1 (the identify links them) and buys; a-2 only browses.
+  const events = [
+    visit('a-1', 'page_viewed', '2024-05-06T09:00:00.000Z', 'a-1'),
+    visit('p1', 'signup_completed', '2024-05-06T09:05:00.000Z', 'a-1'),
+    visit('p1', 'purchase_completed', '2024-05-07T10:00:00.000Z'),
+    visit('a-2', 'page_viewed', '2024-05-06T11:00:00.000Z', 'a-2'),
+  ]
+  const identifies = [makeIdentify({ user_id: 'p1', anonymous_id: 'a-1', timestamp: at('2024-05-06T09:05:00.000Z'), received_at: at('2024-05-06T09:05:00.020Z') })]
+  await writer.write({ events, identifies })
+  await writer.write({ events, identifies }) // projected twice (A5)
+  const query = (queries.get('anonymous-funnel') ?? '').replaceAll('tracking.', `${other.database}.`)
+  const rows = await (await other.client.query({ query, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json()
+  // Counting ids instead of people would give 2 viewed and nobody past the first step.
+  t.same(rows, [{ viewed: 2, signed_up: 1, purchased: 1 }])
 })
 
 // Last: it changes the table.
