@@ -36,10 +36,11 @@ check_clickhouse_ports_free() {
 install_clickhouse_server() {
   command -v clickhouse-server >/dev/null 2>&1 && return 0
   say "installing ClickHouse 18.16 from Debian's clickhouse-server package (first run only)..."
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q clickhouse-server clickhouse-client; } \
-    >"$LOGS/install-clickhouse.log" 2>&1 || fail clickhouse "apt-get install clickhouse-server failed" "$LOGS/install-clickhouse.log"
+  local log="$LOGS/install-clickhouse.log" sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -q >"$log" 2>&1 || fail clickhouse "apt-get update failed" "$log"
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q clickhouse-server clickhouse-client >>"$log" 2>&1 \
+    || fail clickhouse "apt-get install clickhouse-server failed" "$log"
   command -v clickhouse-server >/dev/null 2>&1 || fail clickhouse "clickhouse-server is not on PATH after install"
 }
 
