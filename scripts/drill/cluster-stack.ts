@@ -30,6 +30,11 @@ export class ClusterStack {
     return this.portBase + PORT_OFFSETS[name]
   }
 
+  /** clickhouse-N's HTTP port: deploy/local/cluster/clickhouse.sh (base + 120 + N). */
+  clickhouseUrl(n: number): string {
+    return `http://127.0.0.1:${this.portBase + PORT_OFFSETS.clickhouseHttp - 1 + n}`
+  }
+
   get haproxyUrl(): string {
     return `http://127.0.0.1:${this.port('haproxy')}`
   }
