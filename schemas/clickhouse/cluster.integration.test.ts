@@ -3,10 +3,11 @@
 // them when they are not running).
 import t from 'tap'
 import { migrate } from './migrate.js'
-import { CLUSTER, NODES, createClusterDatabase, ensureCluster, nodeClient, type Node } from '../../test/support/clickhouse-cluster.js'
+import { CLUSTER, NODES, createClusterDatabase, ensureCluster, holdCluster, nodeClient, type Node } from '../../test/support/clickhouse-cluster.js'
 import { queryRows } from '../../test/support/clickhouse-helpers.js'
 
-await ensureCluster(t)
+await holdCluster(t, 'shared') // before ensureCluster: a file that kills a server restarts it before it lets go
+await ensureCluster()
 const { client, database } = await createClusterDatabase(t, 'chcluster')
 const clients = new Map(NODES.map((n) => [n, nodeClient(n)] as const))
 t.teardown(() => Promise.all([...clients.values()].map((c) => c.close())))

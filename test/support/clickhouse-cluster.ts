@@ -1,11 +1,11 @@
 // The cluster profile's ClickHouse for integration tests (docs/design.md A10): ZooKeeper and four
 // 18.16 servers, two shards of two replicas, started by `stack.sh clickhouse-up --profile cluster` when
-// they are not running (and stopped again at the end by the test that started them). CLUSTER_DIR and
+// they are not running. CLUSTER_DIR and
 // CLUSTER_PORT_BASE choose which profile, as for stack.sh (default .stack/cluster, 25000).
 
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
@@ -36,8 +36,11 @@ async function ping(n: Node): Promise<boolean> {
   }
 }
 
-async function script(cmd: 'clickhouse-up' | 'clickhouse-down'): Promise<void> {
-  await promisify(execFile)('bash', [join(ROOT, 'deploy/local/stack.sh'), cmd, '--profile', 'cluster'], {
+async function script(cmd: 'clickhouse-up'): Promise<void> {
+  // One start at a time (test files run two at a time, each starting what is down): flock(1), whose -o keeps
+  // the lock from the servers the script leaves running.
+  mkdirSync(join(dir, 'run'), { recursive: true })
+  await promisify(execFile)('flock', ['-o', join(dir, 'run', 'clickhouse-start.lock'), 'bash', join(ROOT, 'deploy/local/stack.sh'), cmd, '--profile', 'cluster'], {
     cwd: ROOT,
     env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: String(base) },
     timeout: 300_000,
@@ -47,12 +50,29 @@ async function script(cmd: 'clickhouse-up' | 'clickhouse-down'): Promise<void> {
 /** Starts whatever of ZooKeeper and the four servers is down (a killed server too). */
 export const clusterUp = () => script('clickhouse-up')
 
-/** Starts the cluster's ClickHouse unless it runs; stops it at the end if this call started it. */
-export async function ensureCluster(t: TeardownHost): Promise<void> {
+/**
+ * Starts the cluster's ClickHouse unless it runs, and leaves it running, as `npm test` leaves the single-node
+ * stack: test files run two at a time and share it (starts are serialised), so none may
+ * stop it under another. `stack.sh clickhouse-down --profile cluster` stops it.
+ */
+export async function ensureCluster(): Promise<void> {
   const running = (await Promise.all(NODES.map(ping))).every(Boolean)
-  if (running) return
-  await clusterUp()
-  t.teardown(() => script('clickhouse-down'))
+  if (!running) await clusterUp()
+}
+
+/**
+ * Holds the cluster for this test file until it ends: shared by files that only use it, exclusive for one
+ * that kills a server (another file's quorum insert would fail meanwhile). A `flock` process holds the lock
+ * (flock(1) from util-linux); ending its input releases it.
+ */
+export async function holdCluster(t: TeardownHost, mode: 'shared' | 'exclusive'): Promise<void> {
+  mkdirSync(join(dir, 'run'), { recursive: true })
+  const holder = spawn('flock', [mode === 'shared' ? '-s' : '-x', join(dir, 'run', 'tests.lock'), '-c', 'echo held; cat >/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve())
+    holder.once('exit', (code) => reject(new Error(`flock exited (${code}) before holding the cluster's test lock`)))
+  })
+  t.teardown(() => void holder.stdin.end())
 }
 
 /** SIGKILLs ch-N (its pid file is cluster.sh's) and waits until it is gone. */

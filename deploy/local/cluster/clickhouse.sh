@@ -59,14 +59,16 @@ start_zookeeper() {
   echo $! >"$RUN/zookeeper.pid"
 }
 
-# ZooKeeper's own health word (4lw `ruok`, allowed in zoo.cfg).
+# Serving, not just running: `ruok` answers imok while ZooKeeper still loads its data and closes every
+# session, and a ClickHouse server whose replicated tables cannot reach ZooKeeper at start exits (code 132).
+# `srvr` (allowed in zoo.cfg) names the server's mode only once it serves.
 zookeeper_ready() {
   exec 3<>"/dev/tcp/127.0.0.1/$ZOOKEEPER_PORT" || return 1
-  printf ruok >&3
+  printf srvr >&3
   local answer
-  answer=$(timeout 2 head -c 4 <&3)
+  answer=$(timeout 2 cat <&3)
   exec 3<&-
-  [ "$answer" = imok ]
+  [[ "$answer" == *"Mode: "* ]]
 }
 
 start_clickhouse_node() { # 1..4

@@ -13,7 +13,7 @@ import { createClient } from '@clickhouse/client'
 import { clusterSteps, shardedTables } from '../../../../schemas/clickhouse/cluster.js'
 import { loadMigrations, renderStatement } from '../../../../schemas/clickhouse/migrate.js'
 import { CLUSTER_INSERT_SETTINGS } from './writer.js'
-import { ensureCluster, zookeeperPort } from '../../../../test/support/clickhouse-cluster.js'
+import { ensureCluster, holdCluster, zookeeperPort } from '../../../../test/support/clickhouse-cluster.js'
 import { queryRows } from '../../../../test/support/clickhouse-helpers.js'
 
 const root = join(import.meta.dirname, '..', '..', '..', '..')
@@ -27,7 +27,8 @@ async function freePort(): Promise<number> {
   return port
 }
 
-await ensureCluster(t) // for its ZooKeeper
+await holdCluster(t, 'shared') // before ensureCluster: a file that kills a server restarts it before it lets go
+await ensureCluster() // for its ZooKeeper
 const dir = mkdtempSync(join(tmpdir(), 'chcur-replicated-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 const [http, tcp] = [await freePort(), await freePort()]

@@ -6,9 +6,10 @@
 import t from 'tap'
 import { ClickHouseWriter, ClickHouseWriteError } from './writer.js'
 import { makeEvent, queryRows } from '../../../../test/support/clickhouse-helpers.js'
-import { clusterUp, createClusterDatabase, ensureCluster, killNode, nodeClient } from '../../../../test/support/clickhouse-cluster.js'
+import { clusterUp, createClusterDatabase, ensureCluster, holdCluster, killNode, nodeClient } from '../../../../test/support/clickhouse-cluster.js'
 
-await ensureCluster(t)
+await holdCluster(t, 'exclusive') // before ensureCluster: a file that kills a server restarts it before it lets go
+await ensureCluster()
 const { client, database } = await createClusterDatabase(t, 'chwriter')
 const writer = new ClickHouseWriter(client, database, { clustered: true })
 const replica2 = nodeClient(2)
