@@ -5,7 +5,9 @@
 -- from each server's config. Checked on ClickHouse 18.16.1 with two shards and ZooKeeper 3.8: created
 -- ON CLUSTER from one node, inserts through the Distributed tables with insert_distributed_sync = 1
 -- spread over both shards, and a replayed batch was collapsed by FINAL and counted once by
--- usage_monthly_view and users_view. Needs CREATE DATABASE {db} ON CLUSTER tracking first.
+-- usage_monthly_view and users_view. Needs CREATE DATABASE {db} ON CLUSTER tracking first. The migration
+-- runner emits this from schemas/clickhouse/ itself when CLICKHOUSE_CLUSTER is set (cluster.ts, docs/design.md H44),
+-- with the database name in place of {db} in the ZooKeeper paths.
 
 CREATE TABLE IF NOT EXISTS {db}.events_local ON CLUSTER tracking
 (

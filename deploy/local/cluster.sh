@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cluster profile of the local stack (issue 14): the production shape on one machine. Three Kafka
 # KRaft nodes (each broker and controller, a quorum of three; topics with replication factor 3 and
-# min.insync.replicas 2), the registry, ClickHouse, Redis, the projector, two ingest instances and the
+# min.insync.replicas 2), the registry, a ClickHouse cluster (four servers, two shards of two replicas, and
+# ZooKeeper: deploy/local/cluster/clickhouse.sh, docs/design.md A10), Redis, the projector, two ingest instances and the
 # dashboard (compiled, from dist/), and HAProxy in front of the ingest instances, checking /health/ready
 # on each instance's admin listener (H36: readiness is not on the public port).
 # Usage (through stack.sh): stack.sh up|down|status|install|logs [component] --profile cluster
@@ -15,8 +16,6 @@ set -euo pipefail
 BASE="${CLUSTER_PORT_BASE:-25000}"
 # Set before stack.sh is sourced, so its single-node defaults do not apply to the shared components.
 REGISTRY_PORT="${CLUSTER_REGISTRY_PORT:-$((BASE + 81))}"
-CLICKHOUSE_HTTP_PORT="${CLUSTER_CLICKHOUSE_HTTP_PORT:-$((BASE + 123))}"
-CLICKHOUSE_TCP_PORT="${CLUSTER_CLICKHOUSE_TCP_PORT:-$((BASE + 900))}"
 REDIS_PORT="${CLUSTER_REDIS_PORT:-$((BASE + 379))}"
 # shellcheck source=deploy/local/stack.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stack.sh"
@@ -37,6 +36,8 @@ C="${CLUSTER_DIR:-$STACK_DIR/cluster}"
 LOGS="$C/logs"
 RUN="$C/run"
 say() { printf '[cluster] %s\n' "$*" >&2; }
+# shellcheck source=deploy/local/cluster/clickhouse.sh
+source "$HERE/cluster/clickhouse.sh"
 
 brokers() { local IFS=,; local a=(); for p in "${KAFKA_PORTS[@]}"; do a+=("127.0.0.1:$p"); done; echo "${a[*]}"; }
 voters() { local IFS=,; local a=(); for i in 0 1 2; do a+=("$((i + 1))@127.0.0.1:${CONTROLLER_PORTS[$i]}"); done; echo "${a[*]}"; }
@@ -63,7 +64,7 @@ cluster_install() {
   need_java
   STACK_DIR="$INSTALLS" install_kafka
   STACK_DIR="$INSTALLS" install_registry
-  install_clickhouse
+  install_clickhouse_server
   install_redis
   install_haproxy
   # The registry's start function reads its jar below $STACK_DIR; the jar stays with the installs.
@@ -108,7 +109,9 @@ kafka_node_ready() { port_open "${KAFKA_PORTS[$(($1 - 1))]}" && grep -q "Kafka S
 service_env() {
   echo "KAFKA_BROKERS=$(brokers)"
   echo "SCHEMA_REGISTRY_URL=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7"
-  echo "CLICKHOUSE_URL=http://127.0.0.1:$CLICKHOUSE_HTTP_PORT"
+  # The projector migrates and writes through ch-1 (any server would do: each has the Distributed tables).
+  echo "CLICKHOUSE_URL=http://127.0.0.1:$(ch_http_port 1)"
+  echo "CLICKHOUSE_CLUSTER=tracking"
   echo "TOPIC_REPLICATION_FACTOR=3"
   echo "TOPIC_MIN_INSYNC_REPLICAS=2"
   echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
@@ -157,7 +160,7 @@ haproxy_ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:
 
 # ---------------------------------------------------------------- commands
 all_ports() {
-  echo "${KAFKA_PORTS[@]} ${CONTROLLER_PORTS[@]} $REGISTRY_PORT $CLICKHOUSE_HTTP_PORT $CLICKHOUSE_TCP_PORT $REDIS_PORT ${INGEST_PORTS[@]} ${INGEST_ADMIN_PORTS[@]} $HAPROXY_PORT $HAPROXY_STATS_PORT $PROJECTOR_PORT $DASHBOARD_PORT"
+  echo "${KAFKA_PORTS[@]} ${CONTROLLER_PORTS[@]} $REGISTRY_PORT $(clickhouse_ports) $REDIS_PORT ${INGEST_PORTS[@]} ${INGEST_ADMIN_PORTS[@]} $HAPROXY_PORT $HAPROXY_STATS_PORT $PROJECTOR_PORT $DASHBOARD_PORT"
 }
 
 cluster_up() {
@@ -171,7 +174,7 @@ cluster_up() {
     pid_alive "kafka-$n" || { check_port_free "kafka-$n" "${KAFKA_PORTS[$((n - 1))]}" "CLUSTER_KAFKA_${n}_PORT"; check_port_free "kafka-$n" "${CONTROLLER_PORTS[$((n - 1))]}" "CLUSTER_KAFKA_${n}_CONTROLLER_PORT"; }
   done
   pid_alive registry || check_port_free registry "$REGISTRY_PORT" CLUSTER_REGISTRY_PORT
-  pid_alive clickhouse || { check_port_free clickhouse "$CLICKHOUSE_HTTP_PORT" CLUSTER_CLICKHOUSE_HTTP_PORT; check_port_free clickhouse "$CLICKHOUSE_TCP_PORT" CLUSTER_CLICKHOUSE_TCP_PORT; }
+  check_clickhouse_ports_free
   pid_alive redis || check_port_free redis "$REDIS_PORT" CLUSTER_REDIS_PORT
   pid_alive projector || check_port_free projector "$PROJECTOR_PORT" CLUSTER_PROJECTOR_PORT
   for n in 1 2; do pid_alive "ingest-$n" || { check_port_free "ingest-$n" "${INGEST_PORTS[$((n - 1))]}" "CLUSTER_INGEST_${n}_PORT"; check_port_free "ingest-$n" "${INGEST_ADMIN_PORTS[$((n - 1))]}" "CLUSTER_INGEST_${n}_ADMIN_PORT"; }; done
@@ -183,9 +186,8 @@ cluster_up() {
   STACK_DIR="$C"
   for n in 1 2 3; do start_kafka_node "$n"; done
   start_registry
-  start_clickhouse
   start_redis
-  wait_until clickhouse "$LOGS/clickhouse.log" "$READY_TIMEOUT" clickhouse_ready
+  clickhouse_up
   wait_until redis "$LOGS/redis.log" "$READY_TIMEOUT" redis_ready
   # A topic with replication factor 3 can only be created once all three brokers are registered.
   for n in 1 2 3; do wait_until "kafka-$n" "$LOGS/kafka-$n.log" "$READY_TIMEOUT" kafka_node_ready "$n"; done
@@ -206,7 +208,7 @@ cluster_up() {
   [ "$WITH_DASHBOARD" = 1 ] && wait_until dashboard "$LOGS/dashboard.log" "$READY_TIMEOUT" service_ready "$DASHBOARD_PORT"
   start_haproxy
   wait_until haproxy "$LOGS/haproxy.log" "$READY_TIMEOUT" haproxy_ready
-  say "cluster up in $((SECONDS - t0))s: ingest http://127.0.0.1:$HAPROXY_PORT (HAProxy over :${INGEST_PORTS[0]} and :${INGEST_PORTS[1]}), kafka $(brokers), registry :$REGISTRY_PORT, clickhouse :$CLICKHOUSE_HTTP_PORT, redis :$REDIS_PORT, projector :$PROJECTOR_PORT$([ "$WITH_DASHBOARD" = 1 ] && echo ", dashboard http://127.0.0.1:$DASHBOARD_PORT")"
+  say "cluster up in $((SECONDS - t0))s: ingest http://127.0.0.1:$HAPROXY_PORT (HAProxy over :${INGEST_PORTS[0]} and :${INGEST_PORTS[1]}), kafka $(brokers), registry :$REGISTRY_PORT, clickhouse :$(ch_http_port 1)-$(ch_http_port 4) (zookeeper :$ZOOKEEPER_PORT), redis :$REDIS_PORT, projector :$PROJECTOR_PORT$([ "$WITH_DASHBOARD" = 1 ] && echo ", dashboard http://127.0.0.1:$DASHBOARD_PORT")"
 }
 
 # SIGTERM to several at once, then wait: the last Kafka node stopped alone would wait for a
@@ -231,7 +233,8 @@ cluster_down() {
   [ -f "$RUN/dashboard.pid" ] && stop_one dashboard
   stop_together ingest-1 ingest-2
   stop_one projector
-  stop_together registry clickhouse redis
+  stop_together registry redis
+  clickhouse_down
   stop_together kafka-1 kafka-2 kafka-3
 }
 
@@ -240,13 +243,13 @@ cluster_status() {
   local rc=0
   report() { # comp endpoint readyfn [args]
     local comp="$1" ep="$2"; shift 2
-    if pid_alive "$comp" && "$@" >/dev/null 2>&1; then printf '%-11s up    pid %-7s %s\n' "$comp" "$(cat "$RUN/$comp.pid")" "$ep"
-    elif pid_alive "$comp"; then printf '%-11s starting pid %-4s %s\n' "$comp" "$(cat "$RUN/$comp.pid")" "$ep"; rc=1
-    else printf '%-11s down                %s\n' "$comp" "$ep"; rc=1; fi
+    if pid_alive "$comp" && "$@" >/dev/null 2>&1; then printf '%-13s up    pid %-7s %s\n' "$comp" "$(cat "$RUN/$comp.pid")" "$ep"
+    elif pid_alive "$comp"; then printf '%-13s starting pid %-4s %s\n' "$comp" "$(cat "$RUN/$comp.pid")" "$ep"; rc=1
+    else printf '%-13s down                %s\n' "$comp" "$ep"; rc=1; fi
   }
   for n in 1 2 3; do report "kafka-$n" "127.0.0.1:${KAFKA_PORTS[$((n - 1))]}" kafka_node_ready "$n"; done
   report registry "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" registry_ready
-  report clickhouse "http://127.0.0.1:$CLICKHOUSE_HTTP_PORT" clickhouse_ready
+  clickhouse_status
   report redis "redis://127.0.0.1:$REDIS_PORT" redis_ready
   report projector "http://127.0.0.1:$PROJECTOR_PORT" service_ready "$PROJECTOR_PORT"
   for i in 1 2; do report "ingest-$i" "http://127.0.0.1:${INGEST_PORTS[$((i - 1))]} (admin :${INGEST_ADMIN_PORTS[$((i - 1))]})" service_ready "${INGEST_ADMIN_PORTS[$((i - 1))]}"; done
@@ -260,9 +263,12 @@ cmd="${1:-}"
 case "$cmd" in
   up) cluster_up ;;
   down) cluster_down ;;
+  # ZooKeeper and the four ClickHouse servers alone (the migration runner's cluster tests).
+  clickhouse-up) mkdir -p "$LOGS" "$RUN"; check_clickhouse_ports_free; need_java; STACK_DIR="$INSTALLS" install_kafka; install_clickhouse_server; STACK_DIR="$C"; clickhouse_up ;;
+  clickhouse-down) mkdir -p "$RUN"; clickhouse_down ;;
   status) cluster_status ;;
   install) cluster_install ;;
   env) service_env | grep -v '^LIVE_TOKEN=' ;;
   logs) tail -n 50 "$LOGS/${1:-kafka-1}.log" ;;
-  *) echo "usage: stack.sh up|down|status|install|env|logs [kafka-1..3|registry|clickhouse|redis|projector|ingest-1|ingest-2|dashboard|haproxy] --profile cluster" >&2; exit 2 ;;
+  *) echo "usage: stack.sh up|down|status|install|env|logs|clickhouse-up|clickhouse-down [kafka-1..3|registry|zookeeper|clickhouse-1..4|redis|projector|ingest-1|ingest-2|dashboard|haproxy] --profile cluster" >&2; exit 2 ;;
 esac

@@ -6,6 +6,9 @@
 // and the merges remove), so a file that failed half-way, or two processes starting
 // together, can simply run it again. An applied file whose checksum changed
 // is refused: write a new migration instead of editing an applied one.
+// With `cluster` (CLICKHOUSE_CLUSTER), the same files are rewritten for a replicated, sharded cluster
+// by cluster.ts (docs/design.md H44); schema_migrations stays a local table of the server the runner
+// talks to (docs/scaling.md, point 6).
 
 import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
@@ -13,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { assertIdentifier, formatDateTime } from './sql.js'
 import { CH_ERRORS, serverErrorCode } from './server-error.js'
+import { clusterSteps, shardedTables, type ClusterStep } from './cluster.js'
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('.', import.meta.url))
 const FILE_NAME = /^(\d{3,})_([A-Za-z0-9_]+)\.sql$/
@@ -29,6 +33,8 @@ export interface MigrateOptions {
   log?: (message: string) => void
   /** Folder holding the NNN_name.sql files; defaults to this module's folder. */
   dir?: string
+  /** A cluster of the servers' <remote_servers>: DDL ON CLUSTER, replicated and Distributed tables (H44). */
+  cluster?: string
 }
 
 export interface MigrateResult {
@@ -98,7 +104,11 @@ export async function migrate(
   const log = options.log ?? (() => {})
   const migrations = await loadMigrations(options.dir)
 
-  await tolerantCommand(client, `CREATE DATABASE IF NOT EXISTS ${db}`)
+  const cluster = options.cluster === undefined ? undefined : assertIdentifier(options.cluster)
+  await tolerantCommand(client, `CREATE DATABASE IF NOT EXISTS ${db}${cluster ? ` ON CLUSTER ${cluster}` : ''}`)
+  const sharded = shardedTables(migrations.flatMap((m) => m.statements.map((s) => renderStatement(s, db))))
+  const steps = (statement: string): ClusterStep[] =>
+    cluster ? clusterSteps(statement, { cluster, database: db, sharded }) : [{ kind: 'ddl', sql: statement }]
   await tolerantCommand(
     client,
     `CREATE TABLE IF NOT EXISTS ${db}.schema_migrations
@@ -146,7 +156,7 @@ FROM ${db}.schema_migrations GROUP BY version ORDER BY version`,
     log(`applying ${m.file} to ${db} (${m.statements.length} statements)`)
     for (const [i, statement] of m.statements.entries()) {
       try {
-        await tolerantCommand(client, renderStatement(statement, db))
+        for (const step of steps(renderStatement(statement, db))) await runStep(client, step)
       } catch (cause) {
         throw new MigrationError(
           'STATEMENT_FAILED',
@@ -164,6 +174,12 @@ FROM ${db}.schema_migrations GROUP BY version ORDER BY version`,
   }
   if (result.applied.length === 0) log(`${db} is up to date (${migrations.length} migrations)`)
   return result
+}
+
+async function runStep(client: ClickHouseClient, step: ClusterStep): Promise<void> {
+  if (step.kind === 'ddl') return tolerantCommand(client, step.sql)
+  const [row] = await (await client.query({ query: step.sql, format: 'JSONEachRow' })).json<{ n: number | string }>()
+  if (Number(row?.n ?? 0) !== 0) throw new MigrationError('CLUSTER_BACKFILL', step.reason)
 }
 
 /**

@@ -24,6 +24,14 @@ export const CH_ERRORS = {
   READONLY: 164,
   ACCESS_DENIED: 497,
   AUTHENTICATION_FAILED: 516,
+  // A cluster's replication and quorum inserts (docs/design.md H45): a server, a replica or ZooKeeper is away.
+  TABLE_IS_READ_ONLY: 242,
+  ALL_CONNECTION_TRIES_FAILED: 279,
+  TOO_FEW_LIVE_REPLICAS: 285,
+  UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE: 286,
+  UNKNOWN_STATUS_OF_INSERT: 319,
+  NO_ZOOKEEPER: 225,
+  KEEPER_EXCEPTION: 999,
 } as const
 
 /**

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { OptionsError } from './options.js'
 
-export const CLUSTER_PARTS = ['rate-limit', 'broker-kill', 'ingest-kill'] as const
+export const CLUSTER_PARTS = ['rate-limit', 'broker-kill', 'ingest-kill', 'replica-kill', 'zookeeper-kill', 'shard-down'] as const
 export type ClusterPart = (typeof CLUSTER_PARTS)[number]
 
 export interface ClusterDrillOptions {
@@ -32,6 +32,8 @@ export const CLUSTER_USAGE = `usage: npm run drill -- --profile cluster [--parts
   --rate N            single events per second through HAProxy (default 100); --batch-rate N batches of 10 per second (default 1)
   --down S            seconds a SIGKILLed broker or instance stays down (default 30); --broker N which broker (1-3, default 2)
   --ingest N          which ingest instance is SIGKILLed (1 or 2, default 1)
+  replica-kill SIGKILLs clickhouse-2 (shard 1's replica beside the projector's clickhouse-1), zookeeper-kill
+  the ZooKeeper, shard-down both replicas of shard 2 (clickhouse-3 and -4); each restarted after --down S
   --recovery S        seconds after each fault's recovery (default 20); --baseline S (10)
   --rate-limit-requests N   requests of the Hobby key in one minute (default 250; the plan allows 100)
   --keep-stack        leave the drill's cluster running afterwards

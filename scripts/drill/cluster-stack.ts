@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { pidAlive, waitGone, StackError } from './own-stack.js'
 
-export type ClusterComponent = 'kafka-1' | 'kafka-2' | 'kafka-3' | 'ingest-1' | 'ingest-2' | 'projector' | 'haproxy' | 'registry' | 'clickhouse' | 'redis'
+export type ClusterComponent = 'kafka-1' | 'kafka-2' | 'kafka-3' | 'ingest-1' | 'ingest-2' | 'projector' | 'haproxy' | 'registry' | 'redis' | 'zookeeper' | 'clickhouse-1' | 'clickhouse-2' | 'clickhouse-3' | 'clickhouse-4'
 
 /** The offsets of cluster.sh's ports from CLUSTER_PORT_BASE (README, deploy/local/cluster.sh). */
-export const PORT_OFFSETS = { haproxy: 0, ingest1: 1, ingest2: 2, ingest1Admin: 11, ingest2Admin: 12, kafka1: 92, kafka2: 192, kafka3: 292, registry: 81, clickhouseHttp: 123, redis: 379, projector: 101 } as const
+export const PORT_OFFSETS = { haproxy: 0, ingest1: 1, ingest2: 2, ingest1Admin: 11, ingest2Admin: 12, kafka1: 92, kafka2: 192, kafka3: 292, registry: 81, clickhouseHttp: 121, redis: 379, projector: 101 } as const
 
 export class ClusterStack {
   readonly logFile: string
@@ -28,6 +28,11 @@ export class ClusterStack {
 
   port(name: keyof typeof PORT_OFFSETS): number {
     return this.portBase + PORT_OFFSETS[name]
+  }
+
+  /** clickhouse-N's HTTP port: deploy/local/cluster/clickhouse.sh (base + 120 + N). */
+  clickhouseUrl(n: number): string {
+    return `http://127.0.0.1:${this.portBase + PORT_OFFSETS.clickhouseHttp - 1 + n}`
   }
 
   get haproxyUrl(): string {
@@ -49,7 +54,9 @@ export class ClusterStack {
       ...this.servicesEnv,
       KAFKA_BROKERS: (['kafka1', 'kafka2', 'kafka3'] as const).map((k) => `127.0.0.1:${this.port(k)}`).join(','),
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${this.port('registry')}/apis/ccompat/v7`,
+      // ch-1 of the four (deploy/local/cluster/clickhouse.sh); reads go through its Distributed tables (H44).
       CLICKHOUSE_URL: `http://127.0.0.1:${this.port('clickhouseHttp')}`,
+      CLICKHOUSE_CLUSTER: 'tracking',
       TOPIC_REPLICATION_FACTOR: '3',
       TOPIC_MIN_INSYNC_REPLICAS: '2',
     }

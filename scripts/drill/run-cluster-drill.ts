@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openAdmin } from '../admin-context.js'
 import { ClusterStack, type ClusterComponent } from './cluster-stack.js'
+import { CLICKHOUSE_FAULTS, compareReplicas } from './cluster-clickhouse-faults.js'
 import { SteadyLoad } from './load.js'
 import { reconcile, drillResult, runEnv, type DrillResult } from './run-drill.js'
 import { sendWithinOneWindow, limiterFallbacks } from './rate-limit-part.js'
@@ -24,7 +25,7 @@ export interface ClusterDrillResult extends DrillResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-const ALWAYS_UP: ClusterComponent[] = ['kafka-1', 'kafka-2', 'kafka-3', 'ingest-1', 'ingest-2', 'projector', 'haproxy']
+const ALWAYS_UP: ClusterComponent[] = ['kafka-1', 'kafka-2', 'kafka-3', 'ingest-1', 'ingest-2', 'projector', 'haproxy', 'zookeeper', 'clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4']
 
 export async function runClusterDrill(root: string, o: ClusterDrillOptions, say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`)): Promise<ClusterDrillResult> {
   const t0 = Date.now()
@@ -113,6 +114,18 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
       await sleep(o.recoverySeconds * 1000)
       checkAlive(stack, w)
     }
+    const replicaChecks: Array<() => Promise<void>> = []
+    for (const f of CLICKHOUSE_FAULTS.filter((x) => o.parts.includes(x.part))) {
+      const w = begin(f.part, f.title(o.downSeconds))
+      for (const c of f.kill) await stack.kill(c)
+      await sleep(o.downSeconds * 1000)
+      spans.push({ w, from: w.startedAt, until: Date.now(), what: `${f.kill.join(' and ')} ${f.kill.length > 1 ? 'were' : 'was'} down` })
+      w.notes.push(`${f.kill.join(' and ')} ready again ${secs(await stack.up())} after the restart`)
+      await sleep(o.recoverySeconds * 1000)
+      checkAlive(stack, w)
+      // After reconciliation, when the projector has written everything (the replicas then hold all of it).
+      if (f.compareReplicas) replicaChecks.push(() => compareReplicas(stack, env.CLICKHOUSE_DATABASE!, f.compareReplicas!, w))
+    }
     await load.stop()
     windows.at(-1)!.endedAt = Date.now() + 1
     say(`load stopped: ${load.outcomes.length} requests; reconciling`)
@@ -127,6 +140,7 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     }
 
     const rec = await reconcile(env, runId, o, say)
+    for (const check of replicaChecks) await check()
     writeLost(join(logDir, 'lost.json'), load.outcomes, rec.rec.topic, rec.rec.clickhouse, windows)
     const rows = summarise(windows, load.outcomes, rec.rec)
     const v = verdict(rows, rec.rec, load.outcomes)

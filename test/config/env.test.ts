@@ -67,3 +67,11 @@ t.test('REDIS_URL: unset keeps the in-memory limiters; set, the limits are share
   const err = (() => { try { loadIngestConfig({ REDIS_URL: 'mysql://user:secret@h' }) } catch (e) { return (e as Error).message } })()
   t.notMatch(err, /secret/, 'a password in a bad URL is not echoed')
 })
+
+t.test('CLICKHOUSE_CLUSTER: empty is one server; a name must be an identifier; no test retention with it (H44)', async (t) => {
+  t.equal(loadProjectorConfig({}).clickhouse.cluster, undefined)
+  t.equal(loadProjectorConfig({ CLICKHOUSE_CLUSTER: 'tracking' }).clickhouse.cluster, 'tracking')
+  t.throws(() => loadProjectorConfig({ CLICKHOUSE_CLUSTER: 'tracking; DROP' }), /CLICKHOUSE_CLUSTER/)
+  t.throws(() => loadProjectorConfig({ CLICKHOUSE_CLUSTER: 'tracking', TEST_RETENTION_DAYS: '30' }), ConfigError)
+  t.equal(loadProjectorConfig({ TEST_RETENTION_DAYS: '30' }).testRetentionDays, 30)
+})

@@ -20,7 +20,7 @@ t.test('status of a cluster that is not running lists every component as down', 
   // Ports nobody listens on (1-16), so a running cluster profile on this machine cannot answer.
   const r = spawnSync('bash', [script, 'status', '--profile', 'cluster'], { env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: '1' }, encoding: 'utf8' })
   t.equal(r.status, 1)
-  for (const c of ['kafka-1', 'kafka-2', 'kafka-3', 'registry', 'clickhouse', 'redis', 'projector', 'ingest-1', 'ingest-2', 'dashboard', 'haproxy']) {
+  for (const c of ['kafka-1', 'kafka-2', 'kafka-3', 'registry', 'zookeeper', 'clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4', 'redis', 'projector', 'ingest-1', 'ingest-2', 'dashboard', 'haproxy']) {
     t.match(r.stdout, new RegExp(`^${c}\\s+down`, 'm'), c)
   }
 })

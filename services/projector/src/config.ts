@@ -1,5 +1,5 @@
 // The projector's configuration: read once at start from an env object, validated.
-import { readEnv, commonSpec, commonConfig, v, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
+import { readEnv, commonSpec, commonConfig, v, checkLiveToken, requireSecret, ConfigError, type CommonConfig } from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -45,6 +45,9 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
   const e = readEnv(spec, env)
   checkLiveToken(e.LIVE_TOKEN)
   if (e.REQUIRE_SECRETS) requireSecret(e, 'LIVE_TOKEN')
+  // Retention deletes with ALTER TABLE ... DELETE on the tables by name, which on a cluster are Distributed
+  // tables (H44) that take no ALTER: refused at start rather than failing every pass.
+  if (e.TEST_RETENTION_DAYS > 0 && e.CLICKHOUSE_CLUSTER) throw new ConfigError('TEST_RETENTION_DAYS', 'is not supported with CLICKHOUSE_CLUSTER (docs/design.md H44): leave it 0')
   return {
     ...commonConfig(e),
     host: e.PROJECTOR_HOST,

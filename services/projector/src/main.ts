@@ -35,6 +35,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
   const writer = new ClickHouseWriter(ch, cfg.clickhouse.database, {
+    clustered: cfg.clickhouse.cluster !== undefined,
     onDuplicates: (dropped) => {
       for (const d of dropped) {
         metrics.duplicatesDropped(d.kind, 1)

@@ -109,6 +109,8 @@ export const commonSpec = {
   CLICKHOUSE_USER: v.str('default'),
   CLICKHOUSE_PASSWORD: v.optionalStr(),
   CLICKHOUSE_DATABASE: v.str('tracking', '^[A-Za-z_][A-Za-z0-9_]*$'),
+  /** A cluster of the ClickHouse servers' <remote_servers> (docs/design.md H44, H45); empty: one server. */
+  CLICKHOUSE_CLUSTER: { schema: Type.String({ pattern: '^([A-Za-z_][A-Za-z0-9_]*)?$' }), default: '' },
   TOPIC_EVENTS: v.str('tracking.events.v1'),
   TOPIC_IDENTIFIES: v.str('tracking.identifies.v1'),
   TOPIC_ACCOUNTS: v.str('tracking.accounts.v1'),
@@ -132,7 +134,7 @@ export interface CommonConfig {
   registryUrl: string
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
-  clickhouse: { url: string; username: string; password: string; database: string }
+  clickhouse: { url: string; username: string; password: string; database: string; cluster?: string }
   topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string }
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
@@ -155,7 +157,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
     registryUrl: e.SCHEMA_REGISTRY_URL,
     ...registryAuth(e),
     requireSecrets: e.REQUIRE_SECRETS,
-    clickhouse: { url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE },
+    clickhouse: { url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) },
     topics,
     topicPartitions: e.TOPIC_PARTITIONS,
     topicReplication: { factor: e.TOPIC_REPLICATION_FACTOR, minInsync: e.TOPIC_MIN_INSYNC_REPLICAS },

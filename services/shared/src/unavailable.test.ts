@@ -41,3 +41,11 @@ t.test('registration: a registry away is waited for, a refused schema is not', a
   t.notOk(isRegistryUnavailable(new ConfluentSchemaRegistryCompatibilityError('incompatible')))
   t.notOk(isRegistryUnavailable(new TypeError('bug')))
 })
+
+t.test("a cluster's replica, shard or ZooKeeper away is unavailability, waited out (H45)", async (t) => {
+  // As 18.16 words them (no "(TYPE_NAME)" marker), seen with a replica or ZooKeeper SIGKILLed.
+  t.ok(isClickHouseUnavailable(new Error('Code: 319, e.displayText() = DB::Exception: Unknown status, client must retry. Reason: Code: 159, e.displayText() = DB::Exception: Timeout while waiting for quorum')))
+  t.ok(isClickHouseUnavailable(new Error('Code: 285, e.displayText() = DB::Exception: Number of alive replicas (1) is less than requested quorum (2).')))
+  t.ok(isClickHouseUnavailable(new Error('Code: 242, e.displayText() = DB::Exception: Table is in readonly mode')))
+  t.notOk(isClickHouseUnavailable(new Error('Code: 60, e.displayText() = DB::Exception: Table db.events doesn\'t exist.')))
+})

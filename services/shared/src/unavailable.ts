@@ -31,12 +31,20 @@ export function isConnectionError(err: unknown): boolean {
 }
 
 /** ClickHouse is unreachable or overloaded, as opposed to refusing the statement (SQL, checksum). */
+// On a cluster (H45): a replica, a whole shard or ZooKeeper is down, so a quorum insert cannot complete
+// (or its outcome is unknown: 319, which the retry settles, FINAL collapsing a copy); each passes when
+// the server is back, like an unreachable single server.
+const CLUSTER_AWAY: number[] = [
+  CH_ERRORS.TABLE_IS_READ_ONLY, CH_ERRORS.ALL_CONNECTION_TRIES_FAILED, CH_ERRORS.TOO_FEW_LIVE_REPLICAS,
+  CH_ERRORS.UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE, CH_ERRORS.UNKNOWN_STATUS_OF_INSERT, CH_ERRORS.NO_ZOOKEEPER, CH_ERRORS.KEEPER_EXCEPTION,
+]
+
 export function isClickHouseUnavailable(err: unknown): boolean {
   if (isProgrammerError(err)) return false
   const code = serverErrorCode(err)
   if (code === undefined) return isConnectionError(err)
   const transient: number[] = [CH_ERRORS.TOO_MANY_SIMULTANEOUS_QUERIES, CH_ERRORS.TIMEOUT_EXCEEDED, CH_ERRORS.MEMORY_LIMIT_EXCEEDED, CH_ERRORS.NETWORK_ERROR, CH_ERRORS.SOCKET_TIMEOUT, CH_ERRORS.TOO_MANY_PARTS]
-  return transient.includes(code)
+  return transient.includes(code) || CLUSTER_AWAY.includes(code)
 }
 
 /** Kafka cannot be reached or is not ready (kafkajs gave up retrying, no broker, no coordinator);

@@ -8,7 +8,7 @@ import type { CommonConfig } from '../../../shared/src/env.js'
 export async function applyMigrations(cfg: CommonConfig['clickhouse'], database: string, log: (message: string) => void): Promise<MigrateResult> {
   const client = openClickHouse(cfg, { requestTimeoutMs: MIGRATION_TIMEOUT_MS })
   try {
-    return await migrate(client, database, { log })
+    return await migrate(client, database, { log, cluster: cfg.cluster })
   } finally {
     await client.close()
   }

@@ -5,7 +5,7 @@
 // partly landed is safe.
 
 import { Readable } from 'node:stream'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { isTooManyPartitionsPerInsert, serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
@@ -126,6 +126,25 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
+  /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
+  clustered?: boolean
+}
+
+/**
+ * Inserts into a cluster's Distributed tables (docs/design.md H45, docs/scaling.md point 5): the insert
+ * returns only once the shards have the rows (insert_distributed_sync, not queued on the server that took
+ * it) and two replicas of each shard have them (insert_quorum), so the projector commits its offsets only
+ * for rows that survive the loss of a server. With a replica down the quorum insert fails (code 285, or
+ * 319/159 when the quorum times out) and the batch is retried, offsets uncommitted. The timeouts sit
+ * below the client's request timeout (60 s, shared/src/clickhouse.ts), so a stuck insert ends as the
+ * server's typed error, not a dropped connection: the quorum 30 s, the distributed insert 45 s. Both
+ * names are accepted by 18.16 and 26.9 (where insert_distributed_sync is distributed_foreground_insert).
+ */
+export const CLUSTER_INSERT_SETTINGS: ClickHouseSettings = {
+  insert_distributed_sync: 1,
+  insert_distributed_timeout: '45',
+  insert_quorum: '2',
+  insert_quorum_timeout: 30_000,
 }
 
 /**
@@ -360,6 +379,7 @@ WHERE source = ${table}
         values: Readable.from(chunks, { objectMode: false }),
         format: 'TabSeparated',
         columns: columns as [string, ...string[]],
+        ...(this.opts.clustered ? { clickhouse_settings: CLUSTER_INSERT_SETTINGS } : {}),
       })
     } catch (cause) {
       throw classify(cause, table)
