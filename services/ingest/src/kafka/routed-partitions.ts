@@ -15,7 +15,7 @@ import type { ICustomPartitioner, Producer, RecordMetadata } from '../../../shar
 export class RoutedPartitions {
   // topic -> partitions routed since the last reset. Numbers in a Set per topic rather than a
   // "topic/partition" string per record: this runs for every record of every flush, and building and
-  // hashing a fresh string each time was 2-3% of ingest's CPU under batches (bench/HISTORY.md, issue 10).
+  // hashing a fresh string each time was 2-3% of ingest's CPU under batches (bench/HISTORY.md).
   private readonly routes = new Map<string, Set<number>>()
   // The last topic's set, since a flush's records mostly come topic by topic.
   private last: { topic: string; set: Set<number> } | undefined

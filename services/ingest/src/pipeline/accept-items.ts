@@ -161,7 +161,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 /**
  * `JSON.stringify(successBody(results))`, the same text, written without stringifying an object
  * per result: for a batch of 100 that was 27-34 µs of the request, by hand it is 15-18 µs including
- * the flattening the socket write does (issue 10; bench/HISTORY.md). An accepted item's text is
+ * the flattening the socket write does (bench/HISTORY.md). An accepted item's text is
  * written from its parts; any other outcome (a refused item, with an error message from the client's
  * data) goes through JSON.stringify.
  */

@@ -4,7 +4,7 @@
 // message_id, timestamp), the times that decide its partitions (timestamp, received_at) and where
 // its rows are.
 //
-// Why (issue 10, measured with 50,000 decoded records, bench/HISTORY.md "Replay"): a decoded record
+// Why (measured with 50,000 decoded records, bench/HISTORY.md "Replay"): a decoded record
 // waits seconds for its insert, so its 20-odd objects (the record, its strings) survived young-
 // generation collections and were copied and promoted; building its rows at insert time then
 // allocated as much again. Mapping at decode time and keeping the bytes cut the CPU per record of

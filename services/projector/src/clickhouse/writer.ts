@@ -91,7 +91,7 @@ export const RETRY_WINDOW_MS = 48 * 3600 * 1000
 // max_query_size than the default 256 KiB. The primary key index is used with such a set as with a tuple.
 // Random ids hit most granules of retry_ids, so a lookup reads about the whole table whatever its
 // size: one lookup of a whole 50,000-record insert instead of three of 20,000 cost ClickHouse
-// 6-30% less CPU in a replay into the live tables (issue 10, bench/HISTORY.md). A lookup is also cut
+// 6-30% less CPU in a replay into the live tables (bench/HISTORY.md). A lookup is also cut
 // by its text, so ids of any length stay below max_query_size.
 const RETRY_LOOKUP_CHUNK = 50_000
 const RETRY_LOOKUP_CHARS = 6 * 1024 * 1024
