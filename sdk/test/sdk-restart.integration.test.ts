@@ -6,7 +6,7 @@ import t from 'tap'
 import { startServices, waitUntil } from '../../test/support/harness.js'
 import { TrackingClient, type TrackingError } from '../src/index.js'
 import { recordingFetch } from '../testing/recording-fetch.js'
-import { freePort, spawnIngest, waitReady, type IngestProcess } from '../testing/ingest-process.js'
+import { killableIngest } from '../testing/ingest-process.js'
 
 const TOTAL = 10_000
 const KILL_AFTER = 3_000
@@ -14,14 +14,7 @@ const KILL_AFTER = 3_000
 t.test('10,000 events through an ingest killed and restarted mid-stream: each stored exactly once', async (t) => {
   const s = await startServices(t, { ingest: false })
   const { key } = await s.createKey({ plan: 'unlimited', type: 'live' })
-  const port = await freePort()
-  const env = { ...s.env, LOG_LEVEL: 'warn' }
-  let ingest: IngestProcess = spawnIngest(env, port)
-  t.teardown(async () => {
-    ingest.child.kill('SIGKILL')
-    await ingest.exited
-  })
-  await waitReady(ingest, key)
+  const ingest = await killableIngest(t, { ...s.env, LOG_LEVEL: 'warn' }, key)
 
   const rec = recordingFetch()
   const errors: TrackingError[] = []
@@ -45,20 +38,16 @@ t.test('10,000 events through an ingest killed and restarted mid-stream: each st
     if (!killed && client.stats().delivered >= KILL_AFTER) {
       // Mid-stream: requests are in flight and more items are queued.
       t.ok(client.stats().inFlight > 0 || client.stats().queued > 0, 'killed with work outstanding')
-      ingest.child.kill('SIGKILL')
-      await ingest.exited
+      await ingest.killAndRestart()
       killed = true
-      ingest = spawnIngest(env, port)
     }
   }
   if (!killed) {
     // Slow machine: the stream was queued faster than it was sent; kill while it drains.
     await waitUntil(() => client.stats().delivered >= KILL_AFTER, 120_000, `${KILL_AFTER} events delivered`)
     t.ok(client.stats().inFlight > 0, 'killed with requests in flight')
-    ingest.child.kill('SIGKILL')
-    await ingest.exited
+    await ingest.killAndRestart()
     killed = true
-    ingest = spawnIngest(env, port)
   }
   await client.flush()
 

@@ -48,3 +48,23 @@ export async function waitReady(p: IngestProcess, key: string, timeoutMs = 60_00
     }
   }, timeoutMs, 'the ingest child process to accept the key')
 }
+
+/** An ingest child process (env: the test's services) that the test can kill (SIGKILL, no drain) and
+ *  start again on the same port; killed when the test ends. Ready for `key` before it returns. */
+export async function killableIngest(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, key: string): Promise<{ url: string; killAndRestart(): Promise<void> }> {
+  const port = await freePort()
+  let ingest = spawnIngest(env, port)
+  const kill = async () => {
+    ingest.child.kill('SIGKILL')
+    await ingest.exited
+  }
+  t.teardown(kill)
+  await waitReady(ingest, key)
+  return {
+    url: ingest.url,
+    async killAndRestart() {
+      await kill()
+      ingest = spawnIngest(env, port)
+    },
+  }
+}

@@ -6,12 +6,13 @@ import t from 'tap'
 import { Analytics } from '@segment/analytics-node'
 import { randomBytes } from 'node:crypto'
 import { startServices, waitUntil } from '../support/harness.js'
-import { checkScenario, killableIngest, PEOPLE, personIds } from '../support/segment-scenario.js'
+import { checkScenario, PEOPLE, personIds } from '../support/segment-scenario.js'
+import { killableIngest } from '../../sdk/testing/ingest-process.js'
 
 t.test('@segment/analytics-node: every call type, through an ingest killed mid-stream, stored exactly once', async (t) => {
   const s = await startServices(t, { ingest: false })
   const { key, accountId } = await s.createKey({ plan: 'unlimited', type: 'live' })
-  const ingest = await killableIngest(t, s, key)
+  const ingest = await killableIngest(t, { ...s.env, LOG_LEVEL: 'warn' }, key)
 
   const analytics = new Analytics({ writeKey: key, host: ingest.url, flushAt: 15, flushInterval: 200, maxRetries: 1000 })
   const sent = new Set<string>()

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { createInterface } from 'node:readline'
 import { startServices } from '../support/harness.js'
-import { checkScenario, killableIngest, PEOPLE } from '../support/segment-scenario.js'
+import { checkScenario, PEOPLE } from '../support/segment-scenario.js'
+import { killableIngest } from '../../sdk/testing/ingest-process.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PYTHON = process.env.SEGMENT_PYTHON || `${process.env.STACK_DIR || ROOT + '.stack'}/test-venv/bin/python`
@@ -19,7 +20,7 @@ for (const lib of ['segment', 'rudder'] as const) {
   t.test(`${lib === 'segment' ? 'segment-analytics-python' : 'rudder-sdk-python'}: every call type, through an ingest killed mid-stream, stored exactly once`, async (t) => {
     const s = await startServices(t, { ingest: false })
     const { key, accountId } = await s.createKey({ plan: 'unlimited', type: 'live' })
-    const ingest = await killableIngest(t, s, key)
+    const ingest = await killableIngest(t, { ...s.env, LOG_LEVEL: 'warn' }, key)
 
     const run = randomBytes(4).toString('hex')
     const py = spawn(PYTHON, [SCRIPT, lib, ingest.url, key, run, String(PEOPLE)], { stdio: ['ignore', 'pipe', 'pipe'] })

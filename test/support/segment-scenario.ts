@@ -5,7 +5,6 @@
 // merge visible in identity_map and events_by_person (H49-H52).
 import type { Test } from 'tap'
 import type { TestServices } from './harness.js'
-import { freePort, spawnIngest, waitReady, type IngestProcess } from '../../sdk/testing/ingest-process.js'
 
 export const PEOPLE = 200
 export const GROUPS = 10
@@ -36,25 +35,4 @@ export async function checkScenario(t: Test, s: TestServices, accountId: string,
   t.same([Number(persons[0]!.n), Number(persons[0]!.ids)], [PEOPLE, PEOPLE * 2], 'anonymous views and the signup count one person each (two ids each)')
   const groups = await s.query<{ n: string | number }>(`SELECT count() AS n FROM ${db}.groups_view WHERE account_id = '${accountId}' AND group_id LIKE '${run}-group-%'`)
   t.equal(Number(groups[0]!.n), GROUPS, 'the groups')
-}
-
-/** An ingest child process on the test's topics (sdk/testing/ingest-process.ts) that the test can kill
- *  (SIGKILL, no drain) and start again on the same port; stopped when the test ends. */
-export async function killableIngest(t: Test, s: TestServices, key: string): Promise<{ url: string; killAndRestart(): Promise<void> }> {
-  const port = await freePort()
-  const env = { ...s.env, LOG_LEVEL: 'warn' }
-  let ingest: IngestProcess = spawnIngest(env, port)
-  t.teardown(async () => {
-    ingest.child.kill('SIGKILL')
-    await ingest.exited
-  })
-  await waitReady(ingest, key)
-  return {
-    url: ingest.url,
-    async killAndRestart() {
-      ingest.child.kill('SIGKILL')
-      await ingest.exited
-      ingest = spawnIngest(env, port)
-    },
-  }
 }

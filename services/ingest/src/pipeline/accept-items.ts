@@ -39,7 +39,7 @@ export interface ItemOutcome {
 }
 
 export interface Accepted {
-  /** One per item given, in the order given. */
+  /** One per item given, each naming its item's index (not necessarily in the order given). */
   results: ItemOutcome[]
   /** The monthly-limit 429 (H5) when some items were refused by the quota. */
   quotaError?: ServiceError
@@ -62,9 +62,10 @@ export async function acceptItems(
   if (suppressed === undefined) return acceptAll(d, auth, items, rc, rl)
   const kept: Array<{ index: number; item: Item }> = []
   const refused: ItemOutcome[] = []
+  const { code, message } = errors.userSuppressed()
   for (const x of items) {
     if (!suppressed.has(x.item.user.id)) kept.push(x)
-    else refused.push({ index: x.index, success: false, error: { code: 'USER_SUPPRESSED', message: errors.userSuppressed().message } })
+    else refused.push({ index: x.index, success: false, error: { code, message } })
   }
   d.metrics?.item('USER_SUPPRESSED', refused.length)
   if (kept.length === 0) return { results: refused }
