@@ -5,9 +5,7 @@
 // distributed DDL, code 392), and knows the insert settings the projector sends to a cluster.
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createClient } from '@clickhouse/client'
 import { clusterSteps, shardedTables } from '../../../../schemas/clickhouse/cluster.js'
@@ -15,22 +13,14 @@ import { loadMigrations, renderStatement } from '../../../../schemas/clickhouse/
 import { CLUSTER_INSERT_SETTINGS } from './writer.js'
 import { ensureCluster, holdCluster, zookeeperPort } from '../../../../test/support/clickhouse-cluster.js'
 import { queryRows } from '../../../../test/support/clickhouse-helpers.js'
+import { freePort, tempDir } from '../../../../test/support/ports.js'
 
 const root = join(import.meta.dirname, '..', '..', '..', '..')
 const installs = process.env.STACK_DIR ?? join(root, '.stack')
 
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1')
-  await new Promise((r) => s.once('listening', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
-
 await holdCluster(t, 'shared') // before ensureCluster: a file that kills a server restarts it before it lets go
 await ensureCluster() // for its ZooKeeper
-const dir = mkdtempSync(join(tmpdir(), 'chcur-replicated-'))
-t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+const dir = tempDir(t, 'chcur-replicated-')
 const [http, tcp] = [await freePort(), await freePort()]
 const extra = `
     <zookeeper><node><host>127.0.0.1</host><port>${zookeeperPort()}</port></node></zookeeper>
