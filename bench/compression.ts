@@ -16,13 +16,25 @@ import { createLogger } from '../services/shared/src/log.js'
 import { ROOT, cpuSeconds, stackEnv } from './processes.js'
 import { benchEvent } from './replay.js'
 
-const { values: args } = parseArgs({ options: { records: { type: 'string', default: '200000' }, 'per-send': { type: 'string', default: '2500' }, rounds: { type: 'string', default: '2' } } })
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '200000' },
+    'per-send': { type: 'string', default: '2500' },
+    rounds: { type: 'string', default: '2' },
+  },
+})
 const records = Number(args.records)
 const perSend = Number(args['per-send'])
 const rounds = Number(args.rounds)
 
 const id = randomBytes(3).toString('hex')
-const env = { ...stackEnv(process.env as Record<string, string>), TOPIC_EVENTS: `bench.compression.${id}.events`, TOPIC_IDENTIFIES: `bench.compression.${id}.identifies`, TOPIC_ACCOUNTS: `bench.compression.${id}.accounts`, TOPIC_DLQ: `bench.compression.${id}.dlq` } as Record<string, string>
+const env = {
+  ...stackEnv(process.env as Record<string, string>),
+  TOPIC_EVENTS: `bench.compression.${id}.events`,
+  TOPIC_IDENTIFIES: `bench.compression.${id}.identifies`,
+  TOPIC_ACCOUNTS: `bench.compression.${id}.accounts`,
+  TOPIC_DLQ: `bench.compression.${id}.dlq`,
+} as Record<string, string>
 const cfg = loadProjectorConfig(env)
 const log = createLogger('warn', { svc: 'bench-compression' })
 const { kafka, codec } = await openEventLog(cfg, 'bench-compression', log)
@@ -40,18 +52,28 @@ const messages = Array.from({ length: perSend }, (_, i) => {
 
 async function topicBytes(topic: string): Promise<number> {
   // kafkajs has no DescribeLogDirs; the local stack's data directory is read instead.
-  const out = execFileSync('bash', ['-c', `cat ${env.STACK_DIR ?? `${ROOT}/.stack`}/kafka/data/${topic}-*/*.log 2>/dev/null | wc -c`]).toString()
+  const out = execFileSync('bash', [
+    '-c',
+    `cat ${env.STACK_DIR ?? `${ROOT}/.stack`}/kafka/data/${topic}-*/*.log 2>/dev/null | wc -c`,
+  ]).toString()
   return Number(out.trim())
 }
 
 // Deleted at the end: a producer that sent to a topic keeps asking for its metadata, and kafkajs
 // fails the next send when that topic is gone.
 const made: string[] = []
-const results: Record<string, { clientUs: number[]; brokerUs: number[]; bytesPerRecord: number[]; perSec: number[] }> = {}
+const results: Record<string, { clientUs: number[]; brokerUs: number[]; bytesPerRecord: number[]; perSec: number[] }> =
+  {}
 for (let round = 0; round < rounds; round++) {
-  for (const [name, compression] of [['none', CompressionTypes.None], ['gzip', CompressionTypes.GZIP]] as const) {
+  for (const [name, compression] of [
+    ['none', CompressionTypes.None],
+    ['gzip', CompressionTypes.GZIP],
+  ] as const) {
     const topic = `${cfg.topics.events}.${name}.${round}`
-    await admin.createTopics({ topics: [{ topic, numPartitions: cfg.topicPartitions, replicationFactor: 1 }], waitForLeaders: true })
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: cfg.topicPartitions, replicationFactor: 1 }],
+      waitForLeaders: true,
+    })
     const c0 = process.cpuUsage()
     const k0 = cpuSeconds(kafkaPid)
     const t0 = Date.now()
@@ -67,9 +89,13 @@ for (let round = 0; round < rounds; round++) {
     made.push(topic)
   }
 }
-console.log(`records per mode and round ${records}, ${perSend} per send, record value ${messages[0]!.value.length} bytes`)
+console.log(
+  `records per mode and round ${records}, ${perSend} per send, record value ${messages[0]!.value.length} bytes`,
+)
 for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(5)} client CPU µs/record ${r.clientUs.join(', ')}; broker CPU µs/record ${r.brokerUs.join(', ')}; on disk bytes/record ${r.bytesPerRecord.join(', ')}; records/s ${r.perSec.join(', ')}`)
+  console.log(
+    `${name.padEnd(5)} client CPU µs/record ${r.clientUs.join(', ')}; broker CPU µs/record ${r.brokerUs.join(', ')}; on disk bytes/record ${r.bytesPerRecord.join(', ')}; records/s ${r.perSec.join(', ')}`,
+  )
 }
 await producer.disconnect()
 await admin.deleteTopics({ topics: [...made, ...Object.values(cfg.topics)] }).catch(() => undefined)

@@ -14,7 +14,9 @@ import { DashboardQueries } from '../services/dashboard/src/api/queries.js'
 import { DefinitionQueries } from '../services/dashboard/src/api/definitions-queries.js'
 import { LiveHistory } from '../services/dashboard/src/api/live-history.js'
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '5' } } })
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '5' } },
+})
 const N = Number(values.events)
 const RUNS = Number(values.runs)
 const ACCOUNT = 'bench-account'
@@ -62,24 +64,34 @@ async function time(name: string, fn: () => Promise<unknown>) {
     ms.push(performance.now() - t0)
   }
   ms.sort((a, b) => a - b)
-  console.log(`${name.padEnd(44)} median ${ms[Math.floor(RUNS / 2)]!.toFixed(0).padStart(5)} ms  (min ${ms[0]!.toFixed(0)}, max ${ms[RUNS - 1]!.toFixed(0)})`)
+  console.log(
+    `${name.padEnd(44)} median ${ms[Math.floor(RUNS / 2)]!.toFixed(0).padStart(5)} ms  (min ${ms[0]!.toFixed(0)}, max ${ms[RUNS - 1]!.toFixed(0)})`,
+  )
 }
 
 async function main() {
-  const version = (await (await ch.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>())[0]!.v
+  const version = (
+    await (await ch.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>()
+  )[0]!.v
   await migrate(ch, db)
   const now = Date.now()
   const filled = await fill(Math.floor(now / 1000))
-  console.log(`ClickHouse ${version}: ${N.toLocaleString('en')} events and ${(USERS * 3).toLocaleString('en')} trait rows of one account filled in ${(filled / 1000).toFixed(1)} s`)
+  console.log(
+    `ClickHouse ${version}: ${N.toLocaleString('en')} events and ${(USERS * 3).toLocaleString('en')} trait rows of one account filled in ${(filled / 1000).toFixed(1)} s`,
+  )
   const q = new DashboardQueries(ch, db)
   const defs = new DefinitionQueries(ch, db)
   const week = { from: new Date(now - 7 * DAY), to: new Date(now + 60_000) }
   await time('Definitions: events (counts, samples)', () => defs.events(ACCOUNT, undefined, now))
   await time('Definitions: traits', () => defs.traits(ACCOUNT, undefined))
   await time('Explorer: recent events, 7 days', () => q.recentEvents(ACCOUNT, { ...week, limit: 100 }))
-  await time('Explorer: recent events, event contains', () => q.recentEvents(ACCOUNT, { ...week, eventContains: 'event_1', limit: 100 }))
+  await time('Explorer: recent events, event contains', () =>
+    q.recentEvents(ACCOUNT, { ...week, eventContains: 'event_1', limit: 100 }),
+  )
   await time('Explorer: top events, 7 days', () => q.topEvents(ACCOUNT, { ...week, limit: 10 }))
-  await time('Usage: events per hour, 3 days', () => q.eventsPerHour(ACCOUNT, new Date(now - 3 * DAY), new Date(now + 3_600_000)))
+  await time('Usage: events per hour, 3 days', () =>
+    q.eventsPerHour(ACCOUNT, new Date(now - 3 * DAY), new Date(now + 3_600_000)),
+  )
   await time('Live history: last 50 events', () => new LiveHistory(ch, db).recent(ACCOUNT, 50, now))
   await time('User page: profile', () => q.userProfiles(ACCOUNT, 'user_7'))
 }

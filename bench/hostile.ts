@@ -55,8 +55,12 @@ const env = isolatedEnv(suffix, {
 
 const sentAt = () => new Date().toISOString()
 const EVENT = { type: 'event', event: 'x', user: { id: 'u' } }
-const bomb = gzipSync(Buffer.from(JSON.stringify({ sent_at: sentAt(), events: [EVENT] }).slice(0, -1) + ' '.repeat(9_500_000) + '}'))
-const junk = gzipSync(Buffer.from(`{"sent_at":"${sentAt()}","events":[${JSON.stringify(EVENT)}],"junk":[${'{},'.repeat(2_999_999)}{}]}`))
+const bomb = gzipSync(
+  Buffer.from(JSON.stringify({ sent_at: sentAt(), events: [EVENT] }).slice(0, -1) + ' '.repeat(9_500_000) + '}'),
+)
+const junk = gzipSync(
+  Buffer.from(`{"sent_at":"${sentAt()}","events":[${JSON.stringify(EVENT)}],"junk":[${'{},'.repeat(2_999_999)}{}]}`),
+)
 
 interface Phase {
   name: string
@@ -82,7 +86,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** One POST over its own connection; resolves with the status ('error' when the connection failed). */
 function post(path: string, key: string, body: Buffer, gzip: boolean, track: Set<() => void>): Promise<string> {
   return new Promise((resolve) => {
-    const headers: Record<string, string | number> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length }
+    const headers: Record<string, string | number> = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': body.length,
+    }
     if (gzip) headers['content-encoding'] = 'gzip'
     const req = request(`${BASE}${path}`, { method: 'POST', headers, agent: false }, (res) => {
       res.resume()
@@ -117,13 +125,30 @@ function stalledBomb(key: string, track: Set<() => void>): Promise<string> {
     socket.on('data', (c: Buffer) => (answer ||= /^HTTP\/1\.1 (\d{3})/.exec(c.toString('latin1'))?.[1] ?? ''))
     socket.on('close', () => done(answer || 'closed'))
     socket.on('error', () => done(answer || 'closed'))
-    socket.write(`POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`)
+    socket.write(
+      `POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n\r\n`,
+    )
     socket.write(bomb.subarray(0, bomb.length - 16))
   })
 }
 
-async function runPhase(name: string, pid: number, tenantKey: string, attacker?: { key: string; perMinute: number }): Promise<Phase> {
-  const ph: Phase = { name, rssStart: rssMiB(pid) ?? 0, rssMax: 0, live: [], tenant: [], tenantErrors: {}, hostile: {}, load: [loadavg()[0]!, 0], cpu: -(cpuSeconds(pid) ?? 0) }
+async function runPhase(
+  name: string,
+  pid: number,
+  tenantKey: string,
+  attacker?: { key: string; perMinute: number },
+): Promise<Phase> {
+  const ph: Phase = {
+    name,
+    rssStart: rssMiB(pid) ?? 0,
+    rssMax: 0,
+    live: [],
+    tenant: [],
+    tenantErrors: {},
+    hostile: {},
+    load: [loadavg()[0]!, 0],
+    cpu: -(cpuSeconds(pid) ?? 0),
+  }
   const track = new Set<() => void>()
   const pending: Promise<unknown>[] = []
   const end = Date.now() + SECONDS * 1000
@@ -136,18 +161,37 @@ async function runPhase(name: string, pid: number, tenantKey: string, attacker?:
   })
   every(100, () => {
     const t0 = performance.now()
-    pending.push(fetch(`${BASE}/health/live`).then(async (r) => { await r.arrayBuffer(); ph.live.push(performance.now() - t0) }).catch(() => count(ph.tenantErrors, 'live-failed')))
+    pending.push(
+      fetch(`${BASE}/health/live`)
+        .then(async (r) => {
+          await r.arrayBuffer()
+          ph.live.push(performance.now() - t0)
+        })
+        .catch(() => count(ph.tenantErrors, 'live-failed')),
+    )
   })
   const tenant = (path: string, body: Buffer) => {
     const t0 = performance.now()
-    pending.push(post(path, tenantKey, body, false, track).then((s) => {
-      if (s === '200') ph.tenant.push(performance.now() - t0)
-      else count(ph.tenantErrors, s)
-    }))
+    pending.push(
+      post(path, tenantKey, body, false, track).then((s) => {
+        if (s === '200') ph.tenant.push(performance.now() - t0)
+        else count(ph.tenantErrors, s)
+      }),
+    )
   }
   // 25 single events and 2 batches of 20 a second: 65 events a second.
-  every(40, () => tenant('/v1/event', Buffer.from(JSON.stringify({ event: 'page_viewed', user: { id: 'tenant' }, properties: { path: '/a' } }))))
-  every(500, () => tenant('/v1/events', Buffer.from(JSON.stringify({ sent_at: sentAt(), events: Array.from({ length: 20 }, () => EVENT) }))))
+  every(40, () =>
+    tenant(
+      '/v1/event',
+      Buffer.from(JSON.stringify({ event: 'page_viewed', user: { id: 'tenant' }, properties: { path: '/a' } })),
+    ),
+  )
+  every(500, () =>
+    tenant(
+      '/v1/events',
+      Buffer.from(JSON.stringify({ sent_at: sentAt(), events: Array.from({ length: 20 }, () => EVENT) })),
+    ),
+  )
   const attack = attacker ? startAttacker(attacker.key, attacker.perMinute) : undefined
   while (Date.now() < end) await sleep(200)
   for (const t of timers) clearInterval(t)
@@ -164,7 +208,23 @@ async function runPhase(name: string, pid: number, tenantKey: string, attacker?:
 /** This script again, as the attacker, for the phase's length; resolves with its outcome counts. */
 function startAttacker(key: string, perMinute: number): Promise<Record<string, number>> {
   const script = new URL(import.meta.url).pathname
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', String(PORT), '--seconds', String(SECONDS), '--attack-key', key, '--attack-per-minute', String(perMinute)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      script,
+      '--port',
+      String(PORT),
+      '--seconds',
+      String(SECONDS),
+      '--attack-key',
+      key,
+      '--attack-per-minute',
+      String(perMinute),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   return new Promise((resolve) => child.once('exit', () => resolve(JSON.parse(out || '{}'))))
@@ -178,7 +238,10 @@ async function attackerMain(key: string, perMinute: number): Promise<void> {
   let n = 0
   const timer = setInterval(() => {
     if (track.size > 2000) return void count(counts, 'not sent (2000 open)')
-    const sent = n++ % 2 === 0 ? stalledBomb(key, track).then((s) => `bomb ${s}`) : post('/v1/events', key, junk, true, track).then((s) => `junk ${s}`)
+    const sent =
+      n++ % 2 === 0
+        ? stalledBomb(key, track).then((s) => `bomb ${s}`)
+        : post('/v1/events', key, junk, true, track).then((s) => `junk ${s}`)
     pending.push(sent.then((s) => count(counts, s)))
   }, 60_000 / perMinute)
   await sleep(SECONDS * 1000)
@@ -191,8 +254,15 @@ async function attackerMain(key: string, perMinute: number): Promise<void> {
 
 function report(phases: Phase[], exited: string, logFile: string): string {
   const rows = phases.map((p) => {
-    const errors = Object.entries(p.tenantErrors).map(([k, v]) => `${v} ${k}`).join(', ') || '0'
-    const hostile = Object.entries(p.hostile).sort().map(([k, v]) => `${v} ${k}`).join(', ') || '-'
+    const errors =
+      Object.entries(p.tenantErrors)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || '0'
+    const hostile =
+      Object.entries(p.hostile)
+        .sort()
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || '-'
     return `| ${p.name} | ${p.rssStart.toFixed(0)} -> ${p.rssMax.toFixed(0)} | ${pct(p.live, 50).toFixed(1)} / ${pct(p.live, 99).toFixed(1)} / ${Math.max(...p.live, 0).toFixed(0)} | ${p.cpu.toFixed(1)} | ${p.tenant.length} | ${pct(p.tenant, 50).toFixed(1)} / ${pct(p.tenant, 99).toFixed(1)} | ${errors} | ${hostile} | ${p.load[0].toFixed(1)} -> ${p.load[1].toFixed(1)} |`
   })
   return [
@@ -206,14 +276,27 @@ function report(phases: Phase[], exited: string, logFile: string): string {
 
 async function main() {
   const logFile = join(tmpdir(), `hostile-ingest-${suffix}.log`)
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=2048', '--import', 'tsx', join(args.root!, 'services/ingest/src/main.ts')], { cwd: args.root, env, stdio: ['ignore', 'ignore', openSync(logFile, 'a')] })
+  const child = spawn(
+    process.execPath,
+    [
+      '--max-semi-space-size=64',
+      '--max-old-space-size=2048',
+      '--import',
+      'tsx',
+      join(args.root!, 'services/ingest/src/main.ts'),
+    ],
+    { cwd: args.root, env, stdio: ['ignore', 'ignore', openSync(logFile, 'a')] },
+  )
   let exited = 'ingest ran to the end'
   child.once('exit', (code, signal) => (exited = `ingest EXITED (${signal ?? code})`))
   const { admin, close } = await openAdmin(env)
   try {
     for (let i = 0; ; i++) {
       // Readiness is on the admin listener (H36); a checkout from before it answers on the public port.
-      const ready = (url: string) => fetch(url).then((r) => r.ok).catch(() => false)
+      const ready = (url: string) =>
+        fetch(url)
+          .then((r) => r.ok)
+          .catch(() => false)
       const ok = (await ready(`http://127.0.0.1:${PORT + 1}/health/ready`)) || (await ready(`${BASE}/health/ready`))
       if (ok) break
       if (i > 300 || child.exitCode !== null) throw new Error('ingest did not become ready')
@@ -226,7 +309,16 @@ async function main() {
     }
     const [tenant, hobby, orbit] = [await key('orbit'), await key('hobby'), await key('orbit')]
     // The keys are on the accounts topic; ingest knows them once a request with the last one passes.
-    while ((await post('/v1/event', orbit, Buffer.from(JSON.stringify({ event: 'x', user: { id: 'u' } })), false, new Set())) !== '200') await sleep(200)
+    while (
+      (await post(
+        '/v1/event',
+        orbit,
+        Buffer.from(JSON.stringify({ event: 'x', user: { id: 'u' } })),
+        false,
+        new Set(),
+      )) !== '200'
+    )
+      await sleep(200)
     const phases = [
       await runPhase('baseline', child.pid!, tenant),
       await runPhase('hobby attack (100/min)', child.pid!, tenant, { key: hobby, perMinute: 100 }),
@@ -236,17 +328,25 @@ async function main() {
     console.log(text)
     const dir = join(ROOT, 'bench/results')
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, `hostile-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ label: args.label, root: args.root, seconds: SECONDS, exited, phases }, null, 1))
+    writeFileSync(
+      join(dir, `hostile-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+      JSON.stringify({ label: args.label, root: args.root, seconds: SECONDS, exited, phases }, null, 1),
+    )
   } finally {
     child.kill('SIGTERM')
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
     if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r))
     clearTimeout(killer)
     await close()
-    const kafka = createKafka({ brokers: (env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: 'hostile-bench' }, createLogger('error'))
+    const kafka = createKafka(
+      { brokers: (env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: 'hostile-bench' },
+      createLogger('error'),
+    )
     const ka = kafka.admin()
     await ka.connect()
-    await ka.deleteTopics({ topics: [env.TOPIC_EVENTS!, env.TOPIC_IDENTIFIES!, env.TOPIC_ACCOUNTS!, env.TOPIC_DLQ!] }).catch(() => undefined)
+    await ka
+      .deleteTopics({ topics: [env.TOPIC_EVENTS!, env.TOPIC_IDENTIFIES!, env.TOPIC_ACCOUNTS!, env.TOPIC_DLQ!] })
+      .catch(() => undefined)
     await ka.disconnect()
   }
 }

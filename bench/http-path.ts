@@ -29,17 +29,44 @@ async function serve(port: number, root: string) {
   const { loadIngestConfig } = await dist('services/ingest/src/config.ts')
   const { KeyTable } = await dist('services/shared/src/accounts/key-table.ts')
   const { hashKey } = await dist('services/shared/src/accounts/key-hash.ts')
-  const { RequestLimiter, EventRateLimiter, MemoryLimiterStore, MonthlyQuota } = await dist('services/ingest/src/limits/index.ts')
+  const { RequestLimiter, EventRateLimiter, MemoryLimiterStore, MonthlyQuota } = await dist(
+    'services/ingest/src/limits/index.ts',
+  )
   const { Codec, createRegistry } = await dist('schemas/codec.ts')
   const { createLogger } = await dist('services/shared/src/log.ts')
   const suffix = randomBytes(4).toString('hex')
-  const cfg = loadIngestConfig({ ...process.env, TOPIC_EVENTS: `httppath.${suffix}.events`, TOPIC_IDENTIFIES: `httppath.${suffix}.identifies`, TOPIC_ACCOUNTS: `httppath.${suffix}.accounts`, TOPIC_DLQ: `httppath.${suffix}.dlq` })
+  const cfg = loadIngestConfig({
+    ...process.env,
+    TOPIC_EVENTS: `httppath.${suffix}.events`,
+    TOPIC_IDENTIFIES: `httppath.${suffix}.identifies`,
+    TOPIC_ACCOUNTS: `httppath.${suffix}.accounts`,
+    TOPIC_DLQ: `httppath.${suffix}.dlq`,
+  })
   const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))
   await codec.register(cfg.topics)
   const keys = new KeyTable()
   const t = Date.now()
-  keys.applyAccount({ account_id: 'acc_http', name: 'bench', plan: 'unlimited', status: 'active', owner_email: null, password_hash: null, created_at: t, updated_at: t })
-  keys.applyKey({ key_id: 'key_http', account_id: 'acc_http', key_hash: hashKey(KEY), masked: 'x', name: 'bench', type: 'live', status: 'active', created_at: t, updated_at: t })
+  keys.applyAccount({
+    account_id: 'acc_http',
+    name: 'bench',
+    plan: 'unlimited',
+    status: 'active',
+    owner_email: null,
+    password_hash: null,
+    created_at: t,
+    updated_at: t,
+  })
+  keys.applyKey({
+    key_id: 'key_http',
+    account_id: 'acc_http',
+    key_hash: hashKey(KEY),
+    masked: 'x',
+    name: 'bench',
+    type: 'live',
+    status: 'active',
+    created_at: t,
+    updated_at: t,
+  })
   const app = createIngestApp({
     cfg,
     keys,
@@ -56,37 +83,66 @@ async function serve(port: number, root: string) {
 }
 
 async function main() {
-  const { values: a } = parseArgs({ options: { serve: { type: 'string' }, seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '50' }, profile: { type: 'boolean', default: false }, rate: { type: 'string' }, repeat: { type: 'string', default: '1' }, 'message-ids': { type: 'boolean', default: false }, only: { type: 'string', default: 'single,batch' }, root: { type: 'string', default: ROOT } } })
+  const { values: a } = parseArgs({
+    options: {
+      serve: { type: 'string' },
+      seconds: { type: 'string', default: '8' },
+      connections: { type: 'string', default: '50' },
+      profile: { type: 'boolean', default: false },
+      rate: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
+      'message-ids': { type: 'boolean', default: false },
+      only: { type: 'string', default: 'single,batch' },
+      root: { type: 'string', default: ROOT },
+    },
+  })
   if (a.serve) return serve(Number(a.serve), a.root!)
   // --root: another checkout's dist/ (built there), for a before/after pair on the same machine.
   if (a.root === ROOT) await ensureBuilt()
   const port = await freePort()
   // The node flags production gives ingest (the bench's ingest has them too), so the GC is sized alike.
-  const nodeArgs = [...nodeFlagsFor('ingest'), ...(a.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : [])]
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', String(port), '--root', a.root!], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env })
+  const nodeArgs = [
+    ...nodeFlagsFor('ingest'),
+    ...(a.profile ? ['--cpu-prof', '--cpu-prof-dir', join(ROOT, 'bench/results/profiles')] : []),
+  ]
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', new URL(import.meta.url).pathname, '--serve', String(port), '--root', a.root!],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env },
+  )
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve())
     child.once('exit', (c) => reject(new Error(`server exited ${c}`)))
   })
   const url = `http://127.0.0.1:${port}`
-  const settings = { connections: Number(a.connections), durationSec: Number(a.seconds), key: KEY, overallRate: a.rate ? Number(a.rate) : undefined }
+  const settings = {
+    connections: Number(a.connections),
+    durationSec: Number(a.seconds),
+    key: KEY,
+    overallRate: a.rate ? Number(a.rate) : undefined,
+  }
   const only = new Set(a.only!.split(','))
   const ids = a['message-ids']!
-  const runs = ([
-    ['single', '/v1/event', singleEventBody(ids), 1],
-    ['batch', '/v1/events', batchBody(100, ids), 100],
-    // Segment's API carrying the same events (the key as Bearer; Basic costs one base64 decode more).
-    ['track', '/v1/track', segmentTrackBody(), 1],
-    ['sbatch', '/v1/batch', segmentBatchBody(100), 100],
-  ] as const).filter((r) => only.has(r[0]))
+  const runs = (
+    [
+      ['single', '/v1/event', singleEventBody(ids), 1],
+      ['batch', '/v1/events', batchBody(100, ids), 100],
+      // Segment's API carrying the same events (the key as Bearer; Basic costs one base64 decode more).
+      ['track', '/v1/track', segmentTrackBody(), 1],
+      ['sbatch', '/v1/batch', segmentBatchBody(100), 100],
+    ] as const
+  ).filter((r) => only.has(r[0]))
   for (const [, path, body] of runs) await runLoad(`${url}${path}`, { ...settings, durationSec: 3, body })
-  for (let rep = 0; rep < Number(a.repeat); rep++) for (const [name, path, body, per] of runs) {
-    const c0 = cpuSeconds(child.pid!)!
-    const f = await runLoad(`${url}${path}`, { ...settings, body, eventsPerRequest: per })
-    const c1 = cpuSeconds(child.pid!)!
-    const events = f.ok2xx * per
-    console.log(`${({ batch: 'batch x100', sbatch: 'sbatch x100' } as Record<string, string>)[name] ?? name.padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${(((c1 - c0) * 1e6) / events).toFixed(1)} µs/event (load ${loadavg()[0]!.toFixed(1)})`)
-  }
+  for (let rep = 0; rep < Number(a.repeat); rep++)
+    for (const [name, path, body, per] of runs) {
+      const c0 = cpuSeconds(child.pid!)!
+      const f = await runLoad(`${url}${path}`, { ...settings, body, eventsPerRequest: per })
+      const c1 = cpuSeconds(child.pid!)!
+      const events = f.ok2xx * per
+      console.log(
+        `${({ batch: 'batch x100', sbatch: 'sbatch x100' } as Record<string, string>)[name] ?? name.padEnd(11)} ${Math.round(f.eventsPerSec)} events/s, non-2xx ${f.non2xx}, server cpu ${(((c1 - c0) * 1e6) / events).toFixed(1)} µs/event (load ${loadavg()[0]!.toFixed(1)})`,
+      )
+    }
   child.kill('SIGINT')
 }
 

@@ -13,11 +13,16 @@ import { createLogger } from '../services/shared/src/log.js'
 import { stackEnv } from './processes.js'
 import { benchEvent } from './replay.js'
 
-const { values: args } = parseArgs({ options: { 'per-send': { type: 'string', default: '2500' }, records: { type: 'string', default: '200000' } } })
+const { values: args } = parseArgs({
+  options: { 'per-send': { type: 'string', default: '2500' }, records: { type: 'string', default: '200000' } },
+})
 const perSend = Number(args['per-send'])
 const records = Number(args.records)
 const id = randomBytes(3).toString('hex')
-const env = { ...stackEnv(process.env as Record<string, string>), TOPIC_EVENTS: `bench.kafkajs.${id}.events` } as Record<string, string>
+const env = {
+  ...stackEnv(process.env as Record<string, string>),
+  TOPIC_EVENTS: `bench.kafkajs.${id}.events`,
+} as Record<string, string>
 const cfg = loadProjectorConfig(env)
 const { kafka, codec } = await openEventLog(cfg, 'bench-kafkajs', createLogger('warn', { svc: 'bench-kafkajs' }))
 const admin = kafka.admin()
@@ -36,7 +41,9 @@ const c0 = process.cpuUsage()
 const t0 = Date.now()
 for (let sent = 0; sent < records; sent += perSend) await producer.send({ topic, acks: -1, messages })
 const c = process.cpuUsage(c0)
-console.log(`user ${(c.user / (records / perSend)).toFixed(0)} sys ${(c.system / (records / perSend)).toFixed(0)} µs per send; kafkajs ${kafkaClientInfo.version}${kafkaClientInfo.vendored ? ' (vendored)' : ' (not vendored)'}; ${perSend} records per send: ${((c.user + c.system) / records).toFixed(1)} µs of client CPU per record, ${Math.round((records * 1000) / (Date.now() - t0))} records/s`)
+console.log(
+  `user ${(c.user / (records / perSend)).toFixed(0)} sys ${(c.system / (records / perSend)).toFixed(0)} µs per send; kafkajs ${kafkaClientInfo.version}${kafkaClientInfo.vendored ? ' (vendored)' : ' (not vendored)'}; ${perSend} records per send: ${((c.user + c.system) / records).toFixed(1)} µs of client CPU per record, ${Math.round((records * 1000) / (Date.now() - t0))} records/s`,
+)
 await producer.disconnect()
 await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
 await admin.disconnect()

@@ -15,12 +15,23 @@ import { readUtf8 } from '../services/ingest/src/http/json-body.js'
 import { cpuSeconds, freePort } from './processes.js'
 import { runLoad, singleEventBody } from './load.js'
 
-const { values: a } = parseArgs({ options: { serve: { type: 'string' }, port: { type: 'string' }, pairs: { type: 'string', default: '6' }, rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '8' } } })
+const { values: a } = parseArgs({
+  options: {
+    serve: { type: 'string' },
+    port: { type: 'string' },
+    pairs: { type: 'string', default: '6' },
+    rate: { type: 'string', default: '5000' },
+    seconds: { type: 'string', default: '8' },
+  },
+})
 
 // The body is read as ingest reads a plain JSON body, with its default /v1/event limit (SINGLE_BODY_LIMIT_BYTES).
 const BODY_LIMIT = 1_000_000
 
-const answer = () => ({ success: true, data: { results: [{ index: 0, success: true, event_id: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }] } })
+const answer = () => ({
+  success: true,
+  data: { results: [{ index: 0, success: true, event_id: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' }] },
+})
 
 function serve(mode: string, port: number) {
   const app = new Koa()
@@ -34,7 +45,10 @@ function serve(mode: string, port: number) {
 
 async function run(mode: string, rate: number, seconds: number): Promise<number> {
   const port = await freePort()
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode, '--port', String(port)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode, '--port', String(port)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve())
     child.once('exit', (c) => reject(new Error(`server exited ${c}`)))
@@ -82,7 +96,9 @@ async function main() {
     const order = i % 2 ? ['object', 'text'] : ['text', 'object']
     const us: Record<string, number> = {}
     for (const mode of order) us[mode] = await run(mode, rate, Number(a.seconds))
-    console.log(`pair ${i}: object ${us.object!.toFixed(1)} µs, text ${us.text!.toFixed(1)} µs per request at ${rate}/s (load ${loadavg()[0]!.toFixed(1)})`)
+    console.log(
+      `pair ${i}: object ${us.object!.toFixed(1)} µs, text ${us.text!.toFixed(1)} µs per request at ${rate}/s (load ${loadavg()[0]!.toFixed(1)})`,
+    )
   }
 }
 

@@ -74,7 +74,8 @@ export async function runLoad(
     title: o.title,
   })
   const statusCodes: Record<string, number> = {}
-  for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = (s as { count?: number }).count ?? 0
+  for (const [code, s] of Object.entries(r.statusCodeStats ?? {}))
+    statusCodes[code] = (s as { count?: number }).count ?? 0
   const ok2xx = r['2xx']
   const per = o.eventsPerRequest ?? 1
   // Throughput counts answered 2xx requests only: an error is never a processed event.
@@ -114,9 +115,17 @@ export async function runEndToEnd(
   ch: ClickHouseClient,
   database: string,
   accountId: string,
-  o: { rate: number; durationSec: number; connections: number; markerEveryMs?: number; pollMs?: number; graceMs?: number },
+  o: {
+    rate: number
+    durationSec: number
+    connections: number
+    markerEveryMs?: number
+    pollMs?: number
+    graceMs?: number
+  },
 ): Promise<E2EFigures> {
-  if (!/^\w+$/.test(accountId) || !/^\w+$/.test(database)) throw new Error(`unexpected account or database name ${accountId} ${database}`)
+  if (!/^\w+$/.test(accountId) || !/^\w+$/.test(database))
+    throw new Error(`unexpected account or database name ${accountId} ${database}`)
   const markerEveryMs = o.markerEveryMs ?? 100
   const pollMs = o.pollMs ?? 50
   const marker = `bench_e2e_marker`
@@ -193,7 +202,12 @@ export async function runEndToEnd(
     markers: acked.size,
     seen: seen.size,
     missing: acked.size - seen.size,
-    latencyMs: { p50: pct(latencies, 50), p95: pct(latencies, 95), p99: pct(latencies, 99), max: latencies.at(-1) ?? NaN },
+    latencyMs: {
+      p50: pct(latencies, 50),
+      p95: pct(latencies, 95),
+      p99: pct(latencies, 99),
+      max: latencies.at(-1) ?? NaN,
+    },
   }
 }
 
@@ -208,14 +222,24 @@ export interface PlanDemo {
 }
 
 /** Fires `n` requests (with `concurrency` in flight) and counts status and error codes. */
-export async function burst(url: string, key: string, body: string, n: number, concurrency: number): Promise<Pick<PlanDemo, 'statusCodes' | 'errorCodes'>> {
+export async function burst(
+  url: string,
+  key: string,
+  body: string,
+  n: number,
+  concurrency: number,
+): Promise<Pick<PlanDemo, 'statusCodes' | 'errorCodes'>> {
   const statusCodes: Record<string, number> = {}
   const errorCodes: Record<string, number> = {}
   let i = 0
   const worker = async () => {
     while (i < n) {
       i++
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body })
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body,
+      })
       const json = (await res.json().catch(() => ({}))) as { error?: { code?: string } }
       statusCodes[res.status] = (statusCodes[res.status] ?? 0) + 1
       if (json?.error?.code) errorCodes[json.error.code] = (errorCodes[json.error.code] ?? 0) + 1

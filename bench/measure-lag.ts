@@ -7,13 +7,21 @@
 import { parseArgs } from 'node:util'
 import { startServices } from '../test/support/harness.js'
 
-const { values } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' }, keep: { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: { rate: { type: 'string' }, seconds: { type: 'string' }, keep: { type: 'boolean' } },
+})
 const rate = Number(values.rate ?? 1000)
 const seconds = Number(values.seconds ?? 30)
 const BATCH = 100
 
 const teardowns: Array<() => unknown> = []
-const s = await startServices({ teardown: (fn) => teardowns.push(fn) }, { env: { PROJECTOR_MAX_WAIT_MS: process.env.PROJECTOR_MAX_WAIT_MS ?? '300' }, ...(values.keep ? { suffix: `lag${Date.now().toString(36)}` } : {}) })
+const s = await startServices(
+  { teardown: (fn) => teardowns.push(fn) },
+  {
+    env: { PROJECTOR_MAX_WAIT_MS: process.env.PROJECTOR_MAX_WAIT_MS ?? '300' },
+    ...(values.keep ? { suffix: `lag${Date.now().toString(36)}` } : {}),
+  },
+)
 const { key } = await s.createKey({ type: 'live', plan: 'unlimited' })
 
 const acked = new Map<string, number>() // marker message_id -> ack time
@@ -30,7 +38,9 @@ const poller = (async () => {
   while (polling || acked.size > 0) {
     const ids = [...acked.keys()]
     if (ids.length) {
-      const rows = await s.query<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events WHERE message_id IN (${ids.map((i) => `'${i}'`).join(',')})`)
+      const rows = await s.query<{ message_id: string }>(
+        `SELECT message_id FROM ${s.database}.events WHERE message_id IN (${ids.map((i) => `'${i}'`).join(',')})`,
+      )
       const now = Date.now()
       for (const r of rows) {
         const at = acked.get(r.message_id)
@@ -78,22 +88,35 @@ await poller
 
 delays.sort((a, b) => a - b)
 const pct = (p: number) => delays[Math.min(delays.length - 1, Math.floor((p / 100) * delays.length))]
-console.log(JSON.stringify({
-  target_rate: rate,
-  achieved_rate: Math.round(sent / postSeconds),
-  events_acked: sent,
-  events_failed: failed,
-  seconds: Number(postSeconds.toFixed(1)),
-  samples: delays.length,
-  unseen: acked.size,
-  ack_to_visible_ms: { p50: pct(50), p95: pct(95), p99: pct(99), max: delays.at(-1) },
-  projector: { max_wait_ms: s.env.PROJECTOR_MAX_WAIT_MS, max_rows: s.env.PROJECTOR_MAX_ROWS ?? '10000 (default)' },
-}, null, 2))
+console.log(
+  JSON.stringify(
+    {
+      target_rate: rate,
+      achieved_rate: Math.round(sent / postSeconds),
+      events_acked: sent,
+      events_failed: failed,
+      seconds: Number(postSeconds.toFixed(1)),
+      samples: delays.length,
+      unseen: acked.size,
+      ack_to_visible_ms: { p50: pct(50), p95: pct(95), p99: pct(99), max: delays.at(-1) },
+      projector: { max_wait_ms: s.env.PROJECTOR_MAX_WAIT_MS, max_rows: s.env.PROJECTOR_MAX_ROWS ?? '10000 (default)' },
+    },
+    null,
+    2,
+  ),
+)
 const metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-console.log(metrics.split('\n').filter((l) => /^projector_(rows_inserted_total|insert_seconds_(sum|count)|consumer_lag)/.test(l)).join('\n'))
+console.log(
+  metrics
+    .split('\n')
+    .filter((l) => /^projector_(rows_inserted_total|insert_seconds_(sum|count)|consumer_lag)/.test(l))
+    .join('\n'),
+)
 
 if (values.keep) {
-  console.log(`\nkept; to replay it:\n  TOPIC_EVENTS=${s.topics.events} TOPIC_IDENTIFIES=${s.topics.identifies} TOPIC_ACCOUNTS=${s.topics.accounts} TOPIC_DLQ=${s.topics.dlq} CLICKHOUSE_DATABASE=${s.database} npm run replay -- ...`)
+  console.log(
+    `\nkept; to replay it:\n  TOPIC_EVENTS=${s.topics.events} TOPIC_IDENTIFIES=${s.topics.identifies} TOPIC_ACCOUNTS=${s.topics.accounts} TOPIC_DLQ=${s.topics.dlq} CLICKHOUSE_DATABASE=${s.database} npm run replay -- ...`,
+  )
 }
 for (const fn of teardowns.reverse()) await fn()
 process.exit(0)

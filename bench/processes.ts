@@ -23,8 +23,10 @@ export async function stackUp(): Promise<void> {
 export function stackEnv(env: Record<string, string>): Record<string, string> {
   const out = { ...env }
   if (env.KAFKA_PORT && !env.KAFKA_BROKERS) out.KAFKA_BROKERS = `127.0.0.1:${env.KAFKA_PORT}`
-  if (env.REGISTRY_PORT && !env.SCHEMA_REGISTRY_URL) out.SCHEMA_REGISTRY_URL = `http://127.0.0.1:${env.REGISTRY_PORT}/apis/ccompat/v7`
-  if (env.CLICKHOUSE_HTTP_PORT && !env.CLICKHOUSE_URL) out.CLICKHOUSE_URL = `http://127.0.0.1:${env.CLICKHOUSE_HTTP_PORT}`
+  if (env.REGISTRY_PORT && !env.SCHEMA_REGISTRY_URL)
+    out.SCHEMA_REGISTRY_URL = `http://127.0.0.1:${env.REGISTRY_PORT}/apis/ccompat/v7`
+  if (env.CLICKHOUSE_HTTP_PORT && !env.CLICKHOUSE_URL)
+    out.CLICKHOUSE_URL = `http://127.0.0.1:${env.CLICKHOUSE_HTTP_PORT}`
   return out
 }
 
@@ -64,7 +66,13 @@ const children = new Set<Child>()
  * Starts `node <script>` with `env`, logging to `logDir/<name>.log`: a `.js` file (a service from
  * dist/) runs as is, a `.ts` file (the bare baseline, which is not part of the build) with tsx.
  */
-export function startNode(name: string, script: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Child {
+export function startNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  logDir: string,
+  nodeArgs: string[] = [],
+): Child {
   const logFile = join(logDir, `${name}.log`)
   const out = createWriteStream(logFile, { flags: 'a' })
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
@@ -157,5 +165,11 @@ export function machine() {
   const meminfo = readFileSync('/proc/meminfo', 'utf8')
   const memKb = Number(/MemTotal:\s+(\d+)/.exec(meminfo)?.[1] ?? 0)
   const nproc = (cpuinfo.match(/^processor\s*:/gm) ?? []).length
-  return { nproc, memoryGiB: Math.round((memKb / 1024 / 1024) * 10) / 10, cpuModel: model, node: process.version, platform: `${process.platform} ${process.arch}` }
+  return {
+    nproc,
+    memoryGiB: Math.round((memKb / 1024 / 1024) * 10) / 10,
+    cpuModel: model,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  }
 }

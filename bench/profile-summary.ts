@@ -26,7 +26,8 @@ const top = Number(topArg ?? 30)
 const p = JSON.parse(readFileSync(file, 'utf8')) as Profile
 const byId = new Map(p.nodes.map((n) => [n.id, n]))
 const self = new Map<number, number>()
-for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0))
+for (let i = 0; i < p.samples.length; i++)
+  self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0))
 const total = [...self.values()].reduce((a, b) => a + b, 0)
 
 function area(url: string, fn: string): string {
@@ -50,7 +51,9 @@ for (const [id, t] of self) {
 }
 const pct = (t: number) => ((100 * t) / total).toFixed(1).padStart(5) + '%'
 const busy = total - (areas.get('(idle)') ?? 0)
-process.stdout.write(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy\n\nself time by area:\n`)
+process.stdout.write(
+  `profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy\n\nself time by area:\n`,
+)
 for (const [a, t] of [...areas].sort((x, y) => y[1] - x[1]).slice(0, top)) process.stdout.write(`  ${pct(t)}  ${a}\n`)
 process.stdout.write('\nhottest functions (self time):\n')
 for (const [f, t] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, top)) process.stdout.write(`  ${pct(t)}  ${f}\n`)

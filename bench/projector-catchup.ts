@@ -19,7 +19,13 @@ import { openEventLog } from '../services/shared/src/event-log.js'
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { createLogger } from '../services/shared/src/log.js'
 
-const { values: a } = parseArgs({ options: { records: { type: 'string', default: '600000' }, rounds: { type: 'string', default: '2' }, root: { type: 'string', default: ROOT } } })
+const { values: a } = parseArgs({
+  options: {
+    records: { type: 'string', default: '600000' },
+    rounds: { type: 'string', default: '2' },
+    root: { type: 'string', default: ROOT },
+  },
+})
 const records = Number(a.records)
 const roots = a.root!.split(',')
 const id = randomBytes(3).toString('hex')
@@ -28,7 +34,12 @@ const say = (s: string) => process.stderr.write(`catchup: ${s}\n`)
 await stackUp()
 if (roots.includes(ROOT)) await ensureBuilt()
 const base = stackEnv(process.env as Record<string, string>)
-const topicEnv = (suffix: string) => ({ TOPIC_EVENTS: `catchup.${id}.events`, TOPIC_IDENTIFIES: `catchup.${id}.${suffix}.identifies`, TOPIC_ACCOUNTS: `catchup.${id}.${suffix}.accounts`, TOPIC_DLQ: `catchup.${id}.${suffix}.dlq` })
+const topicEnv = (suffix: string) => ({
+  TOPIC_EVENTS: `catchup.${id}.events`,
+  TOPIC_IDENTIFIES: `catchup.${id}.${suffix}.identifies`,
+  TOPIC_ACCOUNTS: `catchup.${id}.${suffix}.accounts`,
+  TOPIC_DLQ: `catchup.${id}.${suffix}.dlq`,
+})
 const log = createLogger('warn', { svc: 'bench-catchup' })
 const fillCfg = loadProjectorConfig({ ...base, ...topicEnv('fill'), CLICKHOUSE_DATABASE: `catchup_${id}_fill` })
 const { kafka, codec } = await openEventLog(fillCfg, 'bench-catchup', log)
@@ -38,7 +49,12 @@ say(`filling ${fillCfg.topics.events} with ${records.toLocaleString('en-US')} re
 await fill(producer, codec, fillCfg.topics.events, records, say).finally(() => producer.disconnect())
 const ch = await createClickHouse(fillCfg.clickhouse)
 const databases: string[] = []
-const topics = new Set<string>([fillCfg.topics.events, fillCfg.topics.identifies, fillCfg.topics.accounts, fillCfg.topics.dlq])
+const topics = new Set<string>([
+  fillCfg.topics.events,
+  fillCfg.topics.identifies,
+  fillCfg.topics.accounts,
+  fillCfg.topics.dlq,
+])
 
 async function count(db: string): Promise<number> {
   try {
@@ -54,9 +70,20 @@ async function round(root: string, n: number) {
   const suffix = `r${n}`
   const db = `catchup_${id}_${suffix}`
   databases.push(db)
-  const env = { ...base, ...topicEnv(suffix), CLICKHOUSE_DATABASE: db, PROJECTOR_GROUP_ID: `catchup-${id}-${suffix}`, PROJECTOR_PORT: String(await freePort()), LOG_LEVEL: 'warn' }
+  const env = {
+    ...base,
+    ...topicEnv(suffix),
+    CLICKHOUSE_DATABASE: db,
+    PROJECTOR_GROUP_ID: `catchup-${id}-${suffix}`,
+    PROJECTOR_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  }
   for (const k of ['TOPIC_IDENTIFIES', 'TOPIC_ACCOUNTS', 'TOPIC_DLQ'] as const) topics.add(env[k])
-  const proc = spawn(process.execPath, [join(root, compiled('services/projector/src/main.ts'))], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] })
+  const proc = spawn(process.execPath, [join(root, compiled('services/projector/src/main.ts'))], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
   let first: { t: number; n: number; cpu: number } | null = null
   const deadline = Date.now() + 600_000
@@ -73,7 +100,9 @@ async function round(root: string, n: number) {
   if (first === null || seen < records) throw new Error(`${root}: ${seen} of ${records} rows within 10 minutes`)
   const rate = Math.round(((records - first.n) * 1000) / Math.max(1, end.t - first.t))
   const cpuUs = (((end.cpu - first.cpu) * 1e6) / Math.max(1, records - first.n)).toFixed(1)
-  console.log(`${root === ROOT ? 'this checkout' : root}: ${rate.toLocaleString('en-US')} records/s from the first row to the last, projector ${cpuUs} µs CPU a record (load ${loadavg()[0]!.toFixed(1)})`)
+  console.log(
+    `${root === ROOT ? 'this checkout' : root}: ${rate.toLocaleString('en-US')} records/s from the first row to the last, projector ${cpuUs} µs CPU a record (load ${loadavg()[0]!.toFixed(1)})`,
+  )
 }
 
 try {

@@ -26,7 +26,10 @@ export interface LagFigures {
 /** The group's lag on `topic` summed over partitions, or null if Kafka did not answer. */
 export async function groupLag(admin: Admin, groupId: string, topic: string): Promise<number | null> {
   try {
-    const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })])
+    const [ends, [committed]] = await Promise.all([
+      admin.fetchTopicOffsets(topic),
+      admin.fetchOffsets({ groupId, topics: [topic] }),
+    ])
     const at = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]))
     let sum = 0
     for (const e of ends) {
@@ -41,7 +44,11 @@ export async function groupLag(admin: Admin, groupId: string, topic: string): Pr
 
 const mean = (xs: number[]) => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0)
 
-export async function lagDuring<T>(readLag: () => Promise<number | null>, run: () => Promise<T>, o: { everyMs?: number; drainTimeoutMs?: number } = {}): Promise<{ result: T; lag: LagFigures }> {
+export async function lagDuring<T>(
+  readLag: () => Promise<number | null>,
+  run: () => Promise<T>,
+  o: { everyMs?: number; drainTimeoutMs?: number } = {},
+): Promise<{ result: T; lag: LagFigures }> {
   const everyMs = o.everyMs ?? 1000
   const samples: number[] = []
   let running = true

@@ -73,8 +73,19 @@ export function benchEvent(i: number, now: number): EventRecord {
     received_at: ts + 40,
     sent_at: ts + 20,
     timestamp_flagged: false,
-    properties: JSON.stringify({ path: `/products/${i % 500}`, referrer: 'https://example.com/search?q=shoes', value: i % 100, currency: 'EUR' }),
-    context: JSON.stringify({ library: { name: 'tracking-js', version: '1.4.2' }, page: { url: `https://shop.example.com/products/${i % 500}`, title: 'Product' }, locale: 'de-DE', screen: { width: 1440, height: 900 }, ip: '203.0.113.7' }),
+    properties: JSON.stringify({
+      path: `/products/${i % 500}`,
+      referrer: 'https://example.com/search?q=shoes',
+      value: i % 100,
+      currency: 'EUR',
+    }),
+    context: JSON.stringify({
+      library: { name: 'tracking-js', version: '1.4.2' },
+      page: { url: `https://shop.example.com/products/${i % 500}`, title: 'Product' },
+      locale: 'de-DE',
+      screen: { width: 1440, height: 900 },
+      ip: '203.0.113.7',
+    }),
     ip: '203.0.113.7',
     user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
     message_id: `msg-${i}`,
@@ -96,7 +107,10 @@ export async function fill(producer: Producer, codec: Codec, topic: string, n: n
     }
     await producer.send({ topic, acks: -1, messages })
     sent += count
-    if (sent % 200_000 === 0 || sent === n) say(`filled ${sent.toLocaleString('en-US')} records (${Math.round((sent * 1000) / Math.max(1, Date.now() - t0))}/s)`)
+    if (sent % 200_000 === 0 || sent === n)
+      say(
+        `filled ${sent.toLocaleString('en-US')} records (${Math.round((sent * 1000) / Math.max(1, Date.now() - t0))}/s)`,
+      )
   }
   const durationSec = (Date.now() - t0) / 1000
   return { durationSec, recordsPerSec: Math.round(n / durationSec), bytes }
@@ -115,7 +129,10 @@ function clickhousePid(env: Record<string, string>): number | null {
 }
 
 async function exactCounts(ch: ClickHouseClient, db: string) {
-  const rs = await ch.query({ query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`, format: 'JSONEachRow' })
+  const rs = await ch.query({
+    query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`,
+    format: 'JSONEachRow',
+  })
   const [row] = await rs.json<{ n: string; ids: string }>()
   return { finalRows: Number(row!.n), distinctIds: Number(row!.ids) }
 }
@@ -124,9 +141,18 @@ async function exactCounts(ch: ClickHouseClient, db: string) {
  * Runs the compiled replay CLI (`npm run replay` without the build check: the bench built dist/)
  * and returns its --json summary; one progress line in five goes to `say`.
  */
-function runReplayCli(argv: string[], env: Record<string, string>, profileDir: string | undefined, say: (s: string) => void): Promise<{ database: string; summary: ReplaySummary }> {
+function runReplayCli(
+  argv: string[],
+  env: Record<string, string>,
+  profileDir: string | undefined,
+  say: (s: string) => void,
+): Promise<{ database: string; summary: ReplaySummary }> {
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
-  const proc = spawn(process.execPath, [...nodeArgs, join(ROOT, compiled('services/projector/src/replay/cli.ts')), ...argv], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(
+    process.execPath,
+    [...nodeArgs, join(ROOT, compiled('services/projector/src/replay/cli.ts')), ...argv],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let out = ''
   let errTail = ''
   let lines = 0
@@ -149,12 +175,18 @@ function runReplayCli(argv: string[], env: Record<string, string>, profileDir: s
 }
 
 /** Runs the replay bench against the stack named by `env` (topics and database as the caller named them). */
-export async function replayBench(env: Record<string, string>, log: Logger, o: ReplayBenchOptions): Promise<ReplayBenchFigures> {
+export async function replayBench(
+  env: Record<string, string>,
+  log: Logger,
+  o: ReplayBenchOptions,
+): Promise<ReplayBenchFigures> {
   const cfg = loadProjectorConfig(env)
   const { kafka, codec } = await openEventLog(cfg, 'bench-fill', log)
   const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
-  o.say(`replay: filling ${cfg.topics.events} with ${o.records.toLocaleString('en-US')} records (${cfg.topicPartitions} partitions)`)
+  o.say(
+    `replay: filling ${cfg.topics.events} with ${o.records.toLocaleString('en-US')} records (${cfg.topicPartitions} partitions)`,
+  )
   const filled = await fill(producer, codec, cfg.topics.events, o.records, o.say).finally(() => producer.disconnect())
 
   const ch = await createClickHouse(cfg.clickhouse)
@@ -163,8 +195,17 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
   try {
     for (const target of o.targets) {
       const fresh = `${cfg.clickhouse.database}_replay_${randomBytes(3).toString('hex')}`
-      const argv = ['--topic', 'all', '--target', target === 'fresh' ? 'fresh' : 'live', ...(target === 'fresh' ? ['--database', fresh] : []), '--json']
-      o.say(`replay: ${argv.join(' ')}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`)
+      const argv = [
+        '--topic',
+        'all',
+        '--target',
+        target === 'fresh' ? 'fresh' : 'live',
+        ...(target === 'fresh' ? ['--database', fresh] : []),
+        '--json',
+      ]
+      o.say(
+        `replay: ${argv.join(' ')}${target === 'live-again' ? ' (again, over the rows of the first live replay)' : ''}`,
+      )
       const cpu0 = reapedChildrenCpuSeconds()
       const ch0 = chPid === null ? null : cpuSeconds(chPid)
       const report = await runReplayCli(argv, env, o.profileDir, o.say)
@@ -181,9 +222,12 @@ export async function replayBench(env: Record<string, string>, log: Logger, o: R
         deadLettered: s.deadLettered,
         ...counts,
         cpuUsPerRecord: Math.round((cpuSec * 1e6) / Math.max(1, s.records)),
-        clickhouseUsPerRecord: ch0 === null || ch1 === null ? null : Math.round(((ch1 - ch0) * 1e6) / Math.max(1, s.records)),
+        clickhouseUsPerRecord:
+          ch0 === null || ch1 === null ? null : Math.round(((ch1 - ch0) * 1e6) / Math.max(1, s.records)),
       })
-      o.say(`replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`)
+      o.say(
+        `replay --target ${target}: ${s.records.toLocaleString('en-US')} records in ${(s.durationMs / 1000).toFixed(1)}s = ${Math.round(s.rate).toLocaleString('en-US')} records/s; events FINAL ${counts.finalRows}, distinct ${counts.distinctIds}`,
+      )
       if (target === 'fresh') await ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` })
     }
   } finally {

@@ -23,18 +23,28 @@ const envOf = (name: string): Record<string, string> => {
 }
 
 t.test('only ingest and the dashboard publish ports', async (t) => {
-  const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([name]) => name).sort()
+  const published = Object.entries(services)
+    .filter(([, s]) => s.ports?.length)
+    .map(([name]) => name)
+    .sort()
   t.same(published, ['dashboard', 'ingest'])
   t.same(services.ingest.ports, ['8080:8080'])
   t.same(services.dashboard.ports, ['8082:8082'])
   for (const [name, s] of Object.entries(services)) t.not(s.network_mode, 'host', `${name} stays off the host network`)
 })
 
-t.test('ingest\'s readiness and metrics stay off the published port (H36)', async (t) => {
+t.test("ingest's readiness and metrics stay off the published port (H36)", async (t) => {
   const env = envOf('ingest')
   t.equal(env.INGEST_ADMIN_HOST, undefined, 'the admin listener keeps its loopback default inside the container')
-  t.notOk((services.ingest.ports as string[]).some((p) => /8090/.test(p)), 'the admin port is not published')
-  t.match(services.ingest.healthcheck.test.join(' '), /http:\/\/127\.0\.0\.1:8090\/health\/ready/, 'the health check reads readiness on the admin port')
+  t.notOk(
+    (services.ingest.ports as string[]).some((p) => /8090/.test(p)),
+    'the admin port is not published',
+  )
+  t.match(
+    services.ingest.healthcheck.test.join(' '),
+    /http:\/\/127\.0\.0\.1:8090\/health\/ready/,
+    'the health check reads readiness on the admin port',
+  )
 })
 
 t.test('every secret comes from the environment with no default', async (t) => {
@@ -51,7 +61,8 @@ t.test('every secret comes from the environment with no default', async (t) => {
   for (const m of text.matchAll(/\$\{(\w+)(:?[-?+=])?/g)) {
     if (SECRET_NAME.test(m[1]!)) t.equal(m[2], ':?', `\${${m[1]}} is required, never defaulted`)
   }
-  for (const m of text.matchAll(/password="([^"]*)"/g)) t.match(m[1], /^(\$\{\w+:\?[^}]+\}|%s)$/, 'no literal password in a JAAS line')
+  for (const m of text.matchAll(/password="([^"]*)"/g))
+    t.match(m[1], /^(\$\{\w+:\?[^}]+\}|%s)$/, 'no literal password in a JAAS line')
   t.notMatch(text, /change-me/i)
 })
 
@@ -61,15 +72,25 @@ t.test('the services authenticate to Kafka and ClickHouse and refuse to start wi
   t.match(ch.CLICKHOUSE_PASSWORD, REQUIRED('CLICKHOUSE_PASSWORD'))
   t.equal(String(ch.CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT), '0')
   const kafka = envOf('kafka')
-  const protocols = Object.fromEntries(String(kafka.KAFKA_LISTENER_SECURITY_PROTOCOL_MAP).split(',').map((p) => p.split(':')))
-  const advertised = String(kafka.KAFKA_ADVERTISED_LISTENERS).split(',').map((l) => l.split(':')[0]!)
+  const protocols = Object.fromEntries(
+    String(kafka.KAFKA_LISTENER_SECURITY_PROTOCOL_MAP)
+      .split(',')
+      .map((p) => p.split(':')),
+  )
+  const advertised = String(kafka.KAFKA_ADVERTISED_LISTENERS)
+    .split(',')
+    .map((l) => l.split(':')[0]!)
   for (const l of advertised) t.match(protocols[l], /^SASL_/, `clients reach Kafka's ${l} listener with SASL`)
   for (const name of ['projector', 'ingest', 'dashboard']) {
     const env = envOf(name)
     t.equal(env.REQUIRE_SECRETS, 'true', `${name} refuses to start without its secrets`)
     t.equal(env.CLICKHOUSE_USER, ch.CLICKHOUSE_USER, `${name} uses the ClickHouse user`)
     t.match(env.CLICKHOUSE_PASSWORD, REQUIRED('CLICKHOUSE_PASSWORD'))
-    t.equal(String(env.KAFKA_SASL_MECHANISM).toUpperCase(), kafka.KAFKA_SASL_ENABLED_MECHANISMS, `${name} uses the broker's SASL mechanism`)
+    t.equal(
+      String(env.KAFKA_SASL_MECHANISM).toUpperCase(),
+      kafka.KAFKA_SASL_ENABLED_MECHANISMS,
+      `${name} uses the broker's SASL mechanism`,
+    )
     t.match(env.KAFKA_SASL_PASSWORD, REQUIRED('KAFKA_SASL_PASSWORD'))
   }
 })
@@ -78,20 +99,29 @@ t.test('the services run compiled JavaScript from the image built by deploy/Dock
   const doc = parse(text) as { services: Record<string, { command?: string[] }> }
   for (const name of ['projector', 'ingest', 'dashboard']) {
     // with its production node flags (services/shared/src/node-flags.ts says why)
-    t.same(doc.services[name].command, ['node', ...nodeFlagsFor(name), `dist/services/${name}/src/main.js`], `${name} starts from dist/`)
+    t.same(
+      doc.services[name].command,
+      ['node', ...nodeFlagsFor(name), `dist/services/${name}/src/main.js`],
+      `${name} starts from dist/`,
+    )
   }
 })
 
-t.test('the dashboard reads as the read-only ClickHouse user, with the local stack\'s profile (H23)', async (t) => {
+t.test("the dashboard reads as the read-only ClickHouse user, with the local stack's profile (H23)", async (t) => {
   const dash = envOf('dashboard')
   t.equal(dash.CLICKHOUSE_READ_USER, 'dashboard_read')
   t.match(dash.CLICKHOUSE_READ_PASSWORD, REQUIRED('CLICKHOUSE_READ_PASSWORD'))
-  t.match(envOf('clickhouse').CLICKHOUSE_READ_PASSWORD, REQUIRED('CLICKHOUSE_READ_PASSWORD'), 'the server gets the same password')
+  t.match(
+    envOf('clickhouse').CLICKHOUSE_READ_PASSWORD,
+    REQUIRED('CLICKHOUSE_READ_PASSWORD'),
+    'the server gets the same password',
+  )
   const mounted = (services.clickhouse.volumes as string[]).find((v) => v.includes('users.d/dashboard-read.xml'))!
   t.ok(mounted, 'the user file is mounted into users.d')
   const composeXml = readFileSync(join(dirname(FILE), mounted.split(':')[0]!), 'utf8')
   const localXml = readFileSync(join(dirname(FILE), 'local/clickhouse/users.xml'), 'utf8')
-  const profile = (xml: string) => /<profiles>[\s\S]*?<dashboard_read>([\s\S]*?)<\/dashboard_read>/.exec(xml)?.[1]?.replace(/\s+/g, '')
+  const profile = (xml: string) =>
+    /<profiles>[\s\S]*?<dashboard_read>([\s\S]*?)<\/dashboard_read>/.exec(xml)?.[1]?.replace(/\s+/g, '')
   t.ok(profile(localXml), 'the local stack defines the profile')
   t.equal(profile(composeXml), profile(localXml), 'compose and the local stack bound dashboard queries alike')
   t.match(composeXml, /<password from_env="CLICKHOUSE_READ_PASSWORD"\/>/, 'no password in the file')

@@ -35,7 +35,11 @@ export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: 
 export class UnknownSchemaError extends Error {
   readonly code = 'UNKNOWN_SCHEMA'
   readonly retriable = false
-  constructor(message: string, readonly schemaId?: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly schemaId?: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options)
   }
 }
@@ -44,7 +48,11 @@ export class UnknownSchemaError extends Error {
 export class UndecodableRecordError extends Error {
   readonly code = 'UNDECODABLE_RECORD'
   readonly retriable = false
-  constructor(message: string, readonly schemaId: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly schemaId: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options)
   }
 }
@@ -54,7 +62,11 @@ export class UndecodableRecordError extends Error {
 export class RegistryUnavailableError extends Error {
   readonly code: string = 'REGISTRY_UNAVAILABLE'
   readonly retriable = true
-  constructor(message: string, readonly schemaId: number | undefined, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly schemaId: number | undefined,
+    options?: { cause?: unknown },
+  ) {
     super(message, options)
   }
 }
@@ -67,8 +79,15 @@ export class RegistryUnavailableError extends Error {
  * could be a key revocation). */
 export class SchemaMissingError extends RegistryUnavailableError {
   override readonly code = 'SCHEMA_MISSING'
-  constructor(readonly missingId: number, options?: { cause?: unknown }) {
-    super(`the schema registry does not have schema id ${missingId}, which records on the topics carry`, missingId, options)
+  constructor(
+    readonly missingId: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `the schema registry does not have schema id ${missingId}, which records on the topics carry`,
+      missingId,
+      options,
+    )
   }
 }
 
@@ -88,7 +107,10 @@ export interface Decoded {
 export class Codec {
   private readonly types = new Map<SchemaName, avro.Type>()
   private readonly ids = new Map<SchemaName, number>()
-  private readonly writers = new Map<number, { name: string; type: avro.Type; resolver?: any; readerLayout?: boolean }>()
+  private readonly writers = new Map<
+    number,
+    { name: string; type: avro.Type; resolver?: any; readerLayout?: boolean }
+  >()
 
   constructor(private readonly registry: SchemaRegistry) {
     for (const name of Object.keys(SCHEMA_FILES) as SchemaName[]) {
@@ -168,19 +190,26 @@ export class Codec {
     return writer.readerLayout ? (writer.name as SchemaName) : undefined
   }
 
-  private decodeWith(writer: { name: string; type: avro.Type; resolver?: avro.Resolver }, schemaId: number, buf: Buffer): Decoded {
+  private decodeWith(
+    writer: { name: string; type: avro.Type; resolver?: avro.Resolver },
+    schemaId: number,
+    buf: Buffer,
+  ): Decoded {
     const reader = this.types.get(writer.name as SchemaName)
     try {
       // decode() at offset 5 reads the body in place; fromBuffer wanted a Buffer view of it, one more
       // object per record in a replay of millions (issue 10). The checks are fromBuffer's own.
-      const { value, offset } = reader && writer.type !== reader
-        ? reader.decode(buf, 5, writer.resolver)
-        : writer.type.decode(buf, 5)
+      const { value, offset } =
+        reader && writer.type !== reader ? reader.decode(buf, 5, writer.resolver) : writer.type.decode(buf, 5)
       if (offset < 0) throw new Error('truncated buffer')
       if (offset < buf.length) throw new Error('trailing data')
       return { name: writer.name, schemaId, value }
     } catch (err) {
-      throw new UndecodableRecordError(`record does not decode with schema id ${schemaId}: ${(err as Error).message}`, schemaId, { cause: err })
+      throw new UndecodableRecordError(
+        `record does not decode with schema id ${schemaId}: ${(err as Error).message}`,
+        schemaId,
+        { cause: err },
+      )
     }
   }
 
@@ -190,7 +219,11 @@ export class Codec {
       schema = await this.registry.getSchema(schemaId)
     } catch (err) {
       if (isSchemaNotFound(err)) throw new SchemaMissingError(schemaId, { cause: err })
-      throw new RegistryUnavailableError(`schema registry did not answer for schema id ${schemaId}: ${(err as Error)?.message ?? err}`, schemaId, { cause: err })
+      throw new RegistryUnavailableError(
+        `schema registry did not answer for schema id ${schemaId}: ${(err as Error)?.message ?? err}`,
+        schemaId,
+        { cause: err },
+      )
     }
     // avsc's Type carries the record's full name; our reader types are keyed by the short name.
     let type: avro.Type
@@ -199,7 +232,10 @@ export class Codec {
     } catch (err) {
       throw new UnknownSchemaError(`schema id ${schemaId} is not a usable Avro schema`, schemaId, { cause: err })
     }
-    const short = String((type as any).name ?? '').split('.').pop() ?? ''
+    const short =
+      String((type as any).name ?? '')
+        .split('.')
+        .pop() ?? ''
     const reader = this.types.get(short as SchemaName)
     const entry = { name: short, type, resolver: reader ? reader.createResolver(type) : undefined }
     this.writers.set(schemaId, entry)

@@ -28,7 +28,11 @@ for (const file of history) {
     const decoded = reader.fromBuffer(writer.toBuffer(sample), resolver)
     for (const f of (writer as any).fields as Array<{ name: string }>) {
       if ((reader as any).fields.some((x: any) => x.name === f.name)) {
-        t.same(JSON.stringify((decoded as any)[f.name]), JSON.stringify((sample as any)[f.name]), `field ${f.name} survives`)
+        t.same(
+          JSON.stringify((decoded as any)[f.name]),
+          JSON.stringify((sample as any)[f.name]),
+          `field ${f.name} survives`,
+        )
       }
     }
   })
@@ -38,7 +42,10 @@ t.test('a breaking change is caught', async (t) => {
   const old = avro.Type.forSchema(loadAvsc('Event') as any)
   const broken = JSON.parse(JSON.stringify(loadAvsc('Event')))
   broken.fields.push({ name: 'tenant', type: 'string' }) // new required field without a default
-  t.throws(() => avro.Type.forSchema(broken).createResolver(old), 'a new field without a default cannot read old records')
+  t.throws(
+    () => avro.Type.forSchema(broken).createResolver(old),
+    'a new field without a default cannot read old records',
+  )
   const fine = JSON.parse(JSON.stringify(loadAvsc('Event')))
   fine.fields.push({ name: 'tenant', type: ['null', 'string'], default: null })
   t.doesNotThrow(() => avro.Type.forSchema(fine).createResolver(old), 'an optional field with a default can')

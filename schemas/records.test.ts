@@ -6,7 +6,13 @@ import { loadAvsc } from './codec.js'
 
 const src = readFileSync(new URL('./records.ts', import.meta.url), 'utf8')
 const iface: Record<string, string> = {
-  Event: 'EventRecord', Identify: 'IdentifyRecord', Account: 'AccountRecord', Plan: 'PlanRecord', ApiKey: 'ApiKeyRecord', DeadLetter: 'DeadLetterRecord', Erasure: 'ErasureRecord',
+  Event: 'EventRecord',
+  Identify: 'IdentifyRecord',
+  Account: 'AccountRecord',
+  Plan: 'PlanRecord',
+  ApiKey: 'ApiKeyRecord',
+  DeadLetter: 'DeadLetterRecord',
+  Erasure: 'ErasureRecord',
 }
 for (const name of Object.keys(SCHEMA_FILES)) {
   t.test(name, async (t) => {

@@ -98,7 +98,10 @@ export interface ApiKeyRecord {
 
 /** Revocation is terminal: a key record that would bring a revoked key back (a reactivate that
  * raced a revoke and landed after it on the accounts topic) is ignored by every reader. */
-export function undoesRevocation(prev: Pick<ApiKeyRecord, 'status'> | undefined, next: Pick<ApiKeyRecord, 'status'>): boolean {
+export function undoesRevocation(
+  prev: Pick<ApiKeyRecord, 'status'> | undefined,
+  next: Pick<ApiKeyRecord, 'status'>,
+): boolean {
   return prev?.status === 'revoked' && next.status !== 'revoked'
 }
 

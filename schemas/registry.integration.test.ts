@@ -7,7 +7,12 @@ import { Codec, createRegistry, loadAvsc, subjectsFor } from './codec.js'
 
 const url = process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'
 const suffix = randomBytes(4).toString('hex')
-const topics = { events: `t.${suffix}.events`, identifies: `t.${suffix}.identifies`, accounts: `t.${suffix}.accounts`, dlq: `t.${suffix}.dlq` }
+const topics = {
+  events: `t.${suffix}.events`,
+  identifies: `t.${suffix}.identifies`,
+  accounts: `t.${suffix}.accounts`,
+  dlq: `t.${suffix}.dlq`,
+}
 
 t.test('schemas register once with stable ids and BACKWARD compatibility', async (t) => {
   const codec = new Codec(createRegistry(url))
@@ -18,7 +23,14 @@ t.test('schemas register once with stable ids and BACKWARD compatibility', async
     const res = await fetch(`${url}/config/${encodeURIComponent(subject)}`)
     t.equal((await res.json()).compatibilityLevel, 'BACKWARD', `${subject} is BACKWARD`)
   }
-  const buf = codec.encode('Plan', { name: 'p', requests_per_minute: 1, events_per_second: 2, events_per_month: 3, emails_per_month: 4, updated_at: 5 })
+  const buf = codec.encode('Plan', {
+    name: 'p',
+    requests_per_minute: 1,
+    events_per_second: 2,
+    events_per_month: 3,
+    emails_per_month: 4,
+    updated_at: 5,
+  })
   const decoded = await new Codec(createRegistry(url)).decode(buf)
   t.equal(decoded.name, 'Plan', 'a fresh codec resolves the writer schema from the registry by id')
   t.equal(decoded.value.events_per_month, 3)

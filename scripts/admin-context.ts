@@ -7,7 +7,15 @@ import { openEventLog } from '../services/shared/src/event-log.js'
 import type { Codec } from '../schemas/codec.js'
 import { PrivacyAdmin } from '../services/shared/src/privacy/privacy-admin.js'
 
-export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{ admin: AccountsAdmin; cfg: CommonConfig; log: Logger; kafka: Kafka; codec: Codec; producer: Producer; close: () => Promise<void> }> {
+export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{
+  admin: AccountsAdmin
+  cfg: CommonConfig
+  log: Logger
+  kafka: Kafka
+  codec: Codec
+  producer: Producer
+  close: () => Promise<void>
+}> {
   const cfg = commonConfig(readEnv(commonSpec, env))
   const log = createLogger(env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'cli' })
   const { kafka, codec } = await openEventLog(cfg, 'cli', log)
@@ -30,7 +38,9 @@ export async function openAdmin(env: Record<string, string | undefined> = proces
 }
 
 /** The privacy CLI's clients: erasure requests and receipts (A12), and the accounts (IP handling, H56). */
-export async function openPrivacy(env: Record<string, string | undefined> = process.env): Promise<{ privacy: PrivacyAdmin; admin: AccountsAdmin; close: () => Promise<void> }> {
+export async function openPrivacy(
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ privacy: PrivacyAdmin; admin: AccountsAdmin; close: () => Promise<void> }> {
   const { admin, cfg, log, kafka, codec, producer, close: closeAdmin } = await openAdmin(env)
   const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log)
   await privacy.start()

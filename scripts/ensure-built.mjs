@@ -19,7 +19,10 @@ function newest(dir) {
   return max
 }
 
-const sources = Math.max(...['services', 'schemas', 'scripts'].map((d) => newest(join(root, d))), statSync(join(root, 'tsconfig.build.json')).mtimeMs)
+const sources = Math.max(
+  ...['services', 'schemas', 'scripts'].map((d) => newest(join(root, d))),
+  statSync(join(root, 'tsconfig.build.json')).mtimeMs,
+)
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < sources) {
   process.stderr.write('building dist/ (sources changed since the last build)...\n')
   execFileSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })

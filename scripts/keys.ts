@@ -54,8 +54,27 @@ async function main(argv: string[]) {
         const rows = [...admin.keys.values()].filter((k) => !values.account || k.account_id === values.account)
         if (values.json) console.log(JSON.stringify(rows))
         else {
-          console.log(['KEY_ID'.padEnd(26), 'ACCOUNT'.padEnd(16), 'TYPE'.padEnd(5), 'STATUS'.padEnd(9), 'MASKED'.padEnd(22), 'NAME'].join(' '))
-          for (const k of rows) console.log([k.key_id.padEnd(26), k.account_id.padEnd(16), k.type.padEnd(5), k.status.padEnd(9), k.masked.padEnd(22), k.name].join(' '))
+          console.log(
+            [
+              'KEY_ID'.padEnd(26),
+              'ACCOUNT'.padEnd(16),
+              'TYPE'.padEnd(5),
+              'STATUS'.padEnd(9),
+              'MASKED'.padEnd(22),
+              'NAME',
+            ].join(' '),
+          )
+          for (const k of rows)
+            console.log(
+              [
+                k.key_id.padEnd(26),
+                k.account_id.padEnd(16),
+                k.type.padEnd(5),
+                k.status.padEnd(9),
+                k.masked.padEnd(22),
+                k.name,
+              ].join(' '),
+            )
         }
         return 0
       }
@@ -70,12 +89,15 @@ async function main(argv: string[]) {
       }
       case 'account': {
         if (!arg || !values.plan) throw new AdminError('INVALID', 'account needs an ID and --plan')
-        const r = admin.accounts.has(arg) ? await admin.setPlan(arg, values.plan) : await admin.createAccount({ accountId: arg, plan: values.plan })
+        const r = admin.accounts.has(arg)
+          ? await admin.setPlan(arg, values.plan)
+          : await admin.createAccount({ accountId: arg, plan: values.plan })
         console.log(`Account ${r.account_id} is on plan ${r.plan}.`)
         return 0
       }
       case 'accounts': {
-        for (const a of admin.accounts.values()) console.log(`${a.account_id.padEnd(20)} ${a.plan.padEnd(10)} ${a.status}`)
+        for (const a of admin.accounts.values())
+          console.log(`${a.account_id.padEnd(20)} ${a.plan.padEnd(10)} ${a.status}`)
         return 0
       }
       default:

@@ -30,13 +30,25 @@ function receiptLines(e: ErasureRecord): string[] {
   ]
 }
 
-type Options = { account: string; user?: string; mode?: string; suppress?: boolean; 'no-wait'?: boolean; json?: boolean }
+type Options = {
+  account: string
+  user?: string
+  mode?: string
+  suppress?: boolean
+  'no-wait'?: boolean
+  json?: boolean
+}
 type Clients = Awaited<ReturnType<typeof openPrivacy>>
 
 const COMMANDS: Record<string, (o: Options, c: Clients) => Promise<number>> = {
   async erase(o, { privacy }) {
     if (o.user === undefined) throw new AdminError('INVALID', 'erase needs --user')
-    const e = await privacy.requestErasure({ accountId: o.account, userId: o.user, requestedBy: `cli:${userInfo().username}`, suppress: o.suppress === true })
+    const e = await privacy.requestErasure({
+      accountId: o.account,
+      userId: o.user,
+      requestedBy: `cli:${userInfo().username}`,
+      suppress: o.suppress === true,
+    })
     const done = o['no-wait'] ? e : ((await privacy.purged(o.account, o.user, e.erasure_id, RECEIPT_WAIT_MS)) ?? e)
     console.log(receiptLines(done).join('\n'))
     return o['no-wait'] || done.projections_purged_at !== null ? 0 : 1
@@ -49,7 +61,8 @@ const COMMANDS: Record<string, (o: Options, c: Clients) => Promise<number>> = {
   },
   async ip(o, { admin }) {
     const mode = o.mode as IpHandling
-    if (!IP_HANDLINGS.includes(mode)) throw new AdminError('INVALID', `--mode must be one of ${IP_HANDLINGS.join(', ')}`)
+    if (!IP_HANDLINGS.includes(mode))
+      throw new AdminError('INVALID', `--mode must be one of ${IP_HANDLINGS.join(', ')}`)
     const r = await admin.setIpHandling(o.account, mode)
     console.log(`Account ${r.account_id} keeps the client IP: ${r.ip_handling}.`)
     return 0

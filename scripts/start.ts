@@ -37,7 +37,11 @@ function compiled(entry: string): string {
 function spawnService(name: string, entry: string, extraEnv: Record<string, string>): ChildProcess {
   // Services run compiled (dist/, built by ensure-built below), as in production, with the
   // production node flags.
-  const child = spawn(process.execPath, [...nodeFlagsFor(name), compiled(entry)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeFlagsFor(name), compiled(entry)], {
+    cwd: ROOT,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const prefix = `[${name}] `
   const pipe = (s: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
     let buf = ''
@@ -115,14 +119,25 @@ async function main() {
   const dashboardEntry = join(ROOT, 'services/dashboard/src/main.ts')
   let dashboard: Supervisor | undefined
   // The dashboard reads as the stack's read-only user (deploy/local/clickhouse/users.xml, H23).
-  if (existsSync(dashboardEntry)) dashboard = service('dashboard', 'services/dashboard/src/main.ts', { LIVE_TOKEN: liveToken, CLICKHOUSE_READ_USER: env.CLICKHOUSE_READ_USER ?? 'dashboard_read' })
+  if (existsSync(dashboardEntry))
+    dashboard = service('dashboard', 'services/dashboard/src/main.ts', {
+      LIVE_TOKEN: liveToken,
+      CLICKHOUSE_READ_USER: env.CLICKHOUSE_READ_USER ?? 'dashboard_read',
+    })
 
   await waitHealthy(`http://127.0.0.1:${ingestAdminPort}/health/ready`, 'ingest', ingest)
-  if (dashboard) await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) => console.error(String(e)))
+  if (dashboard)
+    await waitHealthy(`http://127.0.0.1:${dashboardPort}/health`, 'dashboard', dashboard).catch((e) =>
+      console.error(String(e)),
+    )
 
   if (!existsSync(DEMO_FILE)) {
     step('first run: creating the demo account and a test key')
-    const r = spawnSync(process.execPath, [compiled('scripts/keys.ts'), 'create', '--account', 'demo', '--name', 'demo key', '--type', 'test', '--json'], { cwd: ROOT, env, encoding: 'utf8' })
+    const r = spawnSync(
+      process.execPath,
+      [compiled('scripts/keys.ts'), 'create', '--account', 'demo', '--name', 'demo key', '--type', 'test', '--json'],
+      { cwd: ROOT, env, encoding: 'utf8' },
+    )
     if (r.status !== 0) throw new Error(`could not create the demo key: ${r.stderr}`)
     mkdirSync(STACK, { recursive: true })
     writeFileSync(DEMO_FILE, r.stdout.trim().split('\n').pop()!, { mode: 0o600 })

@@ -28,7 +28,13 @@ t.test('a child that keeps crashing at start is restarted, then given up on with
   const lines: string[] = []
   let starts = 0
   const gaveUp = new Promise<string>((resolve) => {
-    const s = new Supervisor('svc', () => (starts++, node('process.exit(3)')()), (l) => lines.push(l), resolve, fast)
+    const s = new Supervisor(
+      'svc',
+      () => (starts++, node('process.exit(3)')()),
+      (l) => lines.push(l),
+      resolve,
+      fast,
+    )
     s.start()
   })
   const msg = await gaveUp
@@ -40,7 +46,13 @@ t.test('a child that keeps crashing at start is restarted, then given up on with
 
 t.test('a child killed from outside is restarted with a log line; stop() does not restart', async (t) => {
   const lines: string[] = []
-  const s = new Supervisor('svc', node('setInterval(() => {}, 1000)'), (l) => lines.push(l), () => t.fail('gave up'), fast)
+  const s = new Supervisor(
+    'svc',
+    node('setInterval(() => {}, 1000)'),
+    (l) => lines.push(l),
+    () => t.fail('gave up'),
+    fast,
+  )
   s.start()
   const first = s.current!
   await new Promise((r) => first.once('spawn', r))

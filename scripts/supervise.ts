@@ -12,9 +12,16 @@ export interface RestartPolicy {
   maxQuickCrashes: number
 }
 
-export const DEFAULT_POLICY: RestartPolicy = { initialDelayMs: 1000, maxDelayMs: 30_000, quickCrashMs: 10_000, maxQuickCrashes: 5 }
+export const DEFAULT_POLICY: RestartPolicy = {
+  initialDelayMs: 1000,
+  maxDelayMs: 30_000,
+  quickCrashMs: 10_000,
+  maxQuickCrashes: 5,
+}
 
-export type Decision = { action: 'restart'; delayMs: number; quickCrashes: number } | { action: 'give-up'; quickCrashes: number }
+export type Decision =
+  | { action: 'restart'; delayMs: number; quickCrashes: number }
+  | { action: 'give-up'; quickCrashes: number }
 
 /** What to do after a crash of a child that ran `ranMs`, `quickCrashes` immediate crashes in a row before it. */
 export function afterCrash(quickCrashes: number, ranMs: number, p: RestartPolicy = DEFAULT_POLICY): Decision {
@@ -62,7 +69,9 @@ export class Supervisor {
         this.onGiveUp(this.gaveUp)
         return
       }
-      this.log(`${this.name} ${how} after ${(ranMs / 1000).toFixed(1)} s; restarting it in ${(d.delayMs / 1000).toFixed(1)} s`)
+      this.log(
+        `${this.name} ${how} after ${(ranMs / 1000).toFixed(1)} s; restarting it in ${(d.delayMs / 1000).toFixed(1)} s`,
+      )
       this.restartTimer = setTimeout(() => {
         if (this.stopping) return
         this.restarts++

@@ -75,10 +75,12 @@ export function clusterSteps(statement: string, target: ClusterTarget): ClusterS
   let m: RegExpExecArray | null
   if ((m = CREATE_TABLE.exec(s))) {
     const table = m[2]!
-    if (!target.sharded.has(table)) throw new ClusterRewriteError(`CREATE TABLE ${table}: only *MergeTree tables can be made replicated (H44)`)
+    if (!target.sharded.has(table))
+      throw new ClusterRewriteError(`CREATE TABLE ${table}: only *MergeTree tables can be made replicated (H44)`)
     return replicatedTable(s, db, table, onCluster, cluster)
   }
-  if ((m = CREATE_VIEW.exec(s))) return [{ kind: 'ddl', sql: s.replace(CREATE_VIEW, `CREATE VIEW IF NOT EXISTS $1.$2 ${onCluster}$3`) }]
+  if ((m = CREATE_VIEW.exec(s)))
+    return [{ kind: 'ddl', sql: s.replace(CREATE_VIEW, `CREATE VIEW IF NOT EXISTS $1.$2 ${onCluster}$3`) }]
   if ((m = CREATE_MV.exec(s))) {
     const head = s.replace(CREATE_MV, `CREATE MATERIALIZED VIEW IF NOT EXISTS $1.$2 ${onCluster}$3`)
     return [{ kind: 'ddl', sql: toLocalNames(head, db, target.sharded, m[2]!) }]
@@ -101,12 +103,15 @@ export function clusterSteps(statement: string, target: ClusterTarget): ClusterS
     ]
   }
   if ((m = INSERT_SELECT.exec(s))) {
-    return [{
-      kind: 'require-empty',
-      sql: `SELECT count() AS n FROM (${m[3]!})`,
-      reason: `the backfill into ${m[2]} would copy rows, which the runner cannot write shard by shard; ` +
-        'build the cluster database by replay (docs/design.md A1, H44)',
-    }]
+    return [
+      {
+        kind: 'require-empty',
+        sql: `SELECT count() AS n FROM (${m[3]!})`,
+        reason:
+          `the backfill into ${m[2]} would copy rows, which the runner cannot write shard by shard; ` +
+          'build the cluster database by replay (docs/design.md A1, H44)',
+      },
+    ]
   }
   throw new ClusterRewriteError(`no cluster form for this statement (H44): ${s.slice(0, 80)}`)
 }
@@ -127,7 +132,10 @@ function distributedTable(db: string, table: string, onCluster: string, cluster:
   const local = table + LOCAL_SUFFIX
   const key = SHARDING_KEYS[table]
   const distributedArgs = [cluster, db, local, ...(key ? [key] : [])].join(', ')
-  return { kind: 'ddl', sql: `CREATE TABLE IF NOT EXISTS ${db}.${table} ${onCluster} AS ${db}.${local}\nENGINE = Distributed(${distributedArgs})` }
+  return {
+    kind: 'ddl',
+    sql: `CREATE TABLE IF NOT EXISTS ${db}.${table} ${onCluster} AS ${db}.${local}\nENGINE = Distributed(${distributedArgs})`,
+  }
 }
 
 /** `db.X` becomes `db.X_local` for every sharded X, except the view's own name. */

@@ -19,18 +19,48 @@ t.test('creates the database, applies every file once, records it; then idempote
   const second = await migrate(client, target)
   t.equal(second.applied.length, 0)
   t.equal(second.skipped.length, first.applied.length)
-  const tables = await queryRows<{ name: string }>(client, `SELECT name FROM system.tables WHERE database = '${target}' ORDER BY name`)
-  t.same(tables.map((r) => r.name), [
-    'events', 'events_by_person', 'events_dedup', 'groups', 'groups_from_events_mv', 'groups_view', 'identifies', 'identifies_dedup',
-    'identity_links', 'identity_links_from_events_mv', 'identity_links_from_identifies_mv', 'identity_map',
-    'retry_ids', 'retry_ids_from_events_mv', 'retry_ids_from_identifies_mv', 'schema_migrations', 'usage_monthly', 'usage_monthly_mv',
-    'usage_monthly_view', 'user_traits', 'user_traits_latest', 'users', 'users_from_events_mv', 'users_from_identifies_mv', 'users_view',
-  ])
+  const tables = await queryRows<{ name: string }>(
+    client,
+    `SELECT name FROM system.tables WHERE database = '${target}' ORDER BY name`,
+  )
+  t.same(
+    tables.map((r) => r.name),
+    [
+      'events',
+      'events_by_person',
+      'events_dedup',
+      'groups',
+      'groups_from_events_mv',
+      'groups_view',
+      'identifies',
+      'identifies_dedup',
+      'identity_links',
+      'identity_links_from_events_mv',
+      'identity_links_from_identifies_mv',
+      'identity_map',
+      'retry_ids',
+      'retry_ids_from_events_mv',
+      'retry_ids_from_identifies_mv',
+      'schema_migrations',
+      'usage_monthly',
+      'usage_monthly_mv',
+      'usage_monthly_view',
+      'user_traits',
+      'user_traits_latest',
+      'users',
+      'users_from_events_mv',
+      'users_from_identifies_mv',
+      'users_view',
+    ],
+  )
   const recorded = await queryRows<{ version: number; name: string; checksum: string }>(
     client,
     `SELECT version, name, checksum FROM ${target}.schema_migrations ORDER BY version`,
   )
-  t.same(recorded.map((r) => [Number(r.version), r.name, r.checksum]), first.applied.map((m) => [m.version, m.name, m.checksum]))
+  t.same(
+    recorded.map((r) => [Number(r.version), r.name, r.checksum]),
+    first.applied.map((m) => [m.version, m.name, m.checksum]),
+  )
 })
 
 t.test('two processes migrating together both succeed', async (t) => {
@@ -38,7 +68,10 @@ t.test('two processes migrating together both succeed', async (t) => {
   t.teardown(() => client.command({ query: `DROP DATABASE IF EXISTS ${target}` }))
   const results = await Promise.all([migrate(client, target), migrate(client, target), migrate(client, target)])
   t.ok(results.every((r) => r.applied.length + r.skipped.length >= 5))
-  const [{ n }] = (await queryRows<{ n: string }>(client, `SELECT uniqExact(version) AS n FROM ${target}.schema_migrations`)) as [{ n: string }]
+  const [{ n }] = (await queryRows<{ n: string }>(
+    client,
+    `SELECT uniqExact(version) AS n FROM ${target}.schema_migrations`,
+  )) as [{ n: string }]
   t.equal(Number(n), results[0]!.applied.length + results[0]!.skipped.length)
   t.equal((await migrate(client, target)).applied.length, 0)
 })
@@ -54,7 +87,10 @@ t.test('a new file is applied; a changed applied file is refused', async (t) => 
   await migrate(client, target, { dir })
   await writeFile(join(dir, '900_extra.sql'), 'CREATE TABLE IF NOT EXISTS {db}.extra (x UInt8) ENGINE = TinyLog;\n')
   const added = await migrate(client, target, { dir })
-  t.same(added.applied.map((m) => m.file), ['900_extra.sql'])
+  t.same(
+    added.applied.map((m) => m.file),
+    ['900_extra.sql'],
+  )
   await appendFile(join(dir, '001_events.sql'), '\n-- edited after it was applied\n')
   const err = await migrate(client, target, { dir }).catch((e: unknown) => e)
   t.ok(err instanceof MigrationError)

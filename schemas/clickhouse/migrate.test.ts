@@ -42,9 +42,20 @@ t.test('the shipped migrations load in order, each statement idempotent', async 
       // 18.16 has no ADD COLUMN IF NOT EXISTS: run again, the runner takes "already exists" as done.
       const addColumn = /^ALTER TABLE \{db\}\.\w+ ADD COLUMN \w+ \w+$/.test(s)
       if (addColumn) t.pass(`${m.file}: ${s}`)
-      else if (backfill) t.ok(replacing.has(backfill[1]!), `${m.file}: a backfill into ${backfill[1]}, a ReplacingMergeTree table`)
-      else if (dropped) t.match(m.statements[i + 1] ?? '', `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.${dropped[1]} `, `${m.file}: ${dropped[1]} dropped only to be made again`)
-      else t.match(s, /^CREATE (TABLE|VIEW|MATERIALIZED VIEW|DATABASE) IF NOT EXISTS \{db\}\./, `${m.file}: ${s.slice(0, 60)}`)
+      else if (backfill)
+        t.ok(replacing.has(backfill[1]!), `${m.file}: a backfill into ${backfill[1]}, a ReplacingMergeTree table`)
+      else if (dropped)
+        t.match(
+          m.statements[i + 1] ?? '',
+          `CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.${dropped[1]} `,
+          `${m.file}: ${dropped[1]} dropped only to be made again`,
+        )
+      else
+        t.match(
+          s,
+          /^CREATE (TABLE|VIEW|MATERIALIZED VIEW|DATABASE) IF NOT EXISTS \{db\}\./,
+          `${m.file}: ${s.slice(0, 60)}`,
+        )
       // A6: features 18.16 lacks must not appear.
       t.notMatch(s, /DateTime64|\bMap\(|\bJSON\b|\bBool\b|CODEC|JSONExtract|SimpleAggregateFunction|LowCardinality/)
     })

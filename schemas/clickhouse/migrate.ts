@@ -196,7 +196,12 @@ async function tolerantCommand(client: ClickHouseClient, query: string): Promise
     const ifNotExists = /\bIF\s+NOT\s+EXISTS\b/i.test(query)
     if (ifNotExists && (code === CH_ERRORS.TABLE_ALREADY_EXISTS || code === CH_ERRORS.DATABASE_ALREADY_EXISTS)) return
     // 18.16 has no ADD COLUMN IF NOT EXISTS: run again, an ADD COLUMN finds its column there, which is what it asked for.
-    if (ADD_COLUMN.test(query) && (code === CH_ERRORS.DUPLICATE_COLUMN || code === CH_ERRORS.ILLEGAL_COLUMN) && /already exists/i.test((err as Error).message)) return
+    if (
+      ADD_COLUMN.test(query) &&
+      (code === CH_ERRORS.DUPLICATE_COLUMN || code === CH_ERRORS.ILLEGAL_COLUMN) &&
+      /already exists/i.test((err as Error).message)
+    )
+      return
     throw err
   }
 }

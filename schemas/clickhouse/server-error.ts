@@ -41,7 +41,11 @@ export const CH_ERRORS = {
  * falling behind on merges: only the message tells them apart.
  */
 export function isTooManyPartitionsPerInsert(err: unknown): boolean {
-  return serverErrorCode(err) === CH_ERRORS.TOO_MANY_PARTS && err instanceof Error && /too many partitions for single insert block/i.test(err.message)
+  return (
+    serverErrorCode(err) === CH_ERRORS.TOO_MANY_PARTS &&
+    err instanceof Error &&
+    /too many partitions for single insert block/i.test(err.message)
+  )
 }
 
 /** The numeric server error code in an error thrown by @clickhouse/client, if any. */

@@ -27,18 +27,31 @@ t.test('strings round-trip', async (t) => {
     t.equal(rows[0]!.v, s, JSON.stringify(s))
     t.equal(Number(rows[0]!.n), Buffer.byteLength(s), 'byte length')
   }
-  const [{ n }] = (await queryRows<{ n: string }>(client, `SELECT count() AS n FROM system.databases WHERE name = ${literal(database)}`)) as [{ n: string }]
+  const [{ n }] = (await queryRows<{ n: string }>(
+    client,
+    `SELECT count() AS n FROM system.databases WHERE name = ${literal(database)}`,
+  )) as [{ n: string }]
   t.equal(Number(n), 1, 'the database is still there')
 })
 
 t.test('a value used in a WHERE clause only matches itself', async (t) => {
   await client.command({ query: `CREATE TABLE ${database}.kv (k String) ENGINE = TinyLog` })
-  await client.insert({ table: `${database}.kv`, values: [{ k: 'a' }, { k: 'b' }, { k: "x' OR '1'='1" }], format: 'JSONEachRow' })
-  const hit = await queryRows<{ k: string }>(client, sql`SELECT k FROM ${ident(database, 'kv')} WHERE k = ${"x' OR '1'='1"}`)
+  await client.insert({
+    table: `${database}.kv`,
+    values: [{ k: 'a' }, { k: 'b' }, { k: "x' OR '1'='1" }],
+    format: 'JSONEachRow',
+  })
+  const hit = await queryRows<{ k: string }>(
+    client,
+    sql`SELECT k FROM ${ident(database, 'kv')} WHERE k = ${"x' OR '1'='1"}`,
+  )
   t.same(hit, [{ k: "x' OR '1'='1" }])
   const miss = await queryRows(client, sql`SELECT k FROM ${ident(database, 'kv')} WHERE k = ${"a' OR '1'='1"}`)
   t.same(miss, [])
-  const inList = await queryRows<{ k: string }>(client, sql`SELECT k FROM ${ident(database, 'kv')} WHERE has(${['a', "b' OR 1"]}, k)`)
+  const inList = await queryRows<{ k: string }>(
+    client,
+    sql`SELECT k FROM ${ident(database, 'kv')} WHERE has(${['a', "b' OR 1"]}, k)`,
+  )
   t.same(inList, [{ k: 'a' }])
 })
 

@@ -18,7 +18,7 @@ t.test('injection attempts stay inside the literal', async (t) => {
     "x'; DROP TABLE events; --",
     "x\\' OR 1=1 --",
     "x\\\\' OR '1'='1",
-    "\\",
+    '\\',
     "'",
     "x\u0000' OR 1",
   ]

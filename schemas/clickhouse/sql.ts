@@ -36,16 +36,7 @@ export class SqlRaw {
   }
 }
 
-export type SqlValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | Date
-  | null
-  | SqlIdentifier
-  | SqlRaw
-  | readonly SqlValue[]
+export type SqlValue = string | number | bigint | boolean | Date | null | SqlIdentifier | SqlRaw | readonly SqlValue[]
 
 export function isIdentifier(name: unknown): name is string {
   return typeof name === 'string' && IDENTIFIER.test(name)
@@ -78,13 +69,27 @@ export function escapeString(s: string): string {
   for (const ch of s) {
     const c = ch.codePointAt(0)!
     switch (ch) {
-      case '\\': out += '\\\\'; break
-      case "'": out += "\\'"; break
-      case '\n': out += '\\n'; break
-      case '\r': out += '\\r'; break
-      case '\t': out += '\\t'; break
-      case '\b': out += '\\b'; break
-      case '\f': out += '\\f'; break
+      case '\\':
+        out += '\\\\'
+        break
+      case "'":
+        out += "\\'"
+        break
+      case '\n':
+        out += '\\n'
+        break
+      case '\r':
+        out += '\\r'
+        break
+      case '\t':
+        out += '\\t'
+        break
+      case '\b':
+        out += '\\b'
+        break
+      case '\f':
+        out += '\\f'
+        break
       default:
         if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0')
         else out += ch
@@ -102,8 +107,10 @@ export function formatDateTime(d: Date | number): string {
   if (!Number.isFinite(t)) throw new SqlBindError('invalid Date')
   const y = date.getUTCFullYear()
   if (y < 1970 || y > 2105) throw new SqlBindError(`DateTime out of range: ${date.toISOString()}`)
-  return `${y}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +
+  return (
+    `${y}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +
     `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`
+  )
 }
 
 /** Renders one value as a ClickHouse literal. */

@@ -22,7 +22,11 @@ export const CLICKHOUSE_FAULTS: ClickHouseFault[] = [
     kill: ['clickhouse-2'],
     compareReplicas: [1, 2],
   },
-  { part: 'zookeeper-kill', title: (s) => `SIGKILL ZooKeeper (ClickHouse's coordination), restarted after ${s} s`, kill: ['zookeeper'] },
+  {
+    part: 'zookeeper-kill',
+    title: (s) => `SIGKILL ZooKeeper (ClickHouse's coordination), restarted after ${s} s`,
+    kill: ['zookeeper'],
+  },
   {
     part: 'shard-down',
     title: (s) => `SIGKILL clickhouse-3 and -4 (all of shard 2), restarted after ${s} s`,
@@ -35,13 +39,23 @@ export const CLICKHOUSE_FAULTS: ClickHouseFault[] = [
  * Rows of the run's database on each replica of a shard, after SYNC REPLICA (it waits until the replica
  * has fetched what its queue names): equal counts mean the restarted replica caught up.
  */
-export async function compareReplicas(stack: ClusterStack, database: string, nodes: [number, number], w: FaultWindow): Promise<void> {
+export async function compareReplicas(
+  stack: ClusterStack,
+  database: string,
+  nodes: [number, number],
+  w: FaultWindow,
+): Promise<void> {
   const counts: number[] = []
   for (const n of nodes) {
     const ch = createClient({ url: stack.clickhouseUrl(n), request_timeout: 300_000 })
     try {
       await ch.command({ query: `SYSTEM SYNC REPLICA ${database}.events_local` })
-      const r = await (await ch.query({ query: `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`, format: 'JSONEachRow' })).json<{ n: string }>()
+      const r = await (
+        await ch.query({
+          query: `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ n: string }>()
       counts.push(Number(r[0]?.n ?? 0))
     } finally {
       await ch.close()

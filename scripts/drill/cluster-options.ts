@@ -4,7 +4,14 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { OptionsError } from './options.js'
 
-export const CLUSTER_PARTS = ['rate-limit', 'broker-kill', 'ingest-kill', 'replica-kill', 'zookeeper-kill', 'shard-down'] as const
+export const CLUSTER_PARTS = [
+  'rate-limit',
+  'broker-kill',
+  'ingest-kill',
+  'replica-kill',
+  'zookeeper-kill',
+  'shard-down',
+] as const
 export type ClusterPart = (typeof CLUSTER_PARTS)[number]
 
 export interface ClusterDrillOptions {
@@ -42,7 +49,11 @@ export const CLUSTER_USAGE = `usage: npm run drill -- --profile cluster [--parts
 /** The block of `npm run stack:up -- --profile cluster`: the drill never kills a user's cluster. */
 const USER_CLUSTER_BASE = 25000
 
-export function parseClusterOptions(argv: string[], env: Record<string, string | undefined>, root: string): ClusterDrillOptions {
+export function parseClusterOptions(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  root: string,
+): ClusterDrillOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -64,20 +75,33 @@ export function parseClusterOptions(argv: string[], env: Record<string, string |
       json: { type: 'string' },
     },
   })
-  if (values.profile !== 'cluster') throw new OptionsError(`--profile ${values.profile}: only cluster has a drill of its own`)
+  if (values.profile !== 'cluster')
+    throw new OptionsError(`--profile ${values.profile}: only cluster has a drill of its own`)
   const num = (name: string, raw: string | undefined, def: number, min: number, max: number): number => {
     if (raw === undefined || raw === '') return def
     const n = Number(raw)
-    if (!Number.isInteger(n) || n < min || n > max) throw new OptionsError(`--${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new OptionsError(`--${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`)
     return n
   }
-  const parts = values.parts ? values.parts.split(',').map((s) => s.trim()).filter(Boolean) : [...CLUSTER_PARTS]
-  for (const p of parts) if (!(CLUSTER_PARTS as readonly string[]).includes(p)) throw new OptionsError(`unknown part ${p}; known: ${CLUSTER_PARTS.join(', ')}`)
+  const parts = values.parts
+    ? values.parts
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...CLUSTER_PARTS]
+  for (const p of parts)
+    if (!(CLUSTER_PARTS as readonly string[]).includes(p))
+      throw new OptionsError(`unknown part ${p}; known: ${CLUSTER_PARTS.join(', ')}`)
   const portBase = num('port-base', values['port-base'] ?? env.DRILL_CLUSTER_PORT_BASE, 26000, 1024, 64000)
   // The block spans base .. base+900 (cluster.sh); it must not overlap the user's cluster profile.
-  if (Math.abs(portBase - USER_CLUSTER_BASE) <= 900) throw new OptionsError(`--port-base ${portBase} overlaps the cluster profile's ports (${USER_CLUSTER_BASE}-${USER_CLUSTER_BASE + 900}); the drill kills what it runs, so it needs its own`)
+  if (Math.abs(portBase - USER_CLUSTER_BASE) <= 900)
+    throw new OptionsError(
+      `--port-base ${portBase} overlaps the cluster profile's ports (${USER_CLUSTER_BASE}-${USER_CLUSTER_BASE + 900}); the drill kills what it runs, so it needs its own`,
+    )
   const clusterDir = values['cluster-dir'] ?? env.DRILL_CLUSTER_DIR ?? join(root, '.stack-drill-cluster')
-  if (clusterDir.replace(/\/+$/, '') === join(root, '.stack', 'cluster')) throw new OptionsError('--cluster-dir must not be the cluster profile of the shared stack (.stack/cluster)')
+  if (clusterDir.replace(/\/+$/, '') === join(root, '.stack', 'cluster'))
+    throw new OptionsError('--cluster-dir must not be the cluster profile of the shared stack (.stack/cluster)')
   return {
     parts: parts as ClusterPart[],
     rate: num('rate', values.rate, 100, 1, 5000),

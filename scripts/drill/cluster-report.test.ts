@@ -8,7 +8,12 @@ const accepted = (instance: number, remaining: number): LimitAnswer => ({
   instance,
   status: 200,
   at: AT,
-  headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': RESET, 'x-ratelimit-window': '60' },
+  headers: {
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': RESET,
+    'x-ratelimit-window': '60',
+  },
 })
 const denied = (instance: number, o: Partial<LimitAnswer> = {}): LimitAnswer => ({
   instance,
@@ -16,11 +21,18 @@ const denied = (instance: number, o: Partial<LimitAnswer> = {}): LimitAnswer => 
   at: AT,
   code: 'RATE_LIMIT_EXCEEDED',
   details: { limit: 100, window_seconds: 60, retry_after_seconds: 30, requests_remaining: 0 },
-  headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': RESET, 'x-ratelimit-window': '60', 'retry-after': '30' },
+  headers: {
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': RESET,
+    'x-ratelimit-window': '60',
+    'retry-after': '30',
+  },
   ...o,
 })
 /** 250 requests alternating between two instances that share one counter. */
-const shared = (): LimitAnswer[] => Array.from({ length: 250 }, (_, i) => (i < 100 ? accepted((i % 2) + 1, 99 - i) : denied((i % 2) + 1)))
+const shared = (): LimitAnswer[] =>
+  Array.from({ length: 250 }, (_, i) => (i < 100 ? accepted((i % 2) + 1, 99 - i) : denied((i % 2) + 1)))
 
 t.test('one shared count: 100 accepted across both instances, 150 correct 429s', async (t) => {
   const v = judgeRateLimit(shared(), 100)
@@ -51,9 +63,14 @@ t.test('429s with a wrong header, code, details or Retry-After are each reported
   const answers = shared()
   answers[100] = denied(1, { headers: { ...denied(1).headers, 'retry-after': undefined as unknown as null } })
   answers[101] = denied(2, { code: 'EVENT_RATE_LIMIT_EXCEEDED' })
-  answers[102] = denied(1, { details: { limit: 100, window_seconds: 60, retry_after_seconds: 30, requests_remaining: 3 } })
+  answers[102] = denied(1, {
+    details: { limit: 100, window_seconds: 60, retry_after_seconds: 30, requests_remaining: 3 },
+  })
   answers[103] = denied(2, { headers: { ...denied(2).headers, 'x-ratelimit-remaining': '4' } })
-  answers[104] = denied(2, { headers: { ...denied(2).headers, 'retry-after': '50', } , details: { limit: 100, window_seconds: 60, retry_after_seconds: 50, requests_remaining: 0 } })
+  answers[104] = denied(2, {
+    headers: { ...denied(2).headers, 'retry-after': '50' },
+    details: { limit: 100, window_seconds: 60, retry_after_seconds: 50, requests_remaining: 0 },
+  })
   const p = judgeRateLimit(answers, 100).problems.join('\n')
   t.match(p, /2 answers 429s lack a Retry-After/)
   t.match(p, /1 answers 429s are not RATE_LIMIT_EXCEEDED/)
@@ -72,10 +89,23 @@ t.test('answers from one instance only, other statuses and two windows are repor
   t.match(p, /2 different X-RateLimit-Reset values/)
 })
 
-const o = (sentAt: number, doneAt: number, status?: number): Outcome => ({ sentAt, doneAt, status, error: status === undefined ? 'connection' : undefined, events: [{ messageId: `m${sentAt}` }] })
+const o = (sentAt: number, doneAt: number, status?: number): Outcome => ({
+  sentAt,
+  doneAt,
+  status,
+  error: status === undefined ? 'connection' : undefined,
+  events: [{ messageId: `m${sentAt}` }],
+})
 
 t.test('unavailability: when the last 503 was and when 200s came back before the restart', async (t) => {
-  const outcomes = [o(900, 950, 200), o(1000, 1100, 503), o(1200, 1300, 503), o(1250, 1400), o(1500, 1550, 200), o(1600, 1650, 200)]
+  const outcomes = [
+    o(900, 950, 200),
+    o(1000, 1100, 503),
+    o(1200, 1300, 503),
+    o(1250, 1400),
+    o(1500, 1550, 200),
+    o(1600, 1650, 200),
+  ]
   t.same(unavailability(outcomes, 1000, 3000), { unavailable: 3, lastAfterMs: 400, tookOverAfterMs: 550 })
   // The restart came before any 200: no take-over while the broker was down.
   t.same(unavailability(outcomes, 1000, 1520), { unavailable: 3, lastAfterMs: 400, tookOverAfterMs: undefined })

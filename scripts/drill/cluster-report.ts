@@ -25,7 +25,8 @@ export interface LimitVerdict {
   problems: string[]
 }
 
-const int = (v: string | null | undefined): number | undefined => (v != null && /^\d+$/.test(v.trim()) ? Number(v) : undefined)
+const int = (v: string | null | undefined): number | undefined =>
+  v != null && /^\d+$/.test(v.trim()) ? Number(v) : undefined
 
 /** Exactly `limit` accepted whichever instance took them, the rest 429 RATE_LIMIT_EXCEEDED with the
  * headers and details SPEC gives (Limits, Errors); every answer's headers from the shared window. */
@@ -37,33 +38,68 @@ export function judgeRateLimit(answers: LimitAnswer[], limit: number): LimitVerd
   const acceptedByInstance: Record<number, number> = {}
   for (const a of ok) acceptedByInstance[a.instance] = (acceptedByInstance[a.instance] ?? 0) + 1
   if (ok.length !== limit) problems.push(`${ok.length} requests accepted, expected exactly ${limit}`)
-  if (other.length) problems.push(`${other.length} answers were neither 200 nor 429 (e.g. ${other[0].status ?? other[0].error})`)
+  if (other.length)
+    problems.push(`${other.length} answers were neither 200 nor 429 (e.g. ${other[0].status ?? other[0].error})`)
   const instances = new Set(answers.map((a) => a.instance))
   if (instances.size < 2) problems.push('the requests did not reach two instances')
 
   const bad = (what: string, list: LimitAnswer[]) => list.length && problems.push(`${list.length} answers ${what}`)
-  bad('lack X-RateLimit-Limit equal to the plan limit', answers.filter((a) => a.status !== undefined && int(a.headers['x-ratelimit-limit']) !== limit))
-  bad('lack X-RateLimit-Window: 60', answers.filter((a) => a.status !== undefined && a.headers['x-ratelimit-window'] !== '60'))
+  bad(
+    'lack X-RateLimit-Limit equal to the plan limit',
+    answers.filter((a) => a.status !== undefined && int(a.headers['x-ratelimit-limit']) !== limit),
+  )
+  bad(
+    'lack X-RateLimit-Window: 60',
+    answers.filter((a) => a.status !== undefined && a.headers['x-ratelimit-window'] !== '60'),
+  )
   const resets = new Set(answers.filter((a) => a.status !== undefined).map((a) => a.headers['x-ratelimit-reset']))
-  if (resets.size !== 1) problems.push(`the answers name ${resets.size} different X-RateLimit-Reset values (one window expected): ${[...resets].slice(0, 3).join(', ')}`)
+  if (resets.size !== 1)
+    problems.push(
+      `the answers name ${resets.size} different X-RateLimit-Reset values (one window expected): ${[...resets].slice(0, 3).join(', ')}`,
+    )
 
   // With one shared counter each accepted request leaves a different number of requests.
   const remaining = ok.map((a) => int(a.headers['x-ratelimit-remaining'])).sort((x, y) => (x ?? -1) - (y ?? -1))
   const expected = Array.from({ length: Math.min(ok.length, limit) }, (_, i) => i)
   if (ok.length === limit && remaining.some((r, i) => r !== expected[i])) {
-    problems.push(`the accepted answers' X-RateLimit-Remaining are not ${limit - 1}..0 once each (not one shared count): ${summariseCounts(remaining)}`)
+    problems.push(
+      `the accepted answers' X-RateLimit-Remaining are not ${limit - 1}..0 once each (not one shared count): ${summariseCounts(remaining)}`,
+    )
   }
-  bad('429s say X-RateLimit-Remaining other than 0', denied.filter((a) => a.headers['x-ratelimit-remaining'] !== '0'))
-  bad('429s are not RATE_LIMIT_EXCEEDED', denied.filter((a) => a.code !== 'RATE_LIMIT_EXCEEDED'))
-  bad('429s lack a Retry-After of 1 to 60 s that ends the window (X-RateLimit-Reset)', denied.filter((a) => {
-    const retry = int(a.headers['retry-after'])
-    const reset = int(a.headers['x-ratelimit-reset'])
-    return retry === undefined || retry < 1 || retry > 60 || reset === undefined || Math.abs(a.at / 1000 + retry - reset) > 2
-  }))
-  bad('429s lack error.details {limit, window_seconds: 60, retry_after_seconds, requests_remaining: 0}', denied.filter((a) => {
-    const d = a.details ?? {}
-    return d.limit !== limit || d.window_seconds !== 60 || d.requests_remaining !== 0 || d.retry_after_seconds !== int(a.headers['retry-after'])
-  }))
+  bad(
+    '429s say X-RateLimit-Remaining other than 0',
+    denied.filter((a) => a.headers['x-ratelimit-remaining'] !== '0'),
+  )
+  bad(
+    '429s are not RATE_LIMIT_EXCEEDED',
+    denied.filter((a) => a.code !== 'RATE_LIMIT_EXCEEDED'),
+  )
+  bad(
+    '429s lack a Retry-After of 1 to 60 s that ends the window (X-RateLimit-Reset)',
+    denied.filter((a) => {
+      const retry = int(a.headers['retry-after'])
+      const reset = int(a.headers['x-ratelimit-reset'])
+      return (
+        retry === undefined ||
+        retry < 1 ||
+        retry > 60 ||
+        reset === undefined ||
+        Math.abs(a.at / 1000 + retry - reset) > 2
+      )
+    }),
+  )
+  bad(
+    '429s lack error.details {limit, window_seconds: 60, retry_after_seconds, requests_remaining: 0}',
+    denied.filter((a) => {
+      const d = a.details ?? {}
+      return (
+        d.limit !== limit ||
+        d.window_seconds !== 60 ||
+        d.requests_remaining !== 0 ||
+        d.retry_after_seconds !== int(a.headers['retry-after'])
+      )
+    }),
+  )
   return { accepted: ok.length, rejected: denied.length, other: other.length, acceptedByInstance, problems }
 }
 
@@ -71,7 +107,9 @@ function summariseCounts(values: Array<number | undefined>): string {
   const counts = new Map<string, number>()
   for (const v of values) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1)
   const repeated = [...counts].filter(([, n]) => n > 1).slice(0, 5)
-  return repeated.length ? `repeated: ${repeated.map(([v, n]) => `${v} x${n}`).join(', ')}` : `values ${values.slice(0, 5).join(', ')}...`
+  return repeated.length
+    ? `repeated: ${repeated.map(([v, n]) => `${v} x${n}`).join(', ')}`
+    : `values ${values.slice(0, 5).join(', ')}...`
 }
 
 export interface Unavailability {
@@ -94,7 +132,13 @@ export function unavailability(outcomes: Outcome[], from: number, until: number)
   }
   const lastSent = Math.max(...down.map((o) => o.sentAt))
   const lastDone = Math.max(...down.map((o) => o.doneAt))
-  const good = outcomes.filter((o) => o.sentAt > lastSent && o.status !== undefined && o.status >= 200 && o.status < 300 && o.doneAt < until)
+  const good = outcomes.filter(
+    (o) => o.sentAt > lastSent && o.status !== undefined && o.status >= 200 && o.status < 300 && o.doneAt < until,
+  )
   const firstGood = good.length ? Math.min(...good.map((o) => o.doneAt)) : undefined
-  return { unavailable: down.length, lastAfterMs: lastDone - from, tookOverAfterMs: firstGood === undefined ? undefined : firstGood - from }
+  return {
+    unavailable: down.length,
+    lastAfterMs: lastDone - from,
+    tookOverAfterMs: firstGood === undefined ? undefined : firstGood - from,
+  }
 }

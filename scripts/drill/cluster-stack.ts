@@ -8,10 +8,37 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { pidAlive, waitGone, StackError } from './own-stack.js'
 
-export type ClusterComponent = 'kafka-1' | 'kafka-2' | 'kafka-3' | 'ingest-1' | 'ingest-2' | 'projector' | 'haproxy' | 'registry' | 'redis' | 'zookeeper' | 'clickhouse-1' | 'clickhouse-2' | 'clickhouse-3' | 'clickhouse-4'
+export type ClusterComponent =
+  | 'kafka-1'
+  | 'kafka-2'
+  | 'kafka-3'
+  | 'ingest-1'
+  | 'ingest-2'
+  | 'projector'
+  | 'haproxy'
+  | 'registry'
+  | 'redis'
+  | 'zookeeper'
+  | 'clickhouse-1'
+  | 'clickhouse-2'
+  | 'clickhouse-3'
+  | 'clickhouse-4'
 
 /** The offsets of cluster.sh's ports from CLUSTER_PORT_BASE (README, deploy/local/cluster.sh). */
-export const PORT_OFFSETS = { haproxy: 0, ingest1: 1, ingest2: 2, ingest1Admin: 11, ingest2Admin: 12, kafka1: 92, kafka2: 192, kafka3: 292, registry: 81, clickhouseHttp: 121, redis: 379, projector: 101 } as const
+export const PORT_OFFSETS = {
+  haproxy: 0,
+  ingest1: 1,
+  ingest2: 2,
+  ingest1Admin: 11,
+  ingest2Admin: 12,
+  kafka1: 92,
+  kafka2: 192,
+  kafka3: 292,
+  registry: 81,
+  clickhouseHttp: 121,
+  redis: 379,
+  projector: 101,
+} as const
 
 export class ClusterStack {
   readonly logFile: string
@@ -101,12 +128,19 @@ export class ClusterStack {
       CLUSTER_WITH_DASHBOARD: '0',
     }
     try {
-      const r = await promisify(execFile)('bash', [join(this.root, 'deploy/local/stack.sh'), cmd, '--profile', 'cluster'], { cwd: this.root, env, timeout })
+      const r = await promisify(execFile)(
+        'bash',
+        [join(this.root, 'deploy/local/stack.sh'), cmd, '--profile', 'cluster'],
+        { cwd: this.root, env, timeout },
+      )
       appendFileSync(this.logFile, r.stdout + r.stderr)
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string }
       appendFileSync(this.logFile, (e.stdout ?? '') + (e.stderr ?? ''))
-      throw new StackError(`stack.sh ${cmd} --profile cluster failed for ${this.dir}: ${(e.stderr ?? e.message).trim().split('\n').slice(-12).join('\n')}`, { cause: err })
+      throw new StackError(
+        `stack.sh ${cmd} --profile cluster failed for ${this.dir}: ${(e.stderr ?? e.message).trim().split('\n').slice(-12).join('\n')}`,
+        { cause: err },
+      )
     }
   }
 }

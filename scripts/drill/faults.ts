@@ -4,7 +4,15 @@
 import type { OwnStack } from './own-stack.js'
 import type { ManagedService } from './services.js'
 
-export const FAULT_NAMES = ['ingest-kill', 'ingest-term', 'projector-kill', 'kafka-kill', 'kafka-stall', 'clickhouse-down', 'registry-down'] as const
+export const FAULT_NAMES = [
+  'ingest-kill',
+  'ingest-term',
+  'projector-kill',
+  'kafka-kill',
+  'kafka-stall',
+  'clickhouse-down',
+  'registry-down',
+] as const
 export type FaultName = (typeof FAULT_NAMES)[number]
 
 export interface FaultContext {
@@ -47,7 +55,10 @@ export const FAULTS: Record<FaultName, Fault> = {
       const drain = await ingest.signal('SIGTERM', 30_000)
       const ms = await ingest.startHealthy()
       return {
-        notes: [...(drain.forced ? [] : [`ingest drained and exited in ${secs(drain.ms)}`]), `healthy again ${secs(ms)} after its restart`],
+        notes: [
+          ...(drain.forced ? [] : [`ingest drained and exited in ${secs(drain.ms)}`]),
+          `healthy again ${secs(ms)} after its restart`,
+        ],
         problems: drain.forced ? ['ingest did not exit within 30 s of SIGTERM (no graceful drain) and was killed'] : [],
       }
     },
@@ -107,7 +118,10 @@ export const FAULTS: Record<FaultName, Fault> = {
       // The projector should wait for the registry (issue 9 item 6); give it until the outage ends.
       const healthy = projector.waitHealthy(Math.max(1000, outageSeconds * 1000 - (Date.now() - t0))).then(
         () => 'healthy while the registry was down',
-        () => (projector.alive() ? 'not healthy while the registry was down (still running)' : `exited while the registry was down`),
+        () =>
+          projector.alive()
+            ? 'not healthy while the registry was down (still running)'
+            : `exited while the registry was down`,
       )
       const state = await healthy
       say(`projector ${state}`)
@@ -115,8 +129,14 @@ export const FAULTS: Record<FaultName, Fault> = {
       const t1 = Date.now()
       await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
       return {
-        notes: [...(drain.forced ? [] : [`projector drained in ${secs(drain.ms)}`]), `restarted projector ${state}`, `registry ready ${secs(Date.now() - t1)} after its start`],
-        problems: drain.forced ? ['projector did not exit within 30 s of SIGTERM (no graceful drain) and was killed'] : [],
+        notes: [
+          ...(drain.forced ? [] : [`projector drained in ${secs(drain.ms)}`]),
+          `restarted projector ${state}`,
+          `registry ready ${secs(Date.now() - t1)} after its start`,
+        ],
+        problems: drain.forced
+          ? ['projector did not exit within 30 s of SIGTERM (no graceful drain) and was killed']
+          : [],
       }
     },
   },

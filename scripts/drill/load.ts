@@ -92,7 +92,13 @@ export class SteadyLoad {
       body: {
         sent_at: new Date().toISOString(),
         // Different users, so the batch spans partitions (the transactional path, A4).
-        events: messageIds.map((m, i) => ({ type: 'event', event: 'drill_batch_item', message_id: m, user: { id: `drill_user_${(seq + i) % 97}` }, properties: { seq, i } })),
+        events: messageIds.map((m, i) => ({
+          type: 'event',
+          event: 'drill_batch_item',
+          message_id: m,
+          user: { id: `drill_user_${(seq + i) % 97}` },
+          properties: { seq, i },
+        })),
       },
     }
   }
@@ -144,5 +150,6 @@ function readEventIds(text: string, o: Outcome): void {
     const item = o.events[r.index ?? i]
     if (item && r.success !== false && typeof r.event_id === 'string') item.eventId = r.event_id
   })
-  if (o.events.some((e) => !e.eventId) && results.every((r) => r.success !== false)) o.bad = '2xx with an accepted item lacking its event_id'
+  if (o.events.some((e) => !e.eventId) && results.every((r) => r.success !== false))
+    o.bad = '2xx with an accepted item lacking its event_id'
 }

@@ -28,8 +28,12 @@ async function main(): Promise<number> {
     throw err
   }
   const r = await runDrill(ROOT, opts)
-  console.log(`\nDrill ${r.runId}: ${r.seconds} s, faults ${opts.faults.join(', ')}, ${opts.rate} events/s + ${opts.batchRate} batch(es)/s of ${opts.batchSize}`)
-  console.log(`topic: ${r.topic.records} records, ${r.topic.distinct} distinct event_ids; ClickHouse (FINAL): ${r.clickhouse.distinct} distinct${r.skipped ? `; ${r.skipped} requests not sent (too many in flight)` : ''}\n`)
+  console.log(
+    `\nDrill ${r.runId}: ${r.seconds} s, faults ${opts.faults.join(', ')}, ${opts.rate} events/s + ${opts.batchRate} batch(es)/s of ${opts.batchSize}`,
+  )
+  console.log(
+    `topic: ${r.topic.records} records, ${r.topic.distinct} distinct event_ids; ClickHouse (FINAL): ${r.clickhouse.distinct} distinct${r.skipped ? `; ${r.skipped} requests not sent (too many in flight)` : ''}\n`,
+  )
   console.log(r.text)
   if (opts.markdownFile) writeFileSync(opts.markdownFile, r.markdown + '\n')
   if (opts.jsonFile) writeFileSync(opts.jsonFile, JSON.stringify(r, null, 2) + '\n')
@@ -55,14 +59,22 @@ async function clusterMain(): Promise<number> {
     throw err
   }
   const r = await runClusterDrill(ROOT, opts)
-  console.log(`\nCluster drill ${r.runId}: ${r.seconds} s (cluster started in ${r.clusterStartSeconds} s), parts ${opts.parts.join(', ')}, ${opts.rate} events/s + ${opts.batchRate} batch(es)/s of ${opts.batchSize} through HAProxy`)
-  console.log(`topic: ${r.topic.records} records, ${r.topic.distinct} distinct event_ids; ClickHouse (FINAL): ${r.clickhouse.distinct} distinct${r.skipped ? `; ${r.skipped} requests not sent (too many in flight)` : ''}\n`)
+  console.log(
+    `\nCluster drill ${r.runId}: ${r.seconds} s (cluster started in ${r.clusterStartSeconds} s), parts ${opts.parts.join(', ')}, ${opts.rate} events/s + ${opts.batchRate} batch(es)/s of ${opts.batchSize} through HAProxy`,
+  )
+  console.log(
+    `topic: ${r.topic.records} records, ${r.topic.distinct} distinct event_ids; ClickHouse (FINAL): ${r.clickhouse.distinct} distinct${r.skipped ? `; ${r.skipped} requests not sent (too many in flight)` : ''}\n`,
+  )
   console.log(r.text)
   if (opts.markdownFile) writeFileSync(opts.markdownFile, r.markdown + '\n')
   if (opts.jsonFile) writeFileSync(opts.jsonFile, JSON.stringify(r, null, 2) + '\n')
-  console.log(`\nmarkdown table: ${opts.markdownFile ?? join(r.logDir, 'result.md')}; service logs: ${opts.clusterDir}/logs`)
+  console.log(
+    `\nmarkdown table: ${opts.markdownFile ?? join(r.logDir, 'result.md')}; service logs: ${opts.clusterDir}/logs`,
+  )
   if (r.verdict.ok) {
-    console.log(`\nPASS: ${r.rateLimit ? 'the per-minute limit held across both instances, and ' : ''}every acknowledged event is on the topic and in ClickHouse exactly once.`)
+    console.log(
+      `\nPASS: ${r.rateLimit ? 'the per-minute limit held across both instances, and ' : ''}every acknowledged event is on the topic and in ClickHouse exactly once.`,
+    )
     return 0
   }
   console.log(`\nFAIL:\n${r.verdict.failures.map((f) => `  - ${f}`).join('\n')}`)

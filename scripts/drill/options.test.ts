@@ -9,7 +9,16 @@ t.test('defaults: every fault, 120 events/s, its own stack directory and ports',
   t.same(o.faults, [...FAULT_NAMES])
   t.equal(o.rate, 120)
   t.equal(o.stackDir, '/repo/.stack-drill')
-  t.same(o.ports, { kafka: 29092, kafkaController: 29093, registry: 28081, clickhouseHttp: 28123, clickhouseTcp: 29000, ingest: 28080, ingestAdmin: 28090, projector: 28082 })
+  t.same(o.ports, {
+    kafka: 29092,
+    kafkaController: 29093,
+    registry: 28081,
+    clickhouseHttp: 28123,
+    clickhouseTcp: 29000,
+    ingest: 28080,
+    ingestAdmin: 28090,
+    projector: 28082,
+  })
   t.equal(o.stallSeconds, 40)
   t.equal(o.outageSeconds, 30)
   t.equal(o.keepStack, false)
@@ -19,11 +28,18 @@ t.test('--quick picks a few faults and shorter recovery; --faults overrides', as
   const q = parseOptions(['--quick'], {}, ROOT)
   t.same(q.faults, QUICK_FAULTS)
   t.ok(q.recoverySeconds < parseOptions([], {}, ROOT).recoverySeconds)
-  t.same(parseOptions(['--quick', '--faults', 'kafka-kill, registry-down'], {}, ROOT).faults, ['kafka-kill', 'registry-down'])
+  t.same(parseOptions(['--quick', '--faults', 'kafka-kill, registry-down'], {}, ROOT).faults, [
+    'kafka-kill',
+    'registry-down',
+  ])
 })
 
 t.test('ports and directory come from flags or DRILL_ variables', async (t) => {
-  const o = parseOptions(['--kafka-port', '39092', '--stack-dir', '/tmp/x', '--keep-stack'], { DRILL_REGISTRY_PORT: '38081' }, ROOT)
+  const o = parseOptions(
+    ['--kafka-port', '39092', '--stack-dir', '/tmp/x', '--keep-stack'],
+    { DRILL_REGISTRY_PORT: '38081' },
+    ROOT,
+  )
   t.equal(o.ports.kafka, 39092)
   t.equal(o.ports.registry, 38081)
   t.equal(o.stackDir, '/tmp/x')
@@ -41,7 +57,10 @@ t.test('the shared stack can never be the target', async (t) => {
 })
 
 t.test('bad values are refused by name', async (t) => {
-  t.throws(() => parseOptions(['--faults', 'kafka-kill,meteor'], {}, ROOT), new OptionsError('unknown fault meteor; known: ' + FAULT_NAMES.join(', ')))
+  t.throws(
+    () => parseOptions(['--faults', 'kafka-kill,meteor'], {}, ROOT),
+    new OptionsError('unknown fault meteor; known: ' + FAULT_NAMES.join(', ')),
+  )
   t.throws(() => parseOptions(['--rate', 'fast'], {}, ROOT), /--rate: expected a number/)
   t.throws(() => parseOptions(['--rate', '0'], {}, ROOT), /--rate/)
 })

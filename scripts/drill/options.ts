@@ -21,7 +21,16 @@ export interface DrillOptions {
   catchUpTimeoutSeconds: number
   keepStack: boolean
   stackDir: string
-  ports: { kafka: number; kafkaController: number; registry: number; clickhouseHttp: number; clickhouseTcp: number; ingest: number; ingestAdmin: number; projector: number }
+  ports: {
+    kafka: number
+    kafkaController: number
+    registry: number
+    clickhouseHttp: number
+    clickhouseTcp: number
+    ingest: number
+    ingestAdmin: number
+    projector: number
+  }
   markdownFile?: string
   jsonFile?: string
 }
@@ -74,19 +83,39 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
   const num = (name: string, raw: string | undefined, def: number, min = 0, max = 1e6): number => {
     if (raw === undefined || raw === '') return def
     const n = Number(raw)
-    if (!Number.isFinite(n) || n < min || n > max) throw new OptionsError(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new OptionsError(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw)}`)
     return n
   }
   const port = (flag: string, def: number) => {
-    const p = num(flag, (values as Record<string, string | undefined>)[flag] ?? env[`DRILL_${flag.replace(/-/g, '_').toUpperCase()}`], def, 1, 65535)
-    if (SHARED_PORTS.has(p)) throw new OptionsError(`--${flag} ${p} is a port of the shared stack or services; the drill kills what it runs, so it needs its own`)
+    const p = num(
+      flag,
+      (values as Record<string, string | undefined>)[flag] ?? env[`DRILL_${flag.replace(/-/g, '_').toUpperCase()}`],
+      def,
+      1,
+      65535,
+    )
+    if (SHARED_PORTS.has(p))
+      throw new OptionsError(
+        `--${flag} ${p} is a port of the shared stack or services; the drill kills what it runs, so it needs its own`,
+      )
     return p
   }
   const quick = values.quick === true
-  const faults = values.faults ? values.faults.split(',').map((s) => s.trim()).filter(Boolean) : quick ? QUICK_FAULTS : [...FAULT_NAMES]
-  for (const f of faults) if (!(FAULT_NAMES as readonly string[]).includes(f)) throw new OptionsError(`unknown fault ${f}; known: ${FAULT_NAMES.join(', ')}`)
+  const faults = values.faults
+    ? values.faults
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : quick
+      ? QUICK_FAULTS
+      : [...FAULT_NAMES]
+  for (const f of faults)
+    if (!(FAULT_NAMES as readonly string[]).includes(f))
+      throw new OptionsError(`unknown fault ${f}; known: ${FAULT_NAMES.join(', ')}`)
   const stackDir = values['stack-dir'] ?? env.DRILL_STACK_DIR ?? join(root, '.stack-drill')
-  if (stackDir.replace(/\/+$/, '') === join(root, '.stack')) throw new OptionsError('--stack-dir must not be the shared stack (.stack)')
+  if (stackDir.replace(/\/+$/, '') === join(root, '.stack'))
+    throw new OptionsError('--stack-dir must not be the shared stack (.stack)')
   const ports = {
     kafka: port('kafka-port', 29092),
     kafkaController: port('kafka-controller-port', 29093),
@@ -97,7 +126,8 @@ export function parseOptions(argv: string[], env: Record<string, string | undefi
     ingestAdmin: port('ingest-admin-port', 28090),
     projector: port('projector-port', 28082),
   }
-  if (new Set(Object.values(ports)).size !== Object.values(ports).length) throw new OptionsError('the drill ports must all differ')
+  if (new Set(Object.values(ports)).size !== Object.values(ports).length)
+    throw new OptionsError('the drill ports must all differ')
   return {
     faults: faults as FaultName[],
     rate: num('rate', values.rate, 120, 1, 5000),

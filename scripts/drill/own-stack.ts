@@ -76,7 +76,8 @@ export class OwnStack {
     } catch (err) {
       onRetry?.(err as Error)
       // A component that is running but not ready would be skipped by stack.sh; stop it first.
-      for (const c of ['registry', 'clickhouse', 'kafka'] as const) if (this.pid(c) && !(await this.ready(c))) await this.kill(c)
+      for (const c of ['registry', 'clickhouse', 'kafka'] as const)
+        if (this.pid(c) && !(await this.ready(c))) await this.kill(c)
       await this.script('up', 600_000)
     }
   }
@@ -142,12 +143,19 @@ export class OwnStack {
   private async script(cmd: 'up' | 'down', timeout: number): Promise<void> {
     mkdirSync(this.dir, { recursive: true })
     try {
-      const r = await promisify(execFile)('bash', [join(this.root, 'deploy/local/stack.sh'), cmd], { cwd: this.root, env: this.env(), timeout })
+      const r = await promisify(execFile)('bash', [join(this.root, 'deploy/local/stack.sh'), cmd], {
+        cwd: this.root,
+        env: this.env(),
+        timeout,
+      })
       appendFileSync(this.logFile, r.stdout + r.stderr)
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string }
       appendFileSync(this.logFile, (e.stdout ?? '') + (e.stderr ?? ''))
-      throw new StackError(`stack.sh ${cmd} failed for ${this.dir}: ${(e.stderr ?? e.message).trim().split('\n').slice(-12).join('\n')}`, { cause: err })
+      throw new StackError(
+        `stack.sh ${cmd} failed for ${this.dir}: ${(e.stderr ?? e.message).trim().split('\n').slice(-12).join('\n')}`,
+        { cause: err },
+      )
     }
   }
 }

@@ -39,12 +39,23 @@ async function sendOne(url: string, key: string, instance: number, i: number): P
     const res = await fetch(`${url}/v1/event`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ event: 'drill_rate_limit', message_id: `rl-${Date.now()}-${i}`, user: { id: `rl_user_${i % 7}` } }),
+      body: JSON.stringify({
+        event: 'drill_rate_limit',
+        message_id: `rl-${Date.now()}-${i}`,
+        user: { id: `rl_user_${i % 7}` },
+      }),
       signal: AbortSignal.timeout(30_000),
     })
     const text = await res.text()
     const headers: Record<string, string | null> = {}
-    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-window', 'retry-after']) headers[h] = res.headers.get(h)
+    for (const h of [
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'x-ratelimit-window',
+      'retry-after',
+    ])
+      headers[h] = res.headers.get(h)
     let code: string | undefined
     let details: Record<string, unknown> | undefined
     try {
@@ -56,7 +67,12 @@ async function sendOne(url: string, key: string, instance: number, i: number): P
     }
     return { instance, status: res.status, headers, code, details, at: Date.now() }
   } catch (err) {
-    return { instance, error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'connection', headers: {}, at: Date.now() }
+    return {
+      instance,
+      error: (err as Error).name === 'TimeoutError' ? 'timeout' : 'connection',
+      headers: {},
+      at: Date.now(),
+    }
   }
 }
 

@@ -6,12 +6,19 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import type { Codec } from '../../schemas/codec.js'
 
 /** Reads `topic` from the beginning to the high watermark each partition had when the read began. */
-export async function readTopicEventIds(kafka: Kafka, codec: Codec, topic: string, groupId: string, timeoutMs: number): Promise<{ ids: Map<string, number>; complete: boolean; records: number; undecodable: number }> {
+export async function readTopicEventIds(
+  kafka: Kafka,
+  codec: Codec,
+  topic: string,
+  groupId: string,
+  timeoutMs: number,
+): Promise<{ ids: Map<string, number>; complete: boolean; records: number; undecodable: number }> {
   const admin = kafka.admin()
   await admin.connect()
   const target = new Map<number, bigint>()
   try {
-    for (const p of await admin.fetchTopicOffsets(topic)) if (BigInt(p.high) > BigInt(p.low)) target.set(p.partition, BigInt(p.high))
+    for (const p of await admin.fetchTopicOffsets(topic))
+      if (BigInt(p.high) > BigInt(p.low)) target.set(p.partition, BigInt(p.high))
   } finally {
     await admin.disconnect()
   }
@@ -49,7 +56,10 @@ export async function readTopicEventIds(kafka: Kafka, codec: Codec, topic: strin
     },
   })
   let timer: NodeJS.Timeout | undefined
-  const complete = await Promise.race([allReached.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))])
+  const complete = await Promise.race([
+    allReached.then(() => true),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+  ])
   clearTimeout(timer)
   await consumer.disconnect()
   return { ids, complete, records, undecodable }
@@ -61,7 +71,12 @@ async function rows<T>(ch: ClickHouseClient, query: string): Promise<T[]> {
 
 /** Waits until ClickHouse holds `expected` distinct event_ids, or the count has not moved for
  * `settleMs`, or `timeoutMs` has passed. ClickHouse being briefly unreachable only delays the wait. */
-export async function waitForProjection(ch: ClickHouseClient, db: string, expected: number, o: { settleMs: number; timeoutMs: number; progress?: (n: number) => void }): Promise<{ caughtUp: boolean; distinct: number; waitedMs: number }> {
+export async function waitForProjection(
+  ch: ClickHouseClient,
+  db: string,
+  expected: number,
+  o: { settleMs: number; timeoutMs: number; progress?: (n: number) => void },
+): Promise<{ caughtUp: boolean; distinct: number; waitedMs: number }> {
   const t0 = Date.now()
   let last = -1
   let lastChange = Date.now()
@@ -78,18 +93,24 @@ export async function waitForProjection(ch: ClickHouseClient, db: string, expect
       lastChange = Date.now()
       o.progress?.(distinct)
     }
-    if (Date.now() - lastChange > o.settleMs || Date.now() - t0 > o.timeoutMs) return { caughtUp: false, distinct, waitedMs: Date.now() - t0 }
+    if (Date.now() - lastChange > o.settleMs || Date.now() - t0 > o.timeoutMs)
+      return { caughtUp: false, distinct, waitedMs: Date.now() - t0 }
     await new Promise((r) => setTimeout(r, 1000))
   }
 }
 
 export async function clickhouseEventIds(ch: ClickHouseClient, db: string): Promise<Set<string>> {
-  return new Set((await rows<{ event_id: string }>(ch, `SELECT event_id FROM ${db}.events FINAL`)).map((r) => r.event_id))
+  return new Set(
+    (await rows<{ event_id: string }>(ch, `SELECT event_id FROM ${db}.events FINAL`)).map((r) => r.event_id),
+  )
 }
 
 /** "Duplicated" means what a reader of `FINAL` would see twice: an event_id with more than one row
  * after FINAL collapses rows that share the whole sort key (a replay of the same record). */
 export async function clickhouseDuplicates(ch: ClickHouseClient, db: string): Promise<Map<string, number>> {
-  const r = await rows<{ event_id: string; c: string }>(ch, `SELECT event_id, count() AS c FROM ${db}.events FINAL GROUP BY event_id HAVING c > 1`)
+  const r = await rows<{ event_id: string; c: string }>(
+    ch,
+    `SELECT event_id, count() AS c FROM ${db}.events FINAL GROUP BY event_id HAVING c > 1`,
+  )
   return new Map(r.map((x) => [x.event_id, Number(x.c)]))
 }

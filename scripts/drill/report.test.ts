@@ -1,10 +1,42 @@
 import t from 'tap'
-import { classifyAnswer, resumedAfter, summarise, verdict, renderMarkdown, renderText, type Outcome, type FaultWindow, type Reconciliation } from './report.js'
+import {
+  classifyAnswer,
+  resumedAfter,
+  summarise,
+  verdict,
+  renderMarkdown,
+  renderText,
+  type Outcome,
+  type FaultWindow,
+  type Reconciliation,
+} from './report.js'
 
-const ok = (sentAt: number, doneAt: number, ...ids: string[]): Outcome => ({ sentAt, doneAt, status: 200, events: ids.map((id, i) => ({ messageId: `m-${id}-${i}`, eventId: id })) })
-const failed = (sentAt: number, doneAt: number, o: Partial<Outcome>): Outcome => ({ sentAt, doneAt, events: [{ messageId: `m${sentAt}` }], ...o })
-const win = (name: string, startedAt: number, endedAt: number): FaultWindow => ({ name, title: name, startedAt, endedAt, notes: [], problems: [] })
-const rec = (topic: string[], ch: string[], dups: string[] = [], extra: Partial<Reconciliation> = {}): Reconciliation => ({
+const ok = (sentAt: number, doneAt: number, ...ids: string[]): Outcome => ({
+  sentAt,
+  doneAt,
+  status: 200,
+  events: ids.map((id, i) => ({ messageId: `m-${id}-${i}`, eventId: id })),
+})
+const failed = (sentAt: number, doneAt: number, o: Partial<Outcome>): Outcome => ({
+  sentAt,
+  doneAt,
+  events: [{ messageId: `m${sentAt}` }],
+  ...o,
+})
+const win = (name: string, startedAt: number, endedAt: number): FaultWindow => ({
+  name,
+  title: name,
+  startedAt,
+  endedAt,
+  notes: [],
+  problems: [],
+})
+const rec = (
+  topic: string[],
+  ch: string[],
+  dups: string[] = [],
+  extra: Partial<Reconciliation> = {},
+): Reconciliation => ({
   topic: new Map(topic.map((id) => [id, 1])),
   clickhouse: new Set(ch),
   duplicated: new Map(dups.map((id) => [id, 2])),
@@ -50,30 +82,49 @@ t.test('status classes are counted per window', async (t) => {
 
 t.test('200s resume after the last disrupted request', async (t) => {
   t.equal(resumedAfter([ok(1000, 1010, 'a'), ok(1100, 1110, 'b')], 1000, 5000), 0, 'nothing disrupted')
-  const outcomes = [ok(900, 950, 'a'), failed(1000, 1001, { error: 'connection' }), failed(2000, 2001, { status: 503, retryAfter: '1' }), ok(2100, 3000, 'b'), ok(2200, 2300, 'c')]
+  const outcomes = [
+    ok(900, 950, 'a'),
+    failed(1000, 1001, { error: 'connection' }),
+    failed(2000, 2001, { status: 503, retryAfter: '1' }),
+    ok(2100, 3000, 'b'),
+    ok(2200, 2300, 'c'),
+  ]
   t.equal(resumedAfter(outcomes, 1000, 9000), 1.3, 'the first 200 sent after the last failure, by its answer time')
   const stalled = [ok(1000, 41_000, 'a'), ok(41_100, 41_200, 'b')]
   t.equal(resumedAfter(stalled, 1000, 60_000), 40.2, 'a request held 40 s counts as disrupted though it got a 200')
   t.equal(resumedAfter([failed(1000, 1001, { status: 503, retryAfter: '1' })], 1000, 9000), null, 'never')
   const spill = [ok(1000, 1010, 'a'), ok(8500, 15_000, 'b')]
-  t.equal(resumedAfter(spill, 1000, 9000), 0, 'a request still unanswered when the next fault begins is that fault\'s')
-  const slow = [failed(1000, 1001, { status: 503, retryAfter: '1' }), failed(8000, 8001, { status: 503, retryAfter: '1' }), ok(9500, 9600, 'a')]
+  t.equal(resumedAfter(spill, 1000, 9000), 0, "a request still unanswered when the next fault begins is that fault's")
+  const slow = [
+    failed(1000, 1001, { status: 503, retryAfter: '1' }),
+    failed(8000, 8001, { status: 503, retryAfter: '1' }),
+    ok(9500, 9600, 'a'),
+  ]
   t.equal(resumedAfter(slow, 1000, 9000), 8.6, 'a recovery slower than the window is measured to its end')
 })
 
 t.test('the verdict fails on any loss, duplicate, bad answer, exit or incomplete read', async (t) => {
   const windows = [win('baseline', 0, 100), win('f', 100, 200)]
-  t.same(verdict(summarise(windows, [ok(10, 20, 'a')], rec(['a'], ['a'])), rec(['a'], ['a']), [ok(10, 20, 'a')]), { ok: true, failures: [] })
+  t.same(verdict(summarise(windows, [ok(10, 20, 'a')], rec(['a'], ['a'])), rec(['a'], ['a']), [ok(10, 20, 'a')]), {
+    ok: true,
+    failures: [],
+  })
   const lost = rec(['a'], [])
-  t.match(verdict(summarise(windows, [ok(10, 20, 'a')], lost), lost, [ok(10, 20, 'a')]).failures, [/baseline: 1 acknowledged events are not in ClickHouse/])
+  t.match(verdict(summarise(windows, [ok(10, 20, 'a')], lost), lost, [ok(10, 20, 'a')]).failures, [
+    /baseline: 1 acknowledged events are not in ClickHouse/,
+  ])
   const stray = rec(['a', 'z'], ['a', 'z'], ['z'])
-  t.match(verdict(summarise(windows, [ok(10, 20, 'a')], stray), stray, [ok(10, 20, 'a')]).failures, [/1 unacknowledged events are duplicated/])
+  t.match(verdict(summarise(windows, [ok(10, 20, 'a')], stray), stray, [ok(10, 20, 'a')]).failures, [
+    /1 unacknowledged events are duplicated/,
+  ])
   const exit = [win('baseline', 0, 100), { ...win('f', 100, 200), problems: ['projector exited on its own'] }]
   t.match(verdict(summarise(exit, [], rec([], [])), rec([], []), []).failures, [/f: projector exited on its own/])
   const bad = [failed(110, 111, { status: 500, bad: '500 (only 503 ...)' })]
   t.notOk(verdict(summarise(windows, bad, rec([], [])), rec([], []), bad).ok)
   const refused = [failed(110, 111, { status: 401 }), ok(120, 130, 'a')]
-  t.match(verdict(summarise(windows, refused, rec(['a'], ['a'])), rec(['a'], ['a']), refused).failures, [/f: 1 answers were 4xx/])
+  t.match(verdict(summarise(windows, refused, rec(['a'], ['a'])), rec(['a'], ['a']), refused).failures, [
+    /f: 1 answers were 4xx/,
+  ])
   const open = rec([], [], [], { topicComplete: false })
   t.match(verdict([], open, []).failures, [/could not be read to its end/])
 })

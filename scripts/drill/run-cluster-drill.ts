@@ -25,9 +25,26 @@ export interface ClusterDrillResult extends DrillResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-const ALWAYS_UP: ClusterComponent[] = ['kafka-1', 'kafka-2', 'kafka-3', 'ingest-1', 'ingest-2', 'projector', 'haproxy', 'zookeeper', 'clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4']
+const ALWAYS_UP: ClusterComponent[] = [
+  'kafka-1',
+  'kafka-2',
+  'kafka-3',
+  'ingest-1',
+  'ingest-2',
+  'projector',
+  'haproxy',
+  'zookeeper',
+  'clickhouse-1',
+  'clickhouse-2',
+  'clickhouse-3',
+  'clickhouse-4',
+]
 
-export async function runClusterDrill(root: string, o: ClusterDrillOptions, say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`)): Promise<ClusterDrillResult> {
+export async function runClusterDrill(
+  root: string,
+  o: ClusterDrillOptions,
+  say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`),
+): Promise<ClusterDrillResult> {
   const t0 = Date.now()
   const runId = `c${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
   const logDir = join(o.clusterDir, 'drill-logs', runId)
@@ -43,7 +60,9 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    say(`run ${runId}: starting the drill's own cluster in ${o.clusterDir} (ports from ${o.portBase}; HAProxy ${stack.haproxyUrl}; logs in ${o.clusterDir}/logs)`)
+    say(
+      `run ${runId}: starting the drill's own cluster in ${o.clusterDir} (ports from ${o.portBase}; HAProxy ${stack.haproxyUrl}; logs in ${o.clusterDir}/logs)`,
+    )
     const startMs = await stack.up()
     say(`cluster up in ${secs(startMs)}`)
     const env = stack.clientEnv()
@@ -57,9 +76,19 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
     const { secret } = await admin.createKey({ accountId: `drill_${runId}`, name: 'drill', type: 'live' })
     await closeAdmin()
 
-    const loadSettings = { key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 8000 }
+    const loadSettings = {
+      key: secret,
+      runId,
+      rate: o.rate,
+      batchRate: o.batchRate,
+      batchSize: o.batchSize,
+      timeoutMs: 60_000,
+      maxInFlight: 8000,
+    }
     load = new SteadyLoad({ ...loadSettings, ingestUrl: stack.haproxyUrl })
-    const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }]
+    const windows: FaultWindow[] = [
+      { name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] },
+    ]
     // Both instances accept the key before anything is measured; what they acknowledge is reconciled too.
     for (const i of [1, 2] as const) {
       const probe = new SteadyLoad({ ...loadSettings, runId: `${runId}-probe${i}`, ingestUrl: stack.ingestUrl(i) })
@@ -69,20 +98,30 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
 
     let rateLimit: ClusterDrillResult['rateLimit']
     if (o.parts.includes('rate-limit')) {
-      say(`part (a): ${o.rateLimitRequests} requests of a Hobby key within one minute, alternating between the two instances`)
+      say(
+        `part (a): ${o.rateLimitRequests} requests of a Hobby key within one minute, alternating between the two instances`,
+      )
       const instanceUrls = [stack.ingestUrl(1), stack.ingestUrl(2)]
       const adminUrls = [stack.ingestAdminUrl(1), stack.ingestAdminUrl(2)]
       const fallbacksBefore = await limiterFallbacks(adminUrls)
-      const answers = await sendWithinOneWindow({ instanceUrls, key: hobby.secret, count: o.rateLimitRequests, concurrency: 10, minSecondsLeft: 20 }, say)
+      const answers = await sendWithinOneWindow(
+        { instanceUrls, key: hobby.secret, count: o.rateLimitRequests, concurrency: 10, minSecondsLeft: 20 },
+        say,
+      )
       const fallbacksAfter = await limiterFallbacks(adminUrls)
-      const localChecks = fallbacksBefore === undefined || fallbacksAfter === undefined ? undefined : fallbacksAfter - fallbacksBefore
+      const localChecks =
+        fallbacksBefore === undefined || fallbacksAfter === undefined ? undefined : fallbacksAfter - fallbacksBefore
       rateLimit = { ...judgeRateLimit(answers, 100), requests: answers.length, localChecks }
-      say(`  accepted ${rateLimit.accepted} (instance 1: ${rateLimit.acceptedByInstance[1] ?? 0}, instance 2: ${rateLimit.acceptedByInstance[2] ?? 0}), 429: ${rateLimit.rejected}, other: ${rateLimit.other}${rateLimit.problems.length ? `; problems: ${rateLimit.problems.join('; ')}` : ''}`)
+      say(
+        `  accepted ${rateLimit.accepted} (instance 1: ${rateLimit.acceptedByInstance[1] ?? 0}, instance 2: ${rateLimit.acceptedByInstance[2] ?? 0}), 429: ${rateLimit.rejected}, other: ${rateLimit.other}${rateLimit.problems.length ? `; problems: ${rateLimit.problems.join('; ')}` : ''}`,
+      )
     }
 
     await load.untilAccepted(30_000)
     load.start()
-    say(`load running through HAProxy: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`)
+    say(
+      `load running through HAProxy: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`,
+    )
     await sleep(o.baselineSeconds * 1000)
 
     const spans: Array<{ w: FaultWindow; from: number; until: number; what: string }> = []
@@ -119,12 +158,18 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
       const w = begin(f.part, f.title(o.downSeconds))
       for (const c of f.kill) await stack.kill(c)
       await sleep(o.downSeconds * 1000)
-      spans.push({ w, from: w.startedAt, until: Date.now(), what: `${f.kill.join(' and ')} ${f.kill.length > 1 ? 'were' : 'was'} down` })
+      spans.push({
+        w,
+        from: w.startedAt,
+        until: Date.now(),
+        what: `${f.kill.join(' and ')} ${f.kill.length > 1 ? 'were' : 'was'} down`,
+      })
       w.notes.push(`${f.kill.join(' and ')} ready again ${secs(await stack.up())} after the restart`)
       await sleep(o.recoverySeconds * 1000)
       checkAlive(stack, w)
       // After reconciliation, when the projector has written everything (the replicas then hold all of it).
-      if (f.compareReplicas) replicaChecks.push(() => compareReplicas(stack, env.CLICKHOUSE_DATABASE!, f.compareReplicas!, w))
+      if (f.compareReplicas)
+        replicaChecks.push(() => compareReplicas(stack, env.CLICKHOUSE_DATABASE!, f.compareReplicas!, w))
     }
     await load.stop()
     windows.at(-1)!.endedAt = Date.now() + 1
@@ -132,10 +177,13 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
 
     for (const { w, from, until, what } of spans) {
       const u = unavailability(load.outcomes, from, until)
-      w.notes.push(u.unavailable
-        ? `${u.unavailable} requests got 503 or no answer; the last one ended ${secs(u.lastAfterMs!)} after the kill`
-        : 'no request got 503 or went unanswered')
-      if (u.tookOverAfterMs === undefined) w.problems.push(`200s did not resume while ${what} (the rest of the cluster did not take over)`)
+      w.notes.push(
+        u.unavailable
+          ? `${u.unavailable} requests got 503 or no answer; the last one ended ${secs(u.lastAfterMs!)} after the kill`
+          : 'no request got 503 or went unanswered',
+      )
+      if (u.tookOverAfterMs === undefined)
+        w.problems.push(`200s did not resume while ${what} (the rest of the cluster did not take over)`)
       else w.notes.push(`200s resumed ${secs(u.tookOverAfterMs)} after the kill, while ${what}`)
     }
 
@@ -162,7 +210,11 @@ export async function runClusterDrill(root: string, o: ClusterDrillOptions, say:
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
-    say(o.keepStack ? `keeping the cluster in ${o.clusterDir} (stop it: CLUSTER_DIR=${o.clusterDir} CLUSTER_PORT_BASE=${o.portBase} npm run stack:down -- --profile cluster)` : 'stopping the drill cluster')
+    say(
+      o.keepStack
+        ? `keeping the cluster in ${o.clusterDir} (stop it: CLUSTER_DIR=${o.clusterDir} CLUSTER_PORT_BASE=${o.portBase} npm run stack:down -- --profile cluster)`
+        : 'stopping the drill cluster',
+    )
     await cleanup()
   }
 }
@@ -175,7 +227,11 @@ function checkAlive(stack: ClusterStack, w: FaultWindow): void {
 function renderRateLimit(r: NonNullable<ClusterDrillResult['rateLimit']>): string {
   return [
     `part (a), per-minute limit across both instances (Hobby, 100/min): ${r.requests} requests, ${r.accepted} accepted (instance 1: ${r.acceptedByInstance[1] ?? 0}, instance 2: ${r.acceptedByInstance[2] ?? 0}), ${r.rejected} got 429, ${r.other} other; ${localText(r.localChecks)}`,
-    ...(r.problems.length ? r.problems.map((p) => `  problem: ${p}`) : ['  every 429 had RATE_LIMIT_EXCEEDED, Retry-After to the window end, X-RateLimit-Remaining 0 and the details; the 200s counted 99..0 down once each']),
+    ...(r.problems.length
+      ? r.problems.map((p) => `  problem: ${p}`)
+      : [
+          '  every 429 had RATE_LIMIT_EXCEEDED, Retry-After to the window end, X-RateLimit-Remaining 0 and the details; the 200s counted 99..0 down once each',
+        ]),
   ].join('\n')
 }
 
@@ -195,21 +251,33 @@ function localText(n: number | undefined): string {
 
 /** Every request with an acknowledged event that reconciliation did not find, with its times relative
  * to the window it ended in: what is needed to trace a loss in the services' and brokers' logs. */
-function writeLost(file: string, outcomes: Outcome[], topic: Map<string, number>, clickhouse: Set<string>, windows: FaultWindow[]): void {
+function writeLost(
+  file: string,
+  outcomes: Outcome[],
+  topic: Map<string, number>,
+  clickhouse: Set<string>,
+  windows: FaultWindow[],
+): void {
   const lost = outcomes.flatMap((o) => {
     const missing = o.events.filter((e) => e.eventId && (!topic.has(e.eventId) || !clickhouse.has(e.eventId)))
     if (!missing.length) return []
     const w = windows.find((x) => o.doneAt >= x.startedAt && o.doneAt < x.endedAt)
-    return [{
-      window: w?.name,
-      sentAt: new Date(o.sentAt).toISOString(),
-      doneAt: new Date(o.doneAt).toISOString(),
-      sentAfterFaultMs: w ? o.sentAt - w.startedAt : undefined,
-      doneAfterFaultMs: w ? o.doneAt - w.startedAt : undefined,
-      status: o.status,
-      items: o.events.length,
-      missing: missing.map((e) => ({ ...e, onTopic: topic.has(e.eventId!), inClickHouse: clickhouse.has(e.eventId!) })),
-    }]
+    return [
+      {
+        window: w?.name,
+        sentAt: new Date(o.sentAt).toISOString(),
+        doneAt: new Date(o.doneAt).toISOString(),
+        sentAfterFaultMs: w ? o.sentAt - w.startedAt : undefined,
+        doneAfterFaultMs: w ? o.doneAt - w.startedAt : undefined,
+        status: o.status,
+        items: o.events.length,
+        missing: missing.map((e) => ({
+          ...e,
+          onTopic: topic.has(e.eventId!),
+          inClickHouse: clickhouse.has(e.eventId!),
+        })),
+      },
+    ]
   })
   if (lost.length) writeFileSync(file, JSON.stringify(lost, null, 2) + '\n')
 }

@@ -14,7 +14,16 @@ import { ManagedService } from './services.js'
 import { SteadyLoad } from './load.js'
 import { FAULTS, type FaultContext } from './faults.js'
 import { readTopicEventIds, waitForProjection, clickhouseEventIds, clickhouseDuplicates } from './reconcile.js'
-import { summarise, verdict, renderMarkdown, renderText, type FaultWindow, type Reconciliation, type Row, type Verdict } from './report.js'
+import {
+  summarise,
+  verdict,
+  renderMarkdown,
+  renderText,
+  type FaultWindow,
+  type Reconciliation,
+  type Row,
+  type Verdict,
+} from './report.js'
 import type { DrillOptions } from './options.js'
 
 export interface DrillResult {
@@ -33,7 +42,11 @@ export interface DrillResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function runDrill(root: string, o: DrillOptions, say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`)): Promise<DrillResult> {
+export async function runDrill(
+  root: string,
+  o: DrillOptions,
+  say: (msg: string) => void = (m) => process.stderr.write(`[drill] ${m}\n`),
+): Promise<DrillResult> {
   const t0 = Date.now()
   const runId = `d${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
   const logDir = join(o.stackDir, 'drill-logs', runId)
@@ -53,7 +66,9 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    say(`run ${runId}: starting the drill's own stack in ${o.stackDir} (kafka :${o.ports.kafka}, registry :${o.ports.registry}, clickhouse :${o.ports.clickhouseHttp})`)
+    say(
+      `run ${runId}: starting the drill's own stack in ${o.stackDir} (kafka :${o.ports.kafka}, registry :${o.ports.registry}, clickhouse :${o.ports.clickhouseHttp})`,
+    )
     await stack.up((err) => say(`stack start failed; retrying once: ${err.message.split('\n')[0]}`))
 
     const env: Record<string, string> = {
@@ -67,8 +82,22 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
       LOG_LEVEL: 'info',
     }
     const ingestUrl = `http://127.0.0.1:${o.ports.ingest}`
-    const projector = new ManagedService('projector', root, 'services/projector/src/main.ts', env, join(logDir, 'projector.log'), `http://127.0.0.1:${o.ports.projector}/health`)
-    const ingest = new ManagedService('ingest', root, 'services/ingest/src/main.ts', env, join(logDir, 'ingest.log'), `http://127.0.0.1:${o.ports.ingestAdmin}/health/ready`)
+    const projector = new ManagedService(
+      'projector',
+      root,
+      'services/projector/src/main.ts',
+      env,
+      join(logDir, 'projector.log'),
+      `http://127.0.0.1:${o.ports.projector}/health`,
+    )
+    const ingest = new ManagedService(
+      'ingest',
+      root,
+      'services/ingest/src/main.ts',
+      env,
+      join(logDir, 'ingest.log'),
+      `http://127.0.0.1:${o.ports.ingestAdmin}/health/ready`,
+    )
     services.push(projector, ingest)
     say(`starting projector and ingest (logs in ${logDir})`)
     // The projector first: it applies the ClickHouse migrations the ingest's usage reads need.
@@ -81,17 +110,42 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     const { secret } = await admin.createKey({ accountId, name: 'drill', type: 'live' })
     await closeAdmin()
 
-    load = new SteadyLoad({ ingestUrl, key: secret, runId, rate: o.rate, batchRate: o.batchRate, batchSize: o.batchSize, timeoutMs: 60_000, maxInFlight: 8000 })
-    const windows: FaultWindow[] = [{ name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }]
+    load = new SteadyLoad({
+      ingestUrl,
+      key: secret,
+      runId,
+      rate: o.rate,
+      batchRate: o.batchRate,
+      batchSize: o.batchSize,
+      timeoutMs: 60_000,
+      maxInFlight: 8000,
+    })
+    const windows: FaultWindow[] = [
+      { name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] },
+    ]
     await load.untilAccepted(30_000)
     load.start()
     say(`load running: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`)
     await sleep(o.baselineSeconds * 1000)
 
-    const ctx: FaultContext = { stack, ingest, projector, stallSeconds: o.stallSeconds, outageSeconds: o.outageSeconds, say }
+    const ctx: FaultContext = {
+      stack,
+      ingest,
+      projector,
+      stallSeconds: o.stallSeconds,
+      outageSeconds: o.outageSeconds,
+      say,
+    }
     for (const name of o.faults) {
       const fault = FAULTS[name]
-      const w: FaultWindow = { name, title: fault.title(ctx), startedAt: Date.now(), endedAt: 0, notes: [], problems: [] }
+      const w: FaultWindow = {
+        name,
+        title: fault.title(ctx),
+        startedAt: Date.now(),
+        endedAt: 0,
+        notes: [],
+        problems: [],
+      }
       windows.at(-1)!.endedAt = w.startedAt
       windows.push(w)
       say(`fault: ${w.title}`)
@@ -127,11 +181,23 @@ export async function runDrill(root: string, o: DrillOptions, say: (msg: string)
     const rec = await reconcile(env, runId, o, say)
     for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
     const rows = summarise(windows, load.outcomes, rec.rec)
-    return drillResult({ runId, rows, verdict: verdict(rows, rec.rec, load.outcomes), t0, skipped: load.skipped, rec, logDir })
+    return drillResult({
+      runId,
+      rows,
+      verdict: verdict(rows, rec.rec, load.outcomes),
+      t0,
+      skipped: load.skipped,
+      rec,
+      logDir,
+    })
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
-    say(o.keepStack ? `keeping the stack in ${o.stackDir} (stop it: STACK_DIR=${o.stackDir} ... bash deploy/local/stack.sh down, with the same ports)` : 'stopping the drill stack')
+    say(
+      o.keepStack
+        ? `keeping the stack in ${o.stackDir} (stop it: STACK_DIR=${o.stackDir} ... bash deploy/local/stack.sh down, with the same ports)`
+        : 'stopping the drill stack',
+    )
     await cleanup()
   }
 }
@@ -180,13 +246,25 @@ export function drillResult(r: {
 }
 
 /** Reads back every event_id of the run's events topic and ClickHouse database (also the cluster drill's). */
-export async function reconcile(env: Record<string, string>, runId: string, o: Pick<DrillOptions, 'catchUpTimeoutSeconds'>, say: (m: string) => void) {
+export async function reconcile(
+  env: Record<string, string>,
+  runId: string,
+  o: Pick<DrillOptions, 'catchUpTimeoutSeconds'>,
+  say: (m: string) => void,
+) {
   const log = createLogger('error', { svc: 'drill' })
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'drill-reconcile' }, log)
   const codec = new Codec(createRegistry(env.SCHEMA_REGISTRY_URL))
   const topic = await readTopicEventIds(kafka, codec, env.TOPIC_EVENTS, `drill-reconcile-${runId}`, 120_000)
-  say(`topic: ${topic.records} records, ${topic.ids.size} distinct event_ids${topic.complete ? '' : ' (NOT read to its end)'}${topic.undecodable ? `, ${topic.undecodable} undecodable` : ''}`)
-  const ch = await createClickHouse({ url: env.CLICKHOUSE_URL, username: 'default', password: '', database: env.CLICKHOUSE_DATABASE })
+  say(
+    `topic: ${topic.records} records, ${topic.ids.size} distinct event_ids${topic.complete ? '' : ' (NOT read to its end)'}${topic.undecodable ? `, ${topic.undecodable} undecodable` : ''}`,
+  )
+  const ch = await createClickHouse({
+    url: env.CLICKHOUSE_URL,
+    username: 'default',
+    password: '',
+    database: env.CLICKHOUSE_DATABASE,
+  })
   try {
     const db = env.CLICKHOUSE_DATABASE
     const wait = await waitForProjection(ch, db, topic.ids.size, {
@@ -204,8 +282,17 @@ export async function reconcile(env: Record<string, string>, runId: string, o: P
     }
     return {
       rec,
-      topic: { records: topic.records, distinct: topic.ids.size, undecodable: topic.undecodable, complete: topic.complete },
-      clickhouse: { distinct: rec.clickhouse.size, caughtUp: wait.caughtUp, waitedSeconds: Math.round(wait.waitedMs / 1000) },
+      topic: {
+        records: topic.records,
+        distinct: topic.ids.size,
+        undecodable: topic.undecodable,
+        complete: topic.complete,
+      },
+      clickhouse: {
+        distinct: rec.clickhouse.size,
+        caughtUp: wait.caughtUp,
+        waitedSeconds: Math.round(wait.waitedMs / 1000),
+      },
     }
   } finally {
     await ch.close()

@@ -40,11 +40,15 @@ export class ManagedService {
     const out = createWriteStream(this.logFile, { flags: 'a' })
     out.write(`\n=== drill: starting ${this.name} at ${new Date().toISOString()}\n`)
     // The node flags production gives the service, before the loader.
-    const proc = spawn(process.execPath, [...nodeFlagsFor(this.name), '--import', 'tsx', join(this.root, this.script)], {
-      cwd: this.root,
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const proc = spawn(
+      process.execPath,
+      [...nodeFlagsFor(this.name), '--import', 'tsx', join(this.root, this.script)],
+      {
+        cwd: this.root,
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     proc.stdout!.pipe(out, { end: false })
     proc.stderr!.pipe(out, { end: false })
     this.proc = proc
@@ -55,7 +59,9 @@ export class ManagedService {
         out.write(`=== drill: ${this.name} exited (code ${code}, signal ${signal})\n`)
         if (!this.expectingExit) {
           const ranFor = ((Date.now() - this.startedAt) / 1000).toFixed(1)
-          this.unexpected.push(`${this.name} exited on its own (code ${code}${signal ? `, ${signal}` : ''}) after ${ranFor} s: ${this.lastMessage()}`)
+          this.unexpected.push(
+            `${this.name} exited on its own (code ${code}${signal ? `, ${signal}` : ''}) after ${ranFor} s: ${this.lastMessage()}`,
+          )
         }
         resolve()
       }),
@@ -73,7 +79,8 @@ export class ManagedService {
   async waitHealthy(timeoutMs = 120_000): Promise<void> {
     const end = Date.now() + timeoutMs
     while (Date.now() < end) {
-      if (!this.alive()) throw new ServiceError(`${this.name} exited before it was healthy; see ${this.logFile}:\n${this.tail(15)}`)
+      if (!this.alive())
+        throw new ServiceError(`${this.name} exited before it was healthy; see ${this.logFile}:\n${this.tail(15)}`)
       try {
         const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(2000) })
         await res.arrayBuffer()
@@ -83,7 +90,9 @@ export class ManagedService {
       }
       await new Promise((r) => setTimeout(r, 200))
     }
-    throw new ServiceError(`${this.name} not healthy at ${this.healthUrl} after ${timeoutMs} ms; see ${this.logFile}:\n${this.tail(15)}`)
+    throw new ServiceError(
+      `${this.name} not healthy at ${this.healthUrl} after ${timeoutMs} ms; see ${this.logFile}:\n${this.tail(15)}`,
+    )
   }
 
   /** Sends `sig` and waits for the exit; after SIGTERM, SIGKILL once `graceMs` has passed.
@@ -111,13 +120,20 @@ export class ManagedService {
 
   /** The last log line that is not a stack frame: what the process said before it died. */
   private lastMessage(): string {
-    const lines = this.tail(60).split(' | ').filter((l) => !/^\s*at /.test(l) && !l.startsWith('=== drill') && l.trim())
+    const lines = this.tail(60)
+      .split(' | ')
+      .filter((l) => !/^\s*at /.test(l) && !l.startsWith('=== drill') && l.trim())
     return (lines.at(-1) ?? '').trim().slice(0, 240)
   }
 
   tail(lines: number): string {
     try {
-      return readFileSync(this.logFile, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => l.slice(0, 300)).join(' | ')
+      return readFileSync(this.logFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-lines)
+        .map((l) => l.slice(0, 300))
+        .join(' | ')
     } catch {
       return ''
     }

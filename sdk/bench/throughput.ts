@@ -25,12 +25,22 @@ const ingest = spawnIngest({ ...s.env, LOG_LEVEL: 'warn' }, await freePort())
 try {
   const { key } = await s.createKey({ plan: 'unlimited', type: 'live' })
   await waitReady(ingest, key)
-  console.log(`node ${process.version}, ${cpus().length} cores; ${N} events per run, batches of 100; ingest as a child process`)
+  console.log(
+    `node ${process.version}, ${cpus().length} cores; ${N} events per run, batches of 100; ingest as a child process`,
+  )
   console.log('in-flight | gzip | seconds | events/s | SDK process CPU µs/event | requests | retries | failed')
   for (const gzip of args.gzip.split(',').map((x) => x === 'true')) {
     for (const maxInFlight of args['in-flight'].split(',').map(Number)) {
       let failed = 0
-      const c = new TrackingClient({ apiKey: key, baseUrl: ingest.url, flushAt: 100, maxInFlight, gzip, maxQueueSize: N, onError: (_e, items) => (failed += items.length) })
+      const c = new TrackingClient({
+        apiKey: key,
+        baseUrl: ingest.url,
+        flushAt: 100,
+        maxInFlight,
+        gzip,
+        maxQueueSize: N,
+        onError: (_e, items) => (failed += items.length),
+      })
       const start = performance.now()
       const cpu0 = process.cpuUsage()
       for (let i = 0; i < N; i++) {
@@ -41,7 +51,9 @@ try {
       const sec = (performance.now() - start) / 1000
       const cpu = process.cpuUsage(cpu0)
       const st = c.stats()
-      console.log(`${maxInFlight} | ${gzip} | ${sec.toFixed(2)} | ${Math.round(N / sec)} | ${((cpu.user + cpu.system) / N).toFixed(1)} | ${st.requests} | ${st.retries} | ${failed}`)
+      console.log(
+        `${maxInFlight} | ${gzip} | ${sec.toFixed(2)} | ${Math.round(N / sec)} | ${((cpu.user + cpu.system) / N).toFixed(1)} | ${st.requests} | ${st.retries} | ${failed}`,
+      )
       await c.shutdown()
     }
   }

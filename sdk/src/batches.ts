@@ -18,7 +18,11 @@ const encoder = new TextEncoder()
 export function utf8Bytes(s: string): number {
   // Fast path for ASCII, which most payloads are.
   let ascii = true
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) { ascii = false; break }
+  for (let i = 0; i < s.length; i++)
+    if (s.charCodeAt(i) > 0x7f) {
+      ascii = false
+      break
+    }
   return ascii ? s.length : encoder.encode(s).length
 }
 
@@ -35,7 +39,11 @@ export function bodyBytes(itemBytes: number[]): number {
  * at least one (an item too large for any body is refused when created, never queued).
  * `full` says whether the body is as full as the limits allow, so it need not wait for more items.
  */
-export function takeCount(queue: ReadonlyArray<Pick<Queued, 'bytes'>>, maxItems: number, maxBytes: number): { count: number; full: boolean } {
+export function takeCount(
+  queue: ReadonlyArray<Pick<Queued, 'bytes'>>,
+  maxItems: number,
+  maxBytes: number,
+): { count: number; full: boolean } {
   let size = ENVELOPE_BYTES
   let n = 0
   while (n < queue.length && n < maxItems) {

@@ -8,7 +8,14 @@ import { batchBody, bodyBytes, takeCount, utf8Bytes, type Queued } from './batch
 import { nextDelay, type RetryPolicy } from './retry.js'
 import { post, type Outcome } from './transport.js'
 import { anonymousId, browserContext, canGzip, isBrowser, onPageHide, randomId } from './platform.js'
-import { BATCH_BODY_LIMIT_BYTES, MAX_BATCH_ITEMS, type JsonObject, type WireItem, type WireItemResult, type WireUser } from './wire.js'
+import {
+  BATCH_BODY_LIMIT_BYTES,
+  MAX_BATCH_ITEMS,
+  type JsonObject,
+  type WireItem,
+  type WireItemResult,
+  type WireUser,
+} from './wire.js'
 
 export const SDK_NAME = '@event-tracking/sdk'
 export const SDK_VERSION = '0.1.0'
@@ -197,7 +204,14 @@ export class TrackingClient {
       this.stop.abort()
       if (left.length) {
         this.counts.failed += left.length
-        this.report(new TrackingError('SHUTDOWN_TIMEOUT', `shutdown after ${timeoutMs} ms with ${left.length} items unacknowledged`, { retriable: true }), left)
+        this.report(
+          new TrackingError(
+            'SHUTDOWN_TIMEOUT',
+            `shutdown after ${timeoutMs} ms with ${left.length} items unacknowledged`,
+            { retriable: true },
+          ),
+          left,
+        )
       }
       this.resolveWaiters(true)
     }
@@ -226,10 +240,21 @@ export class TrackingClient {
     const bytes = utf8Bytes(json)
     if (this.closed) return this.drop(new TrackingError('CLIENT_CLOSED', 'the client was shut down'), item)
     if (bodyBytes([bytes]) > this.maxBatchBytes) {
-      return this.drop(new TrackingError('ITEM_TOO_LARGE', `the item is ${bytes} bytes of JSON; maxBatchBytes is ${this.maxBatchBytes}`), item)
+      return this.drop(
+        new TrackingError(
+          'ITEM_TOO_LARGE',
+          `the item is ${bytes} bytes of JSON; maxBatchBytes is ${this.maxBatchBytes}`,
+        ),
+        item,
+      )
     }
     if (this.held() >= this.maxQueueSize) {
-      return this.drop(new TrackingError('QUEUE_FULL', `queue full (${this.maxQueueSize} items); the item was dropped`, { retriable: true }), item)
+      return this.drop(
+        new TrackingError('QUEUE_FULL', `queue full (${this.maxQueueSize} items); the item was dropped`, {
+          retriable: true,
+        }),
+        item,
+      )
     }
     this.queue.push({ item, json, bytes, seq: ++this.seq })
     this.pump()
@@ -278,7 +303,7 @@ export class TrackingClient {
 
   private resolveWaiters(all: boolean) {
     const keep: Waiter[] = []
-    for (const w of this.waiters) (all || this.settledUpTo(w.upTo) ? w.resolve() : keep.push(w))
+    for (const w of this.waiters) all || this.settledUpTo(w.upTo) ? w.resolve() : keep.push(w)
     this.waiters = keep
   }
 
@@ -299,7 +324,8 @@ export class TrackingClient {
       })
       if (!this.inFlight.has(batch)) return // shutdown gave up on it and reported it
       if (outcome.kind === 'ok') return this.settleResults(batch, outcome.results, undefined)
-      if (outcome.kind === 'fail') return this.settleResults(batch, outcome.results, outcome.error.withAttempts(attempt + 1))
+      if (outcome.kind === 'fail')
+        return this.settleResults(batch, outcome.results, outcome.error.withAttempts(attempt + 1))
       const wait = nextDelay(attempt, this.policy, outcome.serverDelayMs)
       if (attempt >= this.policy.maxRetries || (outcome.serverDelayMs ?? 0) > this.policy.maxRetryAfterMs) {
         this.counts.failed += batch.length
@@ -339,13 +365,19 @@ export class TrackingClient {
     }
     for (const [code, f] of failed) {
       this.counts.failed += f.items.length
-      this.report(new TrackingError(code, f.message, { status: error?.status ?? 200, details: error?.details }), f.items)
+      this.report(
+        new TrackingError(code, f.message, { status: error?.status ?? 200, details: error?.details }),
+        f.items,
+      )
     }
   }
 
   private report(error: TrackingError, items: Queued[]) {
     try {
-      this.onError(error, items.map((q) => q.item))
+      this.onError(
+        error,
+        items.map((q) => q.item),
+      )
     } catch {
       /* a throwing callback must not stop delivery */
     }
@@ -369,8 +401,16 @@ export class TrackingClient {
       this.keepaliveSent.add(batch)
       this.keepaliveInFlight += size
       this.counts.requests++
-      void post({ url: this.url, apiKey: this.apiKey, body: batchBody(batch, new Date()), gzip: false, keepalive: true, timeoutMs: this.requestTimeout, fetch: this.fetchFn, stop: this.stop.signal })
-        .finally(() => (this.keepaliveInFlight -= size))
+      void post({
+        url: this.url,
+        apiKey: this.apiKey,
+        body: batchBody(batch, new Date()),
+        gzip: false,
+        keepalive: true,
+        timeoutMs: this.requestTimeout,
+        fetch: this.fetchFn,
+        stop: this.stop.signal,
+      }).finally(() => (this.keepaliveInFlight -= size))
     }
     while (this.queue.length > 0) {
       const budget = KEEPALIVE_BUDGET_BYTES - this.keepaliveInFlight
@@ -392,7 +432,8 @@ export class TrackingClient {
 
 function intOption(name: string, v: number | undefined, def: number, min: number, max: number): number {
   if (v === undefined) return def
-  if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${v}`)
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${v}`)
   return v
 }
 

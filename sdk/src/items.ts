@@ -1,7 +1,14 @@
 // Building batch items from track() and identify() calls. Each item gets its message_id and
 // timestamp here, when it is created, so every retry of it carries the same id and the API stores
 // it once (H16). Pure functions (ids and time are passed in), unit-tested.
-import { MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH, type JsonObject, type WireEventItem, type WireIdentifyItem, type WireUser } from './wire.js'
+import {
+  MAX_MESSAGE_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  type JsonObject,
+  type WireEventItem,
+  type WireIdentifyItem,
+  type WireUser,
+} from './wire.js'
 
 /** A user id, or the user object of the API (id, optional email and traits). */
 export type UserInput = string | WireUser
@@ -48,10 +55,18 @@ function common(opts: ItemOptions, env: BuildEnv) {
   return { messageId, timestamp, context }
 }
 
-export function buildEvent(event: string, properties: JsonObject | undefined, opts: ItemOptions, env: BuildEnv): WireEventItem {
+export function buildEvent(
+  event: string,
+  properties: JsonObject | undefined,
+  opts: ItemOptions,
+  env: BuildEnv,
+): WireEventItem {
   checkName('event', event)
   const user = toUser(opts.user) ?? env.user
-  if (!user) throw new TypeError('track() needs a user: pass options.user, or call identify() or set the client `user` option first')
+  if (!user)
+    throw new TypeError(
+      'track() needs a user: pass options.user, or call identify() or set the client `user` option first',
+    )
   checkName('user.id', user.id)
   const c = common(opts, env)
   const item: WireEventItem = { type: 'event', event, user, timestamp: c.timestamp, message_id: c.messageId }
@@ -60,7 +75,12 @@ export function buildEvent(event: string, properties: JsonObject | undefined, op
   return item
 }
 
-export function buildIdentify(userId: string, traits: JsonObject | undefined, opts: Omit<ItemOptions, 'user'> & { email?: string }, env: BuildEnv): WireIdentifyItem {
+export function buildIdentify(
+  userId: string,
+  traits: JsonObject | undefined,
+  opts: Omit<ItemOptions, 'user'> & { email?: string },
+  env: BuildEnv,
+): WireIdentifyItem {
   checkName('userId', userId)
   const c = common(opts, env)
   const user: WireUser = { id: userId }

@@ -69,7 +69,12 @@ export function browserContext(): Record<string, unknown> {
     const s = g.window!.screen
     if (s) out.screen_size = `${s.width}x${s.height}`
     const loc = g.window!.location
-    out.page = { url: loc.href, path: loc.pathname, referrer: g.document!.referrer || undefined, title: g.document!.title || undefined }
+    out.page = {
+      url: loc.href,
+      path: loc.pathname,
+      referrer: g.document!.referrer || undefined,
+      title: g.document!.title || undefined,
+    }
   } catch {
     /* context is best effort */
   }

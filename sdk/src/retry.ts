@@ -16,7 +16,11 @@ export interface RetryPolicy {
  * Backoff before retry number `attempt` (0 for the first retry): min(maxDelay, minDelay * 2^attempt),
  * of which a random half is jitter, so clients that failed together do not retry together.
  */
-export function backoffDelay(attempt: number, p: Pick<RetryPolicy, 'minDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  p: Pick<RetryPolicy, 'minDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
   const base = Math.min(p.maxDelayMs, p.minDelayMs * 2 ** Math.min(attempt, 30))
   return Math.round(base / 2 + random() * (base / 2))
 }
@@ -25,7 +29,11 @@ export function backoffDelay(attempt: number, p: Pick<RetryPolicy, 'minDelayMs' 
  * How long the server asked us to wait, in ms: Retry-After as seconds or an HTTP date, else (on
  * 429) X-RateLimit-Reset, a Unix time in seconds. Undefined when neither header is usable.
  */
-export function serverDelay(status: number, header: (name: string) => string | null, nowMs: number): number | undefined {
+export function serverDelay(
+  status: number,
+  header: (name: string) => string | null,
+  nowMs: number,
+): number | undefined {
   const ra = header('retry-after')?.trim()
   if (ra) {
     if (/^\d+(\.\d+)?$/.test(ra)) return Math.round(Number(ra) * 1000)
@@ -45,13 +53,21 @@ export function isRetriableStatus(status: number): boolean {
 }
 
 /** Codes of 429 answers that waiting a little will not cure (H5, H33: until the month turns). */
-export const FINAL_429_CODES: ReadonlySet<string> = new Set(['MONTHLY_EVENT_LIMIT_EXCEEDED', 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED'])
+export const FINAL_429_CODES: ReadonlySet<string> = new Set([
+  'MONTHLY_EVENT_LIMIT_EXCEEDED',
+  'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED',
+])
 
 /**
  * The wait before the next attempt: the server's delay when it gave one (plus up to a second of
  * jitter, so a crowd of clients does not return in the same instant), else backoff.
  */
-export function nextDelay(attempt: number, p: RetryPolicy, server: number | undefined, random: () => number = Math.random): number {
+export function nextDelay(
+  attempt: number,
+  p: RetryPolicy,
+  server: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (server !== undefined) return server + Math.round(random() * Math.min(1000, p.minDelayMs * 2))
   return backoffDelay(attempt, p, random)
 }

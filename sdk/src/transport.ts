@@ -25,7 +25,8 @@ export function classify(a: Answer, nowMs: number): Outcome {
     const results = Array.isArray(body?.data?.results) ? (body.data!.results as WireItemResult[]) : undefined
     return { kind: 'ok', results }
   }
-  const apiError = body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : undefined
+  const apiError =
+    body && typeof body === 'object' && body.error && typeof body.error === 'object' ? body.error : undefined
   const code = apiError?.code ?? (a.status >= 500 ? 'SERVER_ERROR' : 'UNEXPECTED_RESPONSE')
   const message = apiError?.message ?? `HTTP ${a.status}`
   const details = apiError?.details
@@ -68,7 +69,13 @@ export async function post(r: PostRequest): Promise<Outcome> {
   }
   r.stop?.addEventListener('abort', onStop)
   try {
-    const res = await r.fetch(r.url, { method: 'POST', headers, body: body as BodyInit, keepalive: r.keepalive, signal: ac.signal })
+    const res = await r.fetch(r.url, {
+      method: 'POST',
+      headers,
+      body: body as BodyInit,
+      keepalive: r.keepalive,
+      signal: ac.signal,
+    })
     const text = await res.text()
     let parsed: unknown
     try {
@@ -79,7 +86,10 @@ export async function post(r: PostRequest): Promise<Outcome> {
     return classify({ status: res.status, header: (n) => res.headers.get(n), body: parsed }, Date.now())
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err)
-    return { kind: 'retry', error: new TrackingError('NETWORK_ERROR', `request to ${r.url} failed: ${why}`, { retriable: true, cause: err }) }
+    return {
+      kind: 'retry',
+      error: new TrackingError('NETWORK_ERROR', `request to ${r.url} failed: ${why}`, { retriable: true, cause: err }),
+    }
   } finally {
     clearTimeout(timer)
     r.stop?.removeEventListener('abort', onStop)

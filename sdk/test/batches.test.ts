@@ -14,11 +14,18 @@ t.test('a batch stops before the byte limit, counting envelope and commas', asyn
   t.same(takeCount(q(100, 100, 100, 100), 100, max), { count: 3, full: true })
   t.same(takeCount(q(100, 100, 100, 100), 100, max - 1), { count: 2, full: true })
   t.equal(bodyBytes([100, 100, 100]), max)
-  t.same(takeCount(q(5000, 1), 100, 1000), { count: 1, full: true }, 'an item alone over the limit still goes (never queued in practice)')
+  t.same(
+    takeCount(q(5000, 1), 100, 1000),
+    { count: 1, full: true },
+    'an item alone over the limit still goes (never queued in practice)',
+  )
 })
 
 t.test('the body is the items joined, and its size is what bodyBytes says', async (t) => {
-  const items = [{ type: 'event', event: 'a', user: { id: 'é' } }, { type: 'identify', user: { id: 'u' } }].map((i) => {
+  const items = [
+    { type: 'event', event: 'a', user: { id: 'é' } },
+    { type: 'identify', user: { id: 'u' } },
+  ].map((i) => {
     const json = JSON.stringify(i)
     return { json, bytes: utf8Bytes(json) }
   })

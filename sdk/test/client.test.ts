@@ -5,7 +5,18 @@ import { TrackingClient, type TrackingError } from '../src/index.js'
 
 type Script = (body: { events: Array<{ message_id: string }> }) => Response | Promise<Response>
 const okFor = (b: { events: unknown[] }) =>
-  new Response(JSON.stringify({ success: true, data: { processed_count: b.events.length, failed_count: 0, results: b.events.map((_, index) => ({ index, success: true })) }, events_processed: b.events.length }), { status: 200 })
+  new Response(
+    JSON.stringify({
+      success: true,
+      data: {
+        processed_count: b.events.length,
+        failed_count: 0,
+        results: b.events.map((_, index) => ({ index, success: true })),
+      },
+      events_processed: b.events.length,
+    }),
+    { status: 200 },
+  )
 
 function client(script: Script, o: Partial<ConstructorParameters<typeof TrackingClient>[0]> = {}) {
   const errors: Array<{ e: TrackingError; n: number }> = []
@@ -15,7 +26,16 @@ function client(script: Script, o: Partial<ConstructorParameters<typeof Tracking
     bodies.push(body)
     return script(body)
   }) as unknown as typeof globalThis.fetch
-  const c = new TrackingClient({ apiKey: 'svc_test_x', baseUrl: 'http://127.0.0.1:9', fetch, gzip: false, retryMinDelay: 1, retryMaxDelay: 2, onError: (e, items) => errors.push({ e, n: items.length }), ...o })
+  const c = new TrackingClient({
+    apiKey: 'svc_test_x',
+    baseUrl: 'http://127.0.0.1:9',
+    fetch,
+    gzip: false,
+    retryMinDelay: 1,
+    retryMaxDelay: 2,
+    onError: (e, items) => errors.push({ e, n: items.length }),
+    ...o,
+  })
   return { c, errors, bodies }
 }
 
@@ -25,7 +45,14 @@ t.test('a full queue drops new items, counts and reports them', async (t) => {
   const { c, errors } = client(async (b) => (await gate, okFor(b)), { maxQueueSize: 5, flushAt: 2, maxInFlight: 1 })
   for (let i = 0; i < 8; i++) c.track('e', {}, { user: 'u' })
   t.match(c.stats(), { dropped: 3, queued: 3, inFlight: 2 }, 'queued and in flight together are bounded')
-  t.same(errors.map((x) => [x.e.code, x.n]), [['QUEUE_FULL', 1], ['QUEUE_FULL', 1], ['QUEUE_FULL', 1]])
+  t.same(
+    errors.map((x) => [x.e.code, x.n]),
+    [
+      ['QUEUE_FULL', 1],
+      ['QUEUE_FULL', 1],
+      ['QUEUE_FULL', 1],
+    ],
+  )
   release()
   await c.flush()
   t.match(c.stats(), { delivered: 5, dropped: 3, queued: 0, inFlight: 0 })
@@ -49,13 +76,30 @@ t.test('flush() sends partial batches and waits for them; the timer does too', a
 })
 
 t.test('retries run out: the items are reported with the last error, retriable, and attempts', async (t) => {
-  const { c, errors, bodies } = client(() => new Response(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } }), { status: 503 }), { maxRetries: 3 })
+  const { c, errors, bodies } = client(
+    () =>
+      new Response(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'down' } }), {
+        status: 503,
+      }),
+    { maxRetries: 3 },
+  )
   const id = c.track('a', {}, { user: 'u' })
   await c.flush()
   t.equal(bodies.length, 4, 'first attempt and 3 retries')
-  t.ok(bodies.every((b) => b.events[0].message_id === id), 'always the same message_id')
+  t.ok(
+    bodies.every((b) => b.events[0].message_id === id),
+    'always the same message_id',
+  )
   t.equal(errors.length, 1)
-  t.match({ code: errors[0].e.code, status: errors[0].e.status, retriable: errors[0].e.retriable, attempts: errors[0].e.attempts }, { code: 'SERVICE_UNAVAILABLE', status: 503, retriable: true, attempts: 4 })
+  t.match(
+    {
+      code: errors[0].e.code,
+      status: errors[0].e.status,
+      retriable: errors[0].e.retriable,
+      attempts: errors[0].e.attempts,
+    },
+    { code: 'SERVICE_UNAVAILABLE', status: 503, retriable: true, attempts: 4 },
+  )
   t.match(c.stats(), { failed: 1, retries: 3, requests: 4 })
 })
 
@@ -72,7 +116,14 @@ t.test('network errors are retried until they pass', async (t) => {
 })
 
 t.test('a Retry-After beyond maxRetryAfter fails the batch at once', async (t) => {
-  const { c, errors, bodies } = client(() => new Response(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'later' } }), { status: 429, headers: { 'retry-after': '3600' } }), { maxRetryAfter: 60_000 })
+  const { c, errors, bodies } = client(
+    () =>
+      new Response(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'later' } }), {
+        status: 429,
+        headers: { 'retry-after': '3600' },
+      }),
+    { maxRetryAfter: 60_000 },
+  )
   c.track('a', {}, { user: 'u' })
   await c.flush()
   t.equal(bodies.length, 1)

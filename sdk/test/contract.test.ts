@@ -43,28 +43,54 @@ t.test('the SDK limits are the API limits', async (t) => {
   t.equal(wire.MAX_EVENT_BYTES, api.MAX_EVENT_BYTES)
   t.equal(wire.MAX_MESSAGE_ID_LENGTH, api.MAX_MESSAGE_ID_LENGTH)
   t.equal(wire.MAX_NAME_LENGTH, api.MAX_NAME_LENGTH)
-  t.equal(wire.BATCH_BODY_LIMIT_BYTES, loadIngestConfig({}).bodyLimits.batch, 'the ingest default BATCH_BODY_LIMIT_BYTES')
+  t.equal(
+    wire.BATCH_BODY_LIMIT_BYTES,
+    loadIngestConfig({}).bodyLimits.batch,
+    'the ingest default BATCH_BODY_LIMIT_BYTES',
+  )
 })
 
 t.test('a sample of SDK payloads validates against the OpenAPI BatchBody', async (t) => {
   const check = validator('BatchBody')
   let n = 0
-  const env = () => ({ now: new Date(Date.UTC(2024, 4, 1, 12, 0, 0, n)), newId: () => `msg-${++n}`, context: { library: { name: 'sdk', version: '0' } } })
+  const env = () => ({
+    now: new Date(Date.UTC(2024, 4, 1, 12, 0, 0, n)),
+    newId: () => `msg-${++n}`,
+    context: { library: { name: 'sdk', version: '0' } },
+  })
   const items = [
     buildEvent('signup_completed', undefined, { user: 'user_1' }, env()),
-    buildEvent('order_paid', { total: 12.5, items: [{ sku: 'a' }], paid: true, on: '2024-05-01' }, { user: { id: 'u2', email: 'a@b.c', traits: { plan: 'pro' } } }, env()),
-    buildEvent('x'.repeat(255), {}, { user: 'é😀', context: { app_version: '1.2.3' }, timestamp: new Date(0), messageId: 'm'.repeat(100) }, env()),
+    buildEvent(
+      'order_paid',
+      { total: 12.5, items: [{ sku: 'a' }], paid: true, on: '2024-05-01' },
+      { user: { id: 'u2', email: 'a@b.c', traits: { plan: 'pro' } } },
+      env(),
+    ),
+    buildEvent(
+      'x'.repeat(255),
+      {},
+      { user: 'é😀', context: { app_version: '1.2.3' }, timestamp: new Date(0), messageId: 'm'.repeat(100) },
+      env(),
+    ),
     buildIdentify('user_1', { plan: 'pro', email: 'a@b.c' }, {}, env()),
     buildIdentify('user_2', undefined, { email: 'x@y.z', timestamp: '2024-05-01T12:00:00+02:00' }, env()),
   ]
-  const body = JSON.parse(batchBody(items.map((i) => ({ json: JSON.stringify(i) })), new Date()))
+  const body = JSON.parse(
+    batchBody(
+      items.map((i) => ({ json: JSON.stringify(i) })),
+      new Date(),
+    ),
+  )
   t.ok(check(body), JSON.stringify(check.errors))
   t.ok(check({ sent_at: new Date().toISOString(), events: Array(100).fill(items[0]) }), 'a full batch of 100')
   // The validator is not a yes-machine: the document refuses what the API refuses.
   t.notOk(check({ sent_at: 'now', events: items }), 'bad sent_at')
   t.notOk(check({ sent_at: new Date().toISOString(), events: Array(101).fill(items[0]) }), '101 items')
   t.notOk(check({ sent_at: new Date().toISOString(), events: [{ ...items[0], user: 'bare' }] }), 'bare-string user')
-  t.notOk(check({ sent_at: new Date().toISOString(), events: [{ ...items[0], message_id: 'm'.repeat(101) }] }), 'long message_id')
+  t.notOk(
+    check({ sent_at: new Date().toISOString(), events: [{ ...items[0], message_id: 'm'.repeat(101) }] }),
+    'long message_id',
+  )
 })
 
 t.test('what a client really sends validates, item JSON within the API limit', async (t) => {
@@ -72,9 +98,22 @@ t.test('what a client really sends validates, item JSON within the API limit', a
   const bodies: string[] = []
   const fetch = (async (_url: string, init: RequestInit) => {
     bodies.push(init.body as string)
-    return new Response(JSON.stringify({ success: true, data: { processed_count: 3, failed_count: 0, results: [] }, events_processed: 3 }), { status: 200 })
+    return new Response(
+      JSON.stringify({
+        success: true,
+        data: { processed_count: 3, failed_count: 0, results: [] },
+        events_processed: 3,
+      }),
+      { status: 200 },
+    )
   }) as unknown as typeof globalThis.fetch
-  const c = new TrackingClient({ apiKey: 'svc_test_x', baseUrl: 'http://127.0.0.1:1', fetch, gzip: false, onError: () => t.fail('no error') })
+  const c = new TrackingClient({
+    apiKey: 'svc_test_x',
+    baseUrl: 'http://127.0.0.1:1',
+    fetch,
+    gzip: false,
+    onError: () => t.fail('no error'),
+  })
   c.identify('user_1', { plan: 'pro' })
   c.track('page_viewed', { path: '/' })
   c.track('order_paid', { total: 3 }, { user: { id: 'u2', email: 'a@b.c' } })
@@ -82,14 +121,40 @@ t.test('what a client really sends validates, item JSON within the API limit', a
   t.equal(bodies.length, 1)
   const body = JSON.parse(bodies[0])
   t.ok(check(body), JSON.stringify(check.errors))
-  t.equal(new Set(body.events.map((e: { message_id: string }) => e.message_id)).size, 3, 'every item has its own message_id')
+  t.equal(
+    new Set(body.events.map((e: { message_id: string }) => e.message_id)).size,
+    3,
+    'every item has its own message_id',
+  )
   for (const e of body.events) t.ok(utf8Bytes(JSON.stringify(e)) <= api.MAX_EVENT_BYTES)
   t.same(body.events[1].user, { id: 'user_1' }, 'identify set the default user')
 })
 
 t.test('the API answers the SDK reads validate against the document too', async (t) => {
   const ok = validator('SuccessBody')
-  t.ok(ok({ success: true, data: { processed_count: 1, failed_count: 1, results: [{ index: 0, success: true, event_id: '0190a0a0-0000-7000-8000-000000000000' }, { index: 1, success: false, error: { code: 'VALIDATION_ERROR', message: 'm' } }] }, events_processed: 1 }))
+  t.ok(
+    ok({
+      success: true,
+      data: {
+        processed_count: 1,
+        failed_count: 1,
+        results: [
+          { index: 0, success: true, event_id: '0190a0a0-0000-7000-8000-000000000000' },
+          { index: 1, success: false, error: { code: 'VALIDATION_ERROR', message: 'm' } },
+        ],
+      },
+      events_processed: 1,
+    }),
+  )
   const bad = validator('ErrorBody')
-  t.ok(bad({ success: false, error: { code: 'VALIDATION_ERROR', message: 'm', details: { results: [{ index: 0, success: false, error: { code: 'VALIDATION_ERROR', message: 'm' } }] } } }))
+  t.ok(
+    bad({
+      success: false,
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: 'm',
+        details: { results: [{ index: 0, success: false, error: { code: 'VALIDATION_ERROR', message: 'm' } }] },
+      },
+    }),
+  )
 })

@@ -6,10 +6,25 @@ const env = { now: new Date('2024-05-01T12:00:00.000Z'), newId: () => 'id-1', co
 t.test('an event gets its message_id and timestamp when it is created', async (t) => {
   const e = buildEvent('signup_completed', { plan: 'pro' }, { user: 'user_1' }, env)
   t.same(e, {
-    type: 'event', event: 'signup_completed', user: { id: 'user_1' }, timestamp: '2024-05-01T12:00:00.000Z',
-    message_id: 'id-1', properties: { plan: 'pro' }, context: { library: { name: 'x' } },
+    type: 'event',
+    event: 'signup_completed',
+    user: { id: 'user_1' },
+    timestamp: '2024-05-01T12:00:00.000Z',
+    message_id: 'id-1',
+    properties: { plan: 'pro' },
+    context: { library: { name: 'x' } },
   })
-  const own = buildEvent('x', undefined, { user: { id: 'u', email: 'a@b.c' }, messageId: 'm', timestamp: '2024-01-01T00:00:00Z', context: { app_version: '1' } }, env)
+  const own = buildEvent(
+    'x',
+    undefined,
+    {
+      user: { id: 'u', email: 'a@b.c' },
+      messageId: 'm',
+      timestamp: '2024-01-01T00:00:00Z',
+      context: { app_version: '1' },
+    },
+    env,
+  )
   t.equal(own.message_id, 'm')
   t.equal(own.timestamp, '2024-01-01T00:00:00Z')
   t.same(own.context, { library: { name: 'x' }, app_version: '1' })
@@ -31,7 +46,11 @@ t.test('programmer errors throw TypeError at once', async (t) => {
 
 t.test('identify puts traits at the top level and email on the user', async (t) => {
   t.same(buildIdentify('u1', { plan: 'pro' }, { email: 'a@b.c' }, env), {
-    type: 'identify', user: { id: 'u1', email: 'a@b.c' }, timestamp: '2024-05-01T12:00:00.000Z', message_id: 'id-1',
-    traits: { plan: 'pro' }, context: { library: { name: 'x' } },
+    type: 'identify',
+    user: { id: 'u1', email: 'a@b.c' },
+    timestamp: '2024-05-01T12:00:00.000Z',
+    message_id: 'id-1',
+    traits: { plan: 'pro' },
+    context: { library: { name: 'x' } },
   })
 })

@@ -33,7 +33,9 @@ async function servePage(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     if (path === '/' || path === '/index.html' || path === '/next.html') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(path === '/next.html' ? '<!doctype html><p>next page</p>' : PAGE)
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(path === '/next.html' ? '<!doctype html><p>next page</p>' : PAGE)
       return
     }
     const file = normalize(join(DIST, path.replace(/^\/sdk\//, '')))
@@ -49,14 +51,25 @@ if (!existsSync(CHROMIUM)) {
 } else {
   t.test('the browser build tracks events into ClickHouse, the last one sent on page hide', async (t) => {
     // The page must load what the sources build to now (npm run build in sdk/).
-    execFileSync(process.execPath, [join(SDK, '../node_modules/typescript/bin/tsc'), '-p', join(SDK, 'tsconfig.json')], { stdio: 'inherit' })
+    execFileSync(
+      process.execPath,
+      [join(SDK, '../node_modules/typescript/bin/tsc'), '-p', join(SDK, 'tsconfig.json')],
+      { stdio: 'inherit' },
+    )
     const s = await startServices(t)
     const { key } = await s.createKey({ type: 'live' })
     const site = await servePage()
     t.teardown(() => new Promise((r) => site.server.close(r)))
     const browser: Browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--headless=new',
+      ],
     })
     t.teardown(() => browser.close())
     const page = await browser.newPage()
@@ -66,19 +79,27 @@ if (!existsSync(CHROMIUM)) {
 
     await page.goto(`${site.url}/index.html`)
     await page.waitForFunction(() => (window as any).sdkLoaded === true)
-    const first = await page.evaluate(async ({ key, baseUrl }) => {
-      const w = window as any
-      w.errors = []
-      // A long interval: only flush() and the page hide may send.
-      w.client = new w.TrackingClient({ apiKey: key, baseUrl, flushInterval: 600_000, onError: (e: any) => w.errors.push(`${e.code}: ${e.message}`) })
-      const ids = [
-        w.client.identify('browser_user_1', { plan: 'pro', email: 'ada@example.com' }),
-        w.client.track('page_viewed', { path: '/pricing' }),
-        w.client.track('button_clicked', { id: 'buy' }),
-      ]
-      await w.client.flush()
-      return { ids, stats: w.client.stats(), errors: w.errors }
-    }, { key, baseUrl: s.ingestUrl })
+    const first = await page.evaluate(
+      async ({ key, baseUrl }) => {
+        const w = window as any
+        w.errors = []
+        // A long interval: only flush() and the page hide may send.
+        w.client = new w.TrackingClient({
+          apiKey: key,
+          baseUrl,
+          flushInterval: 600_000,
+          onError: (e: any) => w.errors.push(`${e.code}: ${e.message}`),
+        })
+        const ids = [
+          w.client.identify('browser_user_1', { plan: 'pro', email: 'ada@example.com' }),
+          w.client.track('page_viewed', { path: '/pricing' }),
+          w.client.track('button_clicked', { id: 'buy' }),
+        ]
+        await w.client.flush()
+        return { ids, stats: w.client.stats(), errors: w.errors }
+      },
+      { key, baseUrl: s.ingestUrl },
+    )
     t.same(first.errors, [], 'no errors in the page')
     t.match(first.stats, { delivered: 3, failed: 0, queued: 0 }, 'flush() delivered the three items')
 
@@ -93,14 +114,40 @@ if (!existsSync(CHROMIUM)) {
     t.same(pageErrors, [])
 
     const rows = await s.waitForRows<{ message_id: string; event: string; user_id: string; context: string }>(
-      `SELECT message_id, event, user_id, context FROM ${s.database}.events FINAL ORDER BY timestamp_ms`, 3, WAIT)
-    t.same(rows.map((r) => r.event).sort(), ['button_clicked', 'checkout_abandoned', 'page_viewed'], 'the events and the one sent on page hide')
-    t.same(new Set(rows.map((r) => r.message_id)), new Set([first.ids[1], first.ids[2], last.id]), 'with the message_ids the SDK gave them')
-    t.ok(rows.every((r) => r.user_id === 'browser_user_1'), 'identify() set the user of later events')
+      `SELECT message_id, event, user_id, context FROM ${s.database}.events FINAL ORDER BY timestamp_ms`,
+      3,
+      WAIT,
+    )
+    t.same(
+      rows.map((r) => r.event).sort(),
+      ['button_clicked', 'checkout_abandoned', 'page_viewed'],
+      'the events and the one sent on page hide',
+    )
+    t.same(
+      new Set(rows.map((r) => r.message_id)),
+      new Set([first.ids[1], first.ids[2], last.id]),
+      'with the message_ids the SDK gave them',
+    )
+    t.ok(
+      rows.every((r) => r.user_id === 'browser_user_1'),
+      'identify() set the user of later events',
+    )
     const ctx = JSON.parse(rows[0].context)
-    t.match(ctx, { platform: 'web', library: { name: '@event-tracking/sdk' }, page: { path: '/index.html' } }, 'browser context')
-    const ident = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.identifies FINAL`, 1, WAIT)
-    t.same(ident.map((r) => r.message_id), [first.ids[0]], 'and the identify')
+    t.match(
+      ctx,
+      { platform: 'web', library: { name: '@event-tracking/sdk' }, page: { path: '/index.html' } },
+      'browser context',
+    )
+    const ident = await s.waitForRows<{ message_id: string }>(
+      `SELECT message_id FROM ${s.database}.identifies FINAL`,
+      1,
+      WAIT,
+    )
+    t.same(
+      ident.map((r) => r.message_id),
+      [first.ids[0]],
+      'and the identify',
+    )
   })
 
   t.test('a request still under way when the page goes is sent again with keepalive', async (t) => {
@@ -110,25 +157,40 @@ if (!existsSync(CHROMIUM)) {
     t.teardown(() => new Promise((r) => site.server.close(r)))
     const browser: Browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--headless=new',
+      ],
     })
     t.teardown(() => browser.close())
     const page = await browser.newPage()
     page.setDefaultTimeout(WAIT)
     await page.goto(`${site.url}/index.html`)
     await page.waitForFunction(() => (window as any).sdkLoaded === true)
-    const state = await page.evaluate(({ key, baseUrl }) => {
-      const w = window as any
-      // Ordinary requests never get an answer (a stalled network); keepalive ones go through.
-      const fetch = (url: string, init: RequestInit) => (init.keepalive ? window.fetch(url, init) : new Promise(() => undefined))
-      w.client = new w.TrackingClient({ apiKey: key, baseUrl, fetch, user: 'stalled_user', flushInterval: 600_000 })
-      const ids = [w.client.track('a', {}), w.client.track('b', {})]
-      void w.client.flush()
-      return { ids, stats: w.client.stats() }
-    }, { key, baseUrl: s.ingestUrl })
+    const state = await page.evaluate(
+      ({ key, baseUrl }) => {
+        const w = window as any
+        // Ordinary requests never get an answer (a stalled network); keepalive ones go through.
+        const fetch = (url: string, init: RequestInit) =>
+          init.keepalive ? window.fetch(url, init) : new Promise(() => undefined)
+        w.client = new w.TrackingClient({ apiKey: key, baseUrl, fetch, user: 'stalled_user', flushInterval: 600_000 })
+        const ids = [w.client.track('a', {}), w.client.track('b', {})]
+        void w.client.flush()
+        return { ids, stats: w.client.stats() }
+      },
+      { key, baseUrl: s.ingestUrl },
+    )
     t.match(state.stats, { inFlight: 2, queued: 0 }, 'both items in a request that will not end')
     await page.goto(`${site.url}/next.html`)
-    const rows = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events FINAL`, 2, WAIT)
+    const rows = await s.waitForRows<{ message_id: string }>(
+      `SELECT message_id FROM ${s.database}.events FINAL`,
+      2,
+      WAIT,
+    )
     t.same(rows.map((r) => r.message_id).sort(), [...state.ids].sort(), 'stored by the keepalive copy')
   })
 }

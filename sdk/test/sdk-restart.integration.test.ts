@@ -51,26 +51,42 @@ t.test('10,000 events through an ingest killed and restarted mid-stream: each st
   }
   await client.flush()
 
-  t.same(errors.map((e) => `${e.code}: ${e.message}`), [], 'no item reported as failed')
+  t.same(
+    errors.map((e) => `${e.code}: ${e.message}`),
+    [],
+    'no item reported as failed',
+  )
   t.equal(client.stats().delivered, TOTAL, 'every event acknowledged')
-  t.ok(rec.log.some((x) => x.status === 'network-error'), 'requests failed while the ingest was down')
+  t.ok(
+    rec.log.some((x) => x.status === 'network-error'),
+    'requests failed while the ingest was down',
+  )
   t.ok(client.stats().retries > 0, `and were retried (${client.stats().retries} retries)`)
 
   const db = s.database
   await s.waitForRows(`SELECT count() AS c FROM ${db}.events FINAL HAVING c >= ${TOTAL}`, 1, 120_000)
   // Let the projector finish whatever Kafka still holds (a duplicate would come last), then count.
-  await waitUntil(async () => {
-    const h = await (await fetch(s.projectorUrl + '/health')).json() as { lag?: number | string }
-    return Number(h.lag) === 0
-  }, 60_000, 'projector lag 0')
+  await waitUntil(
+    async () => {
+      const h = (await (await fetch(s.projectorUrl + '/health')).json()) as { lag?: number | string }
+      return Number(h.lag) === 0
+    },
+    60_000,
+    'projector lag 0',
+  )
   const [{ c }] = await s.query<{ c: string }>(`SELECT count() AS c FROM ${db}.events FINAL`)
   const [{ raw }] = await s.query<{ raw: string }>(`SELECT count() AS raw FROM ${db}.events`)
-  t.comment(`rows before de-duplication: ${raw}; requests cut off by the kill: ${rec.log.filter((x) => x.status === 'network-error').length}`)
+  t.comment(
+    `rows before de-duplication: ${raw}; requests cut off by the kill: ${rec.log.filter((x) => x.status === 'network-error').length}`,
+  )
   const [{ d }] = await s.query<{ d: string }>(`SELECT uniqExact(message_id) AS d FROM ${db}.events FINAL`)
-  const stored = new Set((await s.query<{ message_id: string }>(`SELECT DISTINCT message_id FROM ${db}.events`)).map((r) => r.message_id))
+  const stored = new Set(
+    (await s.query<{ message_id: string }>(`SELECT DISTINCT message_id FROM ${db}.events`)).map((r) => r.message_id),
+  )
   const missing = [...ids].filter((id) => !stored.has(id))
   const dupes = await s.query<{ message_id: string; n: string; ts: string }>(
-    `SELECT message_id, count() AS n, groupArray(timestamp_ms) AS ts FROM ${db}.events FINAL GROUP BY message_id HAVING n > 1 LIMIT 5`)
+    `SELECT message_id, count() AS n, groupArray(timestamp_ms) AS ts FROM ${db}.events FINAL GROUP BY message_id HAVING n > 1 LIMIT 5`,
+  )
   t.same(missing, [], 'no message_id missing')
   t.equal(Number(d), TOTAL, 'every message_id stored')
   t.equal(Number(c), TOTAL, `FINAL count = ${TOTAL} (duplicates: ${JSON.stringify(dupes)})`)

@@ -8,7 +8,11 @@ import { startServices } from '../../test/support/harness.js'
 t.test('SIGTERM: closeOnSignals flushes the queue before the process exits', async (t) => {
   const s = await startServices(t)
   const { key } = await s.createKey({ type: 'test' })
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../testing/sigterm-child.ts', import.meta.url)), s.ingestUrl, key, '25'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('../testing/sigterm-child.ts', import.meta.url)), s.ingestUrl, key, '25'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
@@ -25,6 +29,10 @@ t.test('SIGTERM: closeOnSignals flushes the queue before the process exits', asy
   child.kill('SIGTERM')
   t.equal(await exited, 0, 'exit code 0 after the flush')
   t.equal(err, '', 'nothing reported')
-  const rows = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events FINAL`, 25, 30_000)
+  const rows = await s.waitForRows<{ message_id: string }>(
+    `SELECT message_id FROM ${s.database}.events FINAL`,
+    25,
+    30_000,
+  )
   t.same(rows.map((r) => r.message_id).sort(), [...ids].sort())
 })

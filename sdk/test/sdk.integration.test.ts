@@ -9,14 +9,24 @@ import { recordingFetch } from '../testing/recording-fetch.js'
 
 const collect = () => {
   const errors: Array<{ error: TrackingError; messageIds: string[] }> = []
-  return { errors, onError: (error: TrackingError, items: readonly { message_id?: string }[]) => errors.push({ error, messageIds: items.map((i) => i.message_id!) }) }
+  return {
+    errors,
+    onError: (error: TrackingError, items: readonly { message_id?: string }[]) =>
+      errors.push({ error, messageIds: items.map((i) => i.message_id!) }),
+  }
 }
 
 t.test('401: reported to onError with INVALID_API_KEY, not retried', async (t) => {
   const s = await startServices(t, { projector: false })
   const rec = recordingFetch()
   const e = collect()
-  const c = new TrackingClient({ apiKey: 'svc_live_' + 'A'.repeat(40), baseUrl: s.ingestUrl, fetch: rec.fetch, onError: e.onError, retryMinDelay: 10 })
+  const c = new TrackingClient({
+    apiKey: 'svc_live_' + 'A'.repeat(40),
+    baseUrl: s.ingestUrl,
+    fetch: rec.fetch,
+    onError: e.onError,
+    retryMinDelay: 10,
+  })
   const ids = [c.track('a', {}, { user: 'u' }), c.track('b', {}, { user: 'u' })]
   await c.flush()
   t.equal(rec.log.length, 1, 'one request, no retry')
@@ -31,12 +41,22 @@ t.test('401: reported to onError with INVALID_API_KEY, not retried', async (t) =
 
 t.test('429 with Retry-After is waited out, then every event is stored once', async (t) => {
   // A plan of 2 requests a minute: the third request is refused until the window turns.
-  const plans = JSON.stringify({ tiny: { requestsPerMinute: 2, eventsPerSecond: 1000, eventsPerMonth: 1_000_000, emailsPerMonth: 0 } })
+  const plans = JSON.stringify({
+    tiny: { requestsPerMinute: 2, eventsPerSecond: 1000, eventsPerMonth: 1_000_000, emailsPerMonth: 0 },
+  })
   const s = await startServices(t, { env: { PLANS_JSON: plans } })
   const { key } = await s.createKey({ plan: 'tiny', type: 'live' })
   const rec = recordingFetch()
   const e = collect()
-  const c = new TrackingClient({ apiKey: key, baseUrl: s.ingestUrl, fetch: rec.fetch, onError: e.onError, flushAt: 2, maxInFlight: 1, retryMinDelay: 10 })
+  const c = new TrackingClient({
+    apiKey: key,
+    baseUrl: s.ingestUrl,
+    fetch: rec.fetch,
+    onError: e.onError,
+    flushAt: 2,
+    maxInFlight: 1,
+    retryMinDelay: 10,
+  })
   const ids = Array.from({ length: 6 }, (_, i) => c.track('step', { i }, { user: 'user_1' }))
   await c.flush()
   t.same(e.errors, [], 'nothing reported')
@@ -48,11 +68,18 @@ t.test('429 with Retry-After is waited out, then every event is stored once', as
     const next = rec.log[rec.log.indexOf(l) + 1]
     t.ok(next, 'and a retry followed')
     // Not a timing assertion: a lower bound the client guarantees however slow the machine.
-    t.ok(next.at - l.at >= Number(l.retryAfter) * 1000 - 5, `the retry waited the ${l.retryAfter} s asked (${next.at - l.at} ms)`)
+    t.ok(
+      next.at - l.at >= Number(l.retryAfter) * 1000 - 5,
+      `the retry waited the ${l.retryAfter} s asked (${next.at - l.at} ms)`,
+    )
     t.same(next.messageIds, l.messageIds, 'same items, same message_ids')
   }
   t.equal(rec.log.at(-1)!.status, 200)
-  const rows = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events FINAL`, 6, 30_000)
+  const rows = await s.waitForRows<{ message_id: string }>(
+    `SELECT message_id FROM ${s.database}.events FINAL`,
+    6,
+    30_000,
+  )
   t.same(rows.map((r) => r.message_id).sort(), [...ids].sort(), 'all six stored, once each')
 })
 
@@ -62,7 +89,14 @@ t.test('batches respect the item and byte limits; per-item failures are reported
   const rec = recordingFetch()
   const e = collect()
   const maxBatchBytes = 40_000 // 100 small items fit (about 25 KB); 3 KB items are cut by bytes
-  const c = new TrackingClient({ apiKey: key, baseUrl: s.ingestUrl, fetch: rec.fetch, onError: e.onError, maxBatchBytes, flushInterval: 60_000 })
+  const c = new TrackingClient({
+    apiKey: key,
+    baseUrl: s.ingestUrl,
+    fetch: rec.fetch,
+    onError: e.onError,
+    maxBatchBytes,
+    flushInterval: 60_000,
+  })
   const ids: string[] = []
   for (let i = 0; i < 250; i++) ids.push(c.track('small', { i }, { user: `u${i % 7}` }))
   const blob = 'x'.repeat(3000)
@@ -76,27 +110,51 @@ t.test('batches respect the item and byte limits; per-item failures are reported
     t.ok(x.items <= 100, `${x.items} items <= 100`)
     t.ok(x.bytes <= maxBatchBytes, `${x.bytes} bytes <= ${maxBatchBytes}`)
     // 400 only for a batch of nothing but refused items (H11), e.g. the 35 KB one alone.
-    t.ok(x.status === 200 || (x.status === 400 && x.messageIds.every((id) => id === badName || id === tooBig)), `status ${x.status}`)
+    t.ok(
+      x.status === 200 || (x.status === 400 && x.messageIds.every((id) => id === badName || id === tooBig)),
+      `status ${x.status}`,
+    )
   }
   // Batches are cut in queue order but gzipped asynchronously, so two of them can reach fetch in
   // either order (CI once saw the 12-item batch go before the 58-item one cut ahead of it). Judge
   // the cuts in queue order: by the position of each batch's first item.
   const position = new Map(ids.concat(badName, tooBig).map((id, i) => [id, i]))
   const cuts = [...rec.log].sort((a, b) => position.get(a.messageIds[0])! - position.get(b.messageIds[0])!)
-  t.same(cuts.slice(0, 2).map((x) => x.items), [100, 100], 'full batches by count first')
+  t.same(
+    cuts.slice(0, 2).map((x) => x.items),
+    [100, 100],
+    'full batches by count first',
+  )
   // Every batch but the last is as full as the limits allow: 100 items, or the next item would not fit.
   for (let i = 0; i + 1 < cuts.length; i++) {
     const x = cuts[i]
     const next = cuts[i + 1].itemBytes[0]
-    t.ok(x.items === 100 || x.bytes + 1 + next > maxBatchBytes, `batch ${i} is full (${x.items} items, ${x.bytes} bytes)`)
+    t.ok(
+      x.items === 100 || x.bytes + 1 + next > maxBatchBytes,
+      `batch ${i} is full (${x.items} items, ${x.bytes} bytes)`,
+    )
   }
   t.ok(rec.log.filter((x) => x.items < 100).length >= 3, 'several batches were cut by bytes')
-  t.ok(rec.log.some((x) => x.gzipped), 'bodies of 1 KB and more are gzipped')
+  t.ok(
+    rec.log.some((x) => x.gzipped),
+    'bodies of 1 KB and more are gzipped',
+  )
   t.equal(new Set(rec.log.flatMap((x) => x.messageIds)).size, 282, 'each item sent once')
 
   const codes = e.errors.map((x) => [x.error.code, x.messageIds])
-  t.same(codes.sort(), [['VALIDATION_ERROR', [badName]], ['VALIDATION_ERROR', [tooBig]]].sort(), 'the two refused items, with the API code')
+  t.same(
+    codes.sort(),
+    [
+      ['VALIDATION_ERROR', [badName]],
+      ['VALIDATION_ERROR', [tooBig]],
+    ].sort(),
+    'the two refused items, with the API code',
+  )
   t.match(c.stats(), { delivered: 280, failed: 2, queued: 0, inFlight: 0 })
-  const rows = await s.waitForRows<{ message_id: string }>(`SELECT message_id FROM ${s.database}.events FINAL`, 280, 30_000)
+  const rows = await s.waitForRows<{ message_id: string }>(
+    `SELECT message_id FROM ${s.database}.events FINAL`,
+    280,
+    30_000,
+  )
   t.same(rows.map((r) => r.message_id).sort(), [...ids].sort(), 'the 280 good ones stored once each')
 })

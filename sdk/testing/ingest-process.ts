@@ -38,20 +38,32 @@ export function spawnIngest(env: Record<string, string>, port: number): IngestPr
 
 /** Waits until the ingest answers and knows `key` (a 400 for an empty batch, not a 401). */
 export async function waitReady(p: IngestProcess, key: string, timeoutMs = 60_000): Promise<void> {
-  await waitUntil(async () => {
-    if (p.child.exitCode !== null) throw new Error(`ingest exited with ${p.child.exitCode}: ${p.stderr()}`)
-    try {
-      const res = await fetch(p.url + '/v1/events', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' })
-      return res.status === 400
-    } catch {
-      return false
-    }
-  }, timeoutMs, 'the ingest child process to accept the key')
+  await waitUntil(
+    async () => {
+      if (p.child.exitCode !== null) throw new Error(`ingest exited with ${p.child.exitCode}: ${p.stderr()}`)
+      try {
+        const res = await fetch(p.url + '/v1/events', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        return res.status === 400
+      } catch {
+        return false
+      }
+    },
+    timeoutMs,
+    'the ingest child process to accept the key',
+  )
 }
 
 /** An ingest child process (env: the test's services) that the test can kill (SIGKILL, no drain) and
  *  start again on the same port; killed when the test ends. Ready for `key` before it returns. */
-export async function killableIngest(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, key: string): Promise<{ url: string; killAndRestart(): Promise<void> }> {
+export async function killableIngest(
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string>,
+  key: string,
+): Promise<{ url: string; killAndRestart(): Promise<void> }> {
   const port = await freePort()
   let ingest = spawnIngest(env, port)
   const kill = async () => {

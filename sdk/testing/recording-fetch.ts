@@ -25,7 +25,16 @@ export function recordingFetch(): { fetch: typeof fetch; log: Exchange[] } {
     const gzipped = headers.get('content-encoding') === 'gzip'
     const json = gzipped ? gunzipSync(raw) : raw
     const body = JSON.parse(json.toString('utf8')) as { events: Array<{ message_id: string }> }
-    const e: Exchange = { at: Date.now(), items: body.events.length, bytes: json.length, gzipped, status: 'network-error', retryAfter: null, messageIds: body.events.map((x) => x.message_id), itemBytes: body.events.map((x) => Buffer.byteLength(JSON.stringify(x))) }
+    const e: Exchange = {
+      at: Date.now(),
+      items: body.events.length,
+      bytes: json.length,
+      gzipped,
+      status: 'network-error',
+      retryAfter: null,
+      messageIds: body.events.map((x) => x.message_id),
+      itemBytes: body.events.map((x) => Buffer.byteLength(JSON.stringify(x))),
+    }
     log.push(e)
     const res = await fetch(input, init)
     e.status = res.status

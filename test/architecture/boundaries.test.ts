@@ -43,7 +43,9 @@ export function boundaryViolations(files: ReadonlyMap<string, string>): string[]
     const ok = allowed(from, /\.test\.ts$/.test(file))
     for (const spec of importSpecifiers(source)) {
       if (!spec.startsWith('.')) continue
-      const target = normalize(join(dirname(file), spec)).split('\\').join('/')
+      const target = normalize(join(dirname(file), spec))
+        .split('\\')
+        .join('/')
       if (target.startsWith('..')) {
         out.push(`${file} imports ${spec}, outside the repository`)
         continue
@@ -60,14 +62,18 @@ function sources(dir: string, into: Map<string, string>): Map<string, string> {
     if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
     const path = dir ? `${dir}/${name}` : name
     if (statSync(join(root, path)).isDirectory()) sources(path, into)
-    else if (/\.(ts|mts|mjs|js)$/.test(name) && !path.includes('/public/')) into.set(path, readFileSync(join(root, path), 'utf8'))
+    else if (/\.(ts|mts|mjs|js)$/.test(name) && !path.includes('/public/'))
+      into.set(path, readFileSync(join(root, path), 'utf8'))
   }
   return into
 }
 
 t.test('the checker finds a service importing another service, and allows shared code', async (t) => {
   const files = new Map([
-    ['services/ingest/src/main.ts', `import { x } from '../../projector/src/usage/q.js'\nimport { y } from '../../shared/src/log.js'`],
+    [
+      'services/ingest/src/main.ts',
+      `import { x } from '../../projector/src/usage/q.js'\nimport { y } from '../../shared/src/log.js'`,
+    ],
     ['services/shared/src/a.ts', `export { z } from '../../dashboard/src/b.js'`],
     ['scripts/tool.ts', `const m = await import('../test/support/harness.js')`],
     ['services/dashboard/src/api/x.test.ts', `import { h } from '../../../../test/support/harness.js'`],
@@ -111,7 +117,10 @@ t.test('the kafkajs check finds imports, type imports, dynamic imports and requi
     ['services/ingest/src/a.ts', `import type { Producer } from 'kafkajs'`],
     ['test/b.test.ts', `const k = await import('kafkajs')`],
     ['bench/c.ts', 'const r = require.resolve(`kafkajs/src/protocol/request.js`)'],
-    ['services/shared/src/d.ts', `import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'\nimport { Kafka } from './kafka/client.js'`],
+    [
+      'services/shared/src/d.ts',
+      `import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'\nimport { Kafka } from './kafka/client.js'`,
+    ],
   ])
   t.same(kafkajsImporters(files), ['services/ingest/src/a.ts', 'test/b.test.ts', 'bench/c.ts'])
 })

@@ -22,7 +22,10 @@ function walk(dir: string, keep: (path: string) => boolean, out: string[] = []):
 export function envReads(source: string): string[] {
   const out = new Set<string>()
   for (const m of source.matchAll(/^\s*([A-Z][A-Z0-9_]+):\s*v\.\w+\(/gm)) out.add(m[1]!)
-  for (const m of source.matchAll(/\b(?:process\.)?env\.([A-Z][A-Z0-9_]+)\b|\b(?:process\.)?env\[['"]([A-Z][A-Z0-9_]+)['"]\]/g)) out.add((m[1] ?? m[2])!)
+  for (const m of source.matchAll(
+    /\b(?:process\.)?env\.([A-Z][A-Z0-9_]+)\b|\b(?:process\.)?env\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
+  ))
+    out.add((m[1] ?? m[2])!)
   return [...out]
 }
 
@@ -48,24 +51,43 @@ export function localLinks(markdown: string): string[] {
 }
 
 t.test('the helpers read specs, env reads, tables and links', async (t) => {
-  t.same(envReads(`const spec = {\n  FOO_BAR: v.int(1),\n}\nconst x = process.env.BAZ ?? env.QUX\nconst y = process.env['QUUX']`).sort(), ['BAZ', 'FOO_BAR', 'QUUX', 'QUX'])
+  t.same(
+    envReads(
+      `const spec = {\n  FOO_BAR: v.int(1),\n}\nconst x = process.env.BAZ ?? env.QUX\nconst y = process.env['QUUX']`,
+    ).sort(),
+    ['BAZ', 'FOO_BAR', 'QUUX', 'QUX'],
+  )
   t.same([...tableVariables('| Variable |\n| `A_B` / `CC` | `DD` |\n')].sort(), ['A_B', 'CC'])
-  t.same(localLinks('[a](../shared/SPEC.md) [b](https://x.y) [c](#top) [d](docs/api.md#limits)'), ['../shared/SPEC.md', 'docs/api.md#limits'])
+  t.same(localLinks('[a](../shared/SPEC.md) [b](https://x.y) [c](#top) [d](docs/api.md#limits)'), [
+    '../shared/SPEC.md',
+    'docs/api.md#limits',
+  ])
 })
 
 t.test('every variable the code reads is in the README configuration tables', async (t) => {
   const listed = tableVariables(readFileSync(join(root, 'README.md'), 'utf8'))
-  const files = walk('services', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts')).concat(walk('scripts', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts')))
+  const files = walk('services', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts')).concat(
+    walk('scripts', (p) => p.endsWith('.ts') && !p.endsWith('.test.ts')),
+  )
   t.ok(files.length > 50)
   const missing: string[] = []
   for (const f of files) {
-    for (const name of envReads(readFileSync(join(root, f), 'utf8'))) if (!listed.has(name)) missing.push(`${name} (${f})`)
+    for (const name of envReads(readFileSync(join(root, f), 'utf8')))
+      if (!listed.has(name)) missing.push(`${name} (${f})`)
   }
   t.same(missing, [], 'add these to the README configuration table')
 })
 
 t.test('README and docs links stay inside the repository and resolve', async (t) => {
-  const docs = ['README.md', 'BENCHMARKS.md', 'bench/HISTORY.md', ...walk('docs', (p) => p.endsWith('.md')), ...walk('services', (p) => p.endsWith('.md')), ...walk('schemas', (p) => p.endsWith('.md')), 'sdk/README.md']
+  const docs = [
+    'README.md',
+    'BENCHMARKS.md',
+    'bench/HISTORY.md',
+    ...walk('docs', (p) => p.endsWith('.md')),
+    ...walk('services', (p) => p.endsWith('.md')),
+    ...walk('schemas', (p) => p.endsWith('.md')),
+    'sdk/README.md',
+  ]
   const bad: string[] = []
   for (const doc of docs) {
     if (!existsSync(join(root, doc))) continue

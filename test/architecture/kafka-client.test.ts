@@ -16,11 +16,20 @@ const vendored = join(root, 'packages', 'kafkajs')
 // The processes: the services and CLIs (as TypeScript and as compiled to dist/), the test harness,
 // the admin and drill scripts and the bench.
 const ENTRIES = [
-  'services/ingest/src/main.ts', 'services/projector/src/main.ts', 'services/dashboard/src/main.ts',
-  'services/projector/src/replay/cli.ts', 'services/shared/src/kafka/client.ts',
-  'dist/services/ingest/src/main.js', 'dist/services/projector/src/main.js', 'dist/services/dashboard/src/main.js',
-  'dist/services/projector/src/replay/cli.js', 'dist/scripts/keys.js',
-  'test/support/harness.ts', 'scripts/admin-context.ts', 'scripts/drill/main.ts', 'bench/run.ts',
+  'services/ingest/src/main.ts',
+  'services/projector/src/main.ts',
+  'services/dashboard/src/main.ts',
+  'services/projector/src/replay/cli.ts',
+  'services/shared/src/kafka/client.ts',
+  'dist/services/ingest/src/main.js',
+  'dist/services/projector/src/main.js',
+  'dist/services/dashboard/src/main.js',
+  'dist/services/projector/src/replay/cli.js',
+  'dist/scripts/keys.js',
+  'test/support/harness.ts',
+  'scripts/admin-context.ts',
+  'scripts/drill/main.ts',
+  'bench/run.ts',
 ]
 
 t.test('kafkajs resolves to packages/kafkajs from every entry point', async (t) => {

@@ -13,7 +13,7 @@ import '../support/dashboard-harness.js'
 const vendored = join(import.meta.dirname, '..', '..', 'packages', 'kafkajs')
 const require = createRequire(import.meta.url)
 
-t.test('the harness\'s in-process ingest and projector report the vendored Kafka client', async (t) => {
+t.test("the harness's in-process ingest and projector report the vendored Kafka client", async (t) => {
   const s = await startServices(t)
   const ingest = await (await fetch(`${s.ingestAdminUrl}/metrics`)).text()
   t.match(ingest, /^ingest_kafka_client_info\{version="2\.2\.4",vendored="1"\} 1$/m, 'ingest')
@@ -24,7 +24,11 @@ t.test('the harness\'s in-process ingest and projector report the vendored Kafka
 t.test('the harness process loads kafkajs files only from packages/kafkajs', async (t) => {
   const loaded = Object.keys(require.cache).filter((file) => /[/\\]kafkajs[/\\]/.test(file) && !/@kafkajs/.test(file))
   t.ok(loaded.length > 50, `kafkajs is loaded (${loaded.length} files)`)
-  t.same(loaded.filter((file) => !realpathSync(file).startsWith(vendored + '/')), [], 'every kafkajs file loaded is the vendored one')
+  t.same(
+    loaded.filter((file) => !realpathSync(file).startsWith(vendored + '/')),
+    [],
+    'every kafkajs file loaded is the vendored one',
+  )
   for (const file of ['producer/groupMessagesPerPartition.js', 'protocol/request.js']) {
     t.ok(require.cache[join(vendored, 'src', file)], `the vendored ${file} is the one loaded`)
   }

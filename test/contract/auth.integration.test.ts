@@ -13,8 +13,16 @@ t.test('authentication contract', async (t) => {
   const live = await s.createKey({ type: 'live', plan: 'orbit' })
   const testKey = await s.createKey({ type: 'test', account: live.accountId })
 
-  const send = (authorization: string | undefined, path = '/v1/event', extra: Record<string, string> = {}, body = EVENT) =>
-    http(s.ingestUrl, path, { headers: { ...JSON_CT, ...(authorization === undefined ? {} : { authorization }), ...extra }, body })
+  const send = (
+    authorization: string | undefined,
+    path = '/v1/event',
+    extra: Record<string, string> = {},
+    body = EVENT,
+  ) =>
+    http(s.ingestUrl, path, {
+      headers: { ...JSON_CT, ...(authorization === undefined ? {} : { authorization }), ...extra },
+      body,
+    })
 
   const expect401 = (t: Asserts, res: Awaited<ReturnType<typeof send>>, code: string, what: string) => {
     expectError(t, res, 401, code, what)
@@ -70,11 +78,29 @@ t.test('authentication contract', async (t) => {
       ['unknown test key', unknownKey('test')],
     ]
     for (const [what, key] of cases) expect401(t, await send(`Bearer ${key}`), 'INVALID_API_KEY', what)
-    expect401(t, await send(`Bearer ${testKey.key}`, '/v1/events', {}, JSON.stringify({ sent_at: new Date().toISOString(), events: [{ type: 'event', event: 'x', user: { id: 'u' } }] })), 'INVALID_API_KEY', 'test key on the batch endpoint')
+    expect401(
+      t,
+      await send(
+        `Bearer ${testKey.key}`,
+        '/v1/events',
+        {},
+        JSON.stringify({
+          sent_at: new Date().toISOString(),
+          events: [{ type: 'event', event: 'x', user: { id: 'u' } }],
+        }),
+      ),
+      'INVALID_API_KEY',
+      'test key on the batch endpoint',
+    )
   })
 
   t.test('the valid key is accepted, the scheme name case-insensitively (RFC 7235)', async (t) => {
-    for (const header of [`Bearer ${live.key}`, `bearer ${live.key}`, `BEARER  ${live.key}`, `  Bearer ${live.key}  `]) {
+    for (const header of [
+      `Bearer ${live.key}`,
+      `bearer ${live.key}`,
+      `BEARER  ${live.key}`,
+      `  Bearer ${live.key}  `,
+    ]) {
       const res = await send(header)
       t.equal(res.status, 200, JSON.stringify(header.replace(live.key, '<key>')))
       t.equal(res.body.success, true)
@@ -108,7 +134,20 @@ t.test('authentication contract', async (t) => {
     await s.admin.setKeyStatus(k.keyId, 'revoked')
     await waitUntil(async () => (await ok()).status === 401, 15_000, 'the revoked key to be refused')
     expect401(t, await ok(), 'INVALID_API_KEY', 'revoked key')
-    expect401(t, await send(`Bearer ${k.key}`, '/v1/events', {}, JSON.stringify({ sent_at: new Date().toISOString(), events: [{ type: 'event', event: 'x', user: { id: 'u' } }] })), 'INVALID_API_KEY', 'revoked key on the batch endpoint')
+    expect401(
+      t,
+      await send(
+        `Bearer ${k.key}`,
+        '/v1/events',
+        {},
+        JSON.stringify({
+          sent_at: new Date().toISOString(),
+          events: [{ type: 'event', event: 'x', user: { id: 'u' } }],
+        }),
+      ),
+      'INVALID_API_KEY',
+      'revoked key on the batch endpoint',
+    )
     t.equal((await send(`Bearer ${live.key}`)).status, 200, 'other keys of the account still work')
   })
 })

@@ -16,16 +16,33 @@ t.test('sessions: sign-up, me, sign-out, sign-in, one account per email, a tampe
   t.match(acct?.password_hash, /^scrypt\$/)
   t.notMatch(JSON.stringify(acct), password, 'the password itself is stored nowhere')
   t.match((await c.get('/api/me')).body.data, { account_id: accountId, email, plan: 'hobby' })
-  t.equal((await d.client().post('/api/signup', { email: email.toUpperCase(), password: 'another password' })).status, 409, 'case-insensitively')
+  t.equal(
+    (await d.client().post('/api/signup', { email: email.toUpperCase(), password: 'another password' })).status,
+    409,
+    'case-insensitively',
+  )
   t.equal((await c.post('/api/signout')).status, 200)
   t.equal((await c.get('/api/me')).status, 401, 'signed out')
-  t.match(await c.post('/api/signin', { email, password: 'not the password' }), { status: 401, body: { error: { code: 'INVALID_CREDENTIALS' } } })
-  t.match(await c.post('/api/signin', { email: 'nobody@example.com', password: 'whatever1' }), { status: 401, body: { error: { code: 'INVALID_CREDENTIALS' } } }, 'the same for an unknown email')
+  t.match(await c.post('/api/signin', { email, password: 'not the password' }), {
+    status: 401,
+    body: { error: { code: 'INVALID_CREDENTIALS' } },
+  })
+  t.match(
+    await c.post('/api/signin', { email: 'nobody@example.com', password: 'whatever1' }),
+    { status: 401, body: { error: { code: 'INVALID_CREDENTIALS' } } },
+    'the same for an unknown email',
+  )
   const ok = await c.post('/api/signin', { email, password })
   t.equal(ok.status, 200)
-  t.match(ok.headers.getSetCookie().find((x) => x.startsWith('dash_session=')), /HttpOnly.*SameSite=Strict|SameSite=Strict.*HttpOnly/i)
+  t.match(
+    ok.headers.getSetCookie().find((x) => x.startsWith('dash_session=')),
+    /HttpOnly.*SameSite=Strict|SameSite=Strict.*HttpOnly/i,
+  )
   const forged = d.client()
-  forged.cookies.set('dash_session', c.cookies.get('dash_session')!.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')))
+  forged.cookies.set(
+    'dash_session',
+    c.cookies.get('dash_session')!.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')),
+  )
   t.equal((await forged.get('/api/me')).status, 401, 'a tampered session cookie is no session')
 })
 
@@ -33,7 +50,8 @@ t.test('sign-in throttling: 429 with Retry-After, even with the right password',
   const d = await startInProcessDashboard(t, { LOGIN_MAX_FAILURES: '3' })
   const { email, password } = await d.client().signUp()
   const other = d.client()
-  for (let i = 0; i < 3; i++) t.equal((await other.post('/api/signin', { email, password: `bad-${i}-password` })).status, 401)
+  for (let i = 0; i < 3; i++)
+    t.equal((await other.post('/api/signin', { email, password: `bad-${i}-password` })).status, 401)
   const blocked = await other.post('/api/signin', { email, password })
   t.match(blocked, { status: 429, body: { error: { code: 'TOO_MANY_ATTEMPTS' } } })
   t.ok(Number(blocked.headers.get('retry-after')) > 0)
@@ -43,44 +61,56 @@ t.test('CSRF: a state-changing request without the token or from another origin 
   const d = await startInProcessDashboard(t)
   const c = d.client()
   await c.signUp()
-  t.match(await c.post('/api/keys', { name: 'k', type: 'live' }, { csrf: null }), { status: 403, body: { error: { code: 'CSRF_REJECTED' } } })
-  t.match(await c.post('/api/keys', { name: 'k', type: 'live' }, { origin: 'https://evil.example' }), { status: 403, body: { error: { code: 'CSRF_REJECTED' } } })
+  t.match(await c.post('/api/keys', { name: 'k', type: 'live' }, { csrf: null }), {
+    status: 403,
+    body: { error: { code: 'CSRF_REJECTED' } },
+  })
+  t.match(await c.post('/api/keys', { name: 'k', type: 'live' }, { origin: 'https://evil.example' }), {
+    status: 403,
+    body: { error: { code: 'CSRF_REJECTED' } },
+  })
   t.match(await c.post('/api/keys', { name: 'k', type: 'live' }), { status: 201 }, 'with both, the change is made')
 })
 
-t.test('keys: the secret shown once, listed masked, revoked for good, never reachable from another account', async (t) => {
-  const d = await startInProcessDashboard(t)
-  const owner = d.client()
-  await owner.signUp()
-  const made = await owner.post('/api/keys', { name: 'server', type: 'live' })
-  t.equal(made.status, 201)
-  const { key_id: keyId, secret } = made.body.data
-  t.match(secret, /^svc_live_[A-Za-z0-9]{40}$/)
-  const list = await owner.get('/api/keys')
-  t.equal(list.status, 200)
-  t.notMatch(JSON.stringify(list.body), secret, 'the list never shows the secret')
-  t.match(list.body.data, [{ key_id: keyId, status: 'active' }])
-  const stranger = d.client()
-  await stranger.signUp()
-  t.equal((await stranger.post(`/api/keys/${keyId}/revoke`)).status, 404, 'another account cannot see the key')
-  t.equal((await owner.post(`/api/keys/${keyId}/revoke`)).status, 200)
-  t.equal(d.admin.keys.get(keyId)?.status, 'revoked')
-  t.equal((await owner.post(`/api/keys/${keyId}/reactivate`)).status, 409, 'a revoked key cannot come back')
-})
+t.test(
+  'keys: the secret shown once, listed masked, revoked for good, never reachable from another account',
+  async (t) => {
+    const d = await startInProcessDashboard(t)
+    const owner = d.client()
+    await owner.signUp()
+    const made = await owner.post('/api/keys', { name: 'server', type: 'live' })
+    t.equal(made.status, 201)
+    const { key_id: keyId, secret } = made.body.data
+    t.match(secret, /^svc_live_[A-Za-z0-9]{40}$/)
+    const list = await owner.get('/api/keys')
+    t.equal(list.status, 200)
+    t.notMatch(JSON.stringify(list.body), secret, 'the list never shows the secret')
+    t.match(list.body.data, [{ key_id: keyId, status: 'active' }])
+    const stranger = d.client()
+    await stranger.signUp()
+    t.equal((await stranger.post(`/api/keys/${keyId}/revoke`)).status, 404, 'another account cannot see the key')
+    t.equal((await owner.post(`/api/keys/${keyId}/revoke`)).status, 200)
+    t.equal(d.admin.keys.get(keyId)?.status, 'revoked')
+    t.equal((await owner.post(`/api/keys/${keyId}/reactivate`)).status, 409, 'a revoked key cannot come back')
+  },
+)
 
-t.test('event data: read while ClickHouse answers, 503 with Retry-After while it does not; health says so', async (t) => {
-  const d = await startInProcessDashboard(t)
-  const c = d.client()
-  await c.signUp()
-  t.equal((await c.get('/api/events')).status, 200)
-  d.data.failing = true
-  const down = await c.get('/api/events')
-  t.match(down, { status: 503, body: { success: false, error: { code: 'SERVICE_UNAVAILABLE' } } })
-  t.ok(Number(down.headers.get('retry-after')) > 0)
-  t.notMatch(JSON.stringify(down.body), /ECONNREFUSED|8123/, 'no internals in the answer')
-  t.equal((await fetch(`${d.url}/health`)).status, 503)
-  t.equal((await fetch(`${d.url}/health/live`)).status, 200, 'liveness does not depend on ClickHouse')
-})
+t.test(
+  'event data: read while ClickHouse answers, 503 with Retry-After while it does not; health says so',
+  async (t) => {
+    const d = await startInProcessDashboard(t)
+    const c = d.client()
+    await c.signUp()
+    t.equal((await c.get('/api/events')).status, 200)
+    d.data.failing = true
+    const down = await c.get('/api/events')
+    t.match(down, { status: 503, body: { success: false, error: { code: 'SERVICE_UNAVAILABLE' } } })
+    t.ok(Number(down.headers.get('retry-after')) > 0)
+    t.notMatch(JSON.stringify(down.body), /ECONNREFUSED|8123/, 'no internals in the answer')
+    t.equal((await fetch(`${d.url}/health`)).status, 503)
+    t.equal((await fetch(`${d.url}/health/live`)).status, 200, 'liveness does not depend on ClickHouse')
+  },
+)
 
 t.test('unknown API paths are 404 and known ones with another method 405', async (t) => {
   const d = await startInProcessDashboard(t)

@@ -35,8 +35,14 @@ t.test('hostile bodies', async (t) => {
   t.test('a stalled body is answered 408 REQUEST_TIMEOUT and its connection closed', async (t) => {
     const r = await stalledRequest(s.ingestUrl, postHead('/v1/event', 100_000, auth(0)), Buffer.from('{"event":"x",'))
     t.match(r, { status: 408, closed: true, body: { error: { code: 'REQUEST_TIMEOUT' } } })
-    const gz = gzipSync(Buffer.from(JSON.stringify({ sent_at: now(), events: [{ type: 'event', event: 'x', user: { id: 'u' } }] })))
-    const z = await stalledRequest(s.ingestUrl, postHead('/v1/events', gz.length, { ...auth(0), 'Content-Encoding': 'gzip' }), gz.subarray(0, gz.length - 8))
+    const gz = gzipSync(
+      Buffer.from(JSON.stringify({ sent_at: now(), events: [{ type: 'event', event: 'x', user: { id: 'u' } }] })),
+    )
+    const z = await stalledRequest(
+      s.ingestUrl,
+      postHead('/v1/events', gz.length, { ...auth(0), 'Content-Encoding': 'gzip' }),
+      gz.subarray(0, gz.length - 8),
+    )
     t.match(z, { status: 408, closed: true }, 'a gzip body without its last bytes')
   })
 
@@ -62,7 +68,11 @@ t.test('hostile bodies', async (t) => {
     const outcomes = await Promise.all([stalledBatch(0, 6 * MB), stalledBatch(0, 6 * MB)])
     const refused = outcomes.filter((o) => o.status === 429)
     t.equal(refused.length, 1, `statuses ${outcomes.map((o) => o.status)}`)
-    t.match(refused[0], { closed: true, headers: { 'retry-after': '1' }, body: { error: { code: 'BODY_BYTES_IN_FLIGHT_EXCEEDED' } } })
+    t.match(refused[0], {
+      closed: true,
+      headers: { 'retry-after': '1' },
+      body: { error: { code: 'BODY_BYTES_IN_FLIGHT_EXCEEDED' } },
+    })
     t.equal(outcomes.filter((o) => o.status === 408).length, 1, 'the other is cut by the deadline')
   })
 
@@ -71,17 +81,24 @@ t.test('hostile bodies', async (t) => {
     const outcomes: StalledOutcome[] = await Promise.all([0, 1, 2].map((k) => stalledBatch(k, 6 * MB)))
     const refused = outcomes.filter((o) => o.status === 503)
     t.equal(refused.length, 1, `statuses ${outcomes.map((o) => o.status)}`)
-    t.match(refused[0], { closed: true, headers: { 'retry-after': '1' }, body: { error: { code: 'SERVICE_UNAVAILABLE' } } })
+    t.match(refused[0], {
+      closed: true,
+      headers: { 'retry-after': '1' },
+      body: { error: { code: 'SERVICE_UNAVAILABLE' } },
+    })
     const ok = await send('/v1/event', JSON.stringify({ event: 'x', user: { id: 'u' } }), {})
     t.equal(ok.status, 200, 'once they are gone, requests are read again')
   })
 
-  t.test('a batch whose ignored field holds 3,000,000 {} is refused before parsing: 400 JSON_TOO_COMPLEX', async (t) => {
-    const junk = `{"sent_at":"${now()}","events":[{"type":"event","event":"x","user":{"id":"u"}}],"junk":[${'{},'.repeat(2_999_999)}{}]}`
-    const r = await send('/v1/events', junk, {})
-    expectError(t, r, 400, 'JSON_TOO_COMPLEX')
-    t.same(r.body.error.details, { path: '', max_values: 1024 })
-  })
+  t.test(
+    'a batch whose ignored field holds 3,000,000 {} is refused before parsing: 400 JSON_TOO_COMPLEX',
+    async (t) => {
+      const junk = `{"sent_at":"${now()}","events":[{"type":"event","event":"x","user":{"id":"u"}}],"junk":[${'{},'.repeat(2_999_999)}{}]}`
+      const r = await send('/v1/events', junk, {})
+      expectError(t, r, 400, 'JSON_TOO_COMPLEX')
+      t.same(r.body.error.details, { path: '', max_values: 1024 })
+    },
+  )
 
   t.test('an unknown Content-Encoding is 415 naming it', async (t) => {
     const r = await send('/v1/event', JSON.stringify({ event: 'x', user: { id: 'u' } }), { 'content-encoding': 'zstd' })
@@ -93,7 +110,12 @@ t.test('hostile bodies', async (t) => {
   t.test('a valid gzip batch near 10 MB of 100 events of 32 KB of small properties: 200', async (t) => {
     const properties: Record<string, number> = {}
     for (let i = 0; i < 2800; i++) properties[`p${i}`] = (i * 7919) % 1000
-    const events = Array.from({ length: 100 }, (_, i) => ({ type: 'event', event: 'x', user: { id: `u${i}` }, properties }))
+    const events = Array.from({ length: 100 }, (_, i) => ({
+      type: 'event',
+      event: 'x',
+      user: { id: `u${i}` },
+      properties,
+    }))
     const text = JSON.stringify({ sent_at: now(), events }, null, 4)
     t.ok(text.length > 6 * MB && text.length < 10 * MB, `${text.length} bytes`)
     const r = await send('/v1/events', gzipSync(Buffer.from(text)), { 'content-encoding': 'gzip' })
@@ -105,16 +127,23 @@ t.test('hostile bodies', async (t) => {
 t.test('connections past INGEST_MAX_CONNECTIONS are closed at once (H24)', async (t) => {
   const s = await startServices(t, { projector: false, env: { INGEST_MAX_CONNECTIONS: '2' } })
   const url = new URL(s.ingestUrl)
-  const idle = await Promise.all([0, 1].map(() => new Promise<Socket>((resolve) => {
-    const c = connect(Number(url.port), url.hostname, () => resolve(c))
-  })))
+  const idle = await Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise<Socket>((resolve) => {
+          const c = connect(Number(url.port), url.hostname, () => resolve(c))
+        }),
+    ),
+  )
   const third = await stalledRequest(s.ingestUrl, 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
   t.match(third, { status: 0, closed: true }, 'the third connection is closed unanswered')
   for (const c of idle) c.destroy()
   // The server sees the two close in its own time; a new connection is served once it has.
   let status = 0
   for (let i = 0; i < 50 && status !== 200; i++) {
-    status = (await stalledRequest(s.ingestUrl, 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).status
+    status = (
+      await stalledRequest(s.ingestUrl, 'GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    ).status
   }
   t.equal(status, 200, 'served again once they are closed')
 })

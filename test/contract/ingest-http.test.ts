@@ -13,7 +13,10 @@ import { RecordsTooLargeError } from '../../services/ingest/src/kafka/record-app
 
 const ev = { event: 'page_viewed', user: { id: 'u1' } }
 const sentAt = new Date(FIXED_NOW).toISOString()
-const batchOf = (n: number) => ({ sent_at: sentAt, events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'page_viewed', user: { id: `u${i}` } })) })
+const batchOf = (n: number) => ({
+  sent_at: sentAt,
+  events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'page_viewed', user: { id: `u${i}` } })),
+})
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 t.test('a single event: 200 once appended, one record on the events topic, headers of docs/api.md', async (t) => {
@@ -21,23 +24,48 @@ t.test('a single event: 200 once appended, one record on the events topic, heade
   const key = s.addKey()
   const r = await s.post('/v1/event', ev, key)
   t.equal(r.status, 200)
-  t.match(r.body, { success: true, events_processed: 1, data: { processed_count: 1, failed_count: 0, results: [{ index: 0, success: true }] } })
+  t.match(r.body, {
+    success: true,
+    events_processed: 1,
+    data: { processed_count: 1, failed_count: 0, results: [{ index: 0, success: true }] },
+  })
   t.match(r.body.data.results[0].event_id, UUID7, 'a UUIDv7 without message_id (H12)')
   t.equal(r.headers['content-type'], 'application/json; charset=utf-8')
-  t.same(RATE_HEADERS.map((h) => r.headers[h]), ['100', '99', String(Math.ceil((FIXED_NOW + 30_000) / 1000)), '60'], 'Hobby: 100 a minute, one used, the window ends at the next minute')
+  t.same(
+    RATE_HEADERS.map((h) => r.headers[h]),
+    ['100', '99', String(Math.ceil((FIXED_NOW + 30_000) / 1000)), '60'],
+    'Hobby: 100 a minute, one used, the window ends at the next minute',
+  )
   t.equal(s.appended.length, 1, 'one append')
   const [rec] = s.appended[0]!
-  t.match(decodedValue(rec!), { name: 'Event', value: { event: 'page_viewed', user_id: 'u1', environment: 'live', event_id: r.body.data.results[0].event_id } })
+  t.match(decodedValue(rec!), {
+    name: 'Event',
+    value: { event: 'page_viewed', user_id: 'u1', environment: 'live', event_id: r.body.data.results[0].event_id },
+  })
 })
 
 t.test('a batch: identifies go to their topic, an invalid item fails alone (H11), all in one append', async (t) => {
   const s = await startInProcessIngest(t)
   const key = s.addKey()
-  const r = await s.post('/v1/events', { sent_at: sentAt, events: [{ type: 'event', name: 'a', user: { id: 'u1' } }, { type: 'identify', user: { id: 'u1' }, traits: { plan: 'pro' } }, { type: 'event', user: { id: 'u2' } }] }, key)
+  const r = await s.post(
+    '/v1/events',
+    {
+      sent_at: sentAt,
+      events: [
+        { type: 'event', name: 'a', user: { id: 'u1' } },
+        { type: 'identify', user: { id: 'u1' }, traits: { plan: 'pro' } },
+        { type: 'event', user: { id: 'u2' } },
+      ],
+    },
+    key,
+  )
   t.equal(r.status, 200)
   t.match(r.body.data, { processed_count: 2, failed_count: 1 })
   t.match(r.body.data.results[2], { index: 2, success: false, error: { code: 'VALIDATION_ERROR' } })
-  t.same(s.appended.map((a) => a.map((x) => decodedValue(x).name)), [['Event', 'Identify']])
+  t.same(
+    s.appended.map((a) => a.map((x) => decodedValue(x).name)),
+    [['Event', 'Identify']],
+  )
   t.notSame(s.appended[0]![0]!.topic, s.appended[0]![1]!.topic, 'events and identifies have their own topics')
   const none = await s.post('/v1/events', { sent_at: sentAt, events: [{ type: 'event', user: { id: 'u2' } }] }, key)
   expectError(t, none, 400, 'VALIDATION_ERROR', 'no item accepted')
@@ -50,9 +78,27 @@ t.test('authentication: each 401, and unauthenticated answers carry the client a
   const revoked = s.addKey({ status: 'revoked' })
   const test = s.addKey({ type: 'test' })
   expectError(t, await s.post('/v1/event', ev), 401, 'MISSING_AUTH_HEADER', 'no Authorization')
-  expectError(t, await s.post('/v1/event', ev, undefined, { authorization: `Basic ${live}` }), 401, 'MISSING_AUTH_HEADER', 'not Bearer')
-  expectError(t, await s.post('/v1/event', ev, 'sk_live_abcdefghijklmnopqrstuvwxyz0123456789'), 401, 'INVALID_KEY_FORMAT', 'another prefix')
-  expectError(t, await s.post('/v1/event', ev, live.slice(0, -1) + (live.endsWith('A') ? 'B' : 'A')), 401, 'INVALID_API_KEY', 'unknown key')
+  expectError(
+    t,
+    await s.post('/v1/event', ev, undefined, { authorization: `Basic ${live}` }),
+    401,
+    'MISSING_AUTH_HEADER',
+    'not Bearer',
+  )
+  expectError(
+    t,
+    await s.post('/v1/event', ev, 'sk_live_abcdefghijklmnopqrstuvwxyz0123456789'),
+    401,
+    'INVALID_KEY_FORMAT',
+    'another prefix',
+  )
+  expectError(
+    t,
+    await s.post('/v1/event', ev, live.slice(0, -1) + (live.endsWith('A') ? 'B' : 'A')),
+    401,
+    'INVALID_API_KEY',
+    'unknown key',
+  )
   expectError(t, await s.post('/v1/event', ev, revoked), 401, 'INVALID_API_KEY', 'revoked key')
   const r = await s.post('/v1/event', ev, test)
   expectError(t, r, 401, 'INVALID_API_KEY', 'a key type this deployment does not accept')
@@ -64,12 +110,28 @@ t.test('authentication: each 401, and unauthenticated answers carry the client a
 t.test('checks run in the order of H2: key, per-minute limit, body, validation, then limits on events', async (t) => {
   const s = await startInProcessIngest(t)
   const key = s.addKey()
-  expectError(t, await s.post('/v1/event', 'not json', undefined, { 'content-type': 'text/plain' }), 401, 'MISSING_AUTH_HEADER', 'the key before the body')
-  expectError(t, await s.post('/v1/event', 'not json', key, { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'the type before the JSON')
+  expectError(
+    t,
+    await s.post('/v1/event', 'not json', undefined, { 'content-type': 'text/plain' }),
+    401,
+    'MISSING_AUTH_HEADER',
+    'the key before the body',
+  )
+  expectError(
+    t,
+    await s.post('/v1/event', 'not json', key, { 'content-type': 'text/plain' }),
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    'the type before the JSON',
+  )
   expectError(t, await s.post('/v1/event', '{"event":', key), 400, 'INVALID_JSON', 'JSON before validation')
   const bad = await s.post('/v1/event', { event: '', user: 'u1' }, key)
   expectError(t, bad, 400, 'VALIDATION_ERROR', 'validation')
-  t.same(bad.body.error.details.errors.map((e: { path: string }) => e.path).sort(), ['/event', '/user'], 'every problem listed')
+  t.same(
+    bad.body.error.details.errors.map((e: { path: string }) => e.path).sort(),
+    ['/event', '/user'],
+    'every problem listed',
+  )
   // The three refused bodies above were given back to the minute (H32): only the 200s count.
   for (let i = 0; i < 100; i++) t.equal((await s.post('/v1/event', ev, key)).status, 200)
   const limited = await s.post('/v1/event', 'not json', key, { 'content-type': 'text/plain' })
@@ -103,29 +165,53 @@ t.test('per-second events (H4) and the month (H5, H33) refuse with their 429 and
   t.equal(s.appended.flat().length, 2000, 'refused requests appended no record')
 })
 
-t.test('bodies: 415 for types and codings, gzip accepted, 413 past the limit, 400 JSON_TOO_COMPLEX (H7, H24, H25)', async (t) => {
-  const s = await startInProcessIngest(t, { SINGLE_BODY_LIMIT_BYTES: '2000' })
-  const key = s.addKey({ plan: 'orbit' })
-  expectError(t, await s.post('/v1/event', ev, key, { 'content-type': '' }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'no type')
-  const coding = await s.post('/v1/event', ev, key, { 'content-encoding': 'compress' })
-  expectError(t, coding, 415, 'UNSUPPORTED_MEDIA_TYPE', 'an unknown coding')
-  t.match(coding.body.error, { message: /compress/, details: { content_encoding: 'compress', supported: ['gzip', 'deflate', 'br', 'identity'] } })
-  t.equal((await s.post('/v1/event', gzipSync(JSON.stringify(ev)), key, { 'content-encoding': 'gzip' })).status, 200, 'gzip')
-  const big = await s.post('/v1/event', { ...ev, properties: { pad: 'x'.repeat(2000) } }, key)
-  expectError(t, big, 413, 'PAYLOAD_TOO_LARGE', 'over SINGLE_BODY_LIMIT_BYTES')
-  t.match(big.body.error.details, { limit_bytes: 2000 })
-  const s2 = await startInProcessIngest(t)
-  const key2 = s2.addKey({ plan: 'orbit' })
-  const complex = await s2.post('/v1/event', `{"event":"x","user":{"id":"u"},"properties":{"a":[${'0,'.repeat(40_000)}0]}}`, key2)
-  expectError(t, complex, 400, 'JSON_TOO_COMPLEX', 'more values than a valid event holds')
-  t.match(complex.body.error.details, { max_values: Number })
-})
+t.test(
+  'bodies: 415 for types and codings, gzip accepted, 413 past the limit, 400 JSON_TOO_COMPLEX (H7, H24, H25)',
+  async (t) => {
+    const s = await startInProcessIngest(t, { SINGLE_BODY_LIMIT_BYTES: '2000' })
+    const key = s.addKey({ plan: 'orbit' })
+    expectError(t, await s.post('/v1/event', ev, key, { 'content-type': '' }), 415, 'UNSUPPORTED_MEDIA_TYPE', 'no type')
+    const coding = await s.post('/v1/event', ev, key, { 'content-encoding': 'compress' })
+    expectError(t, coding, 415, 'UNSUPPORTED_MEDIA_TYPE', 'an unknown coding')
+    t.match(coding.body.error, {
+      message: /compress/,
+      details: { content_encoding: 'compress', supported: ['gzip', 'deflate', 'br', 'identity'] },
+    })
+    t.equal(
+      (await s.post('/v1/event', gzipSync(JSON.stringify(ev)), key, { 'content-encoding': 'gzip' })).status,
+      200,
+      'gzip',
+    )
+    const big = await s.post('/v1/event', { ...ev, properties: { pad: 'x'.repeat(2000) } }, key)
+    expectError(t, big, 413, 'PAYLOAD_TOO_LARGE', 'over SINGLE_BODY_LIMIT_BYTES')
+    t.match(big.body.error.details, { limit_bytes: 2000 })
+    const s2 = await startInProcessIngest(t)
+    const key2 = s2.addKey({ plan: 'orbit' })
+    const complex = await s2.post(
+      '/v1/event',
+      `{"event":"x","user":{"id":"u"},"properties":{"a":[${'0,'.repeat(40_000)}0]}}`,
+      key2,
+    )
+    expectError(t, complex, 400, 'JSON_TOO_COMPLEX', 'more values than a valid event holds')
+    t.match(complex.body.error.details, { max_values: Number })
+  },
+)
 
 t.test('unknown paths 404 and other methods 405 with Allow, each with rate-limit headers', async (t) => {
   const s = await startInProcessIngest(t)
   expectError(t, await s.request('/v2/event', { method: 'POST' }), 404, 'NOT_FOUND')
-  expectError(t, await s.request('/health/ready', { method: 'GET' }), 404, 'NOT_FOUND', 'readiness is on the admin listener (H36)')
-  for (const [method, path] of [['GET', '/v1/event'], ['PUT', '/v1/events'], ['DELETE', '/v1/events']]) {
+  expectError(
+    t,
+    await s.request('/health/ready', { method: 'GET' }),
+    404,
+    'NOT_FOUND',
+    'readiness is on the admin listener (H36)',
+  )
+  for (const [method, path] of [
+    ['GET', '/v1/event'],
+    ['PUT', '/v1/events'],
+    ['DELETE', '/v1/events'],
+  ]) {
     const r = await s.request(path!, { method })
     expectError(t, r, 405, 'METHOD_NOT_ALLOWED', `${method} ${path}`)
     t.equal(r.headers.allow, 'POST, OPTIONS')
@@ -139,9 +225,16 @@ t.test('unknown paths 404 and other methods 405 with Allow, each with rate-limit
 
 t.test('CORS (H15): any origin by default, a listed one echoed with Vary, preflights 204', async (t) => {
   const s = await startInProcessIngest(t)
-  const pre = await s.request('/v1/events', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })
+  const pre = await s.request('/v1/events', {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+  })
   t.equal(pre.status, 204)
-  t.match(pre.headers, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'Authorization, Content-Type, Content-Encoding' })
+  t.match(pre.headers, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': 'Authorization, Content-Type, Content-Encoding',
+  })
   for (const h of RATE_HEADERS) t.match(pre.headers[h], /^\d+$/, `preflight ${h}`)
   const err = await s.post('/v1/event', ev, undefined, { origin: 'https://app.example' })
   t.equal(err.headers['access-control-allow-origin'], '*', 'errors are readable by the page too')
@@ -153,46 +246,86 @@ t.test('CORS (H15): any origin by default, a listed one echoed with Vary, prefli
   t.equal(b.headers['access-control-allow-origin'], undefined, 'an origin not listed gets no allow header')
 })
 
-t.test('503 with Retry-After: starting, draining (Connection: close), Kafka not taking the records; 413 for records it never takes', async (t) => {
-  const s = await startInProcessIngest(t)
-  const key = s.addKey()
-  s.setAccepting(false)
-  const starting = await s.post('/v1/event', ev, key)
-  expectError(t, starting, 503, 'SERVICE_UNAVAILABLE', 'starting')
-  t.equal(starting.headers['retry-after'], '2')
-  s.setAccepting(true)
-  s.failAppends(new Error('KafkaJSNumberOfRetriesExceeded: broker down'))
-  const down = await s.post('/v1/event', ev, key)
-  expectError(t, down, 503, 'SERVICE_UNAVAILABLE', 'Kafka did not take the records (A4)')
-  t.equal(down.headers['retry-after'], '2')
-  s.failAppends(new RecordsTooLargeError('events', 1_000_000))
-  const tooLarge = await s.post('/v1/event', ev, key)
-  expectError(t, tooLarge, 413, 'PAYLOAD_TOO_LARGE', 'one user over max.message.bytes (H37)')
-  t.match(tooLarge.body.error.details, { limit_bytes: 1_000_000 })
-  s.failAppends(undefined)
-  t.equal((await s.post('/v1/event', ev, key)).status, 200, 'a 503 gave its quota back: the retry passes')
-  s.setDraining(true)
-  const draining = await s.post('/v1/event', ev, key)
-  expectError(t, draining, 503, 'SERVICE_UNAVAILABLE', 'draining')
-  t.equal(draining.headers.connection, 'close', 'clients reconnect elsewhere')
-})
+t.test(
+  '503 with Retry-After: starting, draining (Connection: close), Kafka not taking the records; 413 for records it never takes',
+  async (t) => {
+    const s = await startInProcessIngest(t)
+    const key = s.addKey()
+    s.setAccepting(false)
+    const starting = await s.post('/v1/event', ev, key)
+    expectError(t, starting, 503, 'SERVICE_UNAVAILABLE', 'starting')
+    t.equal(starting.headers['retry-after'], '2')
+    s.setAccepting(true)
+    s.failAppends(new Error('KafkaJSNumberOfRetriesExceeded: broker down'))
+    const down = await s.post('/v1/event', ev, key)
+    expectError(t, down, 503, 'SERVICE_UNAVAILABLE', 'Kafka did not take the records (A4)')
+    t.equal(down.headers['retry-after'], '2')
+    s.failAppends(new RecordsTooLargeError('events', 1_000_000))
+    const tooLarge = await s.post('/v1/event', ev, key)
+    expectError(t, tooLarge, 413, 'PAYLOAD_TOO_LARGE', 'one user over max.message.bytes (H37)')
+    t.match(tooLarge.body.error.details, { limit_bytes: 1_000_000 })
+    s.failAppends(undefined)
+    t.equal((await s.post('/v1/event', ev, key)).status, 200, 'a 503 gave its quota back: the retry passes')
+    s.setDraining(true)
+    const draining = await s.post('/v1/event', ev, key)
+    expectError(t, draining, 503, 'SERVICE_UNAVAILABLE', 'draining')
+    t.equal(draining.headers.connection, 'close', 'clients reconnect elsewhere')
+  },
+)
 
 t.test('bodies being read are budgeted: 429 per account, 503 per instance, 408 for a stalled body (H24)', async (t) => {
   // The stalls that are not refused hold their bytes until BODY_READ_TIMEOUT_MS cuts them: long
   // enough that a loaded machine delivers the other stalls' bytes first.
-  const env = { BODY_READ_TIMEOUT_MS: '2000', SINGLE_BODY_LIMIT_BYTES: '100000', BATCH_BODY_LIMIT_BYTES: '100000', BODY_IN_FLIGHT_ACCOUNT_BYTES: '150000', BODY_IN_FLIGHT_INSTANCE_BYTES: '200000' }
+  const env = {
+    BODY_READ_TIMEOUT_MS: '2000',
+    SINGLE_BODY_LIMIT_BYTES: '100000',
+    BATCH_BODY_LIMIT_BYTES: '100000',
+    BODY_IN_FLIGHT_ACCOUNT_BYTES: '150000',
+    BODY_IN_FLIGHT_INSTANCE_BYTES: '200000',
+  }
   const [account, instance] = await Promise.all([startInProcessIngest(t, env), startInProcessIngest(t, env)])
-  const stall = (url: string, key: string) => stalledRequest(url, postHead('/v1/events', 100_000, { authorization: `Bearer ${key}` }), Buffer.alloc(80_000, 0x20), 30_000)
+  const stall = (url: string, key: string) =>
+    stalledRequest(
+      url,
+      postHead('/v1/events', 100_000, { authorization: `Bearer ${key}` }),
+      Buffer.alloc(80_000, 0x20),
+      30_000,
+    )
   const k = account.addKey({ plan: 'orbit' })
   const [perAccount, perInstance] = await Promise.all([
     Promise.all([stall(account.url, k), stall(account.url, k)]),
     Promise.all([1, 2, 3].map(() => stall(instance.url, instance.addKey({ plan: 'orbit' })))),
   ])
-  t.same(perAccount.map((o) => o.status).sort(), [408, 429], 'one account: one refused past its budget, the other cut when its time ran out')
-  t.match(perAccount.find((o) => o.status === 429), { closed: true, headers: { 'retry-after': '1', connection: 'close' }, body: { error: { code: 'BODY_BYTES_IN_FLIGHT_EXCEEDED', details: { limit_bytes: 150_000 } } } })
-  t.match(perAccount.find((o) => o.status === 408), { closed: true, body: { error: { code: 'REQUEST_TIMEOUT', details: { timeout_ms: 2000 } } } })
-  t.same(perInstance.map((o) => o.status).sort(), [408, 408, 503], 'three accounts: the one past the instance budget refused')
-  t.match(perInstance.find((o) => o.status === 503), { closed: true, headers: { 'retry-after': '1', connection: 'close' }, body: { error: { code: 'SERVICE_UNAVAILABLE' } } })
+  t.same(
+    perAccount.map((o) => o.status).sort(),
+    [408, 429],
+    'one account: one refused past its budget, the other cut when its time ran out',
+  )
+  t.match(
+    perAccount.find((o) => o.status === 429),
+    {
+      closed: true,
+      headers: { 'retry-after': '1', connection: 'close' },
+      body: { error: { code: 'BODY_BYTES_IN_FLIGHT_EXCEEDED', details: { limit_bytes: 150_000 } } },
+    },
+  )
+  t.match(
+    perAccount.find((o) => o.status === 408),
+    { closed: true, body: { error: { code: 'REQUEST_TIMEOUT', details: { timeout_ms: 2000 } } } },
+  )
+  t.same(
+    perInstance.map((o) => o.status).sort(),
+    [408, 408, 503],
+    'three accounts: the one past the instance budget refused',
+  )
+  t.match(
+    perInstance.find((o) => o.status === 503),
+    {
+      closed: true,
+      headers: { 'retry-after': '1', connection: 'close' },
+      body: { error: { code: 'SERVICE_UNAVAILABLE' } },
+    },
+  )
 })
 
 t.test('the admin listener: readiness 200/503 with Retry-After, metrics count answers by code (H36)', async (t) => {
@@ -211,5 +344,9 @@ t.test('the admin listener: readiness 200/503 with Retry-After, metrics count an
   const metrics = await (await fetch(`${s.adminUrl}/metrics`)).text()
   t.match(metrics, /ingest_requests_total\{route="\/v1\/event",status="200",code="ok"\} 1/)
   t.match(metrics, /ingest_requests_total\{route="\/v1\/event",status="401",code="MISSING_AUTH_HEADER"\} 1/)
-  t.equal(headerRecord((await fetch(`${s.url}/metrics`)).headers)['x-ratelimit-window'], '60', 'the public port has no /metrics, and still says its window')
+  t.equal(
+    headerRecord((await fetch(`${s.url}/metrics`)).headers)['x-ratelimit-window'],
+    '60',
+    'the public port has no /metrics, and still says its window',
+  )
 })

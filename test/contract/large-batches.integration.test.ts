@@ -12,13 +12,37 @@ t.test('a 1.2 MB batch about one user, and small requests flushed beside it, are
   const fat = 'x'.repeat(30_000)
   const big = {
     sent_at: new Date().toISOString(),
-    events: Array.from({ length: 40 }, (_, i) => ({ type: 'event', event: 'fat', user: { id: 'one_user' }, message_id: randomUUID(), properties: { i, blob: fat } })),
+    events: Array.from({ length: 40 }, (_, i) => ({
+      type: 'event',
+      event: 'fat',
+      user: { id: 'one_user' },
+      message_id: randomUUID(),
+      properties: { i, blob: fat },
+    })),
   }
-  const smalls = Array.from({ length: 20 }, (_, i) => s.post('/v1/event', { event: 'small', user: { id: `u${i}` }, message_id: randomUUID() }, { key }))
+  const smalls = Array.from({ length: 20 }, (_, i) =>
+    s.post('/v1/event', { event: 'small', user: { id: `u${i}` }, message_id: randomUUID() }, { key }),
+  )
   const [bigRes, ...smallRes] = await Promise.all([s.post('/v1/events', big, { key }), ...smalls])
-  t.equal(bigRes.status, 200, `the large batch is accepted${bigRes.status !== 200 ? `: ${JSON.stringify(bigRes.body).slice(0, 300)}` : ''}`)
-  t.same(smallRes.map((r) => r.status), smallRes.map(() => 200), 'small requests grouped with it are accepted')
-  const rows = await s.waitForRows<{ n: string }>(`SELECT count() AS n FROM ${s.database}.events FINAL WHERE event = 'fat' HAVING n = 40`, 1, 60_000)
+  t.equal(
+    bigRes.status,
+    200,
+    `the large batch is accepted${bigRes.status !== 200 ? `: ${JSON.stringify(bigRes.body).slice(0, 300)}` : ''}`,
+  )
+  t.same(
+    smallRes.map((r) => r.status),
+    smallRes.map(() => 200),
+    'small requests grouped with it are accepted',
+  )
+  const rows = await s.waitForRows<{ n: string }>(
+    `SELECT count() AS n FROM ${s.database}.events FINAL WHERE event = 'fat' HAVING n = 40`,
+    1,
+    60_000,
+  )
   t.equal(Number(rows[0].n), 40, 'every item of the large batch reached ClickHouse')
-  await s.waitForRows(`SELECT count() AS n FROM ${s.database}.events FINAL WHERE event = 'small' HAVING n = 20`, 1, 30_000)
+  await s.waitForRows(
+    `SELECT count() AS n FROM ${s.database}.events FINAL WHERE event = 'small' HAVING n = 20`,
+    1,
+    30_000,
+  )
 })

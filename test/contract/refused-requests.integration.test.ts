@@ -19,23 +19,44 @@ async function refusedRequests(t: Test, env: Record<string, string>) {
 
   const bad = []
   for (let i = 0; i < 99; i++) bad.push(await s.post('/v1/event', {}, { key: test.key }))
-  t.same(bad.slice(0, 10).map((r) => r.status), new Array(10).fill(400), 'the first 10 are refused for their body')
-  t.ok(bad.slice(10).every((r) => r.status === 429), 'then the key and address are refused before the body')
+  t.same(
+    bad.slice(0, 10).map((r) => r.status),
+    new Array(10).fill(400),
+    'the first 10 are refused for their body',
+  )
+  t.ok(
+    bad.slice(10).every((r) => r.status === 429),
+    'then the key and address are refused before the body',
+  )
   expectError(t, bad[10]!, 429, 'RATE_LIMIT_EXCEEDED', 'past the refused budget')
   t.equal(bad[10]!.headers.get('x-ratelimit-limit'), '10', 'the budget it ran out of')
   t.ok(Number(bad[10]!.headers.get('retry-after')) >= 1)
 
   const l = await s.post('/v1/event', ev, { key: live.key })
   t.equal(l.status, 200, 'the live server key is not starved')
-  t.equal(l.headers.get('x-ratelimit-remaining'), '99', 'none of the refused requests was counted in the account window')
+  t.equal(
+    l.headers.get('x-ratelimit-remaining'),
+    '99',
+    'none of the refused requests was counted in the account window',
+  )
   t.equal((await s.post('/v1/event', ev, { key: test2.key })).status, 200, 'another test key of the account passes')
-  t.equal((await s.post('/v1/event', ev, { key: test.key })).status, 429, 'the key that spent its budget waits for the next minute from this address')
+  t.equal(
+    (await s.post('/v1/event', ev, { key: test.key })).status,
+    429,
+    'the key that spent its budget waits for the next minute from this address',
+  )
 
   // Test traffic cannot starve live traffic: the test keys' window is their own.
   const ok = []
   for (let i = 0; i < 99; i++) ok.push((await s.post('/v1/event', ev, { key: test2.key })).status)
   t.same(ok, new Array(99).fill(200), '100 test-key requests this minute')
-  expectError(t, await s.post('/v1/event', ev, { key: test2.key }), 429, 'RATE_LIMIT_EXCEEDED', 'the 101st test-key request')
+  expectError(
+    t,
+    await s.post('/v1/event', ev, { key: test2.key }),
+    429,
+    'RATE_LIMIT_EXCEEDED',
+    'the 101st test-key request',
+  )
   const l2 = await s.post('/v1/event', ev, { key: live.key })
   t.equal(l2.status, 200, 'live traffic still passes')
   t.equal(l2.headers.get('x-ratelimit-remaining'), '98')

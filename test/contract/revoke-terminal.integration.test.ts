@@ -33,8 +33,19 @@ t.test('a record after a revocation does not bring the key back', async (t) => {
   await writer.write([{ kind: 'ApiKey', value: { ...current, status: 'revoked', updated_at: now } }])
   await writer.write([{ kind: 'ApiKey', value: { ...current, status: 'active', updated_at: now + 1 } }])
 
-  await waitUntil(() => applied.some((r) => r.status === 'active' && r.updated_at === now + 1), 10_000, 'the reactivate record to reach ingest after the revocation')
-  t.same(applied.slice(-2), [{ status: 'revoked', updated_at: now }, { status: 'active', updated_at: now + 1 }], 'ingest read the revoke, then the reactivate')
+  await waitUntil(
+    () => applied.some((r) => r.status === 'active' && r.updated_at === now + 1),
+    10_000,
+    'the reactivate record to reach ingest after the revocation',
+  )
+  t.same(
+    applied.slice(-2),
+    [
+      { status: 'revoked', updated_at: now },
+      { status: 'active', updated_at: now + 1 },
+    ],
+    'ingest read the revoke, then the reactivate',
+  )
   const after = await s.post('/v1/event', event, { key })
   t.equal(after.status, 401, 'still refused after the reactivate record arrived')
   t.equal(after.body.error.code, 'INVALID_API_KEY')
@@ -46,5 +57,9 @@ t.test('a record after a revocation does not bring the key back', async (t) => {
   await t.rejects(a.admin.setKeyStatus(keyId, 'active'), { code: 'CONFLICT' })
   const b = await openAdmin(s.env)
   t.teardown(b.close)
-  t.equal((b.admin as any).lastKeyRecord.get(keyId)?.status, 'revoked', "the key's last record on the topic is the revocation again")
+  t.equal(
+    (b.admin as any).lastKeyRecord.get(keyId)?.status,
+    'revoked',
+    "the key's last record on the topic is the revocation again",
+  )
 })

@@ -18,13 +18,19 @@ import { startServices } from '../support/harness.js'
 const ROOT = join(import.meta.dirname, '..', '..')
 const BIN = join(process.env.STACK_DIR ?? join(ROOT, '.stack'), 'test-venv', 'bin', 'schemathesis')
 const HIGH = 1_000_000_000
-const PLANS = { schemathesis: { requestsPerMinute: HIGH, eventsPerSecond: HIGH, eventsPerMonth: HIGH, emailsPerMonth: 0 } }
+const PLANS = {
+  schemathesis: { requestsPerMinute: HIGH, eventsPerSecond: HIGH, eventsPerMonth: HIGH, emailsPerMonth: 0 },
+}
 
 /** Runs in a directory of its own: Schemathesis keeps a cache of past failures (.schemathesis/) in its
  * working directory and replays them first, which would make one run depend on the last. */
 function run(bin: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(bin, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
@@ -39,7 +45,10 @@ const COLOUR_CODES = /\x1b\[[0-9;?]*[a-zA-Z]/g
 /** Schemathesis's report without its terminal animation: colours, spinners and progress bars dropped,
  * from the errors and failures on (or the last lines when there are none). */
 function plain(output: string): string {
-  const lines = output.replace(COLOUR_CODES, '').split(/\r|\n/).filter((l) => l.trim() && !/[⠀-⣿━🕐-🕧]/u.test(l))
+  const lines = output
+    .replace(COLOUR_CODES, '')
+    .split(/\r|\n/)
+    .filter((l) => l.trim() && !/[⠀-⣿━🕐-🕧]/u.test(l))
   const from = lines.findIndex((l) => /=+ (ERRORS|FAILURES) =+/.test(l))
   return (from >= 0 ? lines.slice(from) : lines.slice(-40)).join('\n')
 }
@@ -47,24 +56,41 @@ function plain(output: string): string {
 t.test('Schemathesis finds no failure in the ingest API against its own OpenAPI document', async (t) => {
   t.ok(existsSync(BIN), `Schemathesis is installed at ${BIN} (run: bash deploy/local/install-test-deps.sh)`)
   if (!existsSync(BIN)) return
-  const s = await startServices(t, { projector: false, env: { PLANS_JSON: JSON.stringify(PLANS), IP_REQUESTS_PER_MINUTE: String(HIGH) } })
+  const s = await startServices(t, {
+    projector: false,
+    env: { PLANS_JSON: JSON.stringify(PLANS), IP_REQUESTS_PER_MINUTE: String(HIGH) },
+  })
   const { key } = await s.createKey({ type: 'test', plan: 'schemathesis' })
   const cwd = mkdtempSync(join(tmpdir(), 'schemathesis-'))
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }))
-  const { code, output } = await run(BIN, [
-    'run', `${s.ingestUrl}/openapi.json`,
-    '--url', s.ingestUrl,
-    '--checks', 'all',
-    '--header', `Authorization: Bearer ${key}`,
-    // Every unique failure, not only the first of each operation.
-    '--max-examples', '100', '--continue-on-failure',
-    '--seed', '20261126',
-    // One worker: with two, Hypothesis's example generation failed with a Runtime Error (FlakyFailure)
-    // that no request caused.
-    '--workers', '1',
-    '--request-timeout', '20',
-    '--output-truncate', 'false',
-  ], cwd)
+  const { code, output } = await run(
+    BIN,
+    [
+      'run',
+      `${s.ingestUrl}/openapi.json`,
+      '--url',
+      s.ingestUrl,
+      '--checks',
+      'all',
+      '--header',
+      `Authorization: Bearer ${key}`,
+      // Every unique failure, not only the first of each operation.
+      '--max-examples',
+      '100',
+      '--continue-on-failure',
+      '--seed',
+      '20261126',
+      // One worker: with two, Hypothesis's example generation failed with a Runtime Error (FlakyFailure)
+      // that no request caused.
+      '--workers',
+      '1',
+      '--request-timeout',
+      '20',
+      '--output-truncate',
+      'false',
+    ],
+    cwd,
+  )
   const report = plain(output)
   // Line by line, so the report reads as Schemathesis printed it (curl to reproduce each failure).
   if (code !== 0) for (const line of report.split('\n')) t.comment(line)

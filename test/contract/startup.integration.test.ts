@@ -21,8 +21,15 @@ t.test('ingest waits for the registry at start, then accepts', async (t) => {
   const gate = await startTcpGate({ host: reg.hostname, port: Number(reg.port) })
   t.teardown(() => gate.stop())
 
-  const cfg = loadIngestConfig({ ...s.env, SCHEMA_REGISTRY_URL: gate.url(reg.pathname), INGEST_INSTANCE_ID: `ingest-${randomBytes(4).toString('hex')}` })
-  const svc = await createIngestService(cfg, createLogger('error', {}, () => undefined))
+  const cfg = loadIngestConfig({
+    ...s.env,
+    SCHEMA_REGISTRY_URL: gate.url(reg.pathname),
+    INGEST_INSTANCE_ID: `ingest-${randomBytes(4).toString('hex')}`,
+  })
+  const svc = await createIngestService(
+    cfg,
+    createLogger('error', {}, () => undefined),
+  )
   const started = svc.start().catch((err) => err)
   t.teardown(async () => {
     await svc.close()

@@ -26,29 +26,49 @@ t.test('inputs answered 200 are storable', async (t) => {
     for (const ts of ['1969-12-31T23:59:59Z', '1900-01-01T00:00:00Z']) {
       const r = await s.post('/v1/event', { event: 'old', user: { id: 'u1' }, timestamp: ts }, { key: live.key })
       expectError(t, r, 400, 'VALIDATION_ERROR', ts)
-      t.same(r.body.error.details.errors.map((e: any) => e.path), ['/timestamp'], `${ts} names /timestamp`)
+      t.same(
+        r.body.error.details.errors.map((e: any) => e.path),
+        ['/timestamp'],
+        `${ts} names /timestamp`,
+      )
     }
-    const future = await s.post('/v1/event', { event: 'future', user: { id: 'u1' }, timestamp: '2200-01-01T00:00:00Z' }, { key: live.key })
+    const future = await s.post(
+      '/v1/event',
+      { event: 'future', user: { id: 'u1' }, timestamp: '2200-01-01T00:00:00Z' },
+      { key: live.key },
+    )
     t.equal(future.status, 200, '2200 is accepted (H13: replaced and flagged)')
     ok(future)
-    const b2 = await s.post('/v1/events', {
-      sent_at: iso(Date.now()),
-      events: [
-        { type: 'event', event: 'old', user: { id: 'u1' }, timestamp: '1969-12-31T23:59:59Z' },
-        { type: 'identify', user: { id: 'u1' }, timestamp: '1900-01-01T00:00:00Z', traits: { a: 1 } },
-        { type: 'event', event: 'epoch', user: { id: 'u1' }, timestamp: '1970-01-01T00:00:01Z' },
-        { type: 'event', event: 'now', user: { id: 'u1' } },
-      ],
-    }, { key: live.key })
+    const b2 = await s.post(
+      '/v1/events',
+      {
+        sent_at: iso(Date.now()),
+        events: [
+          { type: 'event', event: 'old', user: { id: 'u1' }, timestamp: '1969-12-31T23:59:59Z' },
+          { type: 'identify', user: { id: 'u1' }, timestamp: '1900-01-01T00:00:00Z', traits: { a: 1 } },
+          { type: 'event', event: 'epoch', user: { id: 'u1' }, timestamp: '1970-01-01T00:00:01Z' },
+          { type: 'event', event: 'now', user: { id: 'u1' } },
+        ],
+      },
+      { key: live.key },
+    )
     t.equal(b2.status, 200)
-    t.same(b2.body.data.results.map((r: any) => r.success), [false, false, true, true], 'items fail one by one (H11)')
+    t.same(
+      b2.body.data.results.map((r: any) => r.success),
+      [false, false, true, true],
+      'items fail one by one (H11)',
+    )
     t.match(b2.body.data.results[0].error, { code: 'VALIDATION_ERROR', message: /\/events\/0\/timestamp/ })
     t.match(b2.body.data.results[1].error, { code: 'VALIDATION_ERROR', message: /\/events\/1\/timestamp/ })
     ok(b2)
-    const skewed = await s.post('/v1/events', {
-      sent_at: '1969-12-31T23:30:00Z',
-      events: [{ type: 'event', event: 'reset_clock', user: { id: 'u1' }, timestamp: '1969-12-31T23:00:00Z' }],
-    }, { key: live.key })
+    const skewed = await s.post(
+      '/v1/events',
+      {
+        sent_at: '1969-12-31T23:30:00Z',
+        events: [{ type: 'event', event: 'reset_clock', user: { id: 'u1' }, timestamp: '1969-12-31T23:00:00Z' }],
+      },
+      { key: live.key },
+    )
     t.equal(skewed.status, 200, 'pre-1970 client clock with pre-1970 sent_at is corrected and stored')
     ok(skewed)
   })
@@ -56,42 +76,83 @@ t.test('inputs answered 200 are storable', async (t) => {
   t.test('nesting, surrogates and big bodies: 400, never 500 (item 4)', async (t) => {
     let deep = '1'
     for (let i = 0; i < 6000; i++) deep = `{"a":${deep}}`
-    const send = (path: string, body: string) => http(s.ingestUrl, path, { method: 'POST', headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' }, body })
+    const send = (path: string, body: string) =>
+      http(s.ingestUrl, path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' },
+        body,
+      })
     const r1 = await send('/v1/event', `{"event":"x","user":{"id":"u"},"properties":${deep}}`)
     expectError(t, r1, 400, 'VALIDATION_ERROR', '6,000 levels in properties')
-    t.same(r1.body.error.details.errors.map((e: any) => e.path), ['/properties'])
-    const r2 = await send('/v1/events', `{"sent_at":"${iso(Date.now())}","events":[{"type":"event","event":"x","user":{"id":"u"},"context":${deep}},{"type":"identify","user":{"id":"u"},"traits":${deep}}]}`)
+    t.same(
+      r1.body.error.details.errors.map((e: any) => e.path),
+      ['/properties'],
+    )
+    const r2 = await send(
+      '/v1/events',
+      `{"sent_at":"${iso(Date.now())}","events":[{"type":"event","event":"x","user":{"id":"u"},"context":${deep}},{"type":"identify","user":{"id":"u"},"traits":${deep}}]}`,
+    )
     expectError(t, r2, 400, 'VALIDATION_ERROR', 'batch items nested 6,000 levels')
-    t.match(r2.body.error.details.results, [{ index: 0, success: false, error: { message: /\/events\/0\/context/ } }, { index: 1, success: false, error: { message: /\/events\/1\/traits/ } }])
+    t.match(r2.body.error.details.results, [
+      { index: 0, success: false, error: { message: /\/events\/0\/context/ } },
+      { index: 1, success: false, error: { message: /\/events\/1\/traits/ } },
+    ])
     const r3 = await send('/v1/event', `{"event":"x","user":{"id":"u","traits":${deep}}}`)
-    t.same(r3.body.error.details.errors.map((e: any) => e.path), ['/user/traits'])
+    t.same(
+      r3.body.error.details.errors.map((e: any) => e.path),
+      ['/user/traits'],
+    )
     const r4 = await send('/v1/event', '['.repeat(400_000) + ']'.repeat(400_000))
     expectError(t, r4, 400, 'JSON_TOO_COMPLEX', 'a top-level array 400,000 deep (H25: refused before parsing)')
-    const r5 = await send('/v1/event', `{"event":"x","user":{"id":"u"},"unknown":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+    const r5 = await send(
+      '/v1/event',
+      `{"event":"x","user":{"id":"u"},"unknown":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+    )
     expectError(t, r5, 400, 'JSON_TOO_COMPLEX', 'an unknown field 100,000 deep (H25)')
     const keys = '{' + Array.from({ length: 60_000 }, (_, i) => `"k${i}":0`).join(',') + '}'
     const r6 = await send('/v1/event', `{"event":"x","user":{"id":"u"},"properties":${keys}}`)
     expectError(t, r6, 400, 'JSON_TOO_COMPLEX', '60,000 keys (over 32 KB; H25)')
-    const r7 = await send('/v1/events', `{"sent_at":"${iso(Date.now())}","junk":${keys},"events":[{"type":"event","event":"x","user":{"id":"u"},"properties":{"a":${'['.repeat(20)}${']'.repeat(20)}}}]}`)
+    const r7 = await send(
+      '/v1/events',
+      `{"sent_at":"${iso(Date.now())}","junk":${keys},"events":[{"type":"event","event":"x","user":{"id":"u"},"properties":{"a":${'['.repeat(20)}${']'.repeat(20)}}}]}`,
+    )
     // H25: fields beside sent_at and events are parsed only to be dropped, so their size is bounded.
     expectError(t, r7, 400, 'JSON_TOO_COMPLEX', 'an envelope with 60,000 unknown keys')
     const few = '{' + Array.from({ length: 300 }, (_, i) => `"k${i}":0`).join(',') + '}'
-    const r7b = await send('/v1/events', `{"sent_at":"${iso(Date.now())}","junk":${few},"events":[{"type":"event","event":"x","user":{"id":"u"},"properties":{"a":${'['.repeat(20)}${']'.repeat(20)}}}]}`)
+    const r7b = await send(
+      '/v1/events',
+      `{"sent_at":"${iso(Date.now())}","junk":${few},"events":[{"type":"event","event":"x","user":{"id":"u"},"properties":{"a":${'['.repeat(20)}${']'.repeat(20)}}}]}`,
+    )
     t.equal(r7b.status, 200, 'an envelope with a few hundred unknown keys is fine')
     ok(r7b)
     const r8 = await send('/v1/event', '{"event":"x","user":{"id":"u"},"message_id":"m\\ud800"}')
     expectError(t, r8, 400, 'VALIDATION_ERROR', 'an unpaired surrogate in message_id')
-    t.same(r8.body.error.details.errors.map((e: any) => e.path), ['/message_id'])
-    const r9 = await send('/v1/events', `{"sent_at":"${iso(Date.now())}","events":[{"type":"identify","user":{"id":"u"},"traits":{"\\udc00":1}}]}`)
+    t.same(
+      r8.body.error.details.errors.map((e: any) => e.path),
+      ['/message_id'],
+    )
+    const r9 = await send(
+      '/v1/events',
+      `{"sent_at":"${iso(Date.now())}","events":[{"type":"identify","user":{"id":"u"},"traits":{"\\udc00":1}}]}`,
+    )
     expectError(t, r9, 400, 'VALIDATION_ERROR', 'an unpaired surrogate in a trait key')
   })
 
   t.test('odd body shapes: never a 5xx', async (t) => {
     const send = (path: string, body: string, headers: Record<string, string> = {}) =>
-      http(s.ingestUrl, path, { method: 'POST', headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json', ...headers }, body })
+      http(s.ingestUrl, path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json', ...headers },
+        body,
+      })
     const now = iso(Date.now())
     const bodies = [
-      'null', '1', '"x"', '[]', '{}', 'true',
+      'null',
+      '1',
+      '"x"',
+      '[]',
+      '{}',
+      'true',
       '{"event":"x","user":{"id":"u"},"context":{"__proto__":{"ip":"6.6.6.6"},"constructor":1,"toJSON":"x"}}',
       '{"event":"x","user":{"id":"u","traits":{"__proto__":{"email":"x@y.z"}}},"properties":{"toString":1}}',
       `{"sent_at":"${now}","events":[null,1,[],"x",{"type":"identify","user":{"id":"u"},"traits":{"__proto__":{"email":"x@y.z"}}}]}`,
@@ -125,16 +186,26 @@ t.test('inputs answered 200 are storable', async (t) => {
     ok(a)
     ok(b)
     const rows = await s.waitForRows<{ environment: string }>(
-      `SELECT environment FROM ${db}.events FINAL WHERE account_id = '${live.accountId}' AND message_id = '${mid}' ORDER BY environment`, 2)
-    t.same(rows.map((r) => r.environment), ['live', 'test'], 'the live (billable) event is stored beside the test one')
+      `SELECT environment FROM ${db}.events FINAL WHERE account_id = '${live.accountId}' AND message_id = '${mid}' ORDER BY environment`,
+      2,
+    )
+    t.same(
+      rows.map((r) => r.environment),
+      ['live', 'test'],
+      'the live (billable) event is stored beside the test one',
+    )
     // H16 still holds: a retry of the live message is the same event, stored once, and counted as dropped.
     const retry = await s.post('/v1/event', { ...body, timestamp: iso(Date.now() - 1000) }, { key: live.key })
     t.equal(retry.body.data.results[0].event_id, liveId)
     let text = ''
-    await waitUntil(async () => {
-      text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-      return metric(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1
-    }, 30_000, 'the projector to count the dropped retry')
+    await waitUntil(
+      async () => {
+        text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+        return metric(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1
+      },
+      30_000,
+      'the projector to count the dropped retry',
+    )
     t.ok(metric(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1)
     const n = await s.query<{ n: string }>(`SELECT count() AS n FROM ${db}.events FINAL WHERE event_id = '${liveId}'`)
     t.equal(n[0]!.n, '1', 'the live event once')
@@ -144,8 +215,13 @@ t.test('inputs answered 200 are storable', async (t) => {
     const ids = accepted.map((id) => `'${id}'`).join(',')
     const rows = await s.waitForRows<{ event_id: string }>(
       `SELECT DISTINCT event_id FROM ${db}.events WHERE event_id IN (${ids}) UNION ALL SELECT DISTINCT event_id FROM ${db}.identifies WHERE event_id IN (${ids})`,
-      new Set(accepted).size)
-    t.equal(new Set(rows.map((r) => r.event_id)).size, new Set(accepted).size, `${new Set(accepted).size} accepted, all stored`)
+      new Set(accepted).size,
+    )
+    t.equal(
+      new Set(rows.map((r) => r.event_id)).size,
+      new Set(accepted).size,
+      `${new Set(accepted).size} accepted, all stored`,
+    )
     const text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
     t.equal(metric(text, 'projector_dlq_records_total'), 0, 'no record dead-lettered')
   })

@@ -16,10 +16,24 @@ import { RecordAppender } from '../../services/ingest/src/kafka/record-appender.
 import { createKafkaClient, logLevel } from '../../services/shared/src/kafka/client.js'
 
 const EVENT = JSON.stringify({ event: 'order_completed', user: { id: 'u1' }, properties: { total: 9.5 } })
-const BATCH = () => JSON.stringify({ sent_at: new Date().toISOString(), events: [{ type: 'event', event: 'a', user: { id: 'u' } }, { type: 'identify', user: { id: 'u' } }, { type: 'event', event: 'b', user: { id: 'u' } }] })
+const BATCH = () =>
+  JSON.stringify({
+    sent_at: new Date().toISOString(),
+    events: [
+      { type: 'event', event: 'a', user: { id: 'u' } },
+      { type: 'identify', user: { id: 'u' } },
+      { type: 'event', event: 'b', user: { id: 'u' } },
+    ],
+  })
 
 t.test('unavailable Kafka and internal errors', async (t) => {
-  const s = await startServices(t, { env: { PLANS_JSON: JSON.stringify({ q10: { requestsPerMinute: 1000, eventsPerSecond: 1000, eventsPerMonth: 10, emailsPerMonth: 0 } }) } })
+  const s = await startServices(t, {
+    env: {
+      PLANS_JSON: JSON.stringify({
+        q10: { requestsPerMinute: 1000, eventsPerSecond: 1000, eventsPerMonth: 10, emailsPerMonth: 0 },
+      }),
+    },
+  })
   const deps = s.ingest!.deps
   const { key, accountId } = await s.createKey({ type: 'live', plan: 'q10' })
   const doc = (await http(s.ingestUrl, '/openapi.json', { method: 'GET' })).body
@@ -50,18 +64,29 @@ t.test('unavailable Kafka and internal errors', async (t) => {
     t.match(r.headers['retry-after'], /^[1-9]\d*$/, `${what}: Retry-After in seconds`)
     t.same(Object.keys(r.body).sort(), ['error', 'success'], `${what}: shape 1 only`)
     t.notMatch(r.text, /event_id|results|processed/, `${what}: no item reported as accepted`)
-    t.same(checkJsonSchema(doc.paths['/v1/event'].post.responses['503'].content['application/json'].schema, r.body, doc), [], `${what}: matches the documented 503`)
+    t.same(
+      checkJsonSchema(doc.paths['/v1/event'].post.responses['503'].content['application/json'].schema, r.body, doc),
+      [],
+      `${what}: matches the documented 503`,
+    )
   }
 
   t.test('503 when the appender rejects; nothing reported accepted; quota given back (A4)', async (t) => {
-    const failing = await appWith({ appender: { append: async () => { throw new Error('KafkaJSNumberOfRetriesExceeded: broker 127.0.0.1:19092 ECONNREFUSED') } } })
+    const failing = await appWith({
+      appender: {
+        append: async () => {
+          throw new Error('KafkaJSNumberOfRetriesExceeded: broker 127.0.0.1:19092 ECONNREFUSED')
+        },
+      },
+    })
     const usedBefore = deps.quota.used(accountId, Date.now())
     expect503(t, await post(failing.url, '/v1/event', EVENT), 'single')
     expect503(t, await post(failing.url, '/v1/events', BATCH()), 'batch')
     t.equal(deps.quota.used(accountId, Date.now()), usedBefore, 'the monthly quota reservation was released')
     // all ten monthly events are still available afterwards
     const working = await appWith({})
-    for (let i = 0; i < 5; i++) t.equal((await post(working.url, '/v1/events', BATCH())).status, 200, `batch ${i} of 2 events after the failures`)
+    for (let i = 0; i < 5; i++)
+      t.equal((await post(working.url, '/v1/events', BATCH())).status, 200, `batch ${i} of 2 events after the failures`)
     t.equal(working.appended(), 15, 'records appended by the working app')
     const r = await post(working.url, '/v1/event', EVENT)
     expectError(t, r, 429, 'MONTHLY_EVENT_LIMIT_EXCEEDED', 'exactly the limit was available')
@@ -69,9 +94,19 @@ t.test('unavailable Kafka and internal errors', async (t) => {
 
   t.test('an appender that never answers is not reported as accepted before it does', async (t) => {
     let release!: (err?: unknown) => void
-    const hanging = await appWith({ appender: { append: () => new Promise<void>((_, reject) => { release = reject }) } })
+    const hanging = await appWith({
+      appender: {
+        append: () =>
+          new Promise<void>((_, reject) => {
+            release = reject
+          }),
+      },
+    })
     const other = await s.createKey({ type: 'live', plan: 'orbit' })
-    const pending = http(hanging.url, '/v1/event', { headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body: EVENT })
+    const pending = http(hanging.url, '/v1/event', {
+      headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+      body: EVENT,
+    })
     let settled = false
     void pending.then(() => (settled = true))
     await waitUntil(() => release !== undefined, 10_000, 'the append to start')
@@ -81,9 +116,18 @@ t.test('unavailable Kafka and internal errors', async (t) => {
   })
 
   t.test('500 INTERNAL_ERROR in shape 1 without internals for a programmer error', async (t) => {
-    const broken = await appWith({ codec: { encode: () => { throw new TypeError("Cannot read properties of undefined (reading 'x') at /srv/app/schemas/codec.ts:42") } } as unknown as Codec })
+    const broken = await appWith({
+      codec: {
+        encode: () => {
+          throw new TypeError("Cannot read properties of undefined (reading 'x') at /srv/app/schemas/codec.ts:42")
+        },
+      } as unknown as Codec,
+    })
     const other = await s.createKey({ type: 'live', plan: 'orbit' })
-    const r = await http(broken.url, '/v1/event', { headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body: EVENT })
+    const r = await http(broken.url, '/v1/event', {
+      headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+      body: EVENT,
+    })
     expectError(t, r, 500, 'INTERNAL_ERROR')
     t.notMatch(r.text, /codec|Cannot read|TypeError|\/srv/, 'the cause is not in the body')
   })
@@ -91,17 +135,40 @@ t.test('unavailable Kafka and internal errors', async (t) => {
   t.test('503 from the real RecordAppender and kafkajs producer when no broker answers', async (t) => {
     // The stack must stay up, so this producer points at a port where nothing listens. (A
     // disconnect() of the running producer is no failure: kafkajs reconnects and Kafka acks.)
-    const dead = createKafkaClient({ clientId: 'contract-dead', brokers: ['127.0.0.1:1'], logLevel: logLevel.NOTHING, retry: { retries: 1, initialRetryTime: 50 }, connectionTimeout: 500 })
+    const dead = createKafkaClient({
+      clientId: 'contract-dead',
+      brokers: ['127.0.0.1:1'],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 1, initialRetryTime: 50 },
+      connectionTimeout: 500,
+    })
     const appender = new RecordAppender(
       () => dead.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 1, initialRetryTime: 50 } }),
-      { lingerMs: 2, maxBatchRecords: 5000, maxBatchBytes: 900_000, transactional: false, poolSize: 1, flushTimeoutMs: 1500, maxQueuedRecords: 1000 },
+      {
+        lingerMs: 2,
+        maxBatchRecords: 5000,
+        maxBatchBytes: 900_000,
+        transactional: false,
+        poolSize: 1,
+        flushTimeoutMs: 1500,
+        maxQueuedRecords: 1000,
+      },
       createLogger('error' as any, {}),
     )
-    const started = appender.start().then(() => 'connected', () => 'closed')
+    const started = appender.start().then(
+      () => 'connected',
+      () => 'closed',
+    )
     const app = await appWith({ appender })
     const other = await s.createKey({ type: 'live', plan: 'orbit' })
-    for (const [path, body] of [['/v1/event', EVENT], ['/v1/events', BATCH()]] as const) {
-      const r = await http(app.url, path, { headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' }, body })
+    for (const [path, body] of [
+      ['/v1/event', EVENT],
+      ['/v1/events', BATCH()],
+    ] as const) {
+      const r = await http(app.url, path, {
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+        body,
+      })
       expect503(t, r, `${path}, Kafka unreachable`)
     }
     await appender.close()

@@ -32,15 +32,44 @@ t.test('quick drill: nothing acknowledged is lost or duplicated, no bad 5xx', as
     const p = String(await freePort())
     if (!ports.includes(p)) ports.push(p)
   }
-  const flags = ['kafka-port', 'kafka-controller-port', 'registry-port', 'clickhouse-http-port', 'clickhouse-tcp-port', 'ingest-port', 'ingest-admin-port', 'projector-port']
-  const opts = parseOptions(['--quick', '--stack-dir', join(ROOT, '.stack-drill-test'), ...flags.flatMap((f, i) => [`--${f}`, ports[i]])], {}, ROOT)
+  const flags = [
+    'kafka-port',
+    'kafka-controller-port',
+    'registry-port',
+    'clickhouse-http-port',
+    'clickhouse-tcp-port',
+    'ingest-port',
+    'ingest-admin-port',
+    'projector-port',
+  ]
+  const opts = parseOptions(
+    ['--quick', '--stack-dir', join(ROOT, '.stack-drill-test'), ...flags.flatMap((f, i) => [`--${f}`, ports[i]])],
+    {},
+    ROOT,
+  )
   const r = await runDrill(ROOT, opts, (m) => t.comment(m))
   t.comment(`\n${r.text}`)
   const sum = (f: (row: (typeof r.rows)[number]) => number) => r.rows.reduce((a, row) => a + f(row), 0)
   t.ok(sum((row) => row.acked) > 1000, 'the load was acknowledged throughout the run')
-  t.equal(sum((row) => row.lostTopic), 0, 'no acknowledged event is missing from the events topic')
-  t.equal(sum((row) => row.lostClickhouse), 0, 'no acknowledged event is missing from ClickHouse')
-  t.equal(sum((row) => row.duplicated), 0, 'no acknowledged event is duplicated in ClickHouse (FINAL)')
-  t.equal(sum((row) => row.badAnswers), 0, 'no 5xx other than 503 with Retry-After')
+  t.equal(
+    sum((row) => row.lostTopic),
+    0,
+    'no acknowledged event is missing from the events topic',
+  )
+  t.equal(
+    sum((row) => row.lostClickhouse),
+    0,
+    'no acknowledged event is missing from ClickHouse',
+  )
+  t.equal(
+    sum((row) => row.duplicated),
+    0,
+    'no acknowledged event is duplicated in ClickHouse (FINAL)',
+  )
+  t.equal(
+    sum((row) => row.badAnswers),
+    0,
+    'no 5xx other than 503 with Retry-After',
+  )
   t.same(r.verdict.failures, [], 'the drill passes (200s resume after each fault, no service dies on its own)')
 })

@@ -27,7 +27,13 @@ async function axeViolations(page: Page): Promise<string[]> {
     const r = await axe.run(document, { resultTypes: ['violations'] })
     return r.violations
       .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}, ${v.nodes.length} nodes: ${v.nodes.slice(0, 2).map((n: any) => n.target.join(' ')).join(', ')})`)
+      .map(
+        (v: any) =>
+          `${v.id} (${v.impact}, ${v.nodes.length} nodes: ${v.nodes
+            .slice(0, 2)
+            .map((n: any) => n.target.join(' '))
+            .join(', ')})`,
+      )
   })
 }
 
@@ -36,14 +42,18 @@ async function axeViolations(page: Page): Promise<string[]> {
 async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; outside: string[] }> {
   return page.evaluate(() => {
     const clipped = (el: Element) => {
-      for (let p = el.parentElement; p; p = p.parentElement) if (getComputedStyle(p).overflowX !== 'visible') return true
+      for (let p = el.parentElement; p; p = p.parentElement)
+        if (getComputedStyle(p).overflowX !== 'visible') return true
       return false
     }
     const outside: string[] = []
     for (const el of document.querySelectorAll('body *')) {
       const r = el.getBoundingClientRect()
       if (r.width === 0 || r.height === 0 || clipped(el)) continue
-      if (r.left < -1 || r.right > innerWidth + 1) outside.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`)
+      if (r.left < -1 || r.right > innerWidth + 1)
+        outside.push(
+          `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`,
+        )
     }
     return { scrollWidth: document.documentElement.scrollWidth, innerWidth, outside: outside.slice(0, 5) }
   })
@@ -56,7 +66,13 @@ async function inViewport(page: Page, selector: string): Promise<boolean> {
 }
 
 const READY: Record<string, string> = {
-  live: '#live-rows tr', keys: '#keys-table tbody tr[data-key-id]', usage: '#hourly-chart', explorer: '#events-table', definitions: '#definitions-events', users: '#events-table', account: '#password-form',
+  live: '#live-rows tr',
+  keys: '#keys-table tbody tr[data-key-id]',
+  usage: '#hourly-chart',
+  explorer: '#events-table',
+  definitions: '#definitions-events',
+  users: '#events-table',
+  account: '#password-form',
 }
 
 /** Loads a page afresh (a new document, as a reload or a shared link does) and waits until it has drawn. */
@@ -69,10 +85,13 @@ async function open(page: Page, s: DashboardTestServices, hash: string) {
 
 function contrast(a: string, b: string): number {
   const lum = (c: string) => {
-    const [r, g, bl] = c.match(/\d+/g)!.slice(0, 3).map((x) => {
-      const v = Number(x) / 255
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
-    }) as [number, number, number]
+    const [r, g, bl] = c
+      .match(/\d+/g)!
+      .slice(0, 3)
+      .map((x) => {
+        const v = Number(x) / 255
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+      }) as [number, number, number]
     return 0.2126 * r + 0.7152 * g + 0.0722 * bl
   }
   const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p) as [number, number]
@@ -82,13 +101,19 @@ function contrast(a: string, b: string): number {
 async function setUp(t: Test) {
   const s = await startDashboard(t)
   const browser = await launchChromium(t)
-  const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
+  const desktop = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    timezoneId: 'UTC',
+    locale: 'en-GB',
+  })
   const page = await desktop.newPage()
   page.setDefaultTimeout(WAIT)
   const pageErrors: string[] = []
   const missing: string[] = []
   page.on('pageerror', (e) => pageErrors.push(e.message))
-  page.on('response', (r) => { if (r.status() === 404) missing.push(r.url()) })
+  page.on('response', (r) => {
+    if (r.status() === 404) missing.push(r.url())
+  })
   page.on('dialog', (d) => void d.accept())
 
   const email = `usable-${s.suffix}@example.com`
@@ -103,14 +128,39 @@ async function setUp(t: Test) {
 
   // 60 events: 59 ordinary ones over three names, then one with a 220-character name, newest.
   const names = ['page_viewed', 'checkout_started', 'invite_sent']
-  const events = Array.from({ length: 59 }, (_, i) => ({ type: 'event', name: names[i % 3], user: { id: `user_${i % 8}` }, properties: { n: i, plan: 'pro' } }))
+  const events = Array.from({ length: 59 }, (_, i) => ({
+    type: 'event',
+    name: names[i % 3],
+    user: { id: `user_${i % 8}` },
+    properties: { n: i, plan: 'pro' },
+  }))
   for (let i = 0; i < events.length; i += 30) {
-    const r = await s.post('/v1/events', { sent_at: new Date().toISOString(), events: events.slice(i, i + 30) }, { key: secret })
+    const r = await s.post(
+      '/v1/events',
+      { sent_at: new Date().toISOString(), events: events.slice(i, i + 30) },
+      { key: secret },
+    )
     t.equal(r.status, 200, 'a batch is stored')
   }
-  t.equal((await s.post('/v1/event', { event: LONG_NAME, user: { id: 'user_7' }, properties: { plan: 'pro', seats: 3 } }, { key: secret })).status, 200)
-  const identify = { type: 'identify', user: { id: 'user_1' }, traits: { email: 'ada@example.com', company: 'Acme', seats: 4 } }
-  t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events: [identify] }, { key: secret })).status, 200)
+  t.equal(
+    (
+      await s.post(
+        '/v1/event',
+        { event: LONG_NAME, user: { id: 'user_7' }, properties: { plan: 'pro', seats: 3 } },
+        { key: secret },
+      )
+    ).status,
+    200,
+  )
+  const identify = {
+    type: 'identify',
+    user: { id: 'user_1' },
+    traits: { email: 'ada@example.com', company: 'Acme', seats: 4 },
+  }
+  t.equal(
+    (await s.post('/v1/events', { sent_at: new Date().toISOString(), events: [identify] }, { key: secret })).status,
+    200,
+  )
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events`, 60, WAIT)
   await s.waitForRows(`SELECT trait_key FROM ${s.database}.user_traits WHERE trait_key = 'seats'`, 1, WAIT)
   return { s, browser, desktop, page, email, secret, pageErrors, missing }
@@ -127,9 +177,17 @@ if (!existsSync(CHROMIUM)) {
       await page.fill('form input[name=name]', 'second')
       await page.click('#create-key')
       await page.waitForSelector('#new-key-secret')
-      t.match((await page.locator('[role=status]').allTextContents()).join(' '), /shown below, once/, 'a status region announces the secret')
+      t.match(
+        (await page.locator('[role=status]').allTextContents()).join(' '),
+        /shown below, once/,
+        'a status region announces the secret',
+      )
       t.ok(await page.evaluate(() => !!document.activeElement?.closest('.secret')), 'focus moves to the secret')
-      t.match(await page.textContent('#new-key-node-snippet'), /await client\.shutdown\(\)/, 'the Node snippet shuts the client down, so the process exits')
+      t.match(
+        await page.textContent('#new-key-node-snippet'),
+        /await client\.shutdown\(\)/,
+        'the Node snippet shuts the client down, so the process exits',
+      )
       const action = (await page.locator('#keys-table [data-action=revoke]').first().textContent())!.trim()
       await page.click('#keys-table tbody tr:has-text("second") [data-action=revoke]')
       await page.waitForSelector('#keys-table [data-testid=key-status] >> text=revoked')
@@ -140,8 +198,16 @@ if (!existsSync(CHROMIUM)) {
     t.test('Live shows the last events at once, after a reload too, then streams', async (t) => {
       await page.goto('about:blank')
       await page.goto(`${s.dashboardUrl}/#/live`)
-      await page.waitForFunction(() => document.querySelectorAll('#live-rows tr[data-event-id]').length >= 50, undefined, { timeout: WAIT })
-      t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 50, 'the last 50 events, with no new one sent')
+      await page.waitForFunction(
+        () => document.querySelectorAll('#live-rows tr[data-event-id]').length >= 50,
+        undefined,
+        { timeout: WAIT },
+      )
+      t.equal(
+        await page.locator('#live-rows tr[data-event-id]').count(),
+        50,
+        'the last 50 events, with no new one sent',
+      )
       t.match(await page.textContent('#live-rows tr[data-event-id]:first-child'), /checkout_x/, 'newest first')
       await page.waitForSelector('.status-dot.on')
       const focused = page.locator('#live-rows tr[data-event-id]:nth-child(3) button')
@@ -150,19 +216,36 @@ if (!existsSync(CHROMIUM)) {
       t.equal((await s.post('/v1/event', { event: 'after_open', user: { id: 'user_1' } }, { key: secret })).status, 200)
       await page.waitForSelector('#live-rows tr[data-event-id] >> text=after_open')
       t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 51, 'then streams, each event once')
-      t.equal(await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId), focusedId, 'a new event keeps the keyboard focus on its row')
+      t.equal(
+        await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId),
+        focusedId,
+        'a new event keeps the keyboard focus on its row',
+      )
       await page.keyboard.press('Enter')
       await page.waitForSelector('#detail')
       t.equal((await s.post('/v1/event', { event: 'while_open', user: { id: 'user_1' } }, { key: secret })).status, 200)
       await page.waitForSelector('#live-rows tr[data-event-id] >> text=while_open')
       await page.keyboard.press('Escape')
-      t.equal(await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId), focusedId, 'rows redrawn while the drawer was open: Escape still returns to the row')
+      t.equal(
+        await page.evaluate(() => document.activeElement?.closest('tr')?.dataset.eventId),
+        focusedId,
+        'rows redrawn while the drawer was open: Escape still returns to the row',
+      )
     })
 
     t.test('a 220-character event name leaves Live and Explorer at the viewport width', async (t) => {
       await open(page, s, 'live')
       await page.waitForSelector('.status-dot.on')
-      t.equal((await s.post('/v1/event', { event: LONG_NAME, user: { id: 'user_7' }, properties: { plan: 'pro', seats: 3 } }, { key: secret })).status, 200)
+      t.equal(
+        (
+          await s.post(
+            '/v1/event',
+            { event: LONG_NAME, user: { id: 'user_7' }, properties: { plan: 'pro', seats: 3 } },
+            { key: secret },
+          )
+        ).status,
+        200,
+      )
       for (const hash of ['live', 'explorer']) {
         if (hash !== 'live') await open(page, s, hash)
         await page.waitForSelector(`${hash === 'live' ? '#live-rows' : '#events-table'} tr >> text=checkout_x`)
@@ -170,7 +253,11 @@ if (!existsSync(CHROMIUM)) {
         t.ok(o.scrollWidth <= o.innerWidth, `${hash}: ${o.scrollWidth} px wide in a ${o.innerWidth} px window`)
         t.same(o.outside, [], `${hash}: nothing sticks out`)
       }
-      t.equal(await page.getAttribute('#events-table button[title^=checkout_x]', 'title'), LONG_NAME, 'the full name is in the title')
+      t.equal(
+        await page.getAttribute('#events-table button[title^=checkout_x]', 'title'),
+        LONG_NAME,
+        'the full name is in the title',
+      )
     })
 
     t.test('every row opens a detail drawer by keyboard, in view, with properties and a raw toggle', async (t) => {
@@ -182,10 +269,18 @@ if (!existsSync(CHROMIUM)) {
         await page.keyboard.press('Enter')
         await page.waitForSelector('#detail[role=dialog]', { timeout: 10_000 })
         t.ok(await inViewport(page, '#detail'), `${hash}: the drawer is in view`)
-        t.match(await page.textContent('#detail table:has(caption:text("Properties"))'), /plan\s*pro\s*seats\s*3/, `${hash}: properties as a table`)
+        t.match(
+          await page.textContent('#detail table:has(caption:text("Properties"))'),
+          /plan\s*pro\s*seats\s*3/,
+          `${hash}: properties as a table`,
+        )
         t.notOk(await page.isVisible('#detail-raw'), `${hash}: the raw JSON waits behind its toggle`)
         await page.click('#detail-raw-toggle')
-        t.match(JSON.parse((await page.textContent('#detail-raw'))!), { event: LONG_NAME, properties: { plan: 'pro', seats: 3 } }, `${hash}: the raw JSON`)
+        t.match(
+          JSON.parse((await page.textContent('#detail-raw'))!),
+          { event: LONG_NAME, properties: { plan: 'pro', seats: 3 } },
+          `${hash}: the raw JSON`,
+        )
         await page.keyboard.press('Escape')
         t.equal(await page.locator('#detail').count(), 0, `${hash}: Escape closes it`)
         t.ok(await rowButton.evaluate((b) => b === document.activeElement), `${hash}: focus goes back to the row`)
@@ -207,7 +302,10 @@ if (!existsSync(CHROMIUM)) {
       await page.waitForFunction(() => /event=checkout/.test(location.hash))
       await page.waitForFunction(() => document.querySelectorAll('#events-table tr[data-event-id]').length === 22)
       const names = await page.locator('#events-table tr[data-event-id] button.rowlink').allTextContents()
-      t.ok(names.length === 22 && names.every((n) => n.includes('checkout')), 'Explorer: "checkout" finds checkout_started and the long name')
+      t.ok(
+        names.length === 22 && names.every((n) => n.includes('checkout')),
+        'Explorer: "checkout" finds checkout_started and the long name',
+      )
       await page.reload()
       await page.waitForSelector('#events-table tr[data-event-id]')
       t.equal(await page.inputValue('input[name=event]'), 'checkout', 'Explorer: the filter survives a reload')
@@ -250,7 +348,12 @@ if (!existsSync(CHROMIUM)) {
     })
 
     t.test('phone width 390x844: no page overflows, the account bar stays on screen, no axe violation', async (t) => {
-      const p = await freshPage(browser, t, WAIT, { viewport: { width: 390, height: 844 }, timezoneId: 'UTC', locale: 'en-GB', storageState: await desktop.storageState() })
+      const p = await freshPage(browser, t, WAIT, {
+        viewport: { width: 390, height: 844 },
+        timezoneId: 'UTC',
+        locale: 'en-GB',
+        storageState: await desktop.storageState(),
+      })
       p.on('pageerror', (e) => pageErrors.push(e.message))
       for (const hash of PAGES) {
         await open(p, s, hash)
@@ -260,7 +363,10 @@ if (!existsSync(CHROMIUM)) {
         for (const sel of ['#who-email', '#signout']) t.ok(await inViewport(p, sel), `${hash}: ${sel} on screen`)
         t.same(await axeViolations(p), [], `${hash}: no serious or critical axe violation`)
       }
-      for (const [hash, chart] of [['usage', '#hourly-chart'], ['explorer', '#top-chart']] as const) {
+      for (const [hash, chart] of [
+        ['usage', '#hourly-chart'],
+        ['explorer', '#top-chart'],
+      ] as const) {
         await open(p, s, hash)
         await p.waitForSelector(chart)
         const scale = await p.evaluate((sel) => {
@@ -277,27 +383,48 @@ if (!existsSync(CHROMIUM)) {
       await p.screenshot({ path: join(SHOTS, 'live-phone.png') })
     })
 
-    t.test('Definitions: every event name with counts, first and last seen, property types and examples; traits too', async (t) => {
-      await open(page, s, 'definitions')
-      const row = (event: string) => page.locator(`#definitions-events tr[data-event="${event}"]`)
-      t.equal(await page.locator('#definitions-events tr[data-event]').count(), 6, 'the six event names of the account')
-      const checkout = (await row('checkout_started').textContent())!
-      t.same(await row('checkout_started').locator('td').allTextContents().then((c) => c.slice(1, 3)), ['20', '20'], 'checkout_started: 20 in the last 7 and 30 days')
-      t.match(checkout, /n\s*number e\.g\. \d+/, 'property n: number, with examples')
-      t.match(checkout, /plan\s*string e\.g\. "pro"/, 'property plan: string, e.g. "pro"')
-      t.match(await row(LONG_NAME).textContent(), /seats\s*number e\.g\. 3/, 'the long name too, with its own properties')
-      const seats = (await page.locator('#definitions-traits tr[data-trait=seats]').textContent())!
-      t.match(seats, /seats\s*1\s*number e\.g\. 4/, 'trait seats: 1 user, number, e.g. 4')
-      await page.screenshot({ path: join(SHOTS, 'definitions.png'), fullPage: true })
-      await page.selectOption('#definitions-env', 'test')
-      await page.waitForSelector('#definitions-events >> text=No events yet.')
-      t.match(page.url(), /#\/definitions\?env=test$/, 'the key type filter is kept in the address')
-    })
+    t.test(
+      'Definitions: every event name with counts, first and last seen, property types and examples; traits too',
+      async (t) => {
+        await open(page, s, 'definitions')
+        const row = (event: string) => page.locator(`#definitions-events tr[data-event="${event}"]`)
+        t.equal(
+          await page.locator('#definitions-events tr[data-event]').count(),
+          6,
+          'the six event names of the account',
+        )
+        const checkout = (await row('checkout_started').textContent())!
+        t.same(
+          await row('checkout_started')
+            .locator('td')
+            .allTextContents()
+            .then((c) => c.slice(1, 3)),
+          ['20', '20'],
+          'checkout_started: 20 in the last 7 and 30 days',
+        )
+        t.match(checkout, /n\s*number e\.g\. \d+/, 'property n: number, with examples')
+        t.match(checkout, /plan\s*string e\.g\. "pro"/, 'property plan: string, e.g. "pro"')
+        t.match(
+          await row(LONG_NAME).textContent(),
+          /seats\s*number e\.g\. 3/,
+          'the long name too, with its own properties',
+        )
+        const seats = (await page.locator('#definitions-traits tr[data-trait=seats]').textContent())!
+        t.match(seats, /seats\s*1\s*number e\.g\. 4/, 'trait seats: 1 user, number, e.g. 4')
+        await page.screenshot({ path: join(SHOTS, 'definitions.png'), fullPage: true })
+        await page.selectOption('#definitions-env', 'test')
+        await page.waitForSelector('#definitions-events >> text=No events yet.')
+        t.match(page.url(), /#\/definitions\?env=test$/, 'the key type filter is kept in the address')
+      },
+    )
 
     t.test('passwords: common and all-space ones are refused, and the form says the rule', async (t) => {
       const c = s.client()
       for (const password of ['12345678', '        ', 'Password1']) {
-        const r = await c.post('/api/signup', { email: `weak-${s.suffix}-${password.length}${password[0]}@example.com`.replace(' ', 's'), password })
+        const r = await c.post('/api/signup', {
+          email: `weak-${s.suffix}-${password.length}${password[0]}@example.com`.replace(' ', 's'),
+          password,
+        })
         t.equal(r.status, 400, `"${password}" is refused`)
         t.equal(r.body.error.code, 'VALIDATION_ERROR')
       }
@@ -320,7 +447,11 @@ if (!existsSync(CHROMIUM)) {
       t.equal((await elsewhere.post('/api/signout-everywhere')).status, 200)
       await page.click('nav a[data-page=usage]')
       await page.waitForSelector('#signin-submit')
-      t.match(await page.textContent('#signin-notice', { timeout: 10_000 }), /session has ended/, 'the sign-in page says why')
+      t.match(
+        await page.textContent('#signin-notice', { timeout: 10_000 }),
+        /session has ended/,
+        'the sign-in page says why',
+      )
       t.match(await page.title(), /Sign in/)
     })
 

@@ -22,7 +22,11 @@ if (!existsSync(CHROMIUM)) {
   t.test('a newcomer signs up, creates a live key, watches an event arrive, sees usage, revokes the key', async (t) => {
     const s = await startDashboard(t)
     const browser = await launchChromium(t)
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', locale: 'en-GB' })
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      timezoneId: 'UTC',
+      locale: 'en-GB',
+    })
     const page: Page = await context.newPage()
     page.setDefaultTimeout(WAIT)
     const pageErrors: string[] = []
@@ -43,7 +47,8 @@ if (!existsSync(CHROMIUM)) {
     await page.click('#create-key')
     const secret = (await page.textContent('#new-key-secret'))!.trim()
     t.match(secret, /^svc_live_[A-Za-z0-9]{32,}$/, 'the secret is shown')
-    for (const id of ['#new-key-node-snippet', '#new-key-browser-snippet']) t.match(await page.textContent(id), `apiKey: '${secret}'`, `${id}: an SDK snippet with the new key`)
+    for (const id of ['#new-key-node-snippet', '#new-key-browser-snippet'])
+      t.match(await page.textContent(id), `apiKey: '${secret}'`, `${id}: an SDK snippet with the new key`)
     await page.waitForSelector('#keys-table tbody tr[data-key-id]')
     await page.click('text=I have stored it')
     t.equal(await page.locator('#new-key-secret').count(), 0, 'and gone once dismissed')
@@ -55,22 +60,48 @@ if (!existsSync(CHROMIUM)) {
     await page.click('nav a[data-page=live]')
     await page.waitForFunction(() => document.querySelector('.status-dot.on') !== null)
     const send = (event: string, user: Record<string, unknown>, properties: Record<string, unknown> = {}) =>
-      s.post('/v1/event', { event, user, properties, context: { platform: 'web', app_version: '1.4.2' } }, { key: secret })
-    await waitUntil(async () => (await send('signup_completed', { id: 'user_1', email: 'ada@example.com', traits: { plan: 'pro' } }, { source: 'landing_page' })).status === 200, WAIT, 'the new key to work at the ingest')
+      s.post(
+        '/v1/event',
+        { event, user, properties, context: { platform: 'web', app_version: '1.4.2' } },
+        { key: secret },
+      )
+    await waitUntil(
+      async () =>
+        (
+          await send(
+            'signup_completed',
+            { id: 'user_1', email: 'ada@example.com', traits: { plan: 'pro' } },
+            { source: 'landing_page' },
+          )
+        ).status === 200,
+      WAIT,
+      'the new key to work at the ingest',
+    )
     await page.waitForSelector('#live-rows tr[data-event-id] >> text=signup_completed')
     t.pass('the event appears on the live stream page')
     for (const [event, user, props] of [
       ['project_created', 'user_1', { template: 'blank' }],
       ['invite_sent', 'user_1', { invitees: 2 }],
       ['page_viewed', 'user_2', { path: '/pricing' }],
-    ] as const) t.equal((await send(event, { id: user }, props)).status, 200)
+    ] as const)
+      t.equal((await send(event, { id: user }, props)).status, 200)
     await page.waitForFunction(() => document.querySelectorAll('#live-rows tr[data-event-id]').length >= 4)
     const first = await page.textContent('#live-rows tr[data-event-id]:first-child')
     t.match(first, /page_viewed/, 'newest first')
     await page.click('#live-rows tr[data-event-id] >> text=signup_completed')
     await page.click('#detail-raw-toggle')
     const detail = JSON.parse((await page.textContent('#detail-raw'))!)
-    t.match(detail, { event: 'signup_completed', user_id: 'user_1', account_id: accountId, environment: 'live', properties: { source: 'landing_page' } }, 'click shows the full JSON')
+    t.match(
+      detail,
+      {
+        event: 'signup_completed',
+        user_id: 'user_1',
+        account_id: accountId,
+        environment: 'live',
+        properties: { source: 'landing_page' },
+      },
+      'click shows the full JSON',
+    )
     await page.keyboard.press('Escape')
     await page.fill('#filter-user', 'user_2')
     t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 1, 'the user filter narrows the list')
@@ -79,10 +110,14 @@ if (!existsSync(CHROMIUM)) {
 
     // Usage counts the live-key events.
     await page.click('nav a[data-page=usage]')
-    await page.waitForFunction(() => document.querySelector('#usage-events [data-testid=value]')?.textContent === '4', undefined, { timeout: WAIT, polling: 500 })
+    await page.waitForFunction(
+      () => document.querySelector('#usage-events [data-testid=value]')?.textContent === '4',
+      undefined,
+      { timeout: WAIT, polling: 500 },
+    )
     t.pass('the usage page counts the 4 live events this month')
     t.equal(await page.textContent('#plan-name'), 'hobby')
-    t.ok(await page.locator('#hourly-chart rect.bar-live').count() >= 1, 'the hourly chart has a bar')
+    t.ok((await page.locator('#hourly-chart rect.bar-live').count()) >= 1, 'the hourly chart has a bar')
     await page.screenshot({ path: join(SHOTS, 'usage.png'), fullPage: true })
 
     // The explorer reads the same events from ClickHouse.
@@ -94,17 +129,26 @@ if (!existsSync(CHROMIUM)) {
     await page.waitForSelector('text=trait: plan')
     const profile = await page.textContent('main')
     t.match(profile, /ada@example\.com/, 'the user page shows the email')
-    t.match(profile, /signup_completed/, 'and the user\'s recent events')
+    t.match(profile, /signup_completed/, "and the user's recent events")
 
     // Revoke the key (confirmation accepted) and the next request is refused.
     await page.click('nav a[data-page=keys]')
     await page.waitForSelector('#keys-table tbody tr[data-key-id]')
-    await page.waitForFunction(() => !/never/.test(document.querySelector('#keys-table tbody tr[data-key-id]')?.textContent ?? 'never'), undefined, { timeout: WAIT, polling: 1000 })
+    await page
+      .waitForFunction(
+        () => !/never/.test(document.querySelector('#keys-table tbody tr[data-key-id]')?.textContent ?? 'never'),
+        undefined,
+        { timeout: WAIT, polling: 1000 },
+      )
       .catch(() => page.reload())
     await page.screenshot({ path: join(SHOTS, 'keys.png') })
     await page.click('#keys-table [data-action=revoke]')
     await page.waitForSelector('#keys-table [data-testid=key-status] >> text=revoked')
-    await waitUntil(async () => (await send('after_revoke', { id: 'user_1' })).status === 401, WAIT, 'the revoked key to be refused')
+    await waitUntil(
+      async () => (await send('after_revoke', { id: 'user_1' })).status === 401,
+      WAIT,
+      'the revoked key to be refused',
+    )
     const refused = await send('after_revoke', { id: 'user_1' })
     t.equal(refused.status, 401)
     t.equal(refused.body.error.code, 'INVALID_API_KEY')

@@ -11,7 +11,8 @@ import { CHROMIUM, launchChromium, signUpInPage } from '../support/browser.js'
 const WAIT = 60_000
 
 t.test('erase a user from their page and watch the receipt complete', async (t) => {
-  if (!existsSync(CHROMIUM)) return t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
+  if (!existsSync(CHROMIUM))
+    return t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
   const s = await startDashboard(t)
   const browser = await launchChromium(t)
   const page = await (await browser.newContext({ timezoneId: 'UTC', locale: 'en-GB' })).newPage()
@@ -26,7 +27,8 @@ t.test('erase a user from their page and watch the receipt complete', async (t) 
   await signUpInPage(page, s.dashboardUrl, email, 'Erasers')
   const accountId = s.admin.findAccountByEmail(email)!.account_id
   const { key } = await s.createKey({ account: accountId, type: 'live' })
-  const send = () => s.post('/v1/event', { event: 'opened', user: { id: 'erase_me', email: 'erase.me@example.com' } }, { key })
+  const send = () =>
+    s.post('/v1/event', { event: 'opened', user: { id: 'erase_me', email: 'erase.me@example.com' } }, { key })
   await waitUntil(async () => (await send()).status === 200, WAIT, 'the key to work at the ingest')
   await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'erase_me'`, 1, WAIT)
 
@@ -37,9 +39,21 @@ t.test('erase a user from their page and watch the receipt complete', async (t) 
     const cell = document.querySelector('#erasure-steps tr[data-step=projections] td')
     return cell !== null && cell.textContent !== 'in progress'
   })
-  t.match(dialogs[0], /Erase user erase_me\?.*New events for this user id will be refused.*Kafka history/, 'the confirmation says what happens')
-  t.match(await page.textContent('#erasure-steps tr[data-step=history] td'), /not yet/, 'the receipt says the Kafka history is not erased yet')
-  t.same(await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'erase_me'`), [], 'the user has no rows any more')
+  t.match(
+    dialogs[0],
+    /Erase user erase_me\?.*New events for this user id will be refused.*Kafka history/,
+    'the confirmation says what happens',
+  )
+  t.match(
+    await page.textContent('#erasure-steps tr[data-step=history] td'),
+    /not yet/,
+    'the receipt says the Kafka history is not erased yet',
+  )
+  t.same(
+    await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'erase_me'`),
+    [],
+    'the user has no rows any more',
+  )
   await waitUntil(async () => (await send()).status === 403, WAIT, 'ingest refuses the suppressed user')
   t.pass('new events for the user are refused')
 })

@@ -9,7 +9,12 @@ import avro from 'avsc'
 import { loadAvsc } from '../../schemas/codec.js'
 import { validateBatch, validateSingle, type Item } from '../../services/ingest/src/validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../../services/ingest/src/records/index.js'
-import { eventRow, eventTraitRows, identifyRow, identifyTraitRows } from '../../services/projector/src/clickhouse/rows.js'
+import {
+  eventRow,
+  eventTraitRows,
+  identifyRow,
+  identifyTraitRows,
+} from '../../services/projector/src/clickhouse/rows.js'
 
 // mulberry32: small seeded generator
 function rng(seed: number) {
@@ -48,7 +53,13 @@ t.test('validated items always map to storable rows', async (t) => {
     if (k === 3) return timestamp()
     if (k === 4 || k === 5) {
       const o: Record<string, unknown> = {}
-      for (let i = int(4); i > 0; i--) Object.defineProperty(o, str(), { value: value(depth + 1), enumerable: true, configurable: true, writable: true })
+      for (let i = int(4); i > 0; i--)
+        Object.defineProperty(o, str(), {
+          value: value(depth + 1),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        })
       return o
     }
     return Array.from({ length: int(3) }, () => value(depth + 1))
@@ -61,7 +72,8 @@ t.test('validated items always map to storable rows', async (t) => {
     return v
   }
   const maybe = <T>(f: () => T): T | undefined => (random() < 0.5 ? f() : undefined)
-  const user = () => (random() < 0.95 ? { id: str(), email: maybe(str), traits: maybe(maybeDeep) } : pick<unknown>([str(), null]))
+  const user = () =>
+    random() < 0.95 ? { id: str(), email: maybe(str), traits: maybe(maybeDeep) } : pick<unknown>([str(), null])
   const item = () => ({
     type: pick(['event', 'event', 'identify']),
     event: maybe(() => str()),
@@ -76,7 +88,10 @@ t.test('validated items always map to storable rows', async (t) => {
   // Through JSON text, as a request body arrives; the mark becomes a number JSON.parse reads as Infinity.
   const wire = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(String(INFINITY_MARK), '1e400'))
 
-  const codec = { Event: avro.Type.forSchema(loadAvsc('Event') as any), Identify: avro.Type.forSchema(loadAvsc('Identify') as any) }
+  const codec = {
+    Event: avro.Type.forSchema(loadAvsc('Event') as any),
+    Identify: avro.Type.forSchema(loadAvsc('Identify') as any),
+  }
   const storableText = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s)
   const problems: string[] = []
   let accepted = 0
@@ -94,7 +109,10 @@ t.test('validated items always map to storable rows', async (t) => {
       for (const row of rows) {
         for (const [col, v] of Object.entries(row)) {
           if (typeof v === 'string' && !storableText(v)) throw new Error(`${col} holds an unpaired surrogate`)
-          if (['timestamp', 'received_at', 'set_at'].includes(col) && !(v >= '1970-01-01 00:00:00' && v <= '2105-12-31 23:59:59')) {
+          if (
+            ['timestamp', 'received_at', 'set_at'].includes(col) &&
+            !(v >= '1970-01-01 00:00:00' && v <= '2105-12-31 23:59:59')
+          ) {
             throw new Error(`${col} ${v} is outside ClickHouse's DateTime`)
           }
         }
@@ -108,8 +126,13 @@ t.test('validated items always map to storable rows', async (t) => {
   for (let n = 0; n < 3000; n++) {
     const receivedAt = Date.UTC(2020 + int(60), int(12), 1 + int(28), int(24))
     const rc = (sentAt: number | null): RequestContext => ({
-      accountId: 'acc_1', environment: pick(['live', 'test'] as const), keyId: 'key_1', receivedAt, sentAt,
-      ip: pick(['203.0.113.7', null]), userAgent: pick(['sdk/1.0', null, 'Mozilla\u00ff']),
+      accountId: 'acc_1',
+      environment: pick(['live', 'test'] as const),
+      keyId: 'key_1',
+      receivedAt,
+      sentAt,
+      ip: pick(['203.0.113.7', null]),
+      userAgent: pick(['sdk/1.0', null, 'Mozilla\u00ff']),
     })
     const single = wire({ ...item(), type: undefined })
     const s = validateSingle(single, receivedAt)

@@ -29,13 +29,34 @@ t.test('an erased person is gone from every projection, and replays do not bring
   const db = s.database
 
   for (let i = 0; i < 3; i++) t.equal((await s.post('/v1/event', personEvent(marker, user, i), { key })).status, 200)
-  const identify = { type: 'identify', user: { id: user, email: `${marker}@example.test` }, traits: { plan: `${marker} plan` }, context: { ip: marker } }
+  const identify = {
+    type: 'identify',
+    user: { id: user, email: `${marker}@example.test` },
+    traits: { plan: `${marker} plan` },
+    context: { ip: marker },
+  }
   t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events: [identify] }, { key })).status, 200)
-  t.equal((await s.post('/v1/event', { event: 'page_viewed', user: { id: 'keeper', traits: { name: 'Kim' } }, properties: { note: 'kept' } }, { key })).status, 200)
+  t.equal(
+    (
+      await s.post(
+        '/v1/event',
+        { event: 'page_viewed', user: { id: 'keeper', traits: { name: 'Kim' } }, properties: { note: 'kept' } },
+        { key },
+      )
+    ).status,
+    200,
+  )
   await s.waitForRows(`SELECT 1 FROM ${db}.events WHERE user_id = '${user}'`, 3)
   await s.waitForRows(`SELECT 1 FROM ${db}.identifies WHERE user_id = '${user}'`, 1)
   await s.waitForRows(`SELECT 1 FROM ${db}.events WHERE user_id = 'keeper'`, 1)
-  const usage = async (database: string) => Number((await s.query<{ n: string }>(`SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = '${accountId}'`))[0]?.n ?? 0)
+  const usage = async (database: string) =>
+    Number(
+      (
+        await s.query<{ n: string }>(
+          `SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = '${accountId}'`,
+        )
+      )[0]?.n ?? 0,
+    )
   // The usage counters are a separate insert from the rows (H5): wait for them too.
   await waitUntil(async () => (await usage(db)) >= 4, 15_000, 'usage counts the four events')
   t.equal(await usage(db), 4, 'four events counted before the erasure')
@@ -59,12 +80,28 @@ t.test('an erased person is gone from every projection, and replays do not bring
   const fresh = `${db}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
   const topics: Array<'events' | 'identifies'> = ['events', 'identifies']
-  await runReplayCommand(cfg, { topics, from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false }, io)
-  t.same(await scanForMarker(s.ch, fresh, marker), [], 'a replay into a fresh database brings nothing of the person back')
-  t.equal((await s.query(`SELECT 1 FROM ${fresh}.events WHERE user_id = 'keeper'`)).length, 1, 'and rebuilds everyone else')
+  await runReplayCommand(
+    cfg,
+    { topics, from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false },
+    io,
+  )
+  t.same(
+    await scanForMarker(s.ch, fresh, marker),
+    [],
+    'a replay into a fresh database brings nothing of the person back',
+  )
+  t.equal(
+    (await s.query(`SELECT 1 FROM ${fresh}.events WHERE user_id = 'keeper'`)).length,
+    1,
+    'and rebuilds everyone else',
+  )
   t.equal(await usage(fresh), 4, 'with the same usage counts')
 
-  await runReplayCommand(cfg, { topics, from: { kind: 'beginning' }, target: 'live', swap: false, dlq: true, json: false }, io)
+  await runReplayCommand(
+    cfg,
+    { topics, from: { kind: 'beginning' }, target: 'live', swap: false, dlq: true, json: false },
+    io,
+  )
   t.same(await scanForMarker(s.ch, db, marker), [], 'a replay into the live tables brings nothing back either')
   t.equal(await usage(db), 4, 'and counts the same')
 })

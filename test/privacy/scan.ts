@@ -9,14 +9,18 @@ export interface MarkerHit {
 }
 
 export async function scanForMarker(ch: ClickHouseClient, database: string, marker: string): Promise<MarkerHit[]> {
-  const tables = await (await ch.query({
-    query: `SELECT name, engine FROM system.tables WHERE database = '${database}' AND engine NOT LIKE '%MaterializedView%' ORDER BY name`,
-    format: 'JSONEachRow',
-  })).json<{ name: string; engine: string }>()
+  const tables = await (
+    await ch.query({
+      query: `SELECT name, engine FROM system.tables WHERE database = '${database}' AND engine NOT LIKE '%MaterializedView%' ORDER BY name`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ name: string; engine: string }>()
   const hits: MarkerHit[] = []
   for (const t of tables) {
     for (const final of t.engine.includes('ReplacingMergeTree') ? [false, true] : [false]) {
-      const text = await (await ch.query({ query: `SELECT * FROM ${database}.${t.name}${final ? ' FINAL' : ''}`, format: 'JSONEachRow' })).text()
+      const text = await (
+        await ch.query({ query: `SELECT * FROM ${database}.${t.name}${final ? ' FINAL' : ''}`, format: 'JSONEachRow' })
+      ).text()
       const rows = text.split('\n').filter((l) => l.includes(marker)).length
       if (rows > 0) hits.push({ table: t.name, final, rows })
     }

@@ -18,22 +18,43 @@ t.test('a suppressed user is refused, and nothing of them is stored or counted',
 
   // Ingest follows the erasures topic within its fetch wait; poll until it refuses.
   let single = await s.post('/v1/event', { event: 'opened', user: { id: 'gone' } }, { key })
-  await waitUntil(async () => (single = await s.post('/v1/event', { event: 'opened', user: { id: 'gone' } }, { key })).status === 403, 15_000, 'ingest refuses the suppressed user')
+  await waitUntil(
+    async () => (single = await s.post('/v1/event', { event: 'opened', user: { id: 'gone' } }, { key })).status === 403,
+    15_000,
+    'ingest refuses the suppressed user',
+  )
   t.equal(single.body.error.code, 'USER_SUPPRESSED')
 
-  const mixed = await s.post('/v1/events', batch([
-    { type: 'event', name: 'opened', user: { id: 'gone' } },
-    { type: 'event', name: 'opened', user: { id: 'stays' }, message_id: 'm-stays' },
-    { type: 'identify', user: { id: 'gone' }, traits: { plan: 'x' } },
-  ]), { key })
+  const mixed = await s.post(
+    '/v1/events',
+    batch([
+      { type: 'event', name: 'opened', user: { id: 'gone' } },
+      { type: 'event', name: 'opened', user: { id: 'stays' }, message_id: 'm-stays' },
+      { type: 'identify', user: { id: 'gone' }, traits: { plan: 'x' } },
+    ]),
+    { key },
+  )
   t.equal(mixed.status, 200)
-  t.same(mixed.body.data.results.map((x: { success: boolean; error?: { code: string } }) => x.success || x.error?.code), ['USER_SUPPRESSED', true, 'USER_SUPPRESSED'])
+  t.same(
+    mixed.body.data.results.map((x: { success: boolean; error?: { code: string } }) => x.success || x.error?.code),
+    ['USER_SUPPRESSED', true, 'USER_SUPPRESSED'],
+  )
   t.equal(mixed.body.data.processed_count, 1)
 
   await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'stays'`, 1)
-  t.same(await s.query(`SELECT event_id FROM ${s.database}.events WHERE user_id = 'gone'`), [], 'no event of the suppressed user')
-  t.same(await s.query(`SELECT event_id FROM ${s.database}.identifies WHERE user_id = 'gone'`), [], 'no identify either')
-  const [u] = await s.query<{ n: string }>(`SELECT sum(events) AS n FROM ${s.database}.usage_monthly_view WHERE account_id = '${accountId}'`)
+  t.same(
+    await s.query(`SELECT event_id FROM ${s.database}.events WHERE user_id = 'gone'`),
+    [],
+    'no event of the suppressed user',
+  )
+  t.same(
+    await s.query(`SELECT event_id FROM ${s.database}.identifies WHERE user_id = 'gone'`),
+    [],
+    'no identify either',
+  )
+  const [u] = await s.query<{ n: string }>(
+    `SELECT sum(events) AS n FROM ${s.database}.usage_monthly_view WHERE account_id = '${accountId}'`,
+  )
   t.equal(Number(u?.n), 1, 'only the stored event counts')
 
   const allGone = await s.post('/v1/events', batch([{ type: 'event', name: 'opened', user: { id: 'gone' } }]), { key })
@@ -44,21 +65,49 @@ t.test('a suppressed user is refused, and nothing of them is stored or counted',
 t.test('the account decides what is kept of the client IP', async (t) => {
   const s = await startServices(t)
   const { key, accountId } = await s.createKey({ type: 'live' })
-  const send = (user: string) => s.post('/v1/event', { event: 'opened', user: { id: user }, context: { ip: '198.51.100.7' } }, { key, headers: { 'user-agent': 'ua-test' } })
+  const send = (user: string) =>
+    s.post(
+      '/v1/event',
+      { event: 'opened', user: { id: user }, context: { ip: '198.51.100.7' } },
+      { key, headers: { 'user-agent': 'ua-test' } },
+    )
   const stored = async (user: string) => {
-    const [row] = await s.waitForRows<{ ip: string; context: string }>(`SELECT ip, context FROM ${s.database}.events WHERE user_id = '${user}'`, 1)
+    const [row] = await s.waitForRows<{ ip: string; context: string }>(
+      `SELECT ip, context FROM ${s.database}.events WHERE user_id = '${user}'`,
+      1,
+    )
     return { ip: row!.ip, contextIp: JSON.parse(row!.context).ip }
   }
   t.equal((await send('u-full')).status, 200)
   t.same(await stored('u-full'), { ip: '127.0.0.1', contextIp: '127.0.0.1' }, 'full (the default): as received')
 
   await s.admin.setIpHandling(accountId, 'truncated')
-  await waitUntil(async () => (await send(`u-probe-${Date.now()}`)).status === 200 && (await s.query(`SELECT 1 FROM ${s.database}.events WHERE ip = '127.0.0.0'`)).length > 0, 15_000, 'ingest applies the truncation')
+  await waitUntil(
+    async () =>
+      (await send(`u-probe-${Date.now()}`)).status === 200 &&
+      (await s.query(`SELECT 1 FROM ${s.database}.events WHERE ip = '127.0.0.0'`)).length > 0,
+    15_000,
+    'ingest applies the truncation',
+  )
   t.equal((await send('u-truncated')).status, 200)
-  t.same(await stored('u-truncated'), { ip: '127.0.0.0', contextIp: '127.0.0.0' }, 'truncated: the last octet zeroed, in the column and the context')
+  t.same(
+    await stored('u-truncated'),
+    { ip: '127.0.0.0', contextIp: '127.0.0.0' },
+    'truncated: the last octet zeroed, in the column and the context',
+  )
 
   await s.admin.setIpHandling(accountId, 'none')
-  await waitUntil(async () => (await send(`u-probe-${Date.now()}`)).status === 200 && (await s.query(`SELECT 1 FROM ${s.database}.events WHERE ip = '' AND user_id LIKE 'u-probe-%'`)).length > 0, 15_000, 'ingest applies none')
+  await waitUntil(
+    async () =>
+      (await send(`u-probe-${Date.now()}`)).status === 200 &&
+      (await s.query(`SELECT 1 FROM ${s.database}.events WHERE ip = '' AND user_id LIKE 'u-probe-%'`)).length > 0,
+    15_000,
+    'ingest applies none',
+  )
   t.equal((await send('u-none')).status, 200)
-  t.same(await stored('u-none'), { ip: '', contextIp: null }, 'none: no address anywhere, not even the one the client put in its context')
+  t.same(
+    await stored('u-none'),
+    { ip: '', contextIp: null },
+    'none: no address anywhere, not even the one the client put in its context',
+  )
 })

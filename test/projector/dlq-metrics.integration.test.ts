@@ -37,7 +37,11 @@ t.test('bad records go to the DLQ with the reason; the projector keeps going', a
   // A good event after them is projected.
   const res = await s.post('/v1/event', { event: 'after_garbage', user: { id: 'u1' } }, { key })
   t.equal(res.status, 200)
-  await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}' AND event = 'after_garbage'`, 1, 30_000)
+  await s.waitForRows(
+    `SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}' AND event = 'after_garbage'`,
+    1,
+    30_000,
+  )
 
   // Read the DLQ topic with our own consumer and codec.
   const codec = new Codec(createRegistry(s.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:18081/apis/ccompat/v7'))
@@ -57,19 +61,35 @@ t.test('bad records go to the DLQ with the reason; the projector keeps going', a
   await waitUntil(() => dead.length >= 2, 30_000, 'two records on the DLQ')
   dead.sort((a, b) => Number(BigInt(a.offset) - BigInt(b.offset)))
   const [garbage, unknown] = dead
-  t.match(garbage, { topic: s.topics.events, partition: 0, offset: String(firstOffset), error_code: 'UNKNOWN_SCHEMA', reason: /not in the Confluent wire format/ })
+  t.match(garbage, {
+    topic: s.topics.events,
+    partition: 0,
+    offset: String(firstOffset),
+    error_code: 'UNKNOWN_SCHEMA',
+    reason: /not in the Confluent wire format/,
+  })
   t.equal(garbage!.value!.toString(), 'this is not avro', 'the original bytes are kept')
   t.equal(garbage!.key!.toString(), 'garbage')
   t.equal(garbage!.dlq_key, `${s.topics.events}/0/${firstOffset}`)
-  t.match(unknown, { topic: s.topics.events, partition: 0, offset: String(firstOffset + 1n), error_code: 'UNDECODABLE_RECORD', reason: /does not decode with schema id/ })
+  t.match(unknown, {
+    topic: s.topics.events,
+    partition: 0,
+    offset: String(firstOffset + 1n),
+    error_code: 'UNDECODABLE_RECORD',
+    reason: /does not decode with schema id/,
+  })
   t.ok(garbage!.failed_at > 0)
 
   // /metrics: lag per partition, rows inserted, insert latency, DLQ count.
   let text = ''
-  await waitUntil(async () => {
-    text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-    return metric(text, `projector_consumer_lag{topic="${s.topics.events}",partition="0"}`) === 0
-  }, 15_000, 'the lag gauge of partition 0 to reach 0')
+  await waitUntil(
+    async () => {
+      text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+      return metric(text, `projector_consumer_lag{topic="${s.topics.events}",partition="0"}`) === 0
+    },
+    15_000,
+    'the lag gauge of partition 0 to reach 0',
+  )
   t.match(text, /^# TYPE projector_consumer_lag gauge$/m)
   t.equal(metric(text, 'projector_dlq_records_total'), 2, 'the DLQ counter')
   t.ok(metric(text, 'projector_rows_inserted_total{kind="event"}')! >= 1, 'rows inserted')

@@ -17,7 +17,10 @@ const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+
 t.test('a schema id the registry lost stalls its partition until the registry has it again (H41)', async (t) => {
   const proxy = await startRegistryProxy(new URL(REGISTRY_URL).origin)
   t.teardown(() => proxy.stop())
-  const s = await startServices(t, { ingest: false, env: { SCHEMA_REGISTRY_URL: proxy.url(new URL(REGISTRY_URL).pathname), PROJECTOR_RETRIES: '1' } })
+  const s = await startServices(t, {
+    ingest: false,
+    env: { SCHEMA_REGISTRY_URL: proxy.url(new URL(REGISTRY_URL).pathname), PROJECTOR_RETRIES: '1' },
+  })
   const codec = s.projector!.deps.codec
   // The Event schema as an older writer registered it (its own id), then lost by the registry.
   const lostSchema = { ...loadAvsc('Event'), doc: `written before the registry lost it (${s.suffix})` }
@@ -30,7 +33,8 @@ t.test('a schema id the registry lost stalls its partition until the registry ha
     return b
   }
   const account = `acct_${s.suffix}`
-  const ev = (name: string) => makeEvent({ account_id: account, event: name, timestamp: Date.now(), received_at: Date.now() })
+  const ev = (name: string) =>
+    makeEvent({ account_id: account, event: name, timestamp: Date.now(), received_at: Date.now() })
 
   const producer = createProducer(s.kafka)
   await producer.connect()
@@ -43,33 +47,65 @@ t.test('a schema id the registry lost stalls its partition until the registry ha
       { key: 'k', value: codec.encode('Event', ev('after_on_same_partition')), partition: 0 },
     ],
   })
-  await producer.send({ topic: s.topics.events, acks: -1, messages: [{ key: 'k', value: codec.encode('Event', ev('other_partition')), partition: 1 }] })
+  await producer.send({
+    topic: s.topics.events,
+    acks: -1,
+    messages: [{ key: 'k', value: codec.encode('Event', ev('other_partition')), partition: 1 }],
+  })
 
   const events = `SELECT event FROM ${s.database}.events FINAL WHERE account_id = '${account}' ORDER BY event`
   let metrics = ''
-  await waitUntil(async () => {
-    metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-    // Or the record dead-lettered, as before H41: the assertions below then say so.
-    return metric(metrics, 'projector_registry_schema_missing_total') >= 2 || metric(metrics, 'projector_dlq_records_total') > 0
-  }, 30_000, 'the projector to count the missing schema')
+  await waitUntil(
+    async () => {
+      metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+      // Or the record dead-lettered, as before H41: the assertions below then say so.
+      return (
+        metric(metrics, 'projector_registry_schema_missing_total') >= 2 ||
+        metric(metrics, 'projector_dlq_records_total') > 0
+      )
+    },
+    30_000,
+    'the projector to count the missing schema',
+  )
 
   // kafkajs fetches the next records of every partition of a broker only when the batch in
   // progress ends, so the other partition may or may not have been written by now.
-  t.same((await s.query<{ event: string }>(events)).filter((r) => r.event !== 'other_partition'), [], 'nothing of the stalled partition is written')
+  t.same(
+    (await s.query<{ event: string }>(events)).filter((r) => r.event !== 'other_partition'),
+    [],
+    'nothing of the stalled partition is written',
+  )
   t.equal(metric(metrics, 'projector_dlq_records_total'), 0, 'nothing dead-lettered')
   const dlq = s.kafka.admin()
   await dlq.connect()
   t.teardown(() => dlq.disconnect())
-  t.same((await dlq.fetchTopicOffsets(s.topics.dlq)).map((p) => p.high), (await dlq.fetchTopicOffsets(s.topics.dlq)).map(() => '0'), 'the DLQ topic is empty')
-  const committed = (await dlq.fetchOffsets({ groupId: s.env.PROJECTOR_GROUP_ID!, topics: [s.topics.events] }))[0]!.partitions.find((p) => p.partition === 0)!
-  t.ok(BigInt(committed.offset) <= BigInt(sent!.baseOffset!), `no offset committed past the record (committed ${committed.offset})`)
+  t.same(
+    (await dlq.fetchTopicOffsets(s.topics.dlq)).map((p) => p.high),
+    (await dlq.fetchTopicOffsets(s.topics.dlq)).map(() => '0'),
+    'the DLQ topic is empty',
+  )
+  const committed = (
+    await dlq.fetchOffsets({ groupId: s.env.PROJECTOR_GROUP_ID!, topics: [s.topics.events] })
+  )[0]!.partitions.find((p) => p.partition === 0)!
+  t.ok(
+    BigInt(committed.offset) <= BigInt(sent!.baseOffset!),
+    `no offset committed past the record (committed ${committed.offset})`,
+  )
   const health = await fetch(`${s.projectorUrl}/health/ready`)
   t.equal(health.status, 503, 'not ready')
   t.match(await health.json(), { missing: ['registry'], registry: /SCHEMA_MISSING/ }, 'readiness names the registry')
 
   proxy.restore(lostId, lostSchema)
   await s.waitForRows(events, 3, 60_000)
-  t.same(await s.query(events), [{ event: 'after_on_same_partition' }, { event: 'lost_schema' }, { event: 'other_partition' }], 'the partition resumes in order once the registry has the id')
+  t.same(
+    await s.query(events),
+    [{ event: 'after_on_same_partition' }, { event: 'lost_schema' }, { event: 'other_partition' }],
+    'the partition resumes in order once the registry has the id',
+  )
   await waitUntil(async () => (await fetch(`${s.projectorUrl}/health/ready`)).status === 200, 30_000, 'ready again')
-  t.equal(metric(await (await fetch(`${s.projectorUrl}/metrics`)).text(), 'projector_dlq_records_total'), 0, 'still nothing dead-lettered')
+  t.equal(
+    metric(await (await fetch(`${s.projectorUrl}/metrics`)).text(), 'projector_dlq_records_total'),
+    0,
+    'still nothing dead-lettered',
+  )
 })

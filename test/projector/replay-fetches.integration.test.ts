@@ -25,7 +25,16 @@ async function openLog(s: TestServices) {
 
 /** `sends` sends of `perSend` events of one account; each send is one record batch per partition.
  *  `lastBatch`, when given, receives each partition's offset of the last batch written. */
-async function produce(producer: Producer, codec: Codec, topic: string, accountId: string, sends: number, perSend: number, tag: string, lastBatch?: Map<number, bigint>) {
+async function produce(
+  producer: Producer,
+  codec: Codec,
+  topic: string,
+  accountId: string,
+  sends: number,
+  perSend: number,
+  tag: string,
+  lastBatch?: Map<number, bigint>,
+) {
   let n = 0
   for (let i = 0; i < sends; i++) {
     const messages = Array.from({ length: perSend }, (_, j) => {
@@ -48,7 +57,9 @@ async function produce(producer: Producer, codec: Codec, topic: string, accountI
 }
 
 async function counts(s: TestServices, db: string, accountId: string) {
-  const [final] = await s.query<{ n: string; ids: string }>(`SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL WHERE account_id = '${accountId}'`)
+  const [final] = await s.query<{ n: string; ids: string }>(
+    `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL WHERE account_id = '${accountId}'`,
+  )
   const [raw] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${db}.events WHERE account_id = '${accountId}'`)
   return { final: Number(final!.n), ids: Number(final!.ids), raw: Number(raw!.n) }
 }
@@ -72,17 +83,37 @@ t.test('a replay whose partitions need many fetches writes every record once and
   const accountId = `acct_${randomBytes(4).toString('hex')}`
   const produced = await produce(producer, codec, s.topics.events, accountId, 150, 20, 'fetched')
   const marks = await partitionsWithManyBatches(s, s.topics.events)
-  t.ok(marks.every((m) => Number(m.high) > 300), 'every partition holds far more than one 4 KB fetch')
+  t.ok(
+    marks.every((m) => Number(m.high) > 300),
+    'every partition holds far more than one 4 KB fetch',
+  )
 
   const fresh = `${s.database}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
-  const cmd: ReplayCommand = { topics: ['events'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false }
+  const cmd: ReplayCommand = {
+    topics: ['events'],
+    from: { kind: 'beginning' },
+    target: 'fresh',
+    database: fresh,
+    swap: false,
+    dlq: true,
+    json: false,
+  }
   const report = await runReplayCommand(cfg, cmd, { log })
   t.equal(report.summary.records, produced, 'read every record once')
   t.equal(report.summary.events, produced)
   t.equal(report.summary.deadLettered, 0)
-  t.same(await counts(s, fresh, accountId), { final: produced, ids: produced, raw: produced }, 'each record written exactly once')
-  for (const m of marks) t.equal(report.summary.ends[`${s.topics.events}/${m.partition}`], m.high, `partition ${m.partition} read to its end`)
+  t.same(
+    await counts(s, fresh, accountId),
+    { final: produced, ids: produced, raw: produced },
+    'each record written exactly once',
+  )
+  for (const m of marks)
+    t.equal(
+      report.summary.ends[`${s.topics.events}/${m.partition}`],
+      m.high,
+      `partition ${m.partition} read to its end`,
+    )
 
   // Into the live tables, twice: exact counts are those of the log (A5).
   const live: ReplayCommand = { ...cmd, target: 'live', database: undefined }
@@ -121,20 +152,41 @@ t.test('a replay ends when the last offsets of a partition are transaction marke
   // abort() returns once the coordinator has the decision; it writes the markers afterwards. Until
   // then the offsets kafkajs lists (read_committed: the last stable offset) stop before the aborted
   // records, and the replay, which starts later, would end past them (CI once saw exactly that).
-  await waitUntil(async () => {
-    const o = await partitionsWithManyBatches(s, s.topics.events)
-    return [...abortedBatches].every(([p, base]) => BigInt(o.find((x) => x.partition === p)!.high) > base)
-  }, 30_000, 'the abort markers to be written')
+  await waitUntil(
+    async () => {
+      const o = await partitionsWithManyBatches(s, s.topics.events)
+      return [...abortedBatches].every(([p, base]) => BigInt(o.find((x) => x.partition === p)!.high) > base)
+    },
+    30_000,
+    'the abort markers to be written',
+  )
 
   const fresh = `${s.database}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
   const marks = await partitionsWithManyBatches(s, s.topics.events)
-  const report = await runReplayCommand(cfg, { topics: ['events'], from: { kind: 'beginning' }, target: 'fresh', database: fresh, swap: false, dlq: true, json: false }, { log })
+  const report = await runReplayCommand(
+    cfg,
+    {
+      topics: ['events'],
+      from: { kind: 'beginning' },
+      target: 'fresh',
+      database: fresh,
+      swap: false,
+      dlq: true,
+      json: false,
+    },
+    { log },
+  )
   t.equal(report.summary.records, expected, 'read the plain and committed records, not the aborted ones')
   t.same(await counts(s, fresh, accountId), { final: expected, ids: expected, raw: expected })
   const [byTag] = await s.query<{ aborted: string; committed: string }>(
     `SELECT countIf(event = 'aborted') AS aborted, countIf(event = 'committed') AS committed FROM ${fresh}.events WHERE account_id = '${accountId}'`,
   )
   t.same(byTag, { aborted: '0', committed: '120' })
-  for (const m of marks) t.equal(report.summary.ends[`${s.topics.events}/${m.partition}`], m.high, `partition ${m.partition} read past its last marker`)
+  for (const m of marks)
+    t.equal(
+      report.summary.ends[`${s.topics.events}/${m.partition}`],
+      m.high,
+      `partition ${m.partition} read past its last marker`,
+    )
 })

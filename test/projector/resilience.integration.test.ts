@@ -22,7 +22,8 @@ const CLICKHOUSE_URL = process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:18123'
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const log = createLogger((process.env.TEST_LOG_LEVEL as any) ?? 'error', { test: 'resilience' })
 // Connection failures are the point here; the client's own error log would only repeat them.
-const createClient = (o: { url: string; request_timeout?: number }) => createClickHouseClient({ ...o, log: { level: ClickHouseLogLevel.OFF } })
+const createClient = (o: { url: string; request_timeout?: number }) =>
+  createClickHouseClient({ ...o, log: { level: ClickHouseLogLevel.OFF } })
 const hostPort = (url: string) => {
   const u = new URL(url)
   return { host: u.hostname, port: Number(u.port) }
@@ -44,7 +45,12 @@ interface Fixture {
 
 async function fixture(t: Test): Promise<Fixture> {
   const suffix = randomBytes(5).toString('hex')
-  const topics = { events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: `test.${suffix}.accounts`, dlq: `test.${suffix}.dlq` }
+  const topics = {
+    events: `test.${suffix}.events`,
+    identifies: `test.${suffix}.identifies`,
+    accounts: `test.${suffix}.accounts`,
+    dlq: `test.${suffix}.dlq`,
+  }
   const kafka = createKafka({ brokers: BROKERS, clientId: `test-resilience-${suffix}` }, log)
   const admin = kafka.admin()
   await admin.connect()
@@ -60,7 +66,8 @@ async function fixture(t: Test): Promise<Fixture> {
     await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
     await admin.disconnect()
   })
-  const sumOffsets = (ps: Array<{ offset: string }>) => ps.reduce((s, p) => s + (BigInt(p.offset) > 0n ? BigInt(p.offset) : 0n), 0n)
+  const sumOffsets = (ps: Array<{ offset: string }>) =>
+    ps.reduce((s, p) => s + (BigInt(p.offset) > 0n ? BigInt(p.offset) : 0n), 0n)
   return {
     kafka,
     producer,
@@ -68,10 +75,15 @@ async function fixture(t: Test): Promise<Fixture> {
     groupId,
     writerCodec,
     database: db.database,
-    count: async () => Number((await queryRows<{ n: string }>(db.client, `SELECT count() AS n FROM ${db.database}.events FINAL`))[0]!.n),
+    count: async () =>
+      Number((await queryRows<{ n: string }>(db.client, `SELECT count() AS n FROM ${db.database}.events FINAL`))[0]!.n),
     async produce(n) {
       const events = Array.from({ length: n }, (_, i) => makeEvent({ event_id: randomUUID(), user_id: `u${i}` }))
-      await producer.send({ topic: topics.events, acks: -1, messages: events.map((e) => ({ key: e.user_id, value: writerCodec.encode('Event', e) })) })
+      await producer.send({
+        topic: topics.events,
+        acks: -1,
+        messages: events.map((e) => ({ key: e.user_id, value: writerCodec.encode('Event', e) })),
+      })
       return events.map((e) => e.event_id)
     },
     async committed() {
@@ -107,12 +119,24 @@ t.test('a registry that does not answer is waited out: records are projected, no
   // A fresh codec knows no writer schema: it must ask the registry, which is behind the closed gate.
   const codec = new Codec(createRegistry(gate.url(new URL(REGISTRY_URL).pathname)))
   const metrics = new Metrics()
-  const projector = new Projector(f.kafka, f.producer, codec, new ClickHouseWriter(ch, f.database), projectorOptions(f), metrics, log)
+  const projector = new Projector(
+    f.kafka,
+    f.producer,
+    codec,
+    new ClickHouseWriter(ch, f.database),
+    projectorOptions(f),
+    metrics,
+    log,
+  )
   t.teardown(() => projector.stop())
   const ids = await f.produce(20)
   await projector.start()
   await waitUntil(() => gate.refused >= 5, 60_000, 'the projector to try the registry a few times')
-  t.equal((await metrics.render()).match(/^projector_dlq_records_total (\d+)$/m)![1], '0', 'nothing dead-lettered while the registry is down')
+  t.equal(
+    (await metrics.render()).match(/^projector_dlq_records_total (\d+)$/m)![1],
+    '0',
+    'nothing dead-lettered while the registry is down',
+  )
   gate.open()
   await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'every event in ClickHouse')
   t.equal(await f.count(), ids.length)
@@ -129,13 +153,25 @@ t.test('a ClickHouse outage longer than the session does not get the member evic
   const metrics = new Metrics()
   // The broker's smallest allowed session (group.min.session.timeout.ms defaults to 6 s).
   const sessionTimeoutMs = 6_000
-  const projector = new Projector(f.kafka, f.producer, codec, new ClickHouseWriter(ch, f.database), projectorOptions(f, { sessionTimeoutMs, heartbeatIntervalMs: 500 }), metrics, log)
+  const projector = new Projector(
+    f.kafka,
+    f.producer,
+    codec,
+    new ClickHouseWriter(ch, f.database),
+    projectorOptions(f, { sessionTimeoutMs, heartbeatIntervalMs: 500 }),
+    metrics,
+    log,
+  )
   t.teardown(() => projector.stop())
   const ids = await f.produce(30)
   await projector.start()
   const closedAt = Date.now()
   // Keep ClickHouse away for well over two sessions, and until inserts have been refused many times.
-  await waitUntil(() => gate.refused >= 10 && Date.now() - closedAt > 2.5 * sessionTimeoutMs, 120_000, 'a long ClickHouse outage')
+  await waitUntil(
+    () => gate.refused >= 10 && Date.now() - closedAt > 2.5 * sessionTimeoutMs,
+    120_000,
+    'a long ClickHouse outage',
+  )
   gate.open()
   await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'every event in ClickHouse')
   await waitUntil(async () => (await f.committed()) === (await f.ends()), 60_000, 'the offsets to be committed')
@@ -185,69 +221,103 @@ t.test('stop() drains: the batch being written when it is called is written and 
 
 // The projector fetches on while an insert runs, so rows fetched after a failed write may be
 // written before the failed rows are. Committing them would skip the failed rows for good.
-t.test('a write that fails after its retries: later writes are not committed past it, and every event lands once', async (t) => {
-  const f = await fixture(t)
-  const ch = createClient({ url: CLICKHOUSE_URL })
-  t.teardown(() => ch.close())
-  const writer = new ClickHouseWriter(ch, f.database)
-  let calls = 0
-  let failing = false
-  let failures = 0
-  const sink = {
-    async writePrepared(b: ProjectionBatch) {
-      calls++
-      // Retriable, but not ClickHouse being away: the pipeline gives up after its retries.
-      if (failing) {
-        failures++
-        throw Object.assign(new Error('too many parts (test)'), { retriable: true })
-      }
-      return writer.writePrepared(b)
-    },
-  }
-  const codec = new Codec(createRegistry(REGISTRY_URL))
-  const metrics = new Metrics()
-  const projector = new Projector(f.kafka, f.producer, codec, sink, projectorOptions(f, { maxRows: 20, maxWaitMs: 20, retries: 2, initialRetryMs: 200, maxRetryMs: 200 }), metrics, log)
-  t.teardown(() => projector.stop())
-  const ids = await f.produce(30)
-  await projector.start()
-  await waitUntil(async () => (await f.count()) >= ids.length && (await f.committed()) === (await f.ends()), 60_000, 'the first events written and committed')
-  // The next write fails three times (its attempt and two retries) while more records arrive behind it.
-  failing = true
-  ids.push(...(await f.produce(30)))
-  await waitUntil(() => failures >= 1, 30_000, 'a write to fail')
-  ids.push(...(await f.produce(30)))
-  const committedAtFailure = await f.committed()
-  await waitUntil(() => failures >= 3, 30_000, 'the retries to be spent')
-  failing = false
-  await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'every event in ClickHouse')
-  await waitUntil(async () => (await f.committed()) === (await f.ends()), 60_000, 'the offsets to be committed')
-  t.equal(await f.count(), ids.length, 'every event once (FINAL)')
-  const stored = await queryRows<{ id: string }>(ch, `SELECT DISTINCT toString(event_id) AS id FROM ${f.database}.events`)
-  t.same(new Set(stored.map((r) => r.id)), new Set(ids), 'exactly the produced events')
-  t.ok(committedAtFailure >= 30n, 'the first events stayed committed')
-  t.ok(metrics.groupJoins >= 2, 'the member joined again to read from the committed offsets')
-  t.ok(calls > 3, 'the projector wrote on after the failure')
-})
+t.test(
+  'a write that fails after its retries: later writes are not committed past it, and every event lands once',
+  async (t) => {
+    const f = await fixture(t)
+    const ch = createClient({ url: CLICKHOUSE_URL })
+    t.teardown(() => ch.close())
+    const writer = new ClickHouseWriter(ch, f.database)
+    let calls = 0
+    let failing = false
+    let failures = 0
+    const sink = {
+      async writePrepared(b: ProjectionBatch) {
+        calls++
+        // Retriable, but not ClickHouse being away: the pipeline gives up after its retries.
+        if (failing) {
+          failures++
+          throw Object.assign(new Error('too many parts (test)'), { retriable: true })
+        }
+        return writer.writePrepared(b)
+      },
+    }
+    const codec = new Codec(createRegistry(REGISTRY_URL))
+    const metrics = new Metrics()
+    const projector = new Projector(
+      f.kafka,
+      f.producer,
+      codec,
+      sink,
+      projectorOptions(f, { maxRows: 20, maxWaitMs: 20, retries: 2, initialRetryMs: 200, maxRetryMs: 200 }),
+      metrics,
+      log,
+    )
+    t.teardown(() => projector.stop())
+    const ids = await f.produce(30)
+    await projector.start()
+    await waitUntil(
+      async () => (await f.count()) >= ids.length && (await f.committed()) === (await f.ends()),
+      60_000,
+      'the first events written and committed',
+    )
+    // The next write fails three times (its attempt and two retries) while more records arrive behind it.
+    failing = true
+    ids.push(...(await f.produce(30)))
+    await waitUntil(() => failures >= 1, 30_000, 'a write to fail')
+    ids.push(...(await f.produce(30)))
+    const committedAtFailure = await f.committed()
+    await waitUntil(() => failures >= 3, 30_000, 'the retries to be spent')
+    failing = false
+    await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'every event in ClickHouse')
+    await waitUntil(async () => (await f.committed()) === (await f.ends()), 60_000, 'the offsets to be committed')
+    t.equal(await f.count(), ids.length, 'every event once (FINAL)')
+    const stored = await queryRows<{ id: string }>(
+      ch,
+      `SELECT DISTINCT toString(event_id) AS id FROM ${f.database}.events`,
+    )
+    t.same(new Set(stored.map((r) => r.id)), new Set(ids), 'exactly the produced events')
+    t.ok(committedAtFailure >= 30n, 'the first events stayed committed')
+    t.ok(metrics.groupJoins >= 2, 'the member joined again to read from the committed offsets')
+    t.ok(calls > 3, 'the projector wrote on after the failure')
+  },
+)
 
 t.test('a partition whose last records are transaction markers is committed to its end', async (t) => {
   const f = await fixture(t)
   const ch = createClient({ url: CLICKHOUSE_URL })
   t.teardown(() => ch.close())
   const codec = new Codec(createRegistry(REGISTRY_URL))
-  const txp = createProducer(f.kafka, { transactionalId: `test-markers-${randomBytes(4).toString('hex')}`, maxInFlightRequests: 1, idempotent: true })
+  const txp = createProducer(f.kafka, {
+    transactionalId: `test-markers-${randomBytes(4).toString('hex')}`,
+    maxInFlightRequests: 1,
+    idempotent: true,
+  })
   await txp.connect()
   t.teardown(() => txp.disconnect())
   const inTxn = async (commit: boolean, n: number) => {
     const events = Array.from({ length: n }, (_, i) => makeEvent({ event_id: randomUUID(), user_id: `t${i}` }))
     const txn = await txp.transaction()
-    await txn.send({ topic: f.topics.events, acks: -1, messages: events.map((e) => ({ key: e.user_id, value: f.writerCodec.encode('Event', e) })) })
+    await txn.send({
+      topic: f.topics.events,
+      acks: -1,
+      messages: events.map((e) => ({ key: e.user_id, value: f.writerCodec.encode('Event', e) })),
+    })
     if (commit) await txn.commit()
     else await txn.abort()
     return events.map((e) => e.event_id)
   }
   const ids = await f.produce(20)
   ids.push(...(await inTxn(true, 12)))
-  const projector = new Projector(f.kafka, f.producer, codec, new ClickHouseWriter(ch, f.database), projectorOptions(f), new Metrics(), log)
+  const projector = new Projector(
+    f.kafka,
+    f.producer,
+    codec,
+    new ClickHouseWriter(ch, f.database),
+    projectorOptions(f),
+    new Metrics(),
+    log,
+  )
   t.teardown(() => projector.stop())
   await projector.start()
   await waitUntil(async () => (await f.count()) >= ids.length, 60_000, 'the committed events in ClickHouse')
@@ -255,6 +325,10 @@ t.test('a partition whose last records are transaction markers is committed to i
   // Then every partition gets an aborted transaction, fetched on its own: records the consumer
   // never sees, and the abort marker. Nothing to write, and still the end to commit.
   await inTxn(false, 12)
-  await waitUntil(async () => (await f.committed()) === (await f.ends()), 60_000, 'the offsets committed to the end, past the aborted records and markers')
+  await waitUntil(
+    async () => (await f.committed()) === (await f.ends()),
+    60_000,
+    'the offsets committed to the end, past the aborted records and markers',
+  )
   t.equal(await f.count(), ids.length, 'the plain and committed events, not the aborted ones')
 })

@@ -26,7 +26,10 @@ t.test('the projector waits for the registry and ClickHouse at start, then proje
   const clickhouseGate = await startTcpGate({ host: chUrl.hostname, port: Number(chUrl.port) })
   t.teardown(() => registryGate.stop())
   t.teardown(() => clickhouseGate.stop())
-  const env = isolatedEnv(suffix, { SCHEMA_REGISTRY_URL: registryGate.url(reg.pathname), CLICKHOUSE_URL: clickhouseGate.url() })
+  const env = isolatedEnv(suffix, {
+    SCHEMA_REGISTRY_URL: registryGate.url(reg.pathname),
+    CLICKHOUSE_URL: clickhouseGate.url(),
+  })
   const cfg = loadProjectorConfig(env)
   const logs: any[] = []
   const log = createLogger('debug', { test: suffix }, (l) => logs.push(JSON.parse(l)))
@@ -43,15 +46,30 @@ t.test('the projector waits for the registry and ClickHouse at start, then proje
   await waitUntil(() => clickhouseGate.refused >= 3, 60_000, 'the projector to try ClickHouse a few times')
   const notReady = await fetch(`${base}/health`)
   t.equal(notReady.status, 503, 'not ready while ClickHouse is down')
-  t.match(await notReady.json(), { status: 'not ready', missing: ['clickhouse', 'kafka', 'registry'], clickhouse: /^unavailable/ })
+  t.match(await notReady.json(), {
+    status: 'not ready',
+    missing: ['clickhouse', 'kafka', 'registry'],
+    clickhouse: /^unavailable/,
+  })
   t.equal((await fetch(`${base}/health/live`)).status, 200, 'live all the same')
-  t.ok(logs.some((l) => l.msg === 'waiting for clickhouse'), 'the log says what it waits for')
+  t.ok(
+    logs.some((l) => l.msg === 'waiting for clickhouse'),
+    'the log says what it waits for',
+  )
 
   clickhouseGate.open()
   // One registry call is several connections (its client retries inside a call): wait for a few calls.
-  await waitUntil(() => registryGate.refused >= 8 && logs.some((l) => l.msg === 'waiting for registry'), 60_000, 'the projector to try the registry a few times')
+  await waitUntil(
+    () => registryGate.refused >= 8 && logs.some((l) => l.msg === 'waiting for registry'),
+    60_000,
+    'the projector to try the registry a few times',
+  )
   const stillWaiting = await (await fetch(`${base}/health`)).json()
-  t.match(stillWaiting, { status: 'not ready', clickhouse: 'ok', kafka: 'ok', registry: /^unavailable/ }, 'names the registry')
+  t.match(
+    stillWaiting,
+    { status: 'not ready', clickhouse: 'ok', kafka: 'ok', registry: /^unavailable/ },
+    'names the registry',
+  )
   registryGate.open()
 
   await waitUntil(async () => (await fetch(`${base}/health`)).status === 200, 60_000, 'the projector to become ready')
@@ -75,8 +93,22 @@ t.test('the projector waits for the registry and ClickHouse at start, then proje
     await admin.disconnect()
   })
   const events = Array.from({ length: 10 }, (_, i) => makeEvent({ account_id: `acct_${suffix}`, user_id: `u${i}` }))
-  await producer.send({ topic: cfg.topics.events, acks: -1, messages: events.map((e) => ({ key: e.user_id, value: codec.encode('Event', e) })) })
-  const count = async () => Number((await (await ch.query({ query: `SELECT count() AS n FROM ${cfg.clickhouse.database}.events FINAL`, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n)
+  await producer.send({
+    topic: cfg.topics.events,
+    acks: -1,
+    messages: events.map((e) => ({ key: e.user_id, value: codec.encode('Event', e) })),
+  })
+  const count = async () =>
+    Number(
+      (
+        await (
+          await ch.query({
+            query: `SELECT count() AS n FROM ${cfg.clickhouse.database}.events FINAL`,
+            format: 'JSONEachRow',
+          })
+        ).json<{ n: string }>()
+      )[0]!.n,
+    )
   await waitUntil(async () => (await count()) >= events.length, 60_000, 'the events in ClickHouse')
   t.equal(await count(), events.length)
 })

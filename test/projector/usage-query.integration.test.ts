@@ -13,9 +13,15 @@ const june = Date.UTC(2024, 5, 10, 8, 0, 0, 0)
 const julyFirst = Date.UTC(2024, 6, 1, 0, 0, 0, 0)
 
 const batch = [
-  ...Array.from({ length: 250 }, (_, i) => makeEvent({ account_id: 'acc_a', timestamp: june + i, received_at: june + i + 1 })),
-  ...Array.from({ length: 40 }, (_, i) => makeEvent({ account_id: 'acc_a', environment: 'test', timestamp: june + i, received_at: june + i + 1 })),
-  ...Array.from({ length: 7 }, (_, i) => makeEvent({ account_id: 'acc_b', timestamp: june + i, received_at: june + i + 1 })),
+  ...Array.from({ length: 250 }, (_, i) =>
+    makeEvent({ account_id: 'acc_a', timestamp: june + i, received_at: june + i + 1 }),
+  ),
+  ...Array.from({ length: 40 }, (_, i) =>
+    makeEvent({ account_id: 'acc_a', environment: 'test', timestamp: june + i, received_at: june + i + 1 }),
+  ),
+  ...Array.from({ length: 7 }, (_, i) =>
+    makeEvent({ account_id: 'acc_b', timestamp: june + i, received_at: june + i + 1 }),
+  ),
   // A bulk import of an old event counts in the month it was received (H5).
   makeEvent({ account_id: 'acc_b', timestamp: Date.UTC(2023, 0, 1), received_at: june }),
   // Received on the first ms of July: July's usage.
@@ -37,5 +43,9 @@ t.test('replayed records are counted once', async (t) => {
   t.same(Object.fromEntries(await monthlyLiveUsage(client, database, '2023-01')), {}, 'not by event time')
   t.same(await accountUsage(client, database, 'acc_a', '2024-06'), { live: 250, test: 40, emails: 0 })
   t.same(await accountUsage(client, database, 'acc_b', '2024-06'), { live: 8, test: 0, emails: 0 })
-  t.same(await accountUsage(client, database, "acc_a' OR '1'='1", '2024-06'), { live: 0, test: 0, emails: 0 }, 'bound safely')
+  t.same(
+    await accountUsage(client, database, "acc_a' OR '1'='1", '2024-06'),
+    { live: 0, test: 0, emails: 0 },
+    'bound safely',
+  )
 })

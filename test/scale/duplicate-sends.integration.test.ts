@@ -14,7 +14,12 @@ const PLANS = { hobby: { eventsPerSecond: 1_000_000 } }
 
 const batch = (n: number, messageId?: string) => ({
   sent_at: new Date().toISOString(),
-  events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'page_viewed', user: { id: `u${i}` }, ...(messageId ? { message_id: messageId } : {}) })),
+  events: Array.from({ length: n }, (_, i) => ({
+    type: 'event',
+    event: 'page_viewed',
+    user: { id: `u${i}` },
+    ...(messageId ? { message_id: messageId } : {}),
+  })),
 })
 
 async function duplicateSends(t: Test, env: Record<string, string>) {
@@ -41,22 +46,48 @@ async function duplicateSends(t: Test, env: Record<string, string>) {
     accepted += last.body.events_processed
   }
   t.equal(accepted, 999, 'the month had 999 left after the duplicates: they counted once')
-  t.match(last.body.data.results[99], { success: false, error: { code: 'MONTHLY_EVENT_LIMIT_EXCEEDED', details: { limit: 1000, used: 1000 } } })
+  t.match(last.body.data.results[99], {
+    success: false,
+    error: { code: 'MONTHLY_EVENT_LIMIT_EXCEEDED', details: { limit: 1000, used: 1000 } },
+  })
   const over = await s.post('/v1/event', { event: 'one_more', user: { id: 'u' } }, { key })
   t.equal(over.status, 429)
   t.match(over.body.error, { code: 'MONTHLY_EVENT_LIMIT_EXCEEDED', details: { limit: 1000, used: 1000 } })
 
   const [billed] = await s.waitForRows<{ events: string }>(
     `SELECT uniqExactMerge(events_state) AS events FROM ${s.database}.usage_monthly WHERE account_id = '${accountId}' AND environment = 'live' HAVING events >= 1000`,
-    1, 30_000,
+    1,
+    30_000,
   )
   t.equal(Number(billed!.events), 1000, 'usage_monthly: 1000 events')
-  await waitUntil(async () => (await c.get('/api/usage')).body.data.events_this_month.live >= 1000, 15_000, 'the dashboard to show the month')
-  t.match((await c.get('/api/usage')).body.data.events_this_month, { live: 1000, limit: 1000 }, 'the dashboard: 1000 of 1000')
+  await waitUntil(
+    async () => (await c.get('/api/usage')).body.data.events_this_month.live >= 1000,
+    15_000,
+    'the dashboard to show the month',
+  )
+  t.match(
+    (await c.get('/api/usage')).body.data.events_this_month,
+    { live: 1000, limit: 1000 },
+    'the dashboard: 1000 of 1000',
+  )
 
   // Reconciliation from what is stored keeps the same point: still refused at 1000, never above.
-  await waitUntil(async () => (await s.post('/v1/event', { event: 'again', user: { id: 'u' } }, { key })).status === 429, 5_000, 'a refusal after reconciliation')
-  t.equal(Number((await s.query<{ e: string }>(`SELECT uniqExactMerge(events_state) AS e FROM ${s.database}.usage_monthly WHERE account_id = '${accountId}'`))[0]!.e), 1000, 'nothing more stored')
+  await waitUntil(
+    async () => (await s.post('/v1/event', { event: 'again', user: { id: 'u' } }, { key })).status === 429,
+    5_000,
+    'a refusal after reconciliation',
+  )
+  t.equal(
+    Number(
+      (
+        await s.query<{ e: string }>(
+          `SELECT uniqExactMerge(events_state) AS e FROM ${s.database}.usage_monthly WHERE account_id = '${accountId}'`,
+        )
+      )[0]!.e,
+    ),
+    1000,
+    'nothing more stored',
+  )
 }
 
 t.test('duplicate sends, without Redis', (t) => duplicateSends(t, {}))

@@ -18,7 +18,9 @@ async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000)
     const ok = await new Promise<boolean>((resolve) => {
-      const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)))
+      const s = createServer()
+        .once('error', () => resolve(false))
+        .listen(port, '127.0.0.1', () => s.close(() => resolve(true)))
     })
     if (ok) return port
   }
@@ -26,7 +28,9 @@ async function freePort(): Promise<number> {
 }
 
 function startRedis(t: Test, port: number): ChildProcess {
-  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  })
   t.teardown(() => {
     if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
   })
@@ -34,7 +38,10 @@ function startRedis(t: Test, port: number): ChildProcess {
 }
 
 async function ping(client: Redis): Promise<boolean> {
-  return client.ping().then(() => true, () => false)
+  return client.ping().then(
+    () => true,
+    () => false,
+  )
 }
 
 async function killed(p: ChildProcess): Promise<void> {
@@ -46,7 +53,13 @@ async function killed(p: ChildProcess): Promise<void> {
 t.test('Redis absent at start, killed, hung and restarted under a running ingest', async (t) => {
   const port = await freePort()
   const prefix = `test:${randomBytes(4).toString('hex')}:`
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 })
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => 50,
+  })
   probe.on('error', () => undefined)
   t.teardown(() => probe.disconnect())
 
@@ -55,10 +68,20 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   // machine's event loop, makes a call time out.
   const s = await startServices(t, {
     projector: false,
-    env: { PLANS_JSON: JSON.stringify(PLANS), REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '1500', REDIS_RETRY_MS: '100' },
+    env: {
+      PLANS_JSON: JSON.stringify(PLANS),
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_KEY_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: '1500',
+      REDIS_RETRY_MS: '100',
+    },
   })
   const k = await s.createKey({ plan: 'tiny' })
-  const send = () => http(s.ingestUrl, '/v1/event', { headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}` }, body: JSON.stringify({ event: 'e', user: { id: 'u' } }) })
+  const send = () =>
+    http(s.ingestUrl, '/v1/event', {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${k.key}` },
+      body: JSON.stringify({ event: 'e', user: { id: 'u' } }),
+    })
   const metrics = async () => (await http(s.ingestAdminUrl, '/metrics', { method: 'GET' })).text
   const fallbacks = async () => Number(/^ingest_limiter_fallback_total (\d+)/m.exec(await metrics())?.[1] ?? NaN)
   const mode = async () => /^ingest_limiter_mode\{mode="(\w+)"\} 1$/m.exec(await metrics())?.[1]
@@ -72,7 +95,11 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
 
   let redis = startRedis(t, port)
   await waitUntil(() => ping(probe), 10_000, 'the test redis-server')
-  await waitUntil(async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis', 20_000, 'the ingest to find Redis')
+  await waitUntil(
+    async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis',
+    20_000,
+    'the ingest to find Redis',
+  )
 
   await freshMinute(40_000)
   const first = await send()
@@ -86,7 +113,11 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   await killed(redis)
   const during = []
   for (let i = 0; i < 7; i++) during.push(await send())
-  t.same(during.map((r) => r.status), [200, 200, 200, 200, 200, 429, 429], 'the local limit of 5, never a 5xx')
+  t.same(
+    during.map((r) => r.status),
+    [200, 200, 200, 200, 200, 429, 429],
+    'the local limit of 5, never a 5xx',
+  )
   expectError(t, during[6]!, 429, 'RATE_LIMIT_EXCEEDED')
   t.equal(await mode(), 'local')
   const afterKill = await fallbacks()
@@ -98,7 +129,11 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
 
   // Redis is back (empty): the readiness checks' probes (admin listener, H36) find it, and requests count there again
   redis = startRedis(t, port)
-  await waitUntil(async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis', 20_000, 'the ingest to use Redis again')
+  await waitUntil(
+    async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis',
+    20_000,
+    'the ingest to use Redis again',
+  )
   t.equal(await mode(), 'redis')
   const back = await send()
   t.equal(back.status, 200, 'the restarted Redis has no count yet for this minute')
@@ -114,10 +149,18 @@ t.test('Redis absent at start, killed, hung and restarted under a running ingest
   t.ok((await fallbacks()) > afterKill, 'fallback counted')
   t.equal((await ready()).status, 200)
   redis.kill('SIGCONT')
-  await waitUntil(async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis', 20_000, 'the ingest to use Redis again')
+  await waitUntil(
+    async () => (await ready()).body.checks.limits.detail === 'limits shared in Redis',
+    20_000,
+    'the ingest to use Redis again',
+  )
   const again = await send()
   t.equal(again.status, 200)
   // The script of the call that timed out was already sent, so Redis ran it when it resumed: a
   // timed-out check may still count in the shared bucket (it errs toward counting, never below).
-  t.equal(again.headers['x-ratelimit-remaining'], '2', 'the shared count resumed where it was, with the timed-out call counted')
+  t.equal(
+    again.headers['x-ratelimit-remaining'],
+    '2',
+    'the shared count resumed where it was, with the timed-out call counted',
+  )
 })

@@ -31,7 +31,13 @@ async function twoInstances(t: Test, redis: boolean): Promise<Pair> {
   const prefix = `test:${randomBytes(5).toString('hex')}:`
   // A generous call timeout: on a loaded test machine an event-loop stall past the default 100 ms
   // would send a call to the local fallback, which limiter-fallback.integration.test.ts tests.
-  const env: Record<string, string> = { PLANS_JSON: JSON.stringify(PLANS), IP_REQUESTS_PER_MINUTE: '100', REDIS_URL: redis ? REDIS_URL : '', REDIS_KEY_PREFIX: prefix, REDIS_TIMEOUT_MS: '3000' }
+  const env: Record<string, string> = {
+    PLANS_JSON: JSON.stringify(PLANS),
+    IP_REQUESTS_PER_MINUTE: '100',
+    REDIS_URL: redis ? REDIS_URL : '',
+    REDIS_KEY_PREFIX: prefix,
+    REDIS_TIMEOUT_MS: '3000',
+  }
   const a = await startServices(t, { projector: false, env })
   const b = await startServices(t, { projector: false, suffix: a.suffix, env })
   if (redis) {
@@ -54,7 +60,11 @@ async function twoInstances(t: Test, redis: boolean): Promise<Pair> {
     urls: [a.ingestUrl, b.ingestUrl],
     async key(plan) {
       const k = await a.createKey({ type: 'live', plan })
-      await waitUntil(() => b.ingest!.deps.keys.lookup(hashKey(k.key)) !== undefined, 10_000, 'the key to reach the second instance')
+      await waitUntil(
+        () => b.ingest!.deps.keys.lookup(hashKey(k.key)) !== undefined,
+        10_000,
+        'the key to reach the second instance',
+      )
       return k.key
     },
   }
@@ -62,23 +72,39 @@ async function twoInstances(t: Test, redis: boolean): Promise<Pair> {
 
 const json = { 'content-type': 'application/json' }
 const ev = (i: number) => JSON.stringify({ event: 'page_viewed', user: { id: `u${i}` } })
-const batch = (n: number) => JSON.stringify({ sent_at: new Date().toISOString(), events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'item_added', user: { id: `u${i}` } })) })
+const batch = (n: number) =>
+  JSON.stringify({
+    sent_at: new Date().toISOString(),
+    events: Array.from({ length: n }, (_, i) => ({ type: 'event', event: 'item_added', user: { id: `u${i}` } })),
+  })
 
 /** `n` requests alternating between the two instances, `width` at a time, in order. */
-async function alternate(urls: [string, string], n: number, width: number, send: (url: string, i: number) => Promise<RawResponse>): Promise<RawResponse[]> {
+async function alternate(
+  urls: [string, string],
+  n: number,
+  width: number,
+  send: (url: string, i: number) => Promise<RawResponse>,
+): Promise<RawResponse[]> {
   const out: RawResponse[] = []
   for (let i = 0; i < n; i += width) {
-    const part = await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, j) => send(urls[(i + j) % 2]!, i + j)))
+    const part = await Promise.all(
+      Array.from({ length: Math.min(width, n - i) }, (_, j) => send(urls[(i + j) % 2]!, i + j)),
+    )
     out.push(...part)
   }
   return out
 }
 
 /** 250 requests of one minute, alternating; returns them with the clock before and after. */
-async function minuteBurst(p: Pair, headers: Record<string, string>): Promise<{ rs: RawResponse[]; startMs: number; endMs: number }> {
+async function minuteBurst(
+  p: Pair,
+  headers: Record<string, string>,
+): Promise<{ rs: RawResponse[]; startMs: number; endMs: number }> {
   await freshMinute(30_000)
   const startMs = Date.now()
-  const rs = await alternate(p.urls, 250, 10, (url, i) => http(url, '/v1/event', { headers: { ...json, ...headers }, body: ev(i) }))
+  const rs = await alternate(p.urls, 250, 10, (url, i) =>
+    http(url, '/v1/event', { headers: { ...json, ...headers }, body: ev(i) }),
+  )
   return { rs, startMs, endMs: Date.now() }
 }
 
@@ -95,7 +121,10 @@ function check429s(t: Test, rs: RawResponse[], startMs: number, endMs: number) {
     t.equal(r.headers['x-ratelimit-limit'], '100')
     t.same(r.body.error.details, { limit: 100, window_seconds: 60, retry_after_seconds: retry, requests_remaining: 0 })
     // the server computed retry = ceil((window end - its now) / 1000) with its now within the burst
-    t.ok(reset - retry >= Math.floor(startMs / 1000) - 1 && reset - retry <= Math.ceil(endMs / 1000), `Retry-After ${retry} ends the window ${reset}`)
+    t.ok(
+      reset - retry >= Math.floor(startMs / 1000) - 1 && reset - retry <= Math.ceil(endMs / 1000),
+      `Retry-After ${retry} ends the window ${reset}`,
+    )
   }
 }
 
@@ -108,8 +137,15 @@ t.test('with REDIS_URL: the limits hold for both instances together', async (t) 
     const ok = rs.filter((r) => r.status === 200)
     t.equal(ok.length, 100, '100 accepted')
     t.equal(rs.filter((r) => r.status === 429).length, 150, 'the other 150 refused')
-    t.same(ok.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y), Array.from({ length: 100 }, (_, i) => i), 'remaining counts the pair down 99..0, each value once')
-    t.ok([0, 1].every((i) => ok.some((_, j) => rs.indexOf(ok[j]!) % 2 === i)), 'both instances accepted some')
+    t.same(
+      ok.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y),
+      Array.from({ length: 100 }, (_, i) => i),
+      'remaining counts the pair down 99..0, each value once',
+    )
+    t.ok(
+      [0, 1].every((i) => ok.some((_, j) => rs.indexOf(ok[j]!) % 2 === i)),
+      'both instances accepted some',
+    )
     check429s(t, rs, startMs, endMs)
   })
 
@@ -129,7 +165,9 @@ t.test('with REDIS_URL: the limits hold for both instances together', async (t) 
     let rs: RawResponse[] = []
     for (let attempt = 0; attempt < 6 && accepted !== 100; attempt++) {
       await sleep(1000 - (Date.now() % 1000) + 5)
-      rs = await alternate(p.urls, 20, 20, (url) => http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${key}` }, body: batch(10) }))
+      rs = await alternate(p.urls, 20, 20, (url) =>
+        http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${key}` }, body: batch(10) }),
+      )
       accepted = rs.filter((r) => r.status === 200).reduce((n, r) => n + r.body.events_processed, 0)
       t.ok(accepted <= 200, `attempt ${attempt + 1}: ${accepted} events accepted`)
     }
@@ -145,12 +183,18 @@ t.test('with REDIS_URL: the limits hold for both instances together', async (t) 
   t.test('monthly limit (H5), projector off: exactly 50 live events across the pair', async (t) => {
     const key = await p.key('month50')
     // 12 batches of 7 (84 events): one batch is cut at the limit, its first items accepted (H5)
-    const rs = await alternate(p.urls, 12, 1, (url) => http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${key}` }, body: batch(7) }))
+    const rs = await alternate(p.urls, 12, 1, (url) =>
+      http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${key}` }, body: batch(7) }),
+    )
     const accepted = rs.filter((r) => r.status === 200).reduce((n, r) => n + r.body.events_processed, 0)
     t.equal(accepted, 50)
     const partial = rs.filter((r) => r.status === 200 && r.body.data.failed_count > 0)
     t.equal(partial.length, 1, 'one batch partly accepted')
-    t.same(partial[0]!.body.data.results.map((x: any) => x.success), [true, false, false, false, false, false, false], '50 = 7 * 7 + 1')
+    t.same(
+      partial[0]!.body.data.results.map((x: any) => x.success),
+      [true, false, false, false, false, false, false],
+      '50 = 7 * 7 + 1',
+    )
     for (const r of rs.filter((r) => r.status !== 200)) {
       expectError(t, r, 429, 'MONTHLY_EVENT_LIMIT_EXCEEDED')
       t.equal(r.body.error.details.limit, 50)
@@ -166,6 +210,12 @@ t.test('without REDIS_URL: each instance enforces its own limits (the single-mac
   t.equal(rs.filter((r) => r.status === 200).length, 200, 'each instance allows its own 100')
   t.equal(rs.filter((r) => r.status === 429).length, 50)
   const m = await p.key('month50')
-  const ms = await alternate(p.urls, 12, 1, (url) => http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${m}` }, body: batch(7) }))
-  t.equal(ms.filter((r) => r.status === 200).reduce((n, r) => n + r.body.events_processed, 0), 84, 'each instance grants its own 50 (the projector is off)')
+  const ms = await alternate(p.urls, 12, 1, (url) =>
+    http(url, '/v1/events', { headers: { ...json, authorization: `Bearer ${m}` }, body: batch(7) }),
+  )
+  t.equal(
+    ms.filter((r) => r.status === 200).reduce((n, r) => n + r.body.events_processed, 0),
+    84,
+    'each instance grants its own 50 (the projector is off)',
+  )
 })

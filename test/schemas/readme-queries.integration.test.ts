@@ -15,7 +15,13 @@ const db = await createTestDatabase({ prefix: 'readme', t })
 const { client, database } = db
 // Numbers as JSON numbers on every version (25.8 changed the default for 64-bit integers).
 const read = async <T>(query: string) =>
-  (await client.query({ query, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json<T>()
+  (
+    await client.query({
+      query,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+  ).json<T>()
 const run = <T = Record<string, unknown>>(name: string) => {
   const query = queries.get(name)
   if (query === undefined) throw new Error(`README.md has no query "${name}"`)
@@ -25,9 +31,11 @@ const run = <T = Record<string, unknown>>(name: string) => {
 const at = (iso: string) => Date.parse(iso)
 const ev = (user_id: string, event: string, iso: string, over: Parameters<typeof makeEvent>[0] = {}) =>
   makeEvent({ user_id, event, timestamp: at(iso), received_at: at(iso) + 20, ...over })
-const view = (user_id: string, iso: string, path: string) => ev(user_id, 'page_viewed', iso, { properties: JSON.stringify({ page: { path } }) })
+const view = (user_id: string, iso: string, path: string) =>
+  ev(user_id, 'page_viewed', iso, { properties: JSON.stringify({ page: { path } }) })
 /** Rows as JSONEachRow gives them, from column names and one array of values per row. */
-const table = (columns: string[], rows: unknown[][]) => rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i]])))
+const table = (columns: string[], rows: unknown[][]) =>
+  rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i]])))
 const THIRTY_DAYS_MS = 30 * 24 * 3600 * 1000
 
 // Weeks (Monday starts): 2024-05-06, 05-13, 05-20, 05-27, 06-10.
@@ -77,39 +85,117 @@ t.before(async () => {
 })
 
 t.test('the server is a supported ClickHouse (24.8 or later, A9)', async (t) => {
-  const [row] = await read<{ major: number; minor: number }>('SELECT toUInt32(splitByChar(\'.\', version())[1]) AS major, toUInt32(splitByChar(\'.\', version())[2]) AS minor')
+  const [row] = await read<{ major: number; minor: number }>(
+    "SELECT toUInt32(splitByChar('.', version())[1]) AS major, toUInt32(splitByChar('.', version())[2]) AS minor",
+  )
   t.ok(row!.major > 24 || (row!.major === 24 && row!.minor >= 8), `version ${row!.major}.${row!.minor} at ${db.url}`)
 })
 
 t.test('every query of the section is checked below', async (t) => {
   t.same([...queries.keys()].sort(), [
-    'anonymous-funnel', 'daily-active-users', 'events-per-user-percentiles', 'funnel', 'proposal-user-id-index', 'top-events', 'trend-by-property',
-    'user-profile', 'users-with-trait', 'weekly-active-users', 'weekly-retention',
+    'anonymous-funnel',
+    'daily-active-users',
+    'events-per-user-percentiles',
+    'funnel',
+    'proposal-user-id-index',
+    'top-events',
+    'trend-by-property',
+    'user-profile',
+    'users-with-trait',
+    'weekly-active-users',
+    'weekly-retention',
   ])
 })
 
 t.test('daily active users', async (t) => {
-  t.same(await run('daily-active-users'), table(['day', 'active_users'], [['2024-05-06', 2], ['2024-05-07', 2], ['2024-05-13', 2], ['2024-05-14', 1], ['2024-05-20', 1], ['2024-05-21', 1], ['2024-05-31', 1], ['2024-06-12', 1]]))
+  t.same(
+    await run('daily-active-users'),
+    table(
+      ['day', 'active_users'],
+      [
+        ['2024-05-06', 2],
+        ['2024-05-07', 2],
+        ['2024-05-13', 2],
+        ['2024-05-14', 1],
+        ['2024-05-20', 1],
+        ['2024-05-21', 1],
+        ['2024-05-31', 1],
+        ['2024-06-12', 1],
+      ],
+    ),
+  )
 })
 
 t.test('weekly active users, weeks from Monday', async (t) => {
-  t.same(await run('weekly-active-users'), table(['week', 'active_users'], [['2024-05-06', 3], ['2024-05-13', 3], ['2024-05-20', 2], ['2024-05-27', 1], ['2024-06-10', 1]]))
+  t.same(
+    await run('weekly-active-users'),
+    table(
+      ['week', 'active_users'],
+      [
+        ['2024-05-06', 3],
+        ['2024-05-13', 3],
+        ['2024-05-20', 2],
+        ['2024-05-27', 1],
+        ['2024-06-10', 1],
+      ],
+    ),
+  )
 })
 
 t.test('top events with their share of all events', async (t) => {
-  t.same(await run('top-events'), table(['event', 'events', 'users', 'percent'], [['page_viewed', 7, 4, 38.9], ['signed_up', 5, 5, 27.8], ['checkout_started', 4, 4, 22.2], ['order_completed', 2, 2, 11.1]]))
+  t.same(
+    await run('top-events'),
+    table(
+      ['event', 'events', 'users', 'percent'],
+      [
+        ['page_viewed', 7, 4, 38.9],
+        ['signed_up', 5, 5, 27.8],
+        ['checkout_started', 4, 4, 22.2],
+        ['order_completed', 2, 2, 11.1],
+      ],
+    ),
+  )
 })
 
 t.test('page views per week and nested property', async (t) => {
-  t.same(await run('trend-by-property'), table(['week', 'path', 'views'], [['2024-05-06', '/docs', 1], ['2024-05-06', '/pricing', 2], ['2024-05-13', '/pricing', 2], ['2024-05-20', '/docs', 1], ['2024-05-20', '/pricing', 1]]))
+  t.same(
+    await run('trend-by-property'),
+    table(
+      ['week', 'path', 'views'],
+      [
+        ['2024-05-06', '/docs', 1],
+        ['2024-05-06', '/pricing', 2],
+        ['2024-05-13', '/pricing', 2],
+        ['2024-05-20', '/docs', 1],
+        ['2024-05-20', '/pricing', 1],
+      ],
+    ),
+  )
 })
 
-t.test('three-step funnel in milliseconds: 25 days counts, 30 days + 1 ms does not, order within a second kept', async (t) => {
-  t.same(await run('funnel'), [{ signed_up: 5, started_checkout: 3, ordered: 1 }])
-})
+t.test(
+  'three-step funnel in milliseconds: 25 days counts, 30 days + 1 ms does not, order within a second kept',
+  async (t) => {
+    t.same(await run('funnel'), [{ signed_up: 5, started_checkout: 3, ordered: 1 }])
+  },
+)
 
 t.test('weekly retention', async (t) => {
-  t.same(await run('weekly-retention'), table(['cohort', 'week_number', 'users'], [['2024-05-06', 0, 3], ['2024-05-06', 1, 1], ['2024-05-06', 2, 1], ['2024-05-06', 3, 1], ['2024-05-13', 0, 2], ['2024-05-13', 1, 1], ['2024-05-13', 4, 1]]))
+  t.same(
+    await run('weekly-retention'),
+    table(
+      ['cohort', 'week_number', 'users'],
+      [
+        ['2024-05-06', 0, 3],
+        ['2024-05-06', 1, 1],
+        ['2024-05-06', 2, 1],
+        ['2024-05-06', 3, 1],
+        ['2024-05-13', 0, 2],
+        ['2024-05-13', 1, 1],
+        ['2024-05-13', 4, 1],
+      ],
+    ),
+  )
 })
 
 t.test('percentiles of events per user (2, 3, 4, 4, 5)', async (t) => {
@@ -148,11 +234,24 @@ t.test('anonymous visitors merge into their person: the funnel counts people, no
     visit('p1', 'purchase_completed', '2024-05-07T10:00:00.000Z'),
     visit('a-2', 'page_viewed', '2024-05-06T11:00:00.000Z', 'a-2'),
   ]
-  const identifies = [makeIdentify({ user_id: 'p1', anonymous_id: 'a-1', timestamp: at('2024-05-06T09:05:00.000Z'), received_at: at('2024-05-06T09:05:00.020Z') })]
+  const identifies = [
+    makeIdentify({
+      user_id: 'p1',
+      anonymous_id: 'a-1',
+      timestamp: at('2024-05-06T09:05:00.000Z'),
+      received_at: at('2024-05-06T09:05:00.020Z'),
+    }),
+  ]
   await writer.write({ events, identifies })
   await writer.write({ events, identifies }) // projected twice (A5)
   const query = (queries.get('anonymous-funnel') ?? '').replaceAll('tracking.', `${other.database}.`)
-  const rows = await (await other.client.query({ query, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json()
+  const rows = await (
+    await other.client.query({
+      query,
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+  ).json()
   // Counting ids instead of people would give 2 viewed and nobody past the first step.
   t.same(rows, [{ viewed: 2, signed_up: 1, purchased: 1 }])
 })
@@ -166,7 +265,15 @@ t.test('the proposed user_id skip index applies, is used for one user, and chang
   const plan = await read<{ explain: string }>(
     `EXPLAIN indexes = 1 SELECT count() FROM ${database}.events FINAL WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'u1'`,
   )
-  t.ok(plan.some((r) => r.explain.includes('user_id_bloom')), 'the plan names the index')
+  t.ok(
+    plan.some((r) => r.explain.includes('user_id_bloom')),
+    'the plan names the index',
+  )
   t.same(await run('daily-active-users'), dau)
-  t.same(await read(`SELECT count() AS n FROM ${database}.events FINAL WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'u1'`), [{ n: 5 }])
+  t.same(
+    await read(
+      `SELECT count() AS n FROM ${database}.events FINAL WHERE account_id = 'acc_1' AND environment = 'live' AND user_id = 'u1'`,
+    ),
+    [{ n: 5 }],
+  )
 })

@@ -8,14 +8,26 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export async function launchChromium(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--headless=new'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--headless=new',
+    ],
   })
   t.teardown(() => browser.close())
   return browser
 }
 
 /** A page in a fresh context (its own cookies), closed by `t.teardown`; waits poll up to `timeoutMs`. */
-export async function freshPage(browser: Browser, t: { teardown(fn: () => unknown): void }, timeoutMs: number, options: BrowserContextOptions = {}): Promise<Page> {
+export async function freshPage(
+  browser: Browser,
+  t: { teardown(fn: () => unknown): void },
+  timeoutMs: number,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
   const context = await browser.newContext(options)
   t.teardown(() => context.close())
   const page = await context.newPage()

@@ -40,11 +40,23 @@ async function script(cmd: 'clickhouse-up'): Promise<void> {
   // One start at a time (test files run two at a time, each starting what is down): flock(1), whose -o keeps
   // the lock from the servers the script leaves running.
   mkdirSync(join(dir, 'run'), { recursive: true })
-  await promisify(execFile)('flock', ['-o', join(dir, 'run', 'clickhouse-start.lock'), 'bash', join(ROOT, 'deploy/local/stack.sh'), cmd, '--profile', 'cluster'], {
-    cwd: ROOT,
-    env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: String(base) },
-    timeout: 300_000,
-  })
+  await promisify(execFile)(
+    'flock',
+    [
+      '-o',
+      join(dir, 'run', 'clickhouse-start.lock'),
+      'bash',
+      join(ROOT, 'deploy/local/stack.sh'),
+      cmd,
+      '--profile',
+      'cluster',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: String(base) },
+      timeout: 300_000,
+    },
+  )
 }
 
 /** Starts whatever of ZooKeeper and the four servers is down (a killed server too). */
@@ -67,7 +79,11 @@ export async function ensureCluster(): Promise<void> {
  */
 export async function holdCluster(t: TeardownHost, mode: 'shared' | 'exclusive'): Promise<void> {
   mkdirSync(join(dir, 'run'), { recursive: true })
-  const holder = spawn('flock', [mode === 'shared' ? '-s' : '-x', join(dir, 'run', 'tests.lock'), '-c', 'echo held; cat >/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const holder = spawn(
+    'flock',
+    [mode === 'shared' ? '-s' : '-x', join(dir, 'run', 'tests.lock'), '-c', 'echo held; cat >/dev/null'],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  )
   await new Promise<void>((resolve, reject) => {
     holder.stdout.once('data', () => resolve())
     holder.once('exit', (code) => reject(new Error(`flock exited (${code}) before holding the cluster's test lock`)))
@@ -96,7 +112,10 @@ export function nodeClient(n: Node): ClickHouseClient {
 }
 
 /** A fresh database on every server, migrated in cluster mode through ch-1, dropped ON CLUSTER at the end. */
-export async function createClusterDatabase(t: TeardownHost, prefix: string): Promise<{ client: ClickHouseClient; database: string }> {
+export async function createClusterDatabase(
+  t: TeardownHost,
+  prefix: string,
+): Promise<{ client: ClickHouseClient; database: string }> {
   const database = `test_${prefix}_${randomBytes(6).toString('hex')}`
   const client = nodeClient(1)
   await migrate(client, database, { cluster: CLUSTER })

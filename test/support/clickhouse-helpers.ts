@@ -9,8 +9,16 @@ import type { EventRecord, IdentifyRecord } from '../../schemas/records.js'
 export const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:18123'
 
 /** Where the tests' ClickHouse is and whom they connect as: CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD. */
-export function testClickHouseConnection(env: NodeJS.ProcessEnv = process.env): { url: string; username: string; password: string } {
-  return { url: env.CLICKHOUSE_URL || DEFAULT_CLICKHOUSE_URL, username: env.CLICKHOUSE_USER || 'default', password: env.CLICKHOUSE_PASSWORD || '' }
+export function testClickHouseConnection(env: NodeJS.ProcessEnv = process.env): {
+  url: string
+  username: string
+  password: string
+} {
+  return {
+    url: env.CLICKHOUSE_URL || DEFAULT_CLICKHOUSE_URL,
+    username: env.CLICKHOUSE_USER || 'default',
+    password: env.CLICKHOUSE_PASSWORD || '',
+  }
 }
 
 export interface TestDatabase {

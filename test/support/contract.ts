@@ -24,11 +24,22 @@ export function http(
   return new Promise((resolve, reject) => {
     const body = init.body === undefined ? undefined : Buffer.isBuffer(init.body) ? init.body : Buffer.from(init.body)
     const headers: Record<string, string> = { ...init.headers }
-    if (body !== undefined && !init.chunked && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    if (
+      body !== undefined &&
+      !init.chunked &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')
+    ) {
       headers['content-length'] = String(body.length)
     }
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: init.method ?? 'POST', headers, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: init.method ?? 'POST',
+        headers,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -41,7 +52,8 @@ export function http(
             /* not JSON */
           }
           const h: Record<string, string> = {}
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k] = Array.isArray(v) ? v.join(', ') : v
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) h[k] = Array.isArray(v) ? v.join(', ') : v
           resolve({ status: res.statusCode ?? 0, headers: h, text, body: parsed })
         })
         res.on('error', reject)
@@ -81,7 +93,12 @@ export function unknownKey(type: 'live' | 'test' = 'live', length = 40): string 
   return `svc_${type}_${s}`
 }
 
-export const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-window'] as const
+export const RATE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-window',
+] as const
 
 /** Headers as a plain lower-case record, from fetch Headers or a RawResponse. */
 export function headerRecord(h: Headers | Record<string, string>): Record<string, string> {
@@ -114,47 +131,66 @@ export function checkJsonSchema(schema: Schema, value: unknown, root: Schema, pa
   }
   const errs: string[] = []
   const at = path || '/'
-  if ('const' in schema && !deepEqual(schema.const, value)) errs.push(`${at}: expected const ${JSON.stringify(schema.const)}`)
-  if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value))) errs.push(`${at}: not in enum`)
+  if ('const' in schema && !deepEqual(schema.const, value))
+    errs.push(`${at}: expected const ${JSON.stringify(schema.const)}`)
+  if (Array.isArray(schema.enum) && !schema.enum.some((e: unknown) => deepEqual(e, value)))
+    errs.push(`${at}: not in enum`)
   if (schema.type !== undefined) {
     const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type]
     if (!types.some((t) => typeMatches(t, value))) {
-      errs.push(`${at}: expected ${types.join('|')}, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`)
+      errs.push(
+        `${at}: expected ${types.join('|')}, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`,
+      )
       return errs
     }
   }
   if (typeof value === 'string') {
-    if (schema.minLength !== undefined && [...value].length < schema.minLength) errs.push(`${at}: shorter than ${schema.minLength}`)
-    if (schema.maxLength !== undefined && [...value].length > schema.maxLength) errs.push(`${at}: longer than ${schema.maxLength}`)
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) errs.push(`${at}: does not match ${schema.pattern}`)
+    if (schema.minLength !== undefined && [...value].length < schema.minLength)
+      errs.push(`${at}: shorter than ${schema.minLength}`)
+    if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
+      errs.push(`${at}: longer than ${schema.maxLength}`)
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      errs.push(`${at}: does not match ${schema.pattern}`)
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) errs.push(`${at}: below ${schema.minimum}`)
     if (schema.maximum !== undefined && value > schema.maximum) errs.push(`${at}: above ${schema.maximum}`)
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) errs.push(`${at}: fewer than ${schema.minItems} items`)
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) errs.push(`${at}: more than ${schema.maxItems} items`)
-    if (schema.items !== undefined) value.forEach((v, i) => errs.push(...checkJsonSchema(schema.items, v, root, `${path}/${i}`)))
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      errs.push(`${at}: fewer than ${schema.minItems} items`)
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      errs.push(`${at}: more than ${schema.maxItems} items`)
+    if (schema.items !== undefined)
+      value.forEach((v, i) => errs.push(...checkJsonSchema(schema.items, v, root, `${path}/${i}`)))
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>
     for (const r of schema.required ?? []) if (!(r in obj)) errs.push(`${path}/${r}: required`)
     const props: Record<string, Schema> = schema.properties ?? {}
     const names = Object.keys(obj)
-    if (schema.maxProperties !== undefined && names.length > schema.maxProperties) errs.push(`${at}: more than ${schema.maxProperties} properties`)
-    if (schema.propertyNames !== undefined) for (const k of names) errs.push(...checkJsonSchema(schema.propertyNames, k, root, `${path}/${k} (name)`))
+    if (schema.maxProperties !== undefined && names.length > schema.maxProperties)
+      errs.push(`${at}: more than ${schema.maxProperties} properties`)
+    if (schema.propertyNames !== undefined)
+      for (const k of names) errs.push(...checkJsonSchema(schema.propertyNames, k, root, `${path}/${k} (name)`))
     for (const [k, v] of Object.entries(obj)) {
       if (props[k] !== undefined) errs.push(...checkJsonSchema(props[k], v, root, `${path}/${k}`))
       else if (schema.additionalProperties === false) errs.push(`${path}/${k}: additional property not allowed`)
-      else if (typeof schema.additionalProperties === 'object') errs.push(...checkJsonSchema(schema.additionalProperties, v, root, `${path}/${k}`))
+      else if (typeof schema.additionalProperties === 'object')
+        errs.push(...checkJsonSchema(schema.additionalProperties, v, root, `${path}/${k}`))
     }
   }
   if (Array.isArray(schema.allOf)) for (const s of schema.allOf) errs.push(...checkJsonSchema(s, value, root, path))
-  if (Array.isArray(schema.anyOf) && !schema.anyOf.some((s: Schema) => checkJsonSchema(s, value, root, path).length === 0)) {
+  if (
+    Array.isArray(schema.anyOf) &&
+    !schema.anyOf.some((s: Schema) => checkJsonSchema(s, value, root, path).length === 0)
+  ) {
     errs.push(`${at}: matches none of anyOf`)
   }
-  if (Array.isArray(schema.oneOf) && schema.oneOf.filter((s: Schema) => checkJsonSchema(s, value, root, path).length === 0).length !== 1) {
+  if (
+    Array.isArray(schema.oneOf) &&
+    schema.oneOf.filter((s: Schema) => checkJsonSchema(s, value, root, path).length === 0).length !== 1
+  ) {
     errs.push(`${at}: does not match exactly one of oneOf`)
   }
   return errs
@@ -162,12 +198,18 @@ export function checkJsonSchema(schema: Schema, value: unknown, root: Schema, pa
 
 function typeMatches(t: string, v: unknown): boolean {
   switch (t) {
-    case 'null': return v === null
-    case 'array': return Array.isArray(v)
-    case 'object': return v !== null && typeof v === 'object' && !Array.isArray(v)
-    case 'integer': return typeof v === 'number' && Number.isInteger(v)
-    case 'number': return typeof v === 'number' && Number.isFinite(v)
-    default: return typeof v === t
+    case 'null':
+      return v === null
+    case 'array':
+      return Array.isArray(v)
+    case 'object':
+      return v !== null && typeof v === 'object' && !Array.isArray(v)
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v)
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v)
+    default:
+      return typeof v === t
   }
 }
 
@@ -182,7 +224,13 @@ export type Asserts = Pick<Test, 'equal' | 'same' | 'ok' | 'notOk' | 'match' | '
  * A shape-1 error (docs/api.md Errors) with `status` and `code`, the rate-limit headers (H2) and no
  * internals in the body.
  */
-export function expectError(t: Asserts, res: { status: number; headers: Headers | Record<string, string>; body: any; text?: string }, status: number, code: string, what = code): void {
+export function expectError(
+  t: Asserts,
+  res: { status: number; headers: Headers | Record<string, string>; body: any; text?: string },
+  status: number,
+  code: string,
+  what = code,
+): void {
   t.equal(res.status, status, `${what}: HTTP ${status}`)
   t.equal(res.body?.success, false, `${what}: success false`)
   t.equal(res.body?.error?.code, code, `${what}: error.code ${code}`)

@@ -11,7 +11,10 @@ export interface ApiResponse {
 
 export class DashboardClient {
   readonly cookies = new Map<string, string>()
-  constructor(readonly baseUrl: string, readonly ip?: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly ip?: string,
+  ) {}
 
   private store(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -29,10 +32,19 @@ export class DashboardClient {
     return v === undefined ? undefined : decodeURIComponent(v)
   }
 
-  async request(method: string, path: string, body?: unknown, o: { csrf?: string | null; origin?: string | null; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { csrf?: string | null; origin?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> {
     // A first GET gives the CSRF cookie, as loading the page does in a browser.
     if (method !== 'GET' && this.csrf === undefined && o.csrf === undefined) await this.request('GET', '/api/me')
-    const headers: Record<string, string> = { accept: 'application/json', ...(this.ip ? { 'x-forwarded-for': this.ip } : {}), ...o.headers }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(this.ip ? { 'x-forwarded-for': this.ip } : {}),
+      ...o.headers,
+    }
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (method !== 'GET') {
@@ -41,7 +53,11 @@ export class DashboardClient {
       const origin = o.origin === undefined ? this.baseUrl : o.origin
       if (origin) headers.origin = origin
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    const res = await fetch(this.baseUrl + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
     this.store(res)
     const text = await res.text()
     let parsed: any = text
@@ -54,9 +70,13 @@ export class DashboardClient {
   }
 
   get = (path: string) => this.request('GET', path)
-  post = (path: string, body?: unknown, o?: Parameters<DashboardClient['request']>[3]) => this.request('POST', path, body ?? {}, o)
+  post = (path: string, body?: unknown, o?: Parameters<DashboardClient['request']>[3]) =>
+    this.request('POST', path, body ?? {}, o)
 
-  async signUp(email = `user-${randomBytes(4).toString('hex')}@example.com`, password = 'correct horse battery'): Promise<{ email: string; password: string; accountId: string }> {
+  async signUp(
+    email = `user-${randomBytes(4).toString('hex')}@example.com`,
+    password = 'correct horse battery',
+  ): Promise<{ email: string; password: string; accountId: string }> {
     const r = await this.post('/api/signup', { email, password })
     if (r.status !== 201) throw new Error(`sign-up failed: ${r.status} ${JSON.stringify(r.body)}`)
     return { email, password, accountId: r.body.data.account_id }
@@ -65,7 +85,10 @@ export class DashboardClient {
   /** Opens the live stream and collects parsed items until `close()`. */
   async openLive(query = ''): Promise<{ status: number; items: any[]; close: () => void }> {
     const abort = new AbortController()
-    const res = await fetch(`${this.baseUrl}/api/live${query}`, { headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), accept: 'text/event-stream' }, signal: abort.signal })
+    const res = await fetch(`${this.baseUrl}/api/live${query}`, {
+      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), accept: 'text/event-stream' },
+      signal: abort.signal,
+    })
     const items: any[] = []
     if (res.status === 200 && res.body) {
       void (async () => {
@@ -78,7 +101,11 @@ export class DashboardClient {
             while ((i = buf.indexOf('\n\n')) >= 0) {
               const block = buf.slice(0, i)
               buf = buf.slice(i + 2)
-              const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+              const data = block
+                .split('\n')
+                .filter((l) => l.startsWith('data: '))
+                .map((l) => l.slice(6))
+                .join('\n')
               if (data) items.push(JSON.parse(data))
             }
           }

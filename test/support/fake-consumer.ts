@@ -5,7 +5,12 @@
 // joins the group (`join()`), hands batches to eachBatch (`deliver()`) and reads the commits.
 import type { EachBatchPayload, KafkaMessage } from '../../services/shared/src/kafka/client.js'
 
-const EVENTS = { GROUP_JOIN: 'consumer.group_join', END_BATCH_PROCESS: 'consumer.end_batch_process', CRASH: 'consumer.crash', FETCH: 'consumer.fetch' } as const
+const EVENTS = {
+  GROUP_JOIN: 'consumer.group_join',
+  END_BATCH_PROCESS: 'consumer.end_batch_process',
+  CRASH: 'consumer.crash',
+  FETCH: 'consumer.fetch',
+} as const
 
 export class FakeConsumer {
   readonly events = EVENTS
@@ -46,9 +51,25 @@ export class FakeConsumer {
   /** One fetched batch of `values` from `firstOffset` on; resolves when eachBatch returns. */
   deliver(topic: string, partition: number, firstOffset: number, values: Buffer[]): Promise<void> {
     if (!this.eachBatch) throw new Error('deliver before run()')
-    const messages = values.map((value, i) => ({ offset: String(firstOffset + i), key: Buffer.from('k'), value, timestamp: '0', attributes: 0, headers: {} }) as KafkaMessage)
+    const messages = values.map(
+      (value, i) =>
+        ({
+          offset: String(firstOffset + i),
+          key: Buffer.from('k'),
+          value,
+          timestamp: '0',
+          attributes: 0,
+          headers: {},
+        }) as KafkaMessage,
+    )
     const last = String(firstOffset + values.length - 1)
-    const batch = { topic, partition, messages, highWatermark: String(firstOffset + values.length), lastOffset: () => last }
+    const batch = {
+      topic,
+      partition,
+      messages,
+      highWatermark: String(firstOffset + values.length),
+      lastOffset: () => last,
+    }
     return this.eachBatch({
       batch,
       resolveOffset: (o: string) => void this.resolved.push(o),

@@ -36,11 +36,20 @@ export interface TestServices {
   ingest?: Awaited<ReturnType<typeof createIngestService>>
   projector?: Awaited<ReturnType<typeof createProjectorService>>
   /** Creates an account (if new) on `plan` and a key of `type`; returns the secret. */
-  createKey(opts?: { account?: string; type?: KeyType; plan?: string; name?: string }): Promise<{ key: string; keyId: string; accountId: string }>
+  createKey(opts?: {
+    account?: string
+    type?: KeyType
+    plan?: string
+    name?: string
+  }): Promise<{ key: string; keyId: string; accountId: string }>
   /** Polls ClickHouse until `query` returns at least `min` rows (default 1), or fails after `timeoutMs`. */
   waitForRows<T = Record<string, unknown>>(query: string, min?: number, timeoutMs?: number): Promise<T[]>
   query<T = Record<string, unknown>>(query: string): Promise<T[]>
-  post(path: string, body: unknown, init?: { key?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>
+  post(
+    path: string,
+    body: unknown,
+    init?: { key?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any }>
 }
 
 export const LIVE_TOKEN = 'test-live-token-0123456789abcdef'
@@ -133,7 +142,13 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
   // 64-bit integers (count(), the *_ms columns) as JSON strings, as 24.8 writes them by default: ClickHouse
   // 25.8 made numbers the default. The services read both (Number()); tests compare strings.
   const q = async <T>(query: string) =>
-    (await ch.query({ query, format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } })).json<T>()
+    (
+      await ch.query({
+        query,
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      })
+    ).json<T>()
 
   return {
     suffix,
@@ -152,8 +167,16 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
     async createKey(o = {}) {
       const accountId = o.account ?? `acct_${randomBytes(4).toString('hex')}`
       if (!admin.accounts.has(accountId)) await admin.createAccount({ accountId, plan: o.plan ?? 'launch' })
-      const { secret, record } = await admin.createKey({ accountId, name: o.name ?? 'test key', type: o.type ?? 'live' })
-      await waitUntil(() => !ingest || ingest.deps.keys.lookup(record.key_hash) !== undefined, 5000, 'the key to reach the ingest key table')
+      const { secret, record } = await admin.createKey({
+        accountId,
+        name: o.name ?? 'test key',
+        type: o.type ?? 'live',
+      })
+      await waitUntil(
+        () => !ingest || ingest.deps.keys.lookup(record.key_hash) !== undefined,
+        5000,
+        'the key to reach the ingest key table',
+      )
       return { key: secret, keyId: record.key_id, accountId }
     },
     async waitForRows<T>(query: string, min = 1, timeoutMs = 15_000) {
@@ -167,14 +190,26 @@ export async function startServices(t: Teardown, opts: HarnessOptions = {}): Pro
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${min} rows (had ${rows.length}): ${query}`)
     },
     async post(path, body, init = {}) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...init.headers }
-      const res = await fetch(ingestUrl + path, { method: 'POST', headers, body: typeof body === 'string' || body instanceof Uint8Array ? (body as any) : JSON.stringify(body) })
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+        ...init.headers,
+      }
+      const res = await fetch(ingestUrl + path, {
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' || body instanceof Uint8Array ? (body as any) : JSON.stringify(body),
+      })
       return readResponse(res)
     },
   }
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const start = Date.now()
   while (!(await check())) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)

@@ -36,11 +36,19 @@ export interface InProcessDashboard {
 const ROOT = join(import.meta.dirname, '..', '..')
 const TOPICS = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
-export async function startInProcessDashboard(t: Teardown, env: Record<string, string> = {}): Promise<InProcessDashboard> {
+export async function startInProcessDashboard(
+  t: Teardown,
+  env: Record<string, string> = {},
+): Promise<InProcessDashboard> {
   const cfg = loadDashboardConfig({ SESSION_SECRET: randomBytes(24).toString('hex'), LOG_LEVEL: 'error', ...env })
   const log = createLogger('error', {}, () => undefined)
   let id = 1
-  const codec = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('no such schema') } } as any)
+  const codec = new Codec({
+    register: async () => ({ id: id++ }),
+    getSchema: async () => {
+      throw new Error('no such schema')
+    },
+  } as any)
   await codec.register(TOPICS)
   // The accounts topic as a loopback: each record written is applied as the admin's follower would.
   let admin: AccountsAdmin | undefined
@@ -48,7 +56,10 @@ export async function startInProcessDashboard(t: Teardown, env: Record<string, s
     send: async ({ messages }: { messages: Array<{ value: Buffer }> }) => {
       for (const m of messages) {
         const d = await codec.decode(m.value)
-        ;(admin as unknown as { apply(e: AccountsEntry): void }).apply({ kind: d.name, value: d.value } as AccountsEntry)
+        ;(admin as unknown as { apply(e: AccountsEntry): void }).apply({
+          kind: d.name,
+          value: d.value,
+        } as AccountsEntry)
       }
     },
   }

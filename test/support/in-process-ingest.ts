@@ -13,7 +13,12 @@ import { createAdminApp } from '../../services/ingest/src/http/admin-app.js'
 import { IngestMetrics } from '../../services/ingest/src/http/metrics.js'
 import { readinessOf } from '../../services/ingest/src/http/readiness.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore } from '../../services/ingest/src/limits/index.js'
+import {
+  RequestLimiter,
+  EventRateLimiter,
+  MonthlyQuota,
+  MemoryLimiterStore,
+} from '../../services/ingest/src/limits/index.js'
 import type { OutRecord } from '../../services/ingest/src/kafka/record-appender.js'
 import { KeyTable } from '../../services/shared/src/accounts/key-table.js'
 import { DEFAULT_PLANS } from '../../services/shared/src/accounts/plans.js'
@@ -69,14 +74,28 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     },
   }
   // The pipeline uses only encode; JSON keeps what was written readable by the tests.
-  const codec = { encode: (name: string, value: unknown) => Buffer.from(JSON.stringify({ name, value })) } as unknown as Codec
+  const codec = {
+    encode: (name: string, value: unknown) => Buffer.from(JSON.stringify({ name, value })),
+  } as unknown as Codec
   const log = createLogger('error', {}, () => undefined)
-  const metrics = new IngestMetrics({
-    queuedRecords: () => 0,
-    appenderStats: () => ({ flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0, refused: 0 }),
-    ready: () => accepting && !draining,
-    accountsSilenceMs: () => 0,
-  }, { processMetrics: false })
+  const metrics = new IngestMetrics(
+    {
+      queuedRecords: () => 0,
+      appenderStats: () => ({
+        flushes: 0,
+        records: 0,
+        failures: 0,
+        timeouts: 0,
+        retired: 0,
+        shed: 0,
+        expired: 0,
+        refused: 0,
+      }),
+      ready: () => accepting && !draining,
+      accountsSilenceMs: () => 0,
+    },
+    { processMetrics: false },
+  )
   const app = createIngestApp({
     cfg,
     keys,
@@ -91,11 +110,19 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     accepting: () => accepting && !draining,
     draining: () => draining,
   })
-  const readiness = () => readinessOf({
-    appender: { health: () => ({ ready: accepting, producersUp: accepting ? 1 : 0, queuedRecords: 0, reason: accepting ? undefined : 'starting' }) },
-    accounts: { silenceMs: () => 0 },
-    draining: () => draining,
-  })
+  const readiness = () =>
+    readinessOf({
+      appender: {
+        health: () => ({
+          ready: accepting,
+          producersUp: accepting ? 1 : 0,
+          queuedRecords: 0,
+          reason: accepting ? undefined : 'starting',
+        }),
+      },
+      accounts: { silenceMs: () => 0 },
+      draining: () => draining,
+    })
   const admin = createAdminApp({ readiness, metrics, log })
   const url = await listen(t, app)
   const adminUrl = await listen(t, admin)
@@ -113,18 +140,45 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     addKey(o = {}) {
       const accountId = o.account ?? `acct_${randomBytes(4).toString('hex')}`
       if (!accounts.has(accountId)) {
-        keys.applyAccount({ account_id: accountId, name: accountId, plan: o.plan ?? 'hobby', status: 'active', owner_email: null, password_hash: null, created_at: 0, updated_at: 0 })
+        keys.applyAccount({
+          account_id: accountId,
+          name: accountId,
+          plan: o.plan ?? 'hobby',
+          status: 'active',
+          owner_email: null,
+          password_hash: null,
+          created_at: 0,
+          updated_at: 0,
+        })
         accounts.add(accountId)
       }
       const type = o.type ?? 'live'
       const secret = unknownKey(type)
-      keys.applyKey({ key_id: `key_${randomBytes(4).toString('hex')}`, account_id: accountId, key_hash: hashKey(secret), masked: maskKey(secret), name: 'test key', type, status: o.status ?? 'active', created_at: 0, updated_at: 0 })
+      keys.applyKey({
+        key_id: `key_${randomBytes(4).toString('hex')}`,
+        account_id: accountId,
+        key_hash: hashKey(secret),
+        masked: maskKey(secret),
+        name: 'test key',
+        type,
+        status: o.status ?? 'active',
+        created_at: 0,
+        updated_at: 0,
+      })
       return secret
     },
     request,
     post(path, body, key, headers = {}) {
-      const h: Record<string, string> = { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }
-      return request(path, { method: 'POST', headers: h, body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) })
+      const h: Record<string, string> = {
+        'content-type': 'application/json',
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...headers,
+      }
+      return request(path, {
+        method: 'POST',
+        headers: h,
+        body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+      })
     },
   }
 }
@@ -133,9 +187,12 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
 export async function listen(t: Teardown, app: Koa<any>): Promise<string> {
   const server: Server = createServer(app.callback())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  t.teardown(() => new Promise<void>((r) => {
-    server.close(() => r())
-    server.closeAllConnections()
-  }))
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      }),
+  )
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }

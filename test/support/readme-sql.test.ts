@@ -12,5 +12,8 @@ t.test('a section runs to the next heading of its level', async (t) => {
 t.test('blocks are named by the comment before them, and every block must have one', async (t) => {
   t.same([...namedSqlBlocks(markdownSection(doc, 'B'))], [['two', 'SELECT 2\nFROM t']])
   t.throws(() => namedSqlBlocks(doc), /1 sql block\(s\) without/)
-  t.throws(() => namedSqlBlocks(`<!-- query: a -->\n\`\`\`sql\nX\n\`\`\`\n<!-- query: a -->\n\`\`\`sql\nY\n\`\`\`\n`), /named twice/)
+  t.throws(
+    () => namedSqlBlocks(`<!-- query: a -->\n\`\`\`sql\nX\n\`\`\`\n<!-- query: a -->\n\`\`\`sql\nY\n\`\`\`\n`),
+    /named twice/,
+  )
 })

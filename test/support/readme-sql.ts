@@ -22,6 +22,7 @@ export function namedSqlBlocks(markdown: string): Map<string, string> {
     named.set(m[1]!, m[2]!.trimEnd())
   }
   const blocks = sqlBlocks(markdown).length
-  if (blocks !== named.size) throw new Error(`${blocks - named.size} sql block(s) without a <!-- query: name --> comment`)
+  if (blocks !== named.size)
+    throw new Error(`${blocks - named.size} sql block(s) without a <!-- query: name --> comment`)
   return named
 }

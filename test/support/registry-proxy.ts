@@ -24,10 +24,13 @@ export async function startRegistryProxy(target: string): Promise<RegistryProxy>
       res.end(JSON.stringify({ schema, schemaType: 'AVRO', references: [] }))
       return
     }
-    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers)
-      r.pipe(res)
-    })
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers)
+        r.pipe(res)
+      },
+    )
     out.on('error', () => res.destroy())
     req.pipe(out)
   })
@@ -44,17 +47,22 @@ export async function startRegistryProxy(target: string): Promise<RegistryProxy>
   return {
     url: (path = '') => `http://127.0.0.1:${port}${path}`,
     restore: (id, schema) => restored.set(id, JSON.stringify(schema)),
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
 /** Registers `schema` under a throwaway subject of the real registry, then deletes it for good: its id now answers 404 there. */
 export async function registerThenLose(registryUrl: string, subject: string, schema: unknown): Promise<number> {
   const headers = { 'content-type': 'application/vnd.schemaregistry.v1+json' }
-  const res = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(schema) }) })
+  const res = await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ schema: JSON.stringify(schema) }),
+  })
   if (!res.ok) throw new Error(`registering ${subject}: ${res.status} ${await res.text()}`)
   const { id } = (await res.json()) as { id: number }
   for (const permanent of ['', '?permanent=true']) {

@@ -10,29 +10,68 @@ export const PEOPLE = 200
 export const GROUPS = 10
 
 /** The ids of person i of a run (`run` keeps runs apart in one account). */
-export const personIds = (run: string, i: number) => ({ anon: `${run}-anon-${i}`, user: `${run}-user-${i}`, old: `${run}-old-${i}`, group: `${run}-group-${i % GROUPS}` })
+export const personIds = (run: string, i: number) => ({
+  anon: `${run}-anon-${i}`,
+  user: `${run}-user-${i}`,
+  old: `${run}-old-${i}`,
+  group: `${run}-group-${i % GROUPS}`,
+})
 
 /** Waits until the run's rows are all projected, then checks them against the messageIds the library sent. */
-export async function checkScenario(t: Test, s: TestServices, accountId: string, run: string, messageIds: Set<string>): Promise<void> {
+export async function checkScenario(
+  t: Test,
+  s: TestServices,
+  accountId: string,
+  run: string,
+  messageIds: Set<string>,
+): Promise<void> {
   const db = s.database
   const where = `account_id = '${accountId}' AND (user_id LIKE '${run}-%')`
   t.equal(messageIds.size, PEOPLE * 6, 'the library sent one messageId per call')
-  await s.waitForRows(`SELECT count() AS c FROM ${db}.events FINAL WHERE ${where} HAVING c >= ${PEOPLE * 4}`, 1, 120_000)
-  await s.waitForRows(`SELECT count() AS c FROM ${db}.identifies FINAL WHERE ${where} HAVING c >= ${PEOPLE * 2}`, 1, 120_000)
-  const byType = await s.query<{ event: string; n: string | number }>(`SELECT event, count() AS n FROM ${db}.events FINAL WHERE ${where} GROUP BY event ORDER BY event`)
-  t.same(byType.map((r) => [r.event, Number(r.n)]), [['$group', PEOPLE], ['page_viewed', PEOPLE], ['screen_viewed', PEOPLE], ['signup_completed', PEOPLE]], 'exact counts per call type')
+  await s.waitForRows(
+    `SELECT count() AS c FROM ${db}.events FINAL WHERE ${where} HAVING c >= ${PEOPLE * 4}`,
+    1,
+    120_000,
+  )
+  await s.waitForRows(
+    `SELECT count() AS c FROM ${db}.identifies FINAL WHERE ${where} HAVING c >= ${PEOPLE * 2}`,
+    1,
+    120_000,
+  )
+  const byType = await s.query<{ event: string; n: string | number }>(
+    `SELECT event, count() AS n FROM ${db}.events FINAL WHERE ${where} GROUP BY event ORDER BY event`,
+  )
+  t.same(
+    byType.map((r) => [r.event, Number(r.n)]),
+    [
+      ['$group', PEOPLE],
+      ['page_viewed', PEOPLE],
+      ['screen_viewed', PEOPLE],
+      ['signup_completed', PEOPLE],
+    ],
+    'exact counts per call type',
+  )
   const stored = await s.query<{ message_id: string }>(
-    `SELECT message_id FROM ${db}.events FINAL WHERE ${where} UNION ALL SELECT message_id FROM ${db}.identifies FINAL WHERE ${where}`)
+    `SELECT message_id FROM ${db}.events FINAL WHERE ${where} UNION ALL SELECT message_id FROM ${db}.identifies FINAL WHERE ${where}`,
+  )
   t.equal(stored.length, PEOPLE * 6, 'one row per call: identifies and aliases in identifies, the rest in events')
   t.same(new Set(stored.map((r) => r.message_id)), messageIds, 'every messageId stored, once')
   const raw = await s.query<{ n: string | number }>(`SELECT count() AS n FROM ${db}.events WHERE ${where}`)
   t.comment(`events rows before de-duplication: ${raw[0]!.n}`)
   const links = await s.query<{ n: string | number }>(
-    `SELECT count() AS n FROM ${db}.identity_map WHERE account_id = '${accountId}' AND id LIKE '${run}-%' AND person_id = replaceRegexpOne(replaceRegexpOne(id, '-anon-', '-user-'), '-old-', '-user-')`)
+    `SELECT count() AS n FROM ${db}.identity_map WHERE account_id = '${accountId}' AND id LIKE '${run}-%' AND person_id = replaceRegexpOne(replaceRegexpOne(id, '-anon-', '-user-'), '-old-', '-user-')`,
+  )
   t.equal(Number(links[0]!.n), PEOPLE * 2, 'each anonymous id and each aliased id maps to its person')
   const persons = await s.query<{ n: string | number; ids: string | number }>(
-    `SELECT uniqExact(person_id) AS n, uniqExact(user_id) AS ids FROM ${db}.events_by_person WHERE ${where} AND event IN ('page_viewed', 'screen_viewed', 'signup_completed')`)
-  t.same([Number(persons[0]!.n), Number(persons[0]!.ids)], [PEOPLE, PEOPLE * 2], 'anonymous views and the signup count one person each (two ids each)')
-  const groups = await s.query<{ n: string | number }>(`SELECT count() AS n FROM ${db}.groups_view WHERE account_id = '${accountId}' AND group_id LIKE '${run}-group-%'`)
+    `SELECT uniqExact(person_id) AS n, uniqExact(user_id) AS ids FROM ${db}.events_by_person WHERE ${where} AND event IN ('page_viewed', 'screen_viewed', 'signup_completed')`,
+  )
+  t.same(
+    [Number(persons[0]!.n), Number(persons[0]!.ids)],
+    [PEOPLE, PEOPLE * 2],
+    'anonymous views and the signup count one person each (two ids each)',
+  )
+  const groups = await s.query<{ n: string | number }>(
+    `SELECT count() AS n FROM ${db}.groups_view WHERE account_id = '${accountId}' AND group_id LIKE '${run}-group-%'`,
+  )
   t.equal(Number(groups[0]!.n), GROUPS, 'the groups')
 }

@@ -17,7 +17,12 @@ export interface StalledOutcome {
  * and `body`, then sends nothing more. Resolves when the server closes the connection, or after
  * `giveUpMs` with `closed: false` -- the outcome a server without deadlines gives.
  */
-export function stalledRequest(baseUrl: string, head: string, body: Buffer = Buffer.alloc(0), giveUpMs = 30_000): Promise<StalledOutcome> {
+export function stalledRequest(
+  baseUrl: string,
+  head: string,
+  body: Buffer = Buffer.alloc(0),
+  giveUpMs = 30_000,
+): Promise<StalledOutcome> {
   const url = new URL(baseUrl)
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
@@ -42,7 +47,12 @@ export function stalledRequest(baseUrl: string, head: string, body: Buffer = Buf
 
 /** The head of a POST with a JSON body of `contentLength` bytes (more than will be sent). */
 export function postHead(path: string, contentLength: number, headers: Record<string, string> = {}): string {
-  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `Content-Length: ${contentLength}`]
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Content-Type: application/json',
+    `Content-Length: ${contentLength}`,
+  ]
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`)
   return lines.join('\r\n') + '\r\n\r\n'
 }
@@ -52,7 +62,10 @@ function parseResponse(raw: string): Omit<StalledOutcome, 'closed'> {
   if (!m) return { status: 0, headers: {}, body: undefined }
   const split = raw.indexOf('\r\n\r\n')
   const headers: Record<string, string> = {}
-  for (const line of raw.slice(0, split < 0 ? raw.length : split).split('\r\n').slice(1)) {
+  for (const line of raw
+    .slice(0, split < 0 ? raw.length : split)
+    .split('\r\n')
+    .slice(1)) {
     const i = line.indexOf(':')
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim()
   }

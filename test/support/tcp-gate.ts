@@ -15,7 +15,10 @@ export interface TcpGate {
   stop(): Promise<void>
 }
 
-export async function startTcpGate(target: { host: string; port: number }, opts: { open?: boolean } = {}): Promise<TcpGate> {
+export async function startTcpGate(
+  target: { host: string; port: number },
+  opts: { open?: boolean } = {},
+): Promise<TcpGate> {
   let isOpen = opts.open ?? false
   const live = new Set<Socket>()
   const server: Server = createServer((client) => {

@@ -31,6 +31,8 @@ export async function runUnitTier(shard: number, shards: number, root = process.
   for (const file of files) {
     process.stderr.write(`# unit tier: ${relative(root, file)}\n`)
     // A file that cannot even load fails here, and the rest of the half still runs.
-    await import(pathToFileURL(file).href).catch((err) => t.fail(`${relative(root, file)} did not load`, { error: err }))
+    await import(pathToFileURL(file).href).catch((err) =>
+      t.fail(`${relative(root, file)} did not load`, { error: err }),
+    )
   }
 }

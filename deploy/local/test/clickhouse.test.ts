@@ -24,7 +24,10 @@ function post(url: string, body: string): Promise<{ status: number; body: string
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent: false }, (res) => {
       let text = ''
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: text }))
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => (text += c))
+        .on('end', () => resolve({ status: res.statusCode!, body: text }))
     })
     req.on('error', reject).end(body)
   })
@@ -51,7 +54,10 @@ t.test('a taken port stops `up` before any install, naming the variable', async 
   const dir = tempDir(t, 'ch-')
   const r = run('up', { STACK_DIR: dir, CLICKHOUSE_HTTP_PORT: '1', CLICKHOUSE_TCP_PORT: String(port) })
   t.equal(r.status, 1)
-  t.match(r.stderr, `FAILED: clickhouse: port ${port} on 127.0.0.1 is taken by another process (set CLICKHOUSE_TCP_PORT to move it)`)
+  t.match(
+    r.stderr,
+    `FAILED: clickhouse: port ${port} on 127.0.0.1 is taken by another process (set CLICKHOUSE_TCP_PORT to move it)`,
+  )
   t.notMatch(r.stderr, /installing/, 'nothing was downloaded')
 })
 
@@ -60,7 +66,11 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   t.equal(install.status, 0, install.stderr)
   const dir = mkdtempSync(join(tmpdir(), 'ch-'))
   symlinkSync(join(installs, 'chdb-venv'), join(dir, 'chdb-venv'))
-  const env = { STACK_DIR: dir, CLICKHOUSE_HTTP_PORT: String(await freePort()), CLICKHOUSE_TCP_PORT: String(await freePort()) }
+  const env = {
+    STACK_DIR: dir,
+    CLICKHOUSE_HTTP_PORT: String(await freePort()),
+    CLICKHOUSE_TCP_PORT: String(await freePort()),
+  }
   t.teardown(() => {
     run('down', env) // before the directory with its pid file goes
     rmSync(dir, { recursive: true, force: true })
@@ -77,7 +87,10 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   t.match((await sql('SELECT version()')).body, /^26\.9\./)
 
   // The dashboard's read-only user of deploy/local/clickhouse/users.xml (H23), with its bounds.
-  t.equal((await sql("SELECT value FROM system.settings WHERE name = 'max_result_rows'", 'dashboard_read')).body, '100000\n')
+  t.equal(
+    (await sql("SELECT value FROM system.settings WHERE name = 'max_result_rows'", 'dashboard_read')).body,
+    '100000\n',
+  )
   const write = await sql('CREATE DATABASE must_not_exist', 'dashboard_read')
   t.not(write.status, 200)
   t.match(write.body, /READONLY/)
@@ -89,7 +102,9 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   t.match(bare.body, /Code: 62\./)
 
   t.equal((await sql('CREATE DATABASE launcher_test')).status, 200)
-  await sql('CREATE TABLE launcher_test.r (id UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY id')
+  await sql(
+    'CREATE TABLE launcher_test.r (id UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY id',
+  )
   await sql("INSERT INTO launcher_test.r VALUES (1, 'old', 1), (2, 'kept', 1)")
   await sql("INSERT INTO launcher_test.r VALUES (1, 'new', 2)")
   const final = 'SELECT id, v FROM launcher_test.r FINAL ORDER BY id'
@@ -125,7 +140,10 @@ t.test('a server that cannot listen makes its supervisor exit 1, saying why', as
   writeFileSync(join(dir, 'config.xml'), config)
   copyFileSync(join(root, 'deploy', 'local', 'clickhouse', 'users.xml'), join(dir, 'users.xml'))
   const python = join(installs, 'chdb-venv', 'bin', 'python')
-  const r = spawnSync(python, [join(root, 'deploy', 'local', 'chdb', 'server.py'), dir, join(dir, 'data')], { encoding: 'utf8', timeout: 120_000 })
+  const r = spawnSync(python, [join(root, 'deploy', 'local', 'chdb', 'server.py'), dir, join(dir, 'data')], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
   t.equal(r.status, 1)
   t.match(r.stderr, /Address already in use/)
   t.match(r.stderr, /the server ended without being stopped/)

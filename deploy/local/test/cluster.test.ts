@@ -18,9 +18,28 @@ function tempDir(t: { teardown(fn: () => void): void }): string {
 t.test('status of a cluster that is not running lists every component as down', async (t) => {
   const dir = tempDir(t)
   // Ports nobody listens on (1-16), so a running cluster profile on this machine cannot answer.
-  const r = spawnSync('bash', [script, 'status', '--profile', 'cluster'], { env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: '1' }, encoding: 'utf8' })
+  const r = spawnSync('bash', [script, 'status', '--profile', 'cluster'], {
+    env: { ...process.env, CLUSTER_DIR: dir, CLUSTER_PORT_BASE: '1' },
+    encoding: 'utf8',
+  })
   t.equal(r.status, 1)
-  for (const c of ['kafka-1', 'kafka-2', 'kafka-3', 'registry', 'zookeeper', 'clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4', 'redis', 'projector', 'ingest-1', 'ingest-2', 'dashboard', 'haproxy']) {
+  for (const c of [
+    'kafka-1',
+    'kafka-2',
+    'kafka-3',
+    'registry',
+    'zookeeper',
+    'clickhouse-1',
+    'clickhouse-2',
+    'clickhouse-3',
+    'clickhouse-4',
+    'redis',
+    'projector',
+    'ingest-1',
+    'ingest-2',
+    'dashboard',
+    'haproxy',
+  ]) {
     t.match(r.stdout, new RegExp(`^${c}\\s+down`, 'm'), c)
   }
 })
@@ -31,15 +50,30 @@ t.test('a taken port stops `up` before anything is installed or started, naming 
   t.teardown(() => void server.close())
   const port = (server.address() as { port: number }).port
   const dir = tempDir(t)
-  const r = spawnSync('bash', [script, 'up', '--profile', 'cluster'], { env: { ...process.env, CLUSTER_DIR: dir, STACK_DIR: dir, CLUSTER_PORT_BASE: '1', CLUSTER_KAFKA_2_PORT: String(port) }, encoding: 'utf8' })
+  const r = spawnSync('bash', [script, 'up', '--profile', 'cluster'], {
+    env: {
+      ...process.env,
+      CLUSTER_DIR: dir,
+      STACK_DIR: dir,
+      CLUSTER_PORT_BASE: '1',
+      CLUSTER_KAFKA_2_PORT: String(port),
+    },
+    encoding: 'utf8',
+  })
   t.equal(r.status, 1)
-  t.match(r.stderr, `FAILED: kafka-2: port ${port} on 127.0.0.1 is taken by another process (set CLUSTER_KAFKA_2_PORT to move it)`)
+  t.match(
+    r.stderr,
+    `FAILED: kafka-2: port ${port} on 127.0.0.1 is taken by another process (set CLUSTER_KAFKA_2_PORT to move it)`,
+  )
   t.notMatch(r.stderr, /installing|starting/, 'nothing was installed or started')
 })
 
 t.test('two components on one port is refused', async (t) => {
   const dir = tempDir(t)
-  const r = spawnSync('bash', [script, 'up', '--profile', 'cluster'], { env: { ...process.env, CLUSTER_DIR: dir, STACK_DIR: dir, CLUSTER_PORT_BASE: '1', CLUSTER_REDIS_PORT: '2' }, encoding: 'utf8' })
+  const r = spawnSync('bash', [script, 'up', '--profile', 'cluster'], {
+    env: { ...process.env, CLUSTER_DIR: dir, STACK_DIR: dir, CLUSTER_PORT_BASE: '1', CLUSTER_REDIS_PORT: '2' },
+    encoding: 'utf8',
+  })
   t.equal(r.status, 1)
   t.match(r.stderr, /two of its ports are the same/)
 })

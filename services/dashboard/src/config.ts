@@ -1,7 +1,16 @@
 // The dashboard's configuration: read once at start from an env object, validated (STYLE.md).
 import { randomBytes } from 'node:crypto'
 import { cookieNamesFor, type CookieNames } from './auth/cookies.js'
-import { readEnv, commonSpec, commonConfig, v, ConfigError, checkLiveToken, requireSecret, type CommonConfig } from '../../shared/src/env.js'
+import {
+  readEnv,
+  commonSpec,
+  commonConfig,
+  v,
+  ConfigError,
+  checkLiveToken,
+  requireSecret,
+  type CommonConfig,
+} from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -78,10 +87,15 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
     if (e.CLICKHOUSE_READ_USER) requireSecret(e, 'CLICKHOUSE_READ_PASSWORD')
   }
   if (secret && secret.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters')
-  const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string).split(',').map((s) => s.trim().replace(/\/$/, '')).filter(Boolean)
-  for (const o of origins) if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
+  const origins = (e.DASHBOARD_ALLOWED_ORIGINS as string)
+    .split(',')
+    .map((s) => s.trim().replace(/\/$/, ''))
+    .filter(Boolean)
+  for (const o of origins)
+    if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError('DASHBOARD_ALLOWED_ORIGINS', `not an origin: ${o}`)
   const publicUrl = e.DASHBOARD_PUBLIC_URL as string
-  if (publicUrl && !/^https?:\/\/[^\s]+$/.test(publicUrl)) throw new ConfigError('DASHBOARD_PUBLIC_URL', `not a URL: ${publicUrl}`)
+  if (publicUrl && !/^https?:\/\/[^\s]+$/.test(publicUrl))
+    throw new ConfigError('DASHBOARD_PUBLIC_URL', `not a URL: ${publicUrl}`)
   const cookieSecure = cookieSecureOf(e.COOKIE_SECURE, publicUrl, origins)
   return {
     ...commonConfig(e),
@@ -113,13 +127,18 @@ export function cookieSecureOf(raw: string, publicUrl: string, allowedOrigins: s
   const v = raw.trim().toLowerCase()
   if (/^(1|true|yes|on)$/.test(v)) return true
   if (/^(0|false|no|off)$/.test(v)) return false
-  if (v !== '') throw new ConfigError('COOKIE_SECURE', `invalid value ${JSON.stringify(raw)} (true, false, or unset for automatic)`)
+  if (v !== '')
+    throw new ConfigError('COOKIE_SECURE', `invalid value ${JSON.stringify(raw)} (true, false, or unset for automatic)`)
   return [publicUrl, ...allowedOrigins].some((u) => u.toLowerCase().startsWith('https://'))
 }
 
 /** The read-only user (H23) when one is named; without one, the dashboard reads as CLICKHOUSE_USER
  * and says so at start. A read password without a user is a mistake, not a fallback. */
-export function clickhouseReadOf(common: CommonConfig['clickhouse'], user: string, password: string): DashboardConfig['clickhouseRead'] {
+export function clickhouseReadOf(
+  common: CommonConfig['clickhouse'],
+  user: string,
+  password: string,
+): DashboardConfig['clickhouseRead'] {
   if (!user && password) throw new ConfigError('CLICKHOUSE_READ_PASSWORD', 'is set but CLICKHOUSE_READ_USER is not')
   return user ? { ...common, username: user, password, readOnlyUser: true } : { ...common, readOnlyUser: false }
 }

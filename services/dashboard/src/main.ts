@@ -30,7 +30,8 @@ const LIVE_SESSION_SWEEP_MS = 1000
 
 export async function createDashboardService(cfg: DashboardConfig, log: Logger) {
   if (!cfg.liveToken) log.warn('LIVE_TOKEN is empty: the live stream page cannot read the projector feed')
-  if (cfg.sessionSecretGenerated) log.warn('SESSION_SECRET is not set: using a random one; sessions end when the dashboard restarts')
+  if (cfg.sessionSecretGenerated)
+    log.warn('SESSION_SECRET is not set: using a random one; sessions end when the dashboard restarts')
   const plans = cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS
 
   const readiness = new Readiness(['kafka', 'registry', 'clickhouse', 'accounts'])
@@ -38,7 +39,10 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
   const waits = { signal: stopping.signal, readiness }
   const { kafka, codec } = createEventLogClients(cfg, 'dashboard', log)
   // The dashboard only reads event data: as the read-only user with bounded queries when one is configured (H23).
-  if (!cfg.clickhouseRead.readOnlyUser) log.warn('CLICKHOUSE_READ_USER is not set: the dashboard reads event data as CLICKHOUSE_USER, without the read-only user\'s query limits')
+  if (!cfg.clickhouseRead.readOnlyUser)
+    log.warn(
+      "CLICKHOUSE_READ_USER is not set: the dashboard reads event data as CLICKHOUSE_USER, without the read-only user's query limits",
+    )
   const ch = openClickHouse(cfg.clickhouseRead)
   const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 })
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
@@ -94,7 +98,9 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
         server!.once('error', reject)
       })
       const addr = server.address()
-      log.info('dashboard listening', { url: `http://${cfg.host}:${typeof addr === 'object' && addr ? addr.port : cfg.port}` })
+      log.info('dashboard listening', {
+        url: `http://${cfg.host}:${typeof addr === 'object' && addr ? addr.port : cfg.port}`,
+      })
       await prepareEventLog(kafka, codec, cfg, log, waits)
       await waitForClickHouse(ch, cfg.clickhouse.url, log, waits)
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })

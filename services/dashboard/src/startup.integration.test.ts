@@ -36,7 +36,10 @@ t.test('the dashboard waits for its dependencies at start and reports not-ready 
     LOG_LEVEL: 'error',
   })
   const logs: any[] = []
-  const svc = await createDashboardService(cfg, createLogger('debug', { test: suffix }, (l) => logs.push(JSON.parse(l))))
+  const svc = await createDashboardService(
+    cfg,
+    createLogger('debug', { test: suffix }, (l) => logs.push(JSON.parse(l))),
+  )
   let startError: unknown
   const started = svc.start().catch((err) => (startError = err))
   t.teardown(async () => {
@@ -52,10 +55,19 @@ t.test('the dashboard waits for its dependencies at start and reports not-ready 
   const base = `http://127.0.0.1:${(svc.server!.address() as AddressInfo).port}`
 
   // One registry call is several connections (its client retries inside a call): wait for a few calls.
-  await waitUntil(() => registryGate.refused >= 8 && logs.some((l) => l.msg === 'waiting for registry'), 60_000, 'the dashboard to try the registry a few times')
+  await waitUntil(
+    () => registryGate.refused >= 8 && logs.some((l) => l.msg === 'waiting for registry'),
+    60_000,
+    'the dashboard to try the registry a few times',
+  )
   const health = await fetch(`${base}/health`)
   t.equal(health.status, 503)
-  t.match(await health.json(), { status: 'not ready', missing: ['registry', 'clickhouse', 'accounts'], kafka: 'ok', registry: /^unavailable/ })
+  t.match(await health.json(), {
+    status: 'not ready',
+    missing: ['registry', 'clickhouse', 'accounts'],
+    kafka: 'ok',
+    registry: /^unavailable/,
+  })
   t.equal((await fetch(`${base}/health/live`)).status, 200, 'live all the same')
   const api = await fetch(`${base}/api/me`)
   t.equal(api.status, 503, 'the API says to come back')
@@ -63,8 +75,16 @@ t.test('the dashboard waits for its dependencies at start and reports not-ready 
   t.match(await api.json(), { success: false, error: { code: 'SERVICE_UNAVAILABLE' } })
 
   registryGate.open()
-  await waitUntil(() => clickhouseGate.refused >= 3 && logs.some((l) => l.msg === 'waiting for clickhouse'), 60_000, 'the dashboard to try ClickHouse a few times')
-  t.match(await (await fetch(`${base}/health`)).json(), { status: 'not ready', missing: ['clickhouse', 'accounts'], registry: 'ok' })
+  await waitUntil(
+    () => clickhouseGate.refused >= 3 && logs.some((l) => l.msg === 'waiting for clickhouse'),
+    60_000,
+    'the dashboard to try ClickHouse a few times',
+  )
+  t.match(await (await fetch(`${base}/health`)).json(), {
+    status: 'not ready',
+    missing: ['clickhouse', 'accounts'],
+    registry: 'ok',
+  })
   clickhouseGate.open()
 
   await waitUntil(async () => (await fetch(`${base}/health`)).status === 200, 60_000, 'the dashboard to become ready')

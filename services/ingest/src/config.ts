@@ -70,7 +70,16 @@ export interface IngestConfig extends CommonConfig {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
   plansJson: string
-  producer: { lingerMs: number; maxBatchRecords: number; maxBatchBytes: number; transactional: boolean; poolSize: number; plainPoolSize: number; flushTimeoutMs: number; maxQueuedRecords: number }
+  producer: {
+    lingerMs: number
+    maxBatchRecords: number
+    maxBatchBytes: number
+    transactional: boolean
+    poolSize: number
+    plainPoolSize: number
+    flushTimeoutMs: number
+    maxQueuedRecords: number
+  }
   usageRefreshMs: number
   usageReconcileMs: number
   usageInFlightMs: number
@@ -87,7 +96,9 @@ export interface IngestConfig extends CommonConfig {
 export function loadIngestConfig(env: Record<string, string | undefined>): IngestConfig {
   const e = readEnv(spec, env)
   const types = e.ACCEPTED_KEY_TYPES as string[]
-  for (const t of types) if (t !== 'live' && t !== 'test') throw new ConfigError('ACCEPTED_KEY_TYPES', `unknown key type ${t}; use live, test or both`)
+  for (const t of types)
+    if (t !== 'live' && t !== 'test')
+      throw new ConfigError('ACCEPTED_KEY_TYPES', `unknown key type ${t}; use live, test or both`)
   return {
     ...commonConfig(e),
     host: e.INGEST_HOST,
@@ -98,7 +109,11 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     trustedProxies: new Set(e.TRUSTED_PROXIES),
     ipRequestsPerMinute: e.IP_REQUESTS_PER_MINUTE,
     plansJson: e.PLANS_JSON,
-    producer: { lingerMs: e.PRODUCER_LINGER_MS, maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS, maxBatchBytes: e.PRODUCER_MAX_BATCH_BYTES, transactional: e.KAFKA_TRANSACTIONS,
+    producer: {
+      lingerMs: e.PRODUCER_LINGER_MS,
+      maxBatchRecords: e.PRODUCER_MAX_BATCH_RECORDS,
+      maxBatchBytes: e.PRODUCER_MAX_BATCH_BYTES,
+      transactional: e.KAFKA_TRANSACTIONS,
       poolSize: e.PRODUCER_POOL_SIZE,
       plainPoolSize: e.PRODUCER_PLAIN_POOL_SIZE,
       flushTimeoutMs: e.PRODUCER_FLUSH_TIMEOUT_MS,
@@ -117,8 +132,13 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
 function bodyConfig(e: Record<string, any>): Pick<IngestConfig, 'body' | 'server'> {
   const largest = Math.max(e.SINGLE_BODY_LIMIT_BYTES, e.BATCH_BODY_LIMIT_BYTES)
   // A budget below one body at the limit would refuse every such body, however idle the instance.
-  if (e.BODY_IN_FLIGHT_ACCOUNT_BYTES < largest) throw new ConfigError('BODY_IN_FLIGHT_ACCOUNT_BYTES', `must be at least the largest body limit (${largest})`)
-  if (e.BODY_IN_FLIGHT_INSTANCE_BYTES < e.BODY_IN_FLIGHT_ACCOUNT_BYTES) throw new ConfigError('BODY_IN_FLIGHT_INSTANCE_BYTES', `must be at least BODY_IN_FLIGHT_ACCOUNT_BYTES (${e.BODY_IN_FLIGHT_ACCOUNT_BYTES})`)
+  if (e.BODY_IN_FLIGHT_ACCOUNT_BYTES < largest)
+    throw new ConfigError('BODY_IN_FLIGHT_ACCOUNT_BYTES', `must be at least the largest body limit (${largest})`)
+  if (e.BODY_IN_FLIGHT_INSTANCE_BYTES < e.BODY_IN_FLIGHT_ACCOUNT_BYTES)
+    throw new ConfigError(
+      'BODY_IN_FLIGHT_INSTANCE_BYTES',
+      `must be at least BODY_IN_FLIGHT_ACCOUNT_BYTES (${e.BODY_IN_FLIGHT_ACCOUNT_BYTES})`,
+    )
   return {
     body: {
       readTimeoutMs: e.BODY_READ_TIMEOUT_MS,
@@ -133,7 +153,10 @@ function bodyConfig(e: Record<string, any>): Pick<IngestConfig, 'body' | 'server
 // and less clearly than here. Port 0 (tests) picks a free port for each.
 function adminListener(e: Record<string, any>): IngestConfig['admin'] {
   if (e.INGEST_ADMIN_PORT !== 0 && e.INGEST_ADMIN_PORT === e.INGEST_PORT) {
-    throw new ConfigError('INGEST_ADMIN_PORT', `must differ from INGEST_PORT (${e.INGEST_PORT}): metrics and readiness stay off the public port`)
+    throw new ConfigError(
+      'INGEST_ADMIN_PORT',
+      `must differ from INGEST_PORT (${e.INGEST_PORT}): metrics and readiness stay off the public port`,
+    )
   }
   return { host: e.INGEST_ADMIN_HOST, port: e.INGEST_ADMIN_PORT }
 }
@@ -141,6 +164,10 @@ function adminListener(e: Record<string, any>): IngestConfig['admin'] {
 function redisConfig(e: Record<string, any>): Pick<IngestConfig, 'redis'> {
   const url = (e.REDIS_URL as string).trim()
   if (!url) return {}
-  if (!/^rediss?:\/\/[^\s]+$/.test(url)) throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)')
+  if (!/^rediss?:\/\/[^\s]+$/.test(url))
+    throw new ConfigError(
+      'REDIS_URL',
+      'must be a redis:// or rediss:// URL (the value is not shown: it may hold a password)',
+    )
   return { redis: { url, timeoutMs: e.REDIS_TIMEOUT_MS, retryMs: e.REDIS_RETRY_MS, keyPrefix: e.REDIS_KEY_PREFIX } }
 }

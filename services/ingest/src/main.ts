@@ -16,7 +16,20 @@ import { runService } from '../../shared/src/run-service.js'
 import { monthlyUsage } from '../../shared/src/usage/usage-query.js'
 import { loadIngestConfig, type IngestConfig } from './config.js'
 import { KeyTable } from './auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore, monthKeyOf, DEFAULT_PLANS, parsePlans, RedisLimits, LimiterFallback, SharedLimits, setProjected, ipBucket } from './limits/index.js'
+import {
+  RequestLimiter,
+  EventRateLimiter,
+  MonthlyQuota,
+  MemoryLimiterStore,
+  monthKeyOf,
+  DEFAULT_PLANS,
+  parsePlans,
+  RedisLimits,
+  LimiterFallback,
+  SharedLimits,
+  setProjected,
+  ipBucket,
+} from './limits/index.js'
 import { RecordAppender } from './kafka/record-appender.js'
 import { LaneRouter } from './kafka/lane-router.js'
 import { planFlushes } from './kafka/record-limits.js'
@@ -52,26 +65,34 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // while it is away. No offline queue: a call while disconnected fails at once instead of waiting.
   const redis = cfg.redis
     ? new Redis(cfg.redis.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      commandTimeout: cfg.redis.timeoutMs,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      retryStrategy: (times) => Math.min(100 * times, 1000),
-    })
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        commandTimeout: cfg.redis.timeoutMs,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 2000,
+        retryStrategy: (times) => Math.min(100 * times, 1000),
+      })
     : undefined
-  const shared = redis && cfg.redis
-    ? new SharedLimits({
-      redis: new RedisLimits(redis, cfg.redis.keyPrefix, cfg.usageInFlightMs),
-      fallback: new LimiterFallback(cfg.redis.retryMs, (c) => {
-        if (c.mode === 'local') log.warn('limiter: Redis is not answering; enforcing limits per instance until it does', { reason: c.reason })
-        else log.info('limiter: Redis answers; limits shared across instances')
-      }, { reason: 'connecting' }),
-      local: { requests: requestLimiter, events: eventLimiter, quota },
-      onFallback: () => metrics.limiterFallback(),
-      onError: (what, err) => log.warn(what, { err: err as Error }),
-    })
-    : undefined
+  const shared =
+    redis && cfg.redis
+      ? new SharedLimits({
+          redis: new RedisLimits(redis, cfg.redis.keyPrefix, cfg.usageInFlightMs),
+          fallback: new LimiterFallback(
+            cfg.redis.retryMs,
+            (c) => {
+              if (c.mode === 'local')
+                log.warn('limiter: Redis is not answering; enforcing limits per instance until it does', {
+                  reason: c.reason,
+                })
+              else log.info('limiter: Redis answers; limits shared across instances')
+            },
+            { reason: 'connecting' },
+          ),
+          local: { requests: requestLimiter, events: eventLimiter, quota },
+          onFallback: () => metrics.limiterFallback(),
+          onError: (what, err) => log.warn(what, { err: err as Error }),
+        })
+      : undefined
   // Transitions are logged by the fallback; the client's own error events would repeat on every retry.
   redis?.on('error', () => undefined)
   redis?.on('ready', () => shared?.probeNow())
@@ -86,9 +107,14 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   }
   let usageTimer: NodeJS.Timeout | undefined
   const scheduleUsage = () => {
-    usageTimer = setTimeout(() => {
-      refreshUsage().catch((err) => log.warn('usage refresh failed; enforcing from local counts', { err })).finally(scheduleUsage)
-    }, shared ? cfg.usageReconcileMs : cfg.usageRefreshMs)
+    usageTimer = setTimeout(
+      () => {
+        refreshUsage()
+          .catch((err) => log.warn('usage refresh failed; enforcing from local counts', { err }))
+          .finally(scheduleUsage)
+      },
+      shared ? cfg.usageReconcileMs : cfg.usageRefreshMs,
+    )
     usageTimer.unref()
   }
 
@@ -108,42 +134,74 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // of them fails instead of being acknowledged (routed-partitions.ts).
   const idempotentProducer = () => {
     const routes = new RoutedPartitions()
-    return withRoutes(kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: routes.wrap(CachedDefaultPartitioner), retry }), routes)
+    return withRoutes(
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        createPartitioner: routes.wrap(CachedDefaultPartitioner),
+        retry,
+      }),
+      routes,
+    )
   }
   const transactionalProducer = (i: number) => {
     const routes = new RoutedPartitions()
-    return withRoutes(kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      transactionalId: i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`,
-      createPartitioner: routes.wrap(CachedDefaultPartitioner),
-      // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
-      // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
-      // with this policy, so a short first step matters (bench/HISTORY.md). The Java client backs off 20 ms.
-      retry,
-    }), routes)
+    return withRoutes(
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        transactionalId: i === 0 ? cfg.instanceId : `${cfg.instanceId}-${i}`,
+        createPartitioner: routes.wrap(CachedDefaultPartitioner),
+        // A transaction begun right after the previous commit is refused with CONCURRENT_TRANSACTIONS
+        // until the broker has written the commit markers (a few ms); kafkajs retries the whole send
+        // with this policy, so a short first step matters (bench/HISTORY.md). The Java client backs off 20 ms.
+        retry,
+      }),
+      routes,
+    )
   }
-  const common = { lingerMs: cfg.producer.lingerMs, maxBatchRecords: cfg.producer.maxBatchRecords, maxBatchBytes: cfg.producer.maxBatchBytes, flushTimeoutMs: cfg.producer.flushTimeoutMs, maxQueuedRecords: cfg.producer.maxQueuedRecords }
+  const common = {
+    lingerMs: cfg.producer.lingerMs,
+    maxBatchRecords: cfg.producer.maxBatchRecords,
+    maxBatchBytes: cfg.producer.maxBatchBytes,
+    flushTimeoutMs: cfg.producer.flushTimeoutMs,
+    maxQueuedRecords: cfg.producer.maxQueuedRecords,
+  }
   // Requests that land in one partition are atomic without a transaction (lane-router.ts); with
   // transactions off, every request takes the plain lane.
   const plain = new RecordAppender(
     idempotentProducer,
-    { ...common, transactional: false, poolSize: cfg.producer.plainPoolSize, onFlush: (n, s, ok) => metrics.flush('plain', n, s, ok) },
+    {
+      ...common,
+      transactional: false,
+      poolSize: cfg.producer.plainPoolSize,
+      onFlush: (n, s, ok) => metrics.flush('plain', n, s, ok),
+    },
     log,
   )
   const atomic = cfg.producer.transactional
     ? new RecordAppender(
-      transactionalProducer,
-      { ...common, transactional: true, poolSize: cfg.producer.poolSize, onFlush: (n, s, ok) => metrics.flush('transactional', n, s, ok) },
-      log,
-    )
+        transactionalProducer,
+        {
+          ...common,
+          transactional: true,
+          poolSize: cfg.producer.poolSize,
+          onFlush: (n, s, ok) => metrics.flush('transactional', n, s, ok),
+        },
+        log,
+      )
     : undefined
   const appender = atomic ? new LaneRouter(plain, atomic) : plain
   let closing = false
   const readiness = () =>
     accepting && follower
       ? readinessOf({ appender, accounts: follower, draining: () => closing, limits: shared })
-      : { ready: false, checks: Object.fromEntries(Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }])) }
+      : {
+          ready: false,
+          checks: Object.fromEntries(
+            Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }]),
+          ),
+        }
   const app = createIngestApp({
     cfg,
     keys,
@@ -164,11 +222,14 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // checked only every 30 s. Headers get INGEST_HEADERS_TIMEOUT_MS; a body is cut by the reader at
   // BODY_READ_TIMEOUT_MS (http/body-reader.ts), and Node's request timeout backs it up for bodies
   // nobody reads; timeouts are checked every second; connections are capped.
-  const server: Server = createServer({
-    headersTimeout: cfg.server.headersTimeoutMs,
-    requestTimeout: cfg.server.headersTimeoutMs + cfg.body.readTimeoutMs + 5_000,
-    connectionsCheckingInterval: 1_000,
-  }, app.callback())
+  const server: Server = createServer(
+    {
+      headersTimeout: cfg.server.headersTimeoutMs,
+      requestTimeout: cfg.server.headersTimeoutMs + cfg.body.readTimeoutMs + 5_000,
+      connectionsCheckingInterval: 1_000,
+    },
+    app.callback(),
+  )
   server.maxConnections = cfg.server.maxConnections
   // Idle keep-alive connections hold no body: longer than a load balancer's usual 60 s idle timeout,
   // so the balancer, not ingest, closes them (no request lost on a connection closed under it).
@@ -179,7 +240,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // middleware: an idle instance finds Redis again without waiting for traffic (docs/limits.md). A
   // peek counts nothing.
   const afterReadiness = async () => {
-    if (shared?.mode === 'local') await shared.peekRequest(ipBucket('readiness'), cfg.ipRequestsPerMinute, Date.now()).catch(() => undefined)
+    if (shared?.mode === 'local')
+      await shared.peekRequest(ipBucket('readiness'), cfg.ipRequestsPerMinute, Date.now()).catch(() => undefined)
   }
   const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
   return {
@@ -191,19 +253,27 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     async start(): Promise<Server> {
       await listen(adminServer, cfg.admin.port, cfg.admin.host)
       await listen(server, cfg.port, cfg.host)
-      log.info('ingest listening; waiting for its dependencies', { port: portOf(server, cfg.port), adminPort: portOf(adminServer, cfg.admin.port) })
+      log.info('ingest listening; waiting for its dependencies', {
+        port: portOf(server, cfg.port),
+        adminPort: portOf(adminServer, cfg.admin.port),
+      })
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
       // enforced per instance until it comes (issue 14). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so
       // the first burst of requests after start would be counted per instance (CI saw 101 of 250).
-      const redisConnected = redis?.connect().then(async () => {
-        const sentAt = Date.now()
-        await redis.ping()
-        shared?.answered(sentAt)
-      }).catch((err) => {
-        log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', { err: err as Error })
-        shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
-      })
+      const redisConnected = redis
+        ?.connect()
+        .then(async () => {
+          const sentAt = Date.now()
+          await redis.ping()
+          shared?.answered(sentAt)
+        })
+        .catch((err) => {
+          log.warn('limiter: Redis not reachable at start; enforcing limits per instance until it is', {
+            err: err as Error,
+          })
+          shared?.markUnreachable(Date.now(), `not reachable at start: ${(err as Error).message}`)
+        })
 
       const eventLog = await prepareEventLog(kafka, codec, cfg, log, waits)
       // H37: what the topics take bounds the flushes and each request (413 before sending).
@@ -211,18 +281,30 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       for (const w of flushes.warnings) log.warn(w)
       for (const lane of [plain, atomic]) lane?.useTopicLimits(eventLog.maxMessageBytes, flushes.maxBatchBytes)
       await Promise.all([plain.start(), atomic?.start()])
-      follower = await followAccounts(kafka, codec, cfg.topics.accounts, (e) => {
-        if (e.kind === 'Account') keys.applyAccount(e.value)
-        else if (e.kind === 'Plan') keys.applyPlan(e.value)
-        else keys.applyKey(e.value)
-      }, log, { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits })
+      follower = await followAccounts(
+        kafka,
+        codec,
+        cfg.topics.accounts,
+        (e) => {
+          if (e.kind === 'Account') keys.applyAccount(e.value)
+          else if (e.kind === 'Plan') keys.applyPlan(e.value)
+          else keys.applyKey(e.value)
+        },
+        log,
+        { groupPrefix: `ingest-accounts-${cfg.instanceId}`, ...waits },
+      )
       await follower.ready
-      erasuresFollower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => erasures.apply(e), log, { groupPrefix: `ingest-erasures-${cfg.instanceId}`, ...waits })
+      erasuresFollower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => erasures.apply(e), log, {
+        groupPrefix: `ingest-erasures-${cfg.instanceId}`,
+        ...waits,
+      })
       await erasuresFollower.ready
       startup.set('accounts', 'ok')
       await redisConnected
       // Usage is best effort at start: the quota also counts what this instance accepts (H5).
-      await refreshUsage().catch((err) => log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }))
+      await refreshUsage().catch((err) =>
+        log.warn('initial usage read failed (tables may not exist yet)', { err: err as Error }),
+      )
       scheduleUsage()
       accepting = true
       log.info('ingest accepting', { keys: keys.keyCount })

@@ -1,5 +1,14 @@
 // The projector's configuration: read once at start from an env object, validated.
-import { readEnv, commonSpec, commonConfig, v, checkLiveToken, requireSecret, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+import {
+  readEnv,
+  commonSpec,
+  commonConfig,
+  v,
+  checkLiveToken,
+  requireSecret,
+  ConfigError,
+  type CommonConfig,
+} from '../../shared/src/env.js'
 
 const spec = {
   ...commonSpec,
@@ -47,7 +56,11 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
   if (e.REQUIRE_SECRETS) requireSecret(e, 'LIVE_TOKEN')
   // Retention deletes with ALTER TABLE ... DELETE on the tables by name, which on a cluster are Distributed
   // tables (H44) that take no ALTER: refused at start rather than failing every pass.
-  if (e.TEST_RETENTION_DAYS > 0 && e.CLICKHOUSE_CLUSTER) throw new ConfigError('TEST_RETENTION_DAYS', 'is not supported with CLICKHOUSE_CLUSTER (docs/design.md H44): leave it 0')
+  if (e.TEST_RETENTION_DAYS > 0 && e.CLICKHOUSE_CLUSTER)
+    throw new ConfigError(
+      'TEST_RETENTION_DAYS',
+      'is not supported with CLICKHOUSE_CLUSTER (docs/design.md H44): leave it 0',
+    )
   return {
     ...commonConfig(e),
     host: e.PROJECTOR_HOST,
@@ -58,7 +71,11 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     retries: e.PROJECTOR_RETRIES,
     drainMs: e.PROJECTOR_DRAIN_MS,
     liveToken: e.LIVE_TOKEN,
-    live: { bufferBytes: e.LIVE_BUFFER_BYTES, maxStreams: e.LIVE_MAX_STREAMS, maxStreamsPerAccount: e.LIVE_MAX_STREAMS_PER_ACCOUNT },
+    live: {
+      bufferBytes: e.LIVE_BUFFER_BYTES,
+      maxStreams: e.LIVE_MAX_STREAMS,
+      maxStreamsPerAccount: e.LIVE_MAX_STREAMS_PER_ACCOUNT,
+    },
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
     testRetentionDays: e.TEST_RETENTION_DAYS,

@@ -44,7 +44,14 @@ export function createProjectorServer(d: ProjectorHttpDeps): Server {
         (h) => {
           res.writeHead(h.ok ? 200 : 503, { 'content-type': 'application/json' })
           const missing = Object.keys(h.checks).filter((k) => h.checks[k] !== 'ok')
-          res.end(JSON.stringify({ status: h.ok ? 'ok' : 'not ready', ...(h.ok ? {} : { missing }), ...h.checks, lag: d.metrics.totalLag() }))
+          res.end(
+            JSON.stringify({
+              status: h.ok ? 'ok' : 'not ready',
+              ...(h.ok ? {} : { missing }),
+              ...h.checks,
+              lag: d.metrics.totalLag(),
+            }),
+          )
         },
         () => {
           res.writeHead(503, { 'content-type': 'application/json' })

@@ -39,30 +39,47 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     onDuplicates: (dropped) => {
       for (const d of dropped) {
         metrics.duplicatesDropped(d.kind, 1)
-        log.debug('duplicate record dropped: event_id already stored', { kind: d.kind, event_id: d.event_id, account_id: d.account_id, message_id: d.message_id })
+        log.debug('duplicate record dropped: event_id already stored', {
+          kind: d.kind,
+          event_id: d.event_id,
+          account_id: d.account_id,
+          message_id: d.message_id,
+        })
       }
     },
   })
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const erasures = new ErasureWorker({
-    kafka, codec, producer, ch,
+    kafka,
+    codec,
+    producer,
+    ch,
     database: cfg.clickhouse.database,
     topic: cfg.topics.erasures!,
     settled: (): Promise<void> => projector.settled(),
-    closeLiveStreams: (accountId) => hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
+    closeLiveStreams: (accountId) =>
+      hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
   })
-  const projector = new Projector(kafka, producer, codec, writer, {
-    groupId: cfg.groupId,
-    topics: cfg.topics,
-    maxRows: cfg.maxRows,
-    maxWaitMs: cfg.maxWaitMs,
-    retries: cfg.retries,
-    fromBeginning: true,
-    drainMs: cfg.drainMs,
-    readiness,
-    erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
-  }, metrics, log)
+  const projector = new Projector(
+    kafka,
+    producer,
+    codec,
+    writer,
+    {
+      groupId: cfg.groupId,
+      topics: cfg.topics,
+      maxRows: cfg.maxRows,
+      maxWaitMs: cfg.maxWaitMs,
+      retries: cfg.retries,
+      fromBeginning: true,
+      drainMs: cfg.drainMs,
+      readiness,
+      erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
+    },
+    metrics,
+    log,
+  )
   projector.onWritten((b) => hub.publish(b))
 
   const server = createProjectorServer({
@@ -74,14 +91,18 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       // ClickHouse is asked now; the others report what the consume loop last saw.
       if (readiness.snapshot().clickhouse !== 'starting') {
         const ping = await ch.ping().catch((err: unknown) => ({ success: false as const, error: err as Error }))
-        readiness.set('clickhouse', ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`)
+        readiness.set(
+          'clickhouse',
+          ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`,
+        )
       }
       return { ok: readiness.ready, checks: readiness.snapshot() }
     },
   })
 
   // H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours.
-  const retention = cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
+  const retention =
+    cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
 
   return {
     deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures },
@@ -96,7 +117,10 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
         ...waits,
         step: () => applyMigrations(cfg.clickhouse, cfg.clickhouse.database, (m: string) => log.info(m)),
       })
-      log.info('clickhouse migrations applied', { database: cfg.clickhouse.database, applied: applied.applied.map((m) => m.file) })
+      log.info('clickhouse migrations applied', {
+        database: cfg.clickhouse.database,
+        applied: applied.applied.map((m) => m.file),
+      })
       retention?.start(6 * 3600_000)
 
       await prepareEventLog(kafka, codec, cfg, log, waits)

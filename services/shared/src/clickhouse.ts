@@ -14,7 +14,10 @@ import { CodedError } from './errors.js'
 export const MIGRATION_TIMEOUT_MS = 6 * 3600_000
 
 /** Builds the ClickHouse client at the edge; no I/O (the server may not be up yet). */
-export function openClickHouse(cfg: CommonConfig['clickhouse'], opts: { requestTimeoutMs?: number } = {}): ClickHouseClient {
+export function openClickHouse(
+  cfg: CommonConfig['clickhouse'],
+  opts: { requestTimeoutMs?: number } = {},
+): ClickHouseClient {
   return createClient({
     url: cfg.url,
     username: cfg.username,
@@ -32,7 +35,11 @@ export async function checkClickHouse(client: ClickHouseClient, url: string): Pr
   try {
     await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((r) => r.json())
   } catch (err) {
-    throw new CodedError('CLICKHOUSE_UNAVAILABLE', `ClickHouse at ${redactUrl(url)} did not answer SELECT 1: ${(err as Error).message}`, { status: 503, retriable: true, cause: err })
+    throw new CodedError(
+      'CLICKHOUSE_UNAVAILABLE',
+      `ClickHouse at ${redactUrl(url)} did not answer SELECT 1: ${(err as Error).message}`,
+      { status: 503, retriable: true, cause: err },
+    )
   }
 }
 

@@ -4,7 +4,10 @@
 export function clientIp(peer: string | undefined, xff: string, trusted: ReadonlySet<string>): string {
   const p = normalize(peer ?? '')
   if (!xff || !trusted.has(p)) return p
-  const hops = xff.split(',').map((s) => normalize(s.trim())).filter(Boolean)
+  const hops = xff
+    .split(',')
+    .map((s) => normalize(s.trim()))
+    .filter(Boolean)
   for (let i = hops.length - 1; i >= 0; i--) {
     if (!trusted.has(hops[i])) return hops[i]
   }

@@ -6,7 +6,10 @@ import { AppError } from './errors.js'
 
 export class ConfigError extends AppError {
   readonly code = 'CONFIG_INVALID'
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`, { retriable: false })
   }
 }
@@ -20,7 +23,10 @@ interface VarSpec<S extends TSchema> {
 }
 
 export const v = {
-  str: (def?: string, pattern?: string): VarSpec<any> => ({ schema: Type.String({ minLength: 1, pattern }), default: def }),
+  str: (def?: string, pattern?: string): VarSpec<any> => ({
+    schema: Type.String({ minLength: 1, pattern }),
+    default: def,
+  }),
   optionalStr: (): VarSpec<any> => ({ schema: Type.String(), default: '' }),
   int: (def: number, min = 0, max = Number.MAX_SAFE_INTEGER): VarSpec<any> => ({
     schema: Type.Integer({ minimum: min, maximum: max }),
@@ -31,7 +37,11 @@ export const v = {
   list: (def: string[]): VarSpec<any> => ({
     schema: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
     default: def,
-    parse: (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+    parse: (raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
   }),
   bool: (def: boolean): VarSpec<any> => ({
     schema: Type.Boolean(),
@@ -83,7 +93,9 @@ export function readEnv<S extends Spec>(spec: S, env: Env): { [K in keyof S]: an
     }
     if (!Value.Check(s.schema, value)) {
       const first = [...Value.Errors(s.schema, value)][0]
-      const shown = mayHoldSecret(name) ? 'invalid value (not shown: it may hold a credential)' : `invalid value ${JSON.stringify(raw)}`
+      const shown = mayHoldSecret(name)
+        ? 'invalid value (not shown: it may hold a credential)'
+        : `invalid value ${JSON.stringify(raw)}`
       throw new ConfigError(name, `${shown}${first ? ` (${first.message})` : ''}`)
     }
     out[name] = value
@@ -130,7 +142,12 @@ export const commonSpec = {
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512'
 
 export interface CommonConfig {
-  kafka: { brokers: string[]; clientId: string; ssl?: boolean; sasl?: { mechanism: SaslMechanism; username: string; password: string } }
+  kafka: {
+    brokers: string[]
+    clientId: string
+    ssl?: boolean
+    sasl?: { mechanism: SaslMechanism; username: string; password: string }
+  }
   registryUrl: string
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
@@ -142,22 +159,38 @@ export interface CommonConfig {
 }
 
 export function commonConfig(e: Record<string, any>): CommonConfig {
-  const topics = { events: e.TOPIC_EVENTS, identifies: e.TOPIC_IDENTIFIES, accounts: e.TOPIC_ACCOUNTS, dlq: e.TOPIC_DLQ, erasures: e.TOPIC_ERASURES }
+  const topics = {
+    events: e.TOPIC_EVENTS,
+    identifies: e.TOPIC_IDENTIFIES,
+    accounts: e.TOPIC_ACCOUNTS,
+    dlq: e.TOPIC_DLQ,
+    erasures: e.TOPIC_ERASURES,
+  }
   if (e.TOPIC_MIN_INSYNC_REPLICAS > e.TOPIC_REPLICATION_FACTOR) {
-    throw new ConfigError('TOPIC_MIN_INSYNC_REPLICAS', `must not exceed TOPIC_REPLICATION_FACTOR (${e.TOPIC_REPLICATION_FACTOR}): no write could ever be acknowledged`)
+    throw new ConfigError(
+      'TOPIC_MIN_INSYNC_REPLICAS',
+      `must not exceed TOPIC_REPLICATION_FACTOR (${e.TOPIC_REPLICATION_FACTOR}): no write could ever be acknowledged`,
+    )
   }
   const names = Object.values(topics)
   if (new Set(names).size !== names.length) throw new ConfigError('TOPIC_*', 'topic names must differ')
   if (e.REQUIRE_SECRETS) {
     requireSecret(e, 'CLICKHOUSE_PASSWORD')
-    if (e.KAFKA_SASL_MECHANISM === 'none') throw new ConfigError('KAFKA_SASL_MECHANISM', 'must name a SASL mechanism when REQUIRE_SECRETS is on')
+    if (e.KAFKA_SASL_MECHANISM === 'none')
+      throw new ConfigError('KAFKA_SASL_MECHANISM', 'must name a SASL mechanism when REQUIRE_SECRETS is on')
   }
   return {
     kafka: { brokers: e.KAFKA_BROKERS, clientId: e.KAFKA_CLIENT_ID, ssl: e.KAFKA_SSL, ...kafkaSasl(e) },
     registryUrl: e.SCHEMA_REGISTRY_URL,
     ...registryAuth(e),
     requireSecrets: e.REQUIRE_SECRETS,
-    clickhouse: { url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) },
+    clickhouse: {
+      url: e.CLICKHOUSE_URL,
+      username: e.CLICKHOUSE_USER,
+      password: e.CLICKHOUSE_PASSWORD,
+      database: e.CLICKHOUSE_DATABASE,
+      ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
+    },
     topics,
     topicPartitions: e.TOPIC_PARTITIONS,
     topicReplication: { factor: e.TOPIC_REPLICATION_FACTOR, minInsync: e.TOPIC_MIN_INSYNC_REPLICAS },
@@ -167,7 +200,8 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
 
 /** LIVE_TOKEN (projector and dashboard) reads every account's live events: refuse a guessable one. */
 export function checkLiveToken(token: string): void {
-  if (token && token.length < 24) throw new ConfigError('LIVE_TOKEN', 'must be at least 24 characters (or empty to turn the live feed off)')
+  if (token && token.length < 24)
+    throw new ConfigError('LIVE_TOKEN', 'must be at least 24 characters (or empty to turn the live feed off)')
 }
 
 /** With REQUIRE_SECRETS on, an empty secret stops start-up naming the variable. */
@@ -181,12 +215,18 @@ function kafkaSasl(e: Record<string, any>): Pick<CommonConfig['kafka'], 'sasl'> 
   const mechanism = e.KAFKA_SASL_MECHANISM as SaslMechanism | 'none'
   if (mechanism === 'none') {
     for (const name of ['KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD']) {
-      if (e[name]) throw new ConfigError('KAFKA_SASL_MECHANISM', `must be set (plain, scram-sha-256 or scram-sha-512) when ${name} is`)
+      if (e[name])
+        throw new ConfigError(
+          'KAFKA_SASL_MECHANISM',
+          `must be set (plain, scram-sha-256 or scram-sha-512) when ${name} is`,
+        )
     }
     return {}
   }
-  if (!e.KAFKA_SASL_USERNAME) throw new ConfigError('KAFKA_SASL_USERNAME', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
-  if (!e.KAFKA_SASL_PASSWORD) throw new ConfigError('KAFKA_SASL_PASSWORD', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
+  if (!e.KAFKA_SASL_USERNAME)
+    throw new ConfigError('KAFKA_SASL_USERNAME', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
+  if (!e.KAFKA_SASL_PASSWORD)
+    throw new ConfigError('KAFKA_SASL_PASSWORD', `is required with KAFKA_SASL_MECHANISM=${mechanism}`)
   return { sasl: { mechanism, username: e.KAFKA_SASL_USERNAME, password: e.KAFKA_SASL_PASSWORD } }
 }
 

@@ -37,7 +37,11 @@ export function isRetriable(err: unknown): boolean {
 
 /** An ad-hoc failure with a code, for places that have no error class of their own. */
 export class CodedError extends AppError {
-  constructor(readonly code: string, message: string, options: AppErrorOptions) {
+  constructor(
+    readonly code: string,
+    message: string,
+    options: AppErrorOptions,
+  ) {
     super(message, options)
   }
 }

@@ -26,29 +26,45 @@ export interface EventLogLimits {
 
 /** Creates missing topics (waiting for Kafka: readiness 'kafka'), reads the event topics' size limits,
  * and registers the schemas (waiting for the registry: readiness 'registry'). */
-export async function prepareEventLog(kafka: Kafka, codec: Codec, cfg: CommonConfig, log: Logger, opts: EventLogWaitOptions = {}): Promise<EventLogLimits> {
-  const limits = await waitFor('kafka', async () => {
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      const created = await ensureTopics(admin, cfg.topics, {
-        partitions: cfg.topicPartitions,
-        replicationFactor: cfg.topicReplication.factor,
-        minInsyncReplicas: cfg.topicReplication.minInsync,
-      })
-      if (created.length) log.info('topics created', { topics: created })
-      // Existing topics are never changed, so what they take is read, not assumed (ingest checks it).
-      return { maxMessageBytes: await topicMaxMessageBytes(admin, [cfg.topics.events, cfg.topics.identifies]) }
-    } finally {
-      await admin.disconnect()
-    }
-  }, log, { ...opts, retryIf: isKafkaUnavailable })
+export async function prepareEventLog(
+  kafka: Kafka,
+  codec: Codec,
+  cfg: CommonConfig,
+  log: Logger,
+  opts: EventLogWaitOptions = {},
+): Promise<EventLogLimits> {
+  const limits = await waitFor(
+    'kafka',
+    async () => {
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        const created = await ensureTopics(admin, cfg.topics, {
+          partitions: cfg.topicPartitions,
+          replicationFactor: cfg.topicReplication.factor,
+          minInsyncReplicas: cfg.topicReplication.minInsync,
+        })
+        if (created.length) log.info('topics created', { topics: created })
+        // Existing topics are never changed, so what they take is read, not assumed (ingest checks it).
+        return { maxMessageBytes: await topicMaxMessageBytes(admin, [cfg.topics.events, cfg.topics.identifies]) }
+      } finally {
+        await admin.disconnect()
+      }
+    },
+    log,
+    { ...opts, retryIf: isKafkaUnavailable },
+  )
   await waitFor('registry', () => codec.register(cfg.topics), log, { ...opts, retryIf: isRegistryUnavailable })
   return limits
 }
 
 /** Both of the above: what a service or CLI calls first. Resolves once Kafka and the registry answered. */
-export async function openEventLog(cfg: CommonConfig, role: string, log: Logger, opts: EventLogWaitOptions = {}): Promise<{ kafka: Kafka; codec: Codec }> {
+export async function openEventLog(
+  cfg: CommonConfig,
+  role: string,
+  log: Logger,
+  opts: EventLogWaitOptions = {},
+): Promise<{ kafka: Kafka; codec: Codec }> {
   const clients = createEventLogClients(cfg, role, log)
   await prepareEventLog(clients.kafka, clients.codec, cfg, log, opts)
   return clients

@@ -14,7 +14,12 @@ t.test('ensureTopics applies the configured replication', async (t) => {
   const admin = kafka.admin()
   await admin.connect()
   const s = randomBytes(4).toString('hex')
-  const topics = { events: `test.${s}.events`, identifies: `test.${s}.identifies`, accounts: `test.${s}.accounts`, dlq: `test.${s}.dlq` }
+  const topics = {
+    events: `test.${s}.events`,
+    identifies: `test.${s}.identifies`,
+    accounts: `test.${s}.accounts`,
+    dlq: `test.${s}.dlq`,
+  }
   t.teardown(async () => {
     await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
     await admin.disconnect()
@@ -30,11 +35,21 @@ t.test('ensureTopics applies the configured replication', async (t) => {
   t.same(created.sort(), Object.values(topics).sort())
   const described = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: [{ type: 2 /* TOPIC */, name: topics.events, configNames: ['min.insync.replicas', 'retention.ms', 'max.message.bytes'] }],
+    resources: [
+      {
+        type: 2 /* TOPIC */,
+        name: topics.events,
+        configNames: ['min.insync.replicas', 'retention.ms', 'max.message.bytes'],
+      },
+    ],
   })
   const entries = Object.fromEntries(described.resources[0].configEntries.map((e) => [e.configName, e]))
   t.equal(entries['min.insync.replicas'].configValue, '1')
   t.equal(entries['min.insync.replicas'].configSource, 1, 'set on the topic itself (TOPIC_CONFIG), not inherited')
   t.equal(entries['retention.ms'].configValue, '-1')
-  t.equal(entries['max.message.bytes'].configValue, String(32 * 1024 * 1024), 'a 10 MB batch request fits one record batch')
+  t.equal(
+    entries['max.message.bytes'].configValue,
+    String(32 * 1024 * 1024),
+    'a 10 MB batch request fits one record batch',
+  )
 })

@@ -28,7 +28,11 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
  * (a total order of account changes), the others with `partitions` partitions and no retention
  * limit; all with the configured replication, and `min.insync.replicas` so that acks=all means
  * that many copies. Topics that already exist are left as they are. */
-export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'], layout: TopicLayout): Promise<string[]> {
+export async function ensureTopics(
+  admin: Admin,
+  topics: CommonConfig['topics'],
+  layout: TopicLayout,
+): Promise<string[]> {
   const existing = new Set(await admin.listTopics())
   const replicationFactor = layout.replicationFactor
   const isr = { name: 'min.insync.replicas', value: String(layout.minInsyncReplicas) }
@@ -39,21 +43,47 @@ export async function ensureTopics(admin: Admin, topics: CommonConfig['topics'],
   const large = { name: 'max.message.bytes', value: String(layout.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) }
   const wanted: ITopicConfig[] = [
     { topic: topics.events, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr, large] },
-    { topic: topics.identifies, numPartitions: layout.partitions, replicationFactor, configEntries: [forever, isr, large] },
-    { topic: topics.accounts, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] },
+    {
+      topic: topics.identifies,
+      numPartitions: layout.partitions,
+      replicationFactor,
+      configEntries: [forever, isr, large],
+    },
+    {
+      topic: topics.accounts,
+      numPartitions: 1,
+      replicationFactor,
+      configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr],
+    },
     { topic: topics.dlq, numPartitions: 1, replicationFactor, configEntries: [forever, isr] },
     // One partition like the accounts topic: every follower reads all of it (A12).
-    ...(topics.erasures ? [{ topic: topics.erasures, numPartitions: 1, replicationFactor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr] }] : []),
+    ...(topics.erasures
+      ? [
+          {
+            topic: topics.erasures,
+            numPartitions: 1,
+            replicationFactor,
+            configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr],
+          },
+        ]
+      : []),
   ].filter((t) => !existing.has(t.topic))
   if (wanted.length) {
     // kafkajs's own waitForLeaders gives up when the new topic's metadata has not reached the
     // broker's cache yet (UNKNOWN_TOPIC_OR_PARTITION); poll for leaders here instead.
     await admin.createTopics({ topics: wanted, waitForLeaders: false }).catch((err) => {
       // kafkajs says only "Topic creation errors"; the broker's reason per topic is what an operator needs.
-      const reasons = ((err as { errors?: Array<{ topic?: string; message?: string }> }).errors ?? []).map((e) => `${e.topic}: ${e.message}`)
-      throw reasons.length ? new TopicConfigError(`could not create topics (${reasons.join('; ')})`, { cause: err }) : err
+      const reasons = ((err as { errors?: Array<{ topic?: string; message?: string }> }).errors ?? []).map(
+        (e) => `${e.topic}: ${e.message}`,
+      )
+      throw reasons.length
+        ? new TopicConfigError(`could not create topics (${reasons.join('; ')})`, { cause: err })
+        : err
     })
-    await waitForLeaders(admin, wanted.map((t) => t.topic))
+    await waitForLeaders(
+      admin,
+      wanted.map((t) => t.topic),
+    )
   }
   return wanted.map((t) => t.topic)
 }
@@ -72,7 +102,9 @@ export async function topicMaxMessageBytes(admin: Admin, topics: readonly string
     const entry = r.configEntries.find((e) => e.configName === 'max.message.bytes')
     const bytes = Number(entry?.configValue)
     if (r.errorCode !== 0 || !Number.isSafeInteger(bytes) || bytes <= 0) {
-      throw new TopicConfigError(`could not read max.message.bytes of topic ${r.resourceName}: ${r.errorMessage || `value ${entry?.configValue}`}`)
+      throw new TopicConfigError(
+        `could not read max.message.bytes of topic ${r.resourceName}: ${r.errorMessage || `value ${entry?.configValue}`}`,
+      )
     }
     out.set(r.resourceName, bytes)
   }
@@ -85,7 +117,11 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000
   while (Date.now() - started < timeoutMs) {
     try {
       const { topics: meta } = await admin.fetchTopicMetadata({ topics })
-      if (meta.length === topics.length && meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return
+      if (
+        meta.length === topics.length &&
+        meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+      )
+        return
     } catch (err) {
       lastError = err
     }

@@ -11,7 +11,11 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger
 }
 
-export function createLogger(level: Level = 'info', base: Record<string, unknown> = {}, out: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+export function createLogger(
+  level: Level = 'info',
+  base: Record<string, unknown> = {},
+  out: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): Logger {
   const min = ORDER[level]
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return

@@ -32,6 +32,8 @@ t.test('the Dockerfile starts ingest with them', async (t) => {
 })
 
 t.test('the local cluster script gives them to its ingest instances', async (t) => {
-  const line = read('deploy/local/cluster.sh').split('\n').find((l) => l.startsWith('INGEST_NODE_FLAGS='))
+  const line = read('deploy/local/cluster.sh')
+    .split('\n')
+    .find((l) => l.startsWith('INGEST_NODE_FLAGS='))
   t.equal(line, `INGEST_NODE_FLAGS=(${INGEST_NODE_FLAGS.join(' ')})`)
 })

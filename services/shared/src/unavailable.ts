@@ -10,8 +10,21 @@ import { CH_ERRORS, serverErrorCode } from '../../../schemas/clickhouse/server-e
 
 const { ProtocolError: KafkaJSProtocolError, SASLAuthenticationError: KafkaJSSASLAuthenticationError } = KafkaErrors
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
-const NETWORK_TEXT = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|Timeout error|timed out/i
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
+const NETWORK_TEXT =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN|ENOTFOUND|socket hang up|Timeout error|timed out/i
 
 function* chain(err: unknown): Generator<any> {
   for (let e: any = err, depth = 0; e && depth < 8; e = e.cause, depth++) yield e
@@ -35,15 +48,27 @@ export function isConnectionError(err: unknown): boolean {
 // (or its outcome is unknown: 319, which the retry settles, FINAL collapsing a copy); each passes when
 // the server is back, like an unreachable single server.
 const CLUSTER_AWAY: number[] = [
-  CH_ERRORS.TABLE_IS_READ_ONLY, CH_ERRORS.ALL_CONNECTION_TRIES_FAILED, CH_ERRORS.TOO_FEW_LIVE_REPLICAS,
-  CH_ERRORS.UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE, CH_ERRORS.UNKNOWN_STATUS_OF_INSERT, CH_ERRORS.NO_ZOOKEEPER, CH_ERRORS.KEEPER_EXCEPTION,
+  CH_ERRORS.TABLE_IS_READ_ONLY,
+  CH_ERRORS.ALL_CONNECTION_TRIES_FAILED,
+  CH_ERRORS.TOO_FEW_LIVE_REPLICAS,
+  CH_ERRORS.UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE,
+  CH_ERRORS.UNKNOWN_STATUS_OF_INSERT,
+  CH_ERRORS.NO_ZOOKEEPER,
+  CH_ERRORS.KEEPER_EXCEPTION,
 ]
 
 export function isClickHouseUnavailable(err: unknown): boolean {
   if (isProgrammerError(err)) return false
   const code = serverErrorCode(err)
   if (code === undefined) return isConnectionError(err)
-  const transient: number[] = [CH_ERRORS.TOO_MANY_SIMULTANEOUS_QUERIES, CH_ERRORS.TIMEOUT_EXCEEDED, CH_ERRORS.MEMORY_LIMIT_EXCEEDED, CH_ERRORS.NETWORK_ERROR, CH_ERRORS.SOCKET_TIMEOUT, CH_ERRORS.TOO_MANY_PARTS]
+  const transient: number[] = [
+    CH_ERRORS.TOO_MANY_SIMULTANEOUS_QUERIES,
+    CH_ERRORS.TIMEOUT_EXCEEDED,
+    CH_ERRORS.MEMORY_LIMIT_EXCEEDED,
+    CH_ERRORS.NETWORK_ERROR,
+    CH_ERRORS.SOCKET_TIMEOUT,
+    CH_ERRORS.TOO_MANY_PARTS,
+  ]
   return transient.includes(code) || CLUSTER_AWAY.includes(code)
 }
 

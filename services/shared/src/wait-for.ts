@@ -19,7 +19,10 @@ export interface WaitOptions {
 
 export class WaitAbortedError extends AppError {
   readonly code = 'WAIT_ABORTED'
-  constructor(readonly dependency: string, cause: unknown) {
+  constructor(
+    readonly dependency: string,
+    cause: unknown,
+  ) {
     super(`stopped waiting for ${dependency}`, { retriable: false, cause })
   }
 }
@@ -44,7 +47,8 @@ export async function waitFor<T>(name: string, fn: () => Promise<T>, log: Logger
     try {
       const value = await fn()
       opts.readiness?.set(name, 'ok')
-      if (attempt > 0) log.info(`${name} is available`, { dependency: name, attempts: attempt + 1, waitedMs: Date.now() - since })
+      if (attempt > 0)
+        log.info(`${name} is available`, { dependency: name, attempts: attempt + 1, waitedMs: Date.now() - since })
       return value
     } catch (err) {
       if (!retryIf(err)) throw err

@@ -10,8 +10,17 @@ import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { DashboardConfig } from '../config.js'
 import { busy, DashboardError, queryTooLarge, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
-  newSession, sessionToken, newCsrfToken, setDashboardCookie, PASSWORD_MAX_LENGTH, HashGateBusy,
-  type HashGate, type LoginThrottle, type SignupThrottle, type RequestThrottle, type SessionPayload,
+  newSession,
+  sessionToken,
+  newCsrfToken,
+  setDashboardCookie,
+  PASSWORD_MAX_LENGTH,
+  HashGateBusy,
+  type HashGate,
+  type LoginThrottle,
+  type SignupThrottle,
+  type RequestThrottle,
+  type SessionPayload,
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
 import type { DefinitionQueries } from './definitions-queries.js'
@@ -46,6 +55,33 @@ export interface DashboardState {
 
 export type Ctx = Koa.ParameterizedContext<DashboardState>
 
+/** The session's account; 401 without a session. */
+function account(ctx: Ctx): AccountRecord {
+  if (!ctx.state.account) throw unauthorized()
+  return ctx.state.account
+}
+
+/** The e-mail and password of a sign-up or sign-in body, the e-mail normalised. */
+function credentials(ctx: Ctx) {
+  const b = body(ctx)
+  const email = str(b.email, 'email', { required: true, max: 254 })!.trim().toLowerCase()
+  const password = str(b.password, 'password', { required: true, max: PASSWORD_MAX_LENGTH })!
+  return { email, password, b }
+}
+
+/** Runs a change of the accounts log; a failure other than ours is 503 (the log is away). */
+function accountChangeOf(d: ApiDeps) {
+  return async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn()
+    } catch (err) {
+      if (err instanceof DashboardError) throw err
+      d.log.warn('account change failed', { what, err: err as Error })
+      throw unavailable(`The accounts log (${what})`, err)
+    }
+  }
+}
+
 export type ApiHelpers = ReturnType<typeof apiHelpers>
 
 export function apiHelpers(d: ApiDeps) {
@@ -63,31 +99,18 @@ export function apiHelpers(d: ApiDeps) {
     }
   }
 
-  const accountChange = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn()
-    } catch (err) {
-      if (err instanceof DashboardError) throw err
-      d.log.warn('account change failed', { what, err: err as Error })
-      throw unavailable(`The accounts log (${what})`, err)
-    }
-  }
+  const accountChange = accountChangeOf(d)
 
   const me = (a: AccountRecord) => {
     const plan = planOf(a)
-    return { account_id: a.account_id, name: a.name, email: a.owner_email, plan: plan.name, created_at: new Date(a.created_at).toISOString(), ingest_url: d.cfg.ingestUrl }
-  }
-
-  const account = (ctx: Ctx): AccountRecord => {
-    if (!ctx.state.account) throw unauthorized()
-    return ctx.state.account
-  }
-
-  const credentials = (ctx: Ctx) => {
-    const b = body(ctx)
-    const email = str(b.email, 'email', { required: true, max: 254 })!.trim().toLowerCase()
-    const password = str(b.password, 'password', { required: true, max: PASSWORD_MAX_LENGTH })!
-    return { email, password, b }
+    return {
+      account_id: a.account_id,
+      name: a.name,
+      email: a.owner_email,
+      plan: plan.name,
+      created_at: new Date(a.created_at).toISOString(),
+      ingest_url: d.cfg.ingestUrl,
+    }
   }
 
   const ch = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
@@ -101,7 +124,18 @@ export function apiHelpers(d: ApiDeps) {
     }
   }
 
-  return { planOf, startSession, endSessionCookies, scrypt, accountChange, me, account, credentials, ch, ...requestLimits(d, account) }
+  return {
+    planOf,
+    startSession,
+    endSessionCookies,
+    scrypt,
+    accountChange,
+    me,
+    account,
+    credentials,
+    ch,
+    ...requestLimits(d, account),
+  }
 }
 
 /** Per-minute limits on reads of event data (H23) and on key changes (U5). */
@@ -113,10 +147,17 @@ function requestLimits(d: ApiDeps, account: (ctx: Ctx) => AccountRecord) {
   /** One read of event data, counted per session and per account (H23); 429 with Retry-After past either. */
   const countRead = (ctx: Ctx) => {
     const a = account(ctx)
-    throttled([[`read:s:${ctx.state.session!.sid}`, d.cfg.queriesPerMinute], [`read:a:${a.account_id}`, d.cfg.queriesPerMinute * 3]], 'event-data reads')
+    throttled(
+      [
+        [`read:s:${ctx.state.session!.sid}`, d.cfg.queriesPerMinute],
+        [`read:a:${a.account_id}`, d.cfg.queriesPerMinute * 3],
+      ],
+      'event-data reads',
+    )
   }
   /** One key change, counted per account (U5). */
-  const countKeyChange = (ctx: Ctx) => throttled([[`key:a:${account(ctx).account_id}`, d.cfg.keys.changesPerMinute]], 'key changes')
+  const countKeyChange = (ctx: Ctx) =>
+    throttled([[`key:a:${account(ctx).account_id}`, d.cfg.keys.changesPerMinute]], 'key changes')
 
   return { countRead, countKeyChange }
 }
@@ -126,7 +167,10 @@ function sessionCookies(d: ApiDeps) {
   const { cookieSecure: secure, cookies } = d.cfg
   const startSession = (ctx: Ctx, a: AccountRecord) => {
     const s = newSession(a, d.cfg.sessionTtlMs)
-    setDashboardCookie(ctx, secure, cookies.session, sessionToken(d.cfg.sessionSecret, s), { httpOnly: true, maxAge: d.cfg.sessionTtlMs })
+    setDashboardCookie(ctx, secure, cookies.session, sessionToken(d.cfg.sessionSecret, s), {
+      httpOnly: true,
+      maxAge: d.cfg.sessionTtlMs,
+    })
     // A fresh CSRF token bound to the new session (no fixation of a token set before sign-in).
     setDashboardCookie(ctx, secure, cookies.csrf, newCsrfToken(d.cfg.sessionSecret, s.sid), { httpOnly: false })
   }

@@ -18,7 +18,11 @@ t.test('dashboard API', async (t) => {
     const c = s.client()
     t.equal((await c.get('/api/me')).status, 401, 'no session yet')
     const { email, password, accountId } = await c.signUp()
-    await waitUntil(() => s.admin.accounts.has(accountId), 10_000, 'the account record to reach another follower of the accounts topic')
+    await waitUntil(
+      () => s.admin.accounts.has(accountId),
+      10_000,
+      'the account record to reach another follower of the accounts topic',
+    )
     const acct = s.admin.accounts.get(accountId)
     t.ok(acct, 'the account is a record on the accounts topic')
     t.equal(acct!.owner_email, email)
@@ -47,14 +51,18 @@ t.test('dashboard API', async (t) => {
     t.match(cookie, /samesite=strict/i)
 
     const other = s.client()
-    for (let i = 0; i < 3; i++) t.equal((await other.post('/api/signin', { email, password: `bad-${i}-password` })).status, 401)
+    for (let i = 0; i < 3; i++)
+      t.equal((await other.post('/api/signin', { email, password: `bad-${i}-password` })).status, 401)
     const blocked = await other.post('/api/signin', { email, password })
     t.equal(blocked.status, 429, 'throttled even with the right password')
     t.equal(blocked.body.error.code, 'TOO_MANY_ATTEMPTS')
     t.ok(Number(blocked.headers.get('retry-after')) > 0)
 
     const forged = s.client()
-    forged.cookies.set('dash_session', c.cookies.get('dash_session')!.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')))
+    forged.cookies.set(
+      'dash_session',
+      c.cookies.get('dash_session')!.replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')),
+    )
     t.equal((await forged.get('/api/me')).status, 401, 'a tampered session cookie is no session')
   })
 
@@ -75,7 +83,11 @@ t.test('dashboard API', async (t) => {
     t.equal(wrongToken.status, 403)
     const crossOrigin = await c.post('/api/keys', { name: 'k', type: 'live' }, { origin: 'http://evil.example' })
     t.equal(crossOrigin.status, 403)
-    t.equal((await s.client().post('/api/signin', { email: 'a@b.co', password: 'whatever1' }, { csrf: null })).status, 403, 'sign-in too (login CSRF)')
+    t.equal(
+      (await s.client().post('/api/signin', { email: 'a@b.co', password: 'whatever1' }, { csrf: null })).status,
+      403,
+      'sign-in too (login CSRF)',
+    )
     t.equal((await c.post('/api/signout', {}, { csrf: null })).status, 403)
     t.equal(c.cookies.has('dash_session'), true, 'still signed in')
     t.equal(s.admin.keysOf((await c.get('/api/me')).body.data.account_id).length, 0, 'no key was created')
@@ -90,7 +102,11 @@ t.test('dashboard API', async (t) => {
     const key = created.body.data
     t.match(key.secret, /^svc_live_[A-Za-z0-9]{32,}$/)
     // The key record is on the accounts topic: the harness's own follower sees it shortly after.
-    await waitUntil(() => s.admin.keys.has(key.key_id), 10_000, 'the key record to reach another follower of the accounts topic')
+    await waitUntil(
+      () => s.admin.keys.has(key.key_id),
+      10_000,
+      'the key record to reach another follower of the accounts topic',
+    )
     t.equal(s.admin.keys.get(key.key_id)?.account_id, accountId)
     const list = await c.get('/api/keys')
     t.equal(list.body.data.length, 1)
@@ -104,7 +120,11 @@ t.test('dashboard API', async (t) => {
     await waitUntil(async () => (await send()).status === 401, 10_000, 'the inactive key to be refused')
     t.equal((await c.post(`/api/keys/${key.key_id}/reactivate`)).body.data.status, 'active')
     await waitUntil(async () => (await send()).status === 200, 10_000, 'the reactivated key to work')
-    await waitUntil(async () => (await c.get('/api/keys')).body.data[0].last_used_at !== null, 15_000, 'a last-used time')
+    await waitUntil(
+      async () => (await c.get('/api/keys')).body.data[0].last_used_at !== null,
+      15_000,
+      'a last-used time',
+    )
     t.equal((await c.post(`/api/keys/${key.key_id}/revoke`)).body.data.status, 'revoked')
     await waitUntil(async () => (await send()).status === 401, 10_000, 'the revoked key to be refused')
     t.equal((await send()).body.error.code, 'INVALID_API_KEY')
@@ -113,7 +133,7 @@ t.test('dashboard API', async (t) => {
     t.equal((await c.post('/api/keys', { name: 'x', type: 'prod' })).status, 400)
   })
 
-  t.test('one account never reads another account\'s keys, events, users, definitions or live stream', async (t) => {
+  t.test("one account never reads another account's keys, events, users, definitions or live stream", async (t) => {
     const alice = s.client()
     const bob = s.client()
     const a = await alice.signUp()
@@ -121,9 +141,12 @@ t.test('dashboard API', async (t) => {
     const aKey = (await alice.post('/api/keys', { name: 'alice live', type: 'live' })).body.data
     await bob.post('/api/keys', { name: 'bob test', type: 'test' })
 
-    t.same((await bob.get('/api/keys')).body.data.map((k: any) => k.name), ['bob test'])
-    t.equal((await bob.post(`/api/keys/${aKey.key_id}/revoke`)).status, 404, 'bob cannot revoke alice\'s key')
-    await waitUntil(() => s.admin.keys.has(aKey.key_id), 10_000, 'alice\'s key record to reach another follower')
+    t.same(
+      (await bob.get('/api/keys')).body.data.map((k: any) => k.name),
+      ['bob test'],
+    )
+    t.equal((await bob.post(`/api/keys/${aKey.key_id}/revoke`)).status, 404, "bob cannot revoke alice's key")
+    await waitUntil(() => s.admin.keys.has(aKey.key_id), 10_000, "alice's key record to reach another follower")
     t.equal(s.admin.keys.get(aKey.key_id)?.status, 'active')
 
     const aliceLive = await alice.openLive()
@@ -132,12 +155,35 @@ t.test('dashboard API', async (t) => {
     t.equal(bobLive.status, 200)
     t.teardown(() => (aliceLive.close(), bobLive.close()))
 
-    await waitUntil(async () => (await s.post('/v1/event', { event: 'secret_thing', user: { id: 'alice_user', email: 'al@x.io', traits: { plan: 'pro' } }, properties: { n: 1 } }, { key: aKey.secret })).status === 200, 10_000, 'alice\'s key to work')
-    await waitUntil(() => aliceLive.items.some((i) => i.event === 'secret_thing'), 15_000, 'alice to see her event live')
+    await waitUntil(
+      async () =>
+        (
+          await s.post(
+            '/v1/event',
+            {
+              event: 'secret_thing',
+              user: { id: 'alice_user', email: 'al@x.io', traits: { plan: 'pro' } },
+              properties: { n: 1 },
+            },
+            { key: aKey.secret },
+          )
+        ).status === 200,
+      10_000,
+      "alice's key to work",
+    )
+    await waitUntil(
+      () => aliceLive.items.some((i) => i.event === 'secret_thing'),
+      15_000,
+      'alice to see her event live',
+    )
     const item = aliceLive.items.find((i) => i.event === 'secret_thing')
     t.match(item, { account_id: a.accountId, user_id: 'alice_user', environment: 'live', properties: { n: 1 } })
 
-    await waitUntil(async () => (await alice.get('/api/events')).body.data.length > 0, 15_000, 'alice\'s event in the explorer')
+    await waitUntil(
+      async () => (await alice.get('/api/events')).body.data.length > 0,
+      15_000,
+      "alice's event in the explorer",
+    )
     const aEvents = (await alice.get('/api/events?event=secret_thing&environment=live')).body.data
     t.equal(aEvents.length, 1)
     t.equal(aEvents[0].user_id, 'alice_user')
@@ -146,26 +192,61 @@ t.test('dashboard API', async (t) => {
     t.match(profile.profiles, [{ environment: 'live', email: 'al@x.io', traits: { plan: 'pro' } }])
     t.equal(profile.recent_events.length, 1)
 
-    t.equal((await alice.get('/api/live/history')).body.data[0]?.event, 'secret_thing', 'alice\'s Live history')
-    t.match((await alice.get('/api/definitions')).body.data, { events: [{ event: 'secret_thing', total: 1, properties: [{ key: 'n', types: ['number'] }] }], traits: [{ key: 'plan', users: 1 }] }, 'alice\'s definitions')
-    t.same((await alice.get('/api/events?event_contains=secret')).body.data.map((e: any) => e.event), ['secret_thing'], 'a substring of the name finds the event')
+    t.equal((await alice.get('/api/live/history')).body.data[0]?.event, 'secret_thing', "alice's Live history")
+    t.match(
+      (await alice.get('/api/definitions')).body.data,
+      {
+        events: [{ event: 'secret_thing', total: 1, properties: [{ key: 'n', types: ['number'] }] }],
+        traits: [{ key: 'plan', users: 1 }],
+      },
+      "alice's definitions",
+    )
+    t.same(
+      (await alice.get('/api/events?event_contains=secret')).body.data.map((e: any) => e.event),
+      ['secret_thing'],
+      'a substring of the name finds the event',
+    )
     t.same((await bob.get('/api/events')).body.data, [], 'bob sees no events')
-    t.same((await bob.get('/api/live/history')).body.data, [], 'bob\'s Live history is empty')
-    t.same((await bob.get(`/api/definitions?account_id=${a.accountId}`)).body.data, { events: [], traits: [] }, 'bob has no definitions (an account_id parameter is ignored)')
+    t.same((await bob.get('/api/live/history')).body.data, [], "bob's Live history is empty")
+    t.same(
+      (await bob.get(`/api/definitions?account_id=${a.accountId}`)).body.data,
+      { events: [], traits: [] },
+      'bob has no definitions (an account_id parameter is ignored)',
+    )
     t.same((await bob.get('/api/top-events')).body.data, [])
     t.equal((await bob.get('/api/users/alice_user')).status, 404)
-    t.equal((await bob.get(`/api/events?account_id=${a.accountId}`)).body.data.length, 0, 'an account_id parameter is ignored')
-    t.same(bobLive.items, [], 'bob\'s live stream stayed empty (even asking for alice\'s account id)')
+    t.equal(
+      (await bob.get(`/api/events?account_id=${a.accountId}`)).body.data.length,
+      0,
+      'an account_id parameter is ignored',
+    )
+    t.same(bobLive.items, [], "bob's live stream stayed empty (even asking for alice's account id)")
 
     const usage = async (c: typeof alice) => (await c.get('/api/usage')).body.data
-    await waitUntil(async () => (await usage(alice)).events_this_month.live === 1, 15_000, 'alice\'s usage to count the event')
+    await waitUntil(
+      async () => (await usage(alice)).events_this_month.live === 1,
+      15_000,
+      "alice's usage to count the event",
+    )
     const u = await usage(alice)
-    t.match(u, { plan: { name: 'hobby', requests_per_minute: 100, events_per_month: 1000 }, emails_this_month: { sent: 0, limit: 100 } })
+    t.match(u, {
+      plan: { name: 'hobby', requests_per_minute: 100, events_per_month: 1000 },
+      emails_this_month: { sent: 0, limit: 100 },
+    })
     t.ok(u.events_per_hour.some((h: any) => h.live === 1))
     t.equal((await usage(bob)).events_this_month.live, 0)
 
     const anon = s.client()
-    for (const path of ['/api/keys', '/api/events', '/api/usage', `/api/users/alice_user`, '/api/live', '/api/live/history', '/api/definitions']) t.equal((await anon.get(path)).status, 401, `${path} needs a session`)
+    for (const path of [
+      '/api/keys',
+      '/api/events',
+      '/api/usage',
+      `/api/users/alice_user`,
+      '/api/live',
+      '/api/live/history',
+      '/api/definitions',
+    ])
+      t.equal((await anon.get(path)).status, 401, `${path} needs a session`)
   })
 
   t.test('the front end is served with a strict CSP', async (t) => {

@@ -38,7 +38,10 @@ export class DefinitionQueries {
   private readonly eventsTable: SqlIdentifier
   private readonly traitsTable: SqlIdentifier
 
-  constructor(private readonly ch: ClickHouseClient, database: string) {
+  constructor(
+    private readonly ch: ClickHouseClient,
+    database: string,
+  ) {
     this.eventsTable = ident(database, 'events')
     this.traitsTable = ident(database, 'user_traits')
   }
@@ -48,7 +51,14 @@ export class DefinitionQueries {
   }
 
   async events(accountId: string, environment: Environment | undefined, now: number): Promise<EventDefinition[]> {
-    const counts = await this.rows<{ event: string; last_7d: string; last_30d: string; total: string; first_ms: string; last_ms: string }>(sql`
+    const counts = await this.rows<{
+      event: string
+      last_7d: string
+      last_30d: string
+      total: string
+      first_ms: string
+      last_ms: string
+    }>(sql`
 SELECT event, countIf(timestamp_ms >= ${now - 7 * DAY_MS}) AS last_7d, countIf(timestamp_ms >= ${now - 30 * DAY_MS}) AS last_30d,
   count() AS total, min(timestamp_ms) AS first_ms, max(timestamp_ms) AS last_ms
 FROM ${this.eventsTable}
@@ -58,21 +68,35 @@ ORDER BY last_30d DESC, total DESC, event
 LIMIT ${DEFINITIONS_LIMIT}`)
     if (counts.length === 0) return []
     // Each name's last day: (event = x AND timestamp >= its last - 1 day), ranges of the sort key.
-    const ranges = counts.map((c) => sql`(event = ${c.event} AND timestamp >= toDateTime(${new Date(Number(c.last_ms) - DAY_MS)}, 'UTC'))`).join(' OR ')
+    const ranges = counts
+      .map((c) => sql`(event = ${c.event} AND timestamp >= toDateTime(${new Date(Number(c.last_ms) - DAY_MS)}, 'UTC'))`)
+      .join(' OR ')
     const samples = await this.rows<{ event: string; properties: string }>(sql`
 SELECT event, properties FROM ${this.eventsTable}
 WHERE account_id = ${accountId}${envFilter(environment)} AND (${raw(ranges)})
 LIMIT ${SAMPLE_ROWS} BY event`)
     const byEvent = new Map<string, unknown[]>()
-    for (const s of samples) (byEvent.get(s.event) ?? byEvent.set(s.event, []).get(s.event)!).push(parseStored(s.properties))
+    for (const s of samples)
+      (byEvent.get(s.event) ?? byEvent.set(s.event, []).get(s.event)!).push(parseStored(s.properties))
     return counts.map((c) => ({
-      event: c.event, last_7d: Number(c.last_7d), last_30d: Number(c.last_30d), total: Number(c.total),
-      first_seen: iso(c.first_ms), last_seen: iso(c.last_ms), properties: inferKeys(byEvent.get(c.event) ?? []),
+      event: c.event,
+      last_7d: Number(c.last_7d),
+      last_30d: Number(c.last_30d),
+      total: Number(c.total),
+      first_seen: iso(c.first_ms),
+      last_seen: iso(c.last_ms),
+      properties: inferKeys(byEvent.get(c.event) ?? []),
     }))
   }
 
   async traits(accountId: string, environment: Environment | undefined): Promise<TraitDefinition[]> {
-    const rows = await this.rows<{ trait_key: string; users: string; first_ms: string; last_ms: string; samples: string[] }>(sql`
+    const rows = await this.rows<{
+      trait_key: string
+      users: string
+      first_ms: string
+      last_ms: string
+      samples: string[]
+    }>(sql`
 SELECT trait_key, uniqExact(user_id) AS users, min(set_at_ms) AS first_ms, max(set_at_ms) AS last_ms, groupArray(${SAMPLE_ROWS})(value) AS samples
 FROM ${this.traitsTable}
 WHERE account_id = ${accountId}${envFilter(environment)}
@@ -81,7 +105,12 @@ ORDER BY users DESC, trait_key
 LIMIT ${DEFINITIONS_LIMIT}`)
     return rows.map((r) => {
       const [def] = inferKeys(r.samples.map((v) => ({ [r.trait_key]: parseStored(v) })))
-      return { ...(def ?? { key: r.trait_key, types: [], seen: 0, examples: [] }), users: Number(r.users), first_seen: iso(r.first_ms), last_seen: iso(r.last_ms) }
+      return {
+        ...(def ?? { key: r.trait_key, types: [], seen: 0, examples: [] }),
+        users: Number(r.users),
+        first_seen: iso(r.first_ms),
+        last_seen: iso(r.last_ms),
+      }
     })
   }
 }

@@ -11,7 +11,10 @@ export function addDefinitionRoutes(r: Router<DashboardState>, d: ApiDeps, h: Ap
     h.countRead(ctx)
     const environment = envParam(ctx)
     const [events, traits] = await h.ch('definitions', () =>
-      Promise.all([d.definitions.events(a.account_id, environment, Date.now()), d.definitions.traits(a.account_id, environment)]),
+      Promise.all([
+        d.definitions.events(a.account_id, environment, Date.now()),
+        d.definitions.traits(a.account_id, environment),
+      ]),
     )
     ctx.body = { success: true, data: { events, traits } }
   })
@@ -20,6 +23,9 @@ export function addDefinitionRoutes(r: Router<DashboardState>, d: ApiDeps, h: Ap
     const a = h.account(ctx)
     h.countRead(ctx)
     const limit = intParam(ctx, 'limit', 50, 1, 200)
-    ctx.body = { success: true, data: await h.ch('live history', () => d.liveHistory.recent(a.account_id, limit, Date.now())) }
+    ctx.body = {
+      success: true,
+      data: await h.ch('live history', () => d.liveHistory.recent(a.account_id, limit, Date.now())),
+    }
   })
 }

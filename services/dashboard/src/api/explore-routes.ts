@@ -14,8 +14,13 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
     const a = account(ctx)
     countRead(ctx)
     const f = {
-      event: q(ctx, 'event'), userId: q(ctx, 'user_id'), eventContains: q(ctx, 'event_contains'), userContains: q(ctx, 'user_contains'),
-      environment: envParam(ctx), ...range(ctx, 7), limit: intParam(ctx, 'limit', 100, 1, 1000),
+      event: q(ctx, 'event'),
+      userId: q(ctx, 'user_id'),
+      eventContains: q(ctx, 'event_contains'),
+      userContains: q(ctx, 'user_contains'),
+      environment: envParam(ctx),
+      ...range(ctx, 7),
+      limit: intParam(ctx, 'limit', 100, 1, 1000),
     }
     ctx.body = { success: true, data: await ch('events', () => d.queries.recentEvents(a.account_id, f)) }
   })
@@ -35,14 +40,24 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
     const [profiles, events] = await ch('user', () =>
       Promise.all([
         d.queries.userProfiles(a.account_id, userId, environment),
-        d.queries.recentEvents(a.account_id, { userId, environment, from: new Date(0), to: new Date(Date.now() + 60_000), limit: 50 }),
+        d.queries.recentEvents(a.account_id, {
+          userId,
+          environment,
+          from: new Date(0),
+          to: new Date(Date.now() + 60_000),
+          limit: 50,
+        }),
       ]),
     )
     if (profiles.length === 0 && events.length === 0) throw notFound('User')
     ctx.body = { success: true, data: { user_id: userId, profiles, recent_events: events } }
   })
+  addLiveRoute(r, d, h)
+}
 
-  // The live stream (U3, U4): a few per session, each ended when its session ends.
+/** The live stream (U3, U4): a few per session, each ended when its session ends. */
+function addLiveRoute(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): void {
+  const { account } = h
   r.get('/live', async (ctx) => {
     const a = account(ctx)
     const session = ctx.state.session!
@@ -64,6 +79,11 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
       throw err
     }
     ctx.respond = false
-    end = pipeSse(upstream, ctx.res, { abort, log: d.log, signedIn: () => d.liveStreams.signedIn(session), onEnd: release })
+    end = pipeSse(upstream, ctx.res, {
+      abort,
+      log: d.log,
+      signedIn: () => d.liveStreams.signedIn(session),
+      onEnd: release,
+    })
   })
 }

@@ -27,7 +27,11 @@ export function checkKeyCap(keys: readonly ApiKeyRecord[], max: number, creating
   const held = keys.filter((k) => k.status !== 'revoked').length + creating
   if (held >= max) throw keyLimit(`This account holds ${held} keys, the most it may; revoke one to create another`, max)
   const all = keys.length + creating
-  if (all >= max * KEY_RECORDS_PER_CAP) throw keyLimit(`This account has created ${all} keys, the most it may; ask support to raise the limit`, max * KEY_RECORDS_PER_CAP)
+  if (all >= max * KEY_RECORDS_PER_CAP)
+    throw keyLimit(
+      `This account has created ${all} keys, the most it may; ask support to raise the limit`,
+      max * KEY_RECORDS_PER_CAP,
+    )
 }
 
 export function addKeyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): void {
@@ -64,7 +68,11 @@ export function addKeyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelper
     ctx.body = { success: true, data: { ...keyView(record), secret } }
   })
 
-  const STATUS: Record<string, 'active' | 'inactive' | 'revoked'> = { deactivate: 'inactive', reactivate: 'active', revoke: 'revoked' }
+  const STATUS: Record<string, 'active' | 'inactive' | 'revoked'> = {
+    deactivate: 'inactive',
+    reactivate: 'active',
+    revoke: 'revoked',
+  }
   r.post('/keys/:keyId/:action', async (ctx) => {
     const a = account(ctx)
     const status = STATUS[ctx.params.action!]

@@ -11,7 +11,9 @@ t.test('key creation is capped and key changes are rate limited', async (t) => {
     const c = s.client()
     const { accountId } = await c.signUp()
     // Nine changes: five creations (two refused, still counted), then deactivate, create, revoke, create.
-    const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => c.post('/api/keys', { name: `k${i}`, type: 'live' })))
+    const burst = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => c.post('/api/keys', { name: `k${i}`, type: 'live' })),
+    )
     t.same(burst.map((r) => r.status).sort(), [201, 201, 201, 409, 409])
     const refused = burst.find((r) => r.status === 409)!
     t.match(refused.body.error, { code: 'KEY_LIMIT_REACHED', details: { limit: 3 } })
@@ -30,8 +32,15 @@ t.test('key creation is capped and key changes are rate limited', async (t) => {
     t.equal((await other.post('/api/signin', { email, password })).status, 200)
     const k = (await c.post('/api/keys', { name: 'k', type: 'test' })).body.data
     const statuses: number[] = []
-    for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? other : c).post(`/api/keys/${k.key_id}/${i % 2 ? 'reactivate' : 'deactivate'}`)).status)
-    t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200], 'nine changes in the minute (a creation and eight status changes) are allowed')
+    for (let i = 0; i < 8; i++)
+      statuses.push(
+        (await (i % 2 ? other : c).post(`/api/keys/${k.key_id}/${i % 2 ? 'reactivate' : 'deactivate'}`)).status,
+      )
+    t.same(
+      statuses,
+      [200, 200, 200, 200, 200, 200, 200, 200],
+      'nine changes in the minute (a creation and eight status changes) are allowed',
+    )
     const limited = await other.post('/api/keys', { name: 'k2', type: 'test' })
     t.equal(limited.status, 429, 'the tenth is refused, from another session of the account too')
     t.equal(limited.body.error.code, 'RATE_LIMIT_EXCEEDED')
@@ -40,6 +49,10 @@ t.test('key creation is capped and key changes are rate limited', async (t) => {
     t.equal((await c.get('/api/keys')).status, 200, 'listing keys is not a change')
     const stranger = s.client()
     await stranger.signUp()
-    t.equal((await stranger.post('/api/keys', { name: 'k', type: 'live' })).status, 201, 'another account has its own budget')
+    t.equal(
+      (await stranger.post('/api/keys', { name: 'k', type: 'live' })).status,
+      201,
+      'another account has its own budget',
+    )
   })
 })

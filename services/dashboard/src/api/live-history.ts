@@ -12,22 +12,34 @@ const HOUR_MS = 3_600_000
 export const HISTORY_WINDOWS_MS = [HOUR_MS, 24 * HOUR_MS, 7 * 24 * HOUR_MS]
 
 export class LiveHistory {
-  constructor(private readonly ch: ClickHouseClient, private readonly database: string) {}
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+  ) {}
 
   private async window(accountId: string, from: number, limit: number): Promise<EventRow[]> {
-    const rows = await (await this.ch.query({
-      query: sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
+    const rows = await (
+      await this.ch.query({
+        query: sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
 FROM ${ident(this.database, 'events')}
 WHERE account_id = ${accountId} AND timestamp >= toDateTime(${new Date(from)}, 'UTC')
 ORDER BY received_at_ms DESC, event_id DESC
 LIMIT 1 BY event_id
 LIMIT ${limit}`,
-      format: 'JSONEachRow',
-    })).json<Record<string, string>>()
+        format: 'JSONEachRow',
+      })
+    ).json<Record<string, string>>()
     return rows.map((r) => ({
-      event_id: r.event_id!, environment: r.environment as Environment, key_id: r.key_id!, event: r.event!, user_id: r.user_id!, user_email: r.user_email!,
-      timestamp: new Date(Number(r.timestamp_ms)).toISOString(), received_at: new Date(Number(r.received_at_ms)).toISOString(),
-      properties: parseJson(r.properties!), context: parseJson(r.context!),
+      event_id: r.event_id!,
+      environment: r.environment as Environment,
+      key_id: r.key_id!,
+      event: r.event!,
+      user_id: r.user_id!,
+      user_email: r.user_email!,
+      timestamp: new Date(Number(r.timestamp_ms)).toISOString(),
+      received_at: new Date(Number(r.received_at_ms)).toISOString(),
+      properties: parseJson(r.properties!),
+      context: parseJson(r.context!),
     }))
   }
 

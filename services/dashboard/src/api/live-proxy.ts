@@ -13,7 +13,13 @@ export interface LiveFilters {
   environment?: 'live' | 'test'
 }
 
-export async function openLiveFeed(opts: { projectorUrl: string; liveToken: string; accountId: string; filters: LiveFilters; signal: AbortSignal }): Promise<Response> {
+export async function openLiveFeed(opts: {
+  projectorUrl: string
+  liveToken: string
+  accountId: string
+  filters: LiveFilters
+  signal: AbortSignal
+}): Promise<Response> {
   const u = new URL('/live', opts.projectorUrl)
   u.searchParams.set('account_id', opts.accountId)
   if (opts.filters.event) u.searchParams.set('event', opts.filters.event)
@@ -21,7 +27,10 @@ export async function openLiveFeed(opts: { projectorUrl: string; liveToken: stri
   if (opts.filters.environment) u.searchParams.set('environment', opts.filters.environment)
   let res: Response
   try {
-    res = await fetch(u, { headers: { authorization: `Bearer ${opts.liveToken}`, accept: 'text/event-stream' }, signal: opts.signal })
+    res = await fetch(u, {
+      headers: { authorization: `Bearer ${opts.liveToken}`, accept: 'text/event-stream' },
+      signal: opts.signal,
+    })
   } catch (err) {
     throw unavailable('The live feed', err)
   }
@@ -30,7 +39,9 @@ export async function openLiveFeed(opts: { projectorUrl: string; liveToken: stri
   const retryAfter = Math.max(1, Number(res.headers.get('retry-after')) || 5)
   if (res.status === 429) throw tooManyStreams(retryAfter, 'this account')
   if (res.status === 503) throw unavailable('The live feed (at its stream limit)', undefined, retryAfter)
-  throw unavailable(`The live feed (projector answered ${res.status}; is LIVE_TOKEN the same for projector and dashboard?)`)
+  throw unavailable(
+    `The live feed (projector answered ${res.status}; is LIVE_TOKEN the same for projector and dashboard?)`,
+  )
 }
 
 /**
@@ -39,7 +50,11 @@ export async function openLiveFeed(opts: { projectorUrl: string; liveToken: stri
  * sent, so nothing reaches a browser after its session ended (U4). Returns the function that ends
  * the stream; `onEnd` runs once, however it ended.
  */
-export function pipeSse(upstream: Response, res: ServerResponse, o: { abort: AbortController; log: Logger; signedIn: () => boolean; onEnd: () => void }): () => void {
+export function pipeSse(
+  upstream: Response,
+  res: ServerResponse,
+  o: { abort: AbortController; log: Logger; signedIn: () => boolean; onEnd: () => void },
+): () => void {
   let ended = false
   const body = Readable.fromWeb(upstream.body as any)
   const end = () => {

@@ -70,6 +70,6 @@ export class LiveStreams {
 
   /** Ends every stream (the dashboard is closing). */
   endAll(): void {
-    for (const set of [...this.bySession.values()]) for (const s of [...set]) (this.remove(s), s.end())
+    for (const set of [...this.bySession.values()]) for (const s of [...set]) this.remove(s), s.end()
   }
 }

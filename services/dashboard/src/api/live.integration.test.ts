@@ -7,7 +7,12 @@ import { connect, type Socket } from 'node:net'
 import { startDashboard, type DashboardClient } from '../../../../test/support/dashboard-harness.js'
 import { waitUntil } from '../../../../test/support/harness.js'
 
-const BIG = { requestsPerMinute: 1_000_000, eventsPerSecond: 1_000_000, eventsPerMonth: 1_000_000_000, emailsPerMonth: 0 }
+const BIG = {
+  requestsPerMinute: 1_000_000,
+  eventsPerSecond: 1_000_000,
+  eventsPerMonth: 1_000_000_000,
+  emailsPerMonth: 0,
+}
 
 interface RawStream {
   socket: Socket
@@ -26,7 +31,8 @@ function openRaw(baseUrl: string, c: DashboardClient): Promise<RawStream> {
     socket.on('error', () => (closed = true))
     socket.on('data', (d) => {
       buf += d.toString()
-      if (/^HTTP\/1\.1 200/.test(buf) && buf.includes(': connected')) resolve({ socket, text: () => buf, closed: () => closed })
+      if (/^HTTP\/1\.1 200/.test(buf) && buf.includes(': connected'))
+        resolve({ socket, text: () => buf, closed: () => closed })
       else if (/^HTTP\/1\.1 [^2]/.test(buf)) reject(new Error(`live stream refused: ${buf.slice(0, 200)}`))
     })
     const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
@@ -40,24 +46,39 @@ async function liveSubscribers(projectorUrl: string): Promise<number> {
 }
 
 t.test('dashboard live stream', async (t) => {
-  const s = await startDashboard(t, { env: { PLANS_JSON: JSON.stringify({ hobby: BIG }), LIVE_BUFFER_BYTES: '65536', LIVE_MAX_STREAMS_PER_SESSION: '2' } })
+  const s = await startDashboard(t, {
+    env: { PLANS_JSON: JSON.stringify({ hobby: BIG }), LIVE_BUFFER_BYTES: '65536', LIVE_MAX_STREAMS_PER_SESSION: '2' },
+  })
 
   t.test('a browser that stops reading is cut off; the projector goes on projecting', async (t) => {
     const c = s.client()
     const { accountId } = await c.signUp()
     const key = (await c.post('/api/keys', { name: 'server', type: 'live' })).body.data.secret
-    await waitUntil(async () => (await s.post('/v1/event', { event: 'first', user: { id: 'u' } }, { key })).status === 200, 10_000, 'the key to reach ingest')
+    await waitUntil(
+      async () => (await s.post('/v1/event', { event: 'first', user: { id: 'u' } }, { key })).status === 200,
+      10_000,
+      'the key to reach ingest',
+    )
     const stream = await openRaw(s.dashboardUrl, c)
     stream.socket.pause()
     t.teardown(() => stream.socket.destroy())
-    await waitUntil(async () => (await liveSubscribers(s.projectorUrl)) === 1, 10_000, 'the stream to reach the projector')
+    await waitUntil(
+      async () => (await liveSubscribers(s.projectorUrl)) === 1,
+      10_000,
+      'the stream to reach the projector',
+    )
 
     // Batches of 100 events of about 30 KB each go to the account until the projector cuts the
     // stream nobody reads (bounded: a stream that is never cut fails the test).
     const pad = 'x'.repeat(30_000)
     let batches = 0
     while (batches < 40 && (await liveSubscribers(s.projectorUrl)) > 0) {
-      const events = Array.from({ length: 100 }, (_, i) => ({ type: 'event', event: 'big', user: { id: `u${i}` }, properties: { pad } }))
+      const events = Array.from({ length: 100 }, (_, i) => ({
+        type: 'event',
+        event: 'big',
+        user: { id: `u${i}` },
+        properties: { pad },
+      }))
       const r = await s.post('/v1/events', { sent_at: new Date().toISOString(), events }, { key })
       t.equal(r.status, 200, `batch ${batches} stored`)
       batches++
@@ -69,8 +90,14 @@ t.test('dashboard live stream', async (t) => {
     // Still projecting: every big event lands, and a new one after the cut too.
     const after = await s.post('/v1/event', { event: 'after_cut', user: { id: 'u' } }, { key })
     t.equal(after.status, 200)
-    await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE account_id = '${accountId}' AND event = 'after_cut'`, 1, 30_000)
-    const [row] = await s.query<{ n: string }>(`SELECT count() AS n FROM ${s.database}.events WHERE account_id = '${accountId}' AND event = 'big'`)
+    await s.waitForRows(
+      `SELECT 1 FROM ${s.database}.events WHERE account_id = '${accountId}' AND event = 'after_cut'`,
+      1,
+      30_000,
+    )
+    const [row] = await s.query<{ n: string }>(
+      `SELECT count() AS n FROM ${s.database}.events WHERE account_id = '${accountId}' AND event = 'big'`,
+    )
     t.equal(Number(row!.n), batches * 100, 'every event sent is stored')
 
     // The browser, reading again, gets what was buffered and then the end of its stream.
@@ -86,7 +113,9 @@ t.test('dashboard live stream', async (t) => {
     const third = await c.openLive()
     t.equal(third.status, 429)
     third.close()
-    const refused = await fetch(`${s.dashboardUrl}/api/live`, { headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })
+    const refused = await fetch(`${s.dashboardUrl}/api/live`, {
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    })
     t.equal(refused.status, 429)
     t.equal(refused.headers.get('retry-after'), '5')
     t.equal((await refused.json()).error.code, 'TOO_MANY_STREAMS')
@@ -98,7 +127,11 @@ t.test('dashboard live stream', async (t) => {
     mine.close()
     // A closed stream frees its place.
     open.shift()!.socket.destroy()
-    await waitUntil(async () => (await c.openLive().then((l) => (l.close(), l.status))) === 200, 10_000, 'the freed place')
+    await waitUntil(
+      async () => (await c.openLive().then((l) => (l.close(), l.status))) === 200,
+      10_000,
+      'the freed place',
+    )
   })
 
   for (const how of ['sign out everywhere', 'password change'] as const) {
@@ -112,21 +145,42 @@ t.test('dashboard live stream', async (t) => {
       t.teardown(() => lost.socket.destroy())
 
       const before = await s.post('/v1/event', { event: 'before_revocation', user: { id: 'u' } }, { key })
-      await waitUntil(() => lost.text().includes(before.body.data.results[0].event_id), 20_000, 'the stream to work before')
+      await waitUntil(
+        () => lost.text().includes(before.body.data.results[0].event_id),
+        20_000,
+        'the stream to work before',
+      )
 
       if (how === 'sign out everywhere') t.equal((await laptop.post('/api/signout-everywhere')).status, 200)
-      else t.equal((await laptop.post('/api/password', { current_password: password, new_password: 'another good password' })).status, 200)
+      else
+        t.equal(
+          (await laptop.post('/api/password', { current_password: password, new_password: 'another good password' }))
+            .status,
+          200,
+        )
       t.equal((await phone.get('/api/me')).status, 401, 'the old session is refused')
 
       const afterRes = await s.post('/v1/event', { event: 'after_revocation', user: { id: 'u' } }, { key })
       const afterId = afterRes.body.data.results[0].event_id
       // A session signed in after the revocation sees the event: it was published to the feed.
       const fresh = s.client()
-      t.equal((await fresh.post('/api/signin', { email, password: how === 'password change' ? 'another good password' : password })).status, 200)
+      t.equal(
+        (
+          await fresh.post('/api/signin', {
+            email,
+            password: how === 'password change' ? 'another good password' : password,
+          })
+        ).status,
+        200,
+      )
       const witness = await fresh.openLive()
       t.teardown(() => witness.close())
       const again = await s.post('/v1/event', { event: 'after_revocation_2', user: { id: 'u' } }, { key })
-      await waitUntil(() => witness.items.some((i) => i.event_id === again.body.data.results[0].event_id), 20_000, 'a signed-in stream to see events')
+      await waitUntil(
+        () => witness.items.some((i) => i.event_id === again.body.data.results[0].event_id),
+        20_000,
+        'a signed-in stream to see events',
+      )
       t.notOk(lost.text().includes(afterId), 'no event sent after the revocation reached the revoked stream')
       t.notOk(lost.text().includes('after_revocation'), 'nor any later one')
       await waitUntil(() => lost.closed(), 20_000, "the revoked session's stream to close")

@@ -17,7 +17,8 @@ export function str(v: unknown, field: string, opts: { max?: number; required?: 
     return undefined
   }
   if (typeof v !== 'string') throw validation(`${field} must be a string`, { field })
-  if (v.length > (opts.max ?? 255)) throw validation(`${field} is too long (at most ${opts.max ?? 255} characters)`, { field })
+  if (v.length > (opts.max ?? 255))
+    throw validation(`${field} is too long (at most ${opts.max ?? 255} characters)`, { field })
   return v
 }
 
@@ -37,7 +38,8 @@ export function intParam(ctx: Ctx, name: string, def: number, min: number, max: 
   const v = q(ctx, name)
   if (v === undefined) return def
   const n = Number(v)
-  if (!Number.isInteger(n) || n < min || n > max) throw validation(`${name} must be an integer from ${min} to ${max}`, { field: name })
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw validation(`${name} must be an integer from ${min} to ${max}`, { field: name })
   return n
 }
 
@@ -45,7 +47,8 @@ export function timeParam(ctx: Ctx, name: string, def: number): Date {
   const v = q(ctx, name, 64)
   if (v === undefined) return new Date(def)
   const d = new Date(/^\d+$/.test(v) ? Number(v) : v)
-  if (!Number.isFinite(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 2105) throw validation(`${name} must be an ISO 8601 time`, { field: name })
+  if (!Number.isFinite(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 2105)
+    throw validation(`${name} must be an ISO 8601 time`, { field: name })
   return d
 }
 

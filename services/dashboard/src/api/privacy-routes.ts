@@ -40,11 +40,17 @@ export function addPrivacyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
     const b = body(ctx)
     const userId = str(b.user_id, 'user_id', { required: true, max: MAX_USER_ID_LENGTH })!
     if (userId === '') throw validation('user_id is required', { field: 'user_id' })
-    if (b.suppress !== undefined && typeof b.suppress !== 'boolean') throw validation('suppress must be true or false', { field: 'suppress' })
+    if (b.suppress !== undefined && typeof b.suppress !== 'boolean')
+      throw validation('suppress must be true or false', { field: 'suppress' })
     // Erasures are account changes: counted with the key changes per minute (U5).
     countKeyChange(ctx)
     try {
-      const e = await privacy.requestErasure({ accountId: a.account_id, userId, requestedBy: `dashboard:${a.owner_email ?? a.account_id}`, suppress: b.suppress === true })
+      const e = await privacy.requestErasure({
+        accountId: a.account_id,
+        userId,
+        requestedBy: `dashboard:${a.owner_email ?? a.account_id}`,
+        suppress: b.suppress === true,
+      })
       d.log.info('erasure requested', { account: a.account_id, erasure_id: e.erasure_id, suppress: e.suppress })
       ctx.status = 202
       ctx.body = { success: true, data: erasureView(e) }

@@ -15,10 +15,19 @@ t.test('erase a user from the dashboard and watch the receipt', async (t) => {
 
   const asked = await c.post('/api/erasures', { user_id: 'u1', suppress: true })
   t.equal(asked.status, 202)
-  t.match(asked.body.data, { user_id: 'u1', suppress: true, requested_by: /^dashboard:/, steps: { projections_purged_at: null } })
+  t.match(asked.body.data, {
+    user_id: 'u1',
+    suppress: true,
+    requested_by: /^dashboard:/,
+    steps: { projections_purged_at: null },
+  })
 
   let list = (await c.get('/api/erasures')).body.data
-  await waitUntil(async () => (list = (await c.get('/api/erasures')).body.data)[0]?.steps.projections_purged_at !== null, 60_000, 'the receipt says the projections are purged')
+  await waitUntil(
+    async () => (list = (await c.get('/api/erasures')).body.data)[0]?.steps.projections_purged_at !== null,
+    60_000,
+    'the receipt says the projections are purged',
+  )
   t.equal(list.length, 1)
   t.equal(list[0].erasure_id, asked.body.data.erasure_id)
   t.ok(Date.parse(list[0].steps.projections_purged_at) >= Date.parse(list[0].requested_at))

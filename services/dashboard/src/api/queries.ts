@@ -32,7 +32,10 @@ export const parseJson = (s: string) => {
 }
 
 export class DashboardQueries {
-  constructor(private readonly ch: ClickHouseClient, private readonly database: string) {}
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+  ) {}
 
   private t(table: string) {
     return ident(this.database, table)
@@ -80,7 +83,11 @@ export class DashboardQueries {
   }
 
   /** Events per hour (event time) over [from, to), per environment; hours without events are filled with 0. */
-  async eventsPerHour(accountId: string, from: Date, to: Date): Promise<Array<{ hour: string; live: number; test: number }>> {
+  async eventsPerHour(
+    accountId: string,
+    from: Date,
+    to: Date,
+  ): Promise<Array<{ hour: string; live: number; test: number }>> {
     const q = sql`SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, environment, count() AS events
 FROM ${this.t('events')} FINAL
 WHERE account_id = ${accountId} AND timestamp >= toDateTime(${from}, 'UTC') AND timestamp < toDateTime(${to}, 'UTC')
@@ -96,21 +103,35 @@ ORDER BY hour`
     }
     const out: Array<{ hour: string; live: number; test: number }> = []
     const first = from.getTime() - (from.getTime() % 3_600_000)
-    for (let h = first; h < to.getTime(); h += 3_600_000) out.push({ hour: new Date(h).toISOString(), ...(byHour.get(h) ?? { live: 0, test: 0 }) })
+    for (let h = first; h < to.getTime(); h += 3_600_000)
+      out.push({ hour: new Date(h).toISOString(), ...(byHour.get(h) ?? { live: 0, test: 0 }) })
     return out
   }
 
-  async recentEvents(accountId: string, f: { event?: string; userId?: string; eventContains?: string; userContains?: string; environment?: Environment; from: Date; to: Date; limit: number }): Promise<EventRow[]> {
-    const q = sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
+  async recentEvents(
+    accountId: string,
+    f: {
+      event?: string
+      userId?: string
+      eventContains?: string
+      userContains?: string
+      environment?: Environment
+      from: Date
+      to: Date
+      limit: number
+    },
+  ): Promise<EventRow[]> {
+    const q =
+      sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
 FROM ${this.t('events')} FINAL
-WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')`
-      + (f.event ? sql` AND event = ${f.event}` : '')
-      + (f.userId ? sql` AND user_id = ${f.userId}` : '')
+WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')` +
+      (f.event ? sql` AND event = ${f.event}` : '') +
+      (f.userId ? sql` AND user_id = ${f.userId}` : '') +
       // Substring matches, as the Live page filters (U7).
-      + (f.eventContains ? sql` AND position(event, ${f.eventContains}) > 0` : '')
-      + (f.userContains ? sql` AND position(user_id, ${f.userContains}) > 0` : '')
-      + this.envFilter(f.environment).text
-      + sql`
+      (f.eventContains ? sql` AND position(event, ${f.eventContains}) > 0` : '') +
+      (f.userContains ? sql` AND position(user_id, ${f.userContains}) > 0` : '') +
+      this.envFilter(f.environment).text +
+      sql`
 ORDER BY timestamp_ms DESC, event_id
 LIMIT ${f.limit}`
     const rows = await this.rows<Record<string, string>>(q)
@@ -128,12 +149,16 @@ LIMIT ${f.limit}`
     }))
   }
 
-  async topEvents(accountId: string, f: { environment?: Environment; from: Date; to: Date; limit: number }): Promise<Array<{ event: string; events: number; users: number }>> {
-    const q = sql`SELECT event, count() AS events, uniqExact(user_id) AS users
+  async topEvents(
+    accountId: string,
+    f: { environment?: Environment; from: Date; to: Date; limit: number },
+  ): Promise<Array<{ event: string; events: number; users: number }>> {
+    const q =
+      sql`SELECT event, count() AS events, uniqExact(user_id) AS users
 FROM ${this.t('events')} FINAL
-WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')`
-      + this.envFilter(f.environment).text
-      + sql`
+WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')` +
+      this.envFilter(f.environment).text +
+      sql`
 GROUP BY event
 ORDER BY events DESC, event
 LIMIT ${f.limit}`
@@ -144,17 +169,26 @@ LIMIT ${f.limit}`
   /** The user's profile per environment (test-key data stays apart from live), with current traits. */
   async userProfiles(accountId: string, userId: string, environment?: Environment) {
     const env = this.envFilter(environment).text
-    const profiles = await this.rows<{ environment: Environment; email: string; first_seen_ms: string; last_seen_ms: string }>(
+    const profiles = await this.rows<{
+      environment: Environment
+      email: string
+      first_seen_ms: string
+      last_seen_ms: string
+    }>(
       sql`SELECT environment, argMaxMerge(email_state) AS email, minMerge(first_seen_state) AS first_seen_ms, maxMerge(last_seen_state) AS last_seen_ms
 FROM ${this.t('users')}
-WHERE account_id = ${accountId} AND user_id = ${userId}` + env + `
+WHERE account_id = ${accountId} AND user_id = ${userId}` +
+        env +
+        `
 GROUP BY environment
 ORDER BY environment`,
     )
     const traits = await this.rows<{ environment: Environment; trait_key: string; value: string; set_at_ms: string }>(
       sql`SELECT environment, trait_key, value, set_at_ms
 FROM ${this.t('user_traits')} FINAL
-WHERE account_id = ${accountId} AND user_id = ${userId}` + env + `
+WHERE account_id = ${accountId} AND user_id = ${userId}` +
+        env +
+        `
 ORDER BY environment, trait_key`,
     )
     return profiles.map((p) => ({
@@ -162,7 +196,9 @@ ORDER BY environment, trait_key`,
       email: p.email || null,
       first_seen: iso(p.first_seen_ms),
       last_seen: iso(p.last_seen_ms),
-      traits: Object.fromEntries(traits.filter((t) => t.environment === p.environment).map((t) => [t.trait_key, parseJson(t.value)])),
+      traits: Object.fromEntries(
+        traits.filter((t) => t.environment === p.environment).map((t) => [t.trait_key, parseJson(t.value)]),
+      ),
     }))
   }
 }

@@ -14,7 +14,10 @@ t.test('merges keys across samples: types by frequency, distinct examples, most 
     [1, 2],
     null,
   ])
-  t.same(keys.map((k) => k.key), ['plan', 'seats', 'beta'])
+  t.same(
+    keys.map((k) => k.key),
+    ['plan', 'seats', 'beta'],
+  )
   t.same(keys[0], { key: 'plan', seen: 3, types: ['string'], examples: ['"pro"', '"free"'] })
   t.same(keys[1]!.types, ['number', 'string'], 'the commoner type first')
   t.same(keys[2], { key: 'beta', seen: 1, types: ['boolean'], examples: ['true'] })

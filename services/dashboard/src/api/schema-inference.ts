@@ -46,7 +46,12 @@ export function inferKeys(samples: readonly unknown[]): KeyDefinition[] {
     }
   }
   return [...byKey]
-    .map(([key, d]) => ({ key, seen: d.seen, types: [...d.types].sort((a, b) => b[1] - a[1]).map(([t]) => t), examples: [...d.examples] }))
+    .map(([key, d]) => ({
+      key,
+      seen: d.seen,
+      types: [...d.types].sort((a, b) => b[1] - a[1]).map(([t]) => t),
+      examples: [...d.examples],
+    }))
     .sort((a, b) => b.seen - a.seen || (a.key < b.key ? -1 : 1))
     .slice(0, MAX_KEYS)
 }

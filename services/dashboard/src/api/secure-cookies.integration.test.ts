@@ -15,7 +15,10 @@ t.test('secure cookies behind a TLS proxy', async (t) => {
   t.match(csrf, /; *path=\/(;|$)/i)
   t.notMatch(csrf, /domain=/i)
 
-  const signup = await c.post('/api/signup', { email: `u-${Date.now()}@example.com`, password: 'correct horse battery' })
+  const signup = await c.post('/api/signup', {
+    email: `u-${Date.now()}@example.com`,
+    password: 'correct horse battery',
+  })
   t.equal(signup.status, 201)
   const session = signup.headers.getSetCookie().find((x) => x.startsWith('__Host-dash_session='))
   t.ok(session, 'the session cookie has the __Host- prefix')
@@ -28,7 +31,11 @@ t.test('secure cookies behind a TLS proxy', async (t) => {
 
   const planted = s.client()
   planted.cookies.set('dash_session', c.cookies.get('__Host-dash_session')!)
-  t.equal((await planted.get('/api/me')).status, 401, 'an unprefixed cookie (settable by a sibling subdomain) is ignored')
+  t.equal(
+    (await planted.get('/api/me')).status,
+    401,
+    'an unprefixed cookie (settable by a sibling subdomain) is ignored',
+  )
 
   t.equal((await c.post('/api/signout')).status, 200)
   t.equal(c.cookies.has('__Host-dash_session'), false, 'sign-out clears the prefixed cookie')

@@ -19,7 +19,11 @@ t.test('dashboard security', async (t) => {
     const { email, password } = await owner.signUp()
     const attacker = s.client()
     await attacker.get('/api/me')
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attacker.post('/api/signin', { email, password: `wrong-password-${i}` }, from('198.51.100.10'))))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        attacker.post('/api/signin', { email, password: `wrong-password-${i}` }, from('198.51.100.10')),
+      ),
+    )
     const verified = results.filter((r) => r.status === 401)
     const refused = results.filter((r) => r.status === 429)
     t.ok(verified.length <= 5, `at most LOGIN_MAX_FAILURES (5) passwords were verified, got ${verified.length}`)
@@ -33,20 +37,46 @@ t.test('dashboard security', async (t) => {
 
     // The owner, from another address behind the same proxy, is not locked out.
     const other = s.client()
-    t.equal((await other.post('/api/signin', { email, password }, from('198.51.100.20'))).status, 200, 'another client address signs in')
+    t.equal(
+      (await other.post('/api/signin', { email, password }, from('198.51.100.20'))).status,
+      200,
+      'another client address signs in',
+    )
     const spoofed = s.client()
-    t.equal((await spoofed.post('/api/signin', { email, password }, from('198.51.100.20, 198.51.100.10'))).status, 429, 'the proxy-appended address counts, not a spoofed left entry')
+    t.equal(
+      (await spoofed.post('/api/signin', { email, password }, from('198.51.100.20, 198.51.100.10'))).status,
+      429,
+      'the proxy-appended address counts, not a spoofed left entry',
+    )
   })
 
   t.test('sign-ups are throttled per client address', async (t) => {
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) {
-      const r = await s.client().post('/api/signup', { email: `burst-${i}-${s.suffix}@example.com`, password: 'long enough password' }, from('203.0.113.5'))
+      const r = await s
+        .client()
+        .post(
+          '/api/signup',
+          { email: `burst-${i}-${s.suffix}@example.com`, password: 'long enough password' },
+          from('203.0.113.5'),
+        )
       statuses.push(r.status)
       if (r.status === 429) t.ok(Number(r.headers.get('retry-after')) > 0, 'with Retry-After')
     }
     t.same(statuses, [201, 201, 201, 429], 'SIGNUP_MAX_PER_IP=3')
-    t.equal((await s.client().post('/api/signup', { email: `elsewhere-${s.suffix}@example.com`, password: 'long enough password' }, from('203.0.113.6'))).status, 201, 'another address signs up')
+    t.equal(
+      (
+        await s
+          .client()
+          .post(
+            '/api/signup',
+            { email: `elsewhere-${s.suffix}@example.com`, password: 'long enough password' },
+            from('203.0.113.6'),
+          )
+      ).status,
+      201,
+      'another address signs up',
+    )
   })
 
   t.test('after sign-out the old session cookie is refused', async (t) => {
@@ -80,10 +110,16 @@ t.test('dashboard security', async (t) => {
     t.equal((await phone.post('/api/signin', { email, password })).status, 200)
     const stolen = phone.cookies.get('dash_session')!
 
-    const wrong = await laptop.post('/api/password', { current_password: 'not it at all', new_password: 'a brand new password' })
+    const wrong = await laptop.post('/api/password', {
+      current_password: 'not it at all',
+      new_password: 'a brand new password',
+    })
     t.equal(wrong.status, 403, 'the current password is required')
     t.equal((await laptop.post('/api/password', { current_password: password, new_password: 'short' })).status, 400)
-    t.equal((await laptop.post('/api/password', { current_password: password, new_password: 'a brand new password' })).status, 200)
+    t.equal(
+      (await laptop.post('/api/password', { current_password: password, new_password: 'a brand new password' })).status,
+      200,
+    )
 
     t.equal((await laptop.get('/api/me')).status, 200, 'this browser stays signed in')
     t.equal((await phone.get('/api/me')).status, 401, 'the other session is refused')
@@ -94,7 +130,7 @@ t.test('dashboard security', async (t) => {
     t.equal((await browser().post('/api/signin', { email, password: 'a brand new password' })).status, 200)
   })
 
-  t.test("a CSRF token from another session is refused", async (t) => {
+  t.test('a CSRF token from another session is refused', async (t) => {
     const alice = browser()
     const bob = browser()
     await alice.signUp()
@@ -112,16 +148,31 @@ t.test('dashboard security', async (t) => {
     const pre = browser()
     pre.cookies.set('dash_session', alice.cookies.get('dash_session')!)
     pre.cookies.set('dash_csrf', anonToken.cookies.get('dash_csrf')!)
-    t.equal((await pre.post('/api/keys', { name: 'pre', type: 'live' }, { csrf: anonToken.csrf! })).status, 403, 'nor a token issued before sign-in')
+    t.equal(
+      (await pre.post('/api/keys', { name: 'pre', type: 'live' }, { csrf: anonToken.csrf! })).status,
+      403,
+      'nor a token issued before sign-in',
+    )
     t.equal((await alice.post('/api/keys', { name: 'mine', type: 'live' })).status, 201, "Alice's own token works")
-    t.same((await alice.get('/api/keys')).body.data.map((k: any) => k.name), ['mine'])
+    t.same(
+      (await alice.get('/api/keys')).body.data.map((k: any) => k.name),
+      ['mine'],
+    )
   })
 
   t.test('an API key reads no data from the dashboard', async (t) => {
     const c = browser()
     await c.signUp()
     const { secret } = (await c.post('/api/keys', { name: 'server', type: 'live' })).body.data
-    for (const path of ['/api/me', '/api/keys', '/api/events', '/api/top-events', '/api/usage', '/api/users/u1', '/api/live']) {
+    for (const path of [
+      '/api/me',
+      '/api/keys',
+      '/api/events',
+      '/api/top-events',
+      '/api/usage',
+      '/api/users/u1',
+      '/api/live',
+    ]) {
       const r = await fetch(s.dashboardUrl + path, { headers: { authorization: `Bearer ${secret}` } })
       t.equal(r.status, 401, `${path} with the key as bearer`)
       await r.body?.cancel()

@@ -11,7 +11,12 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/
 
 /** A readable, unique account id from the email's local part, e.g. alice-3f9a2c (ACCOUNT_ID_PATTERN). */
 export function accountIdFor(email: string): string {
-  const local = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24)
+  const local = email
+    .split('@')[0]!
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 24)
   return `${local || 'acct'}-${randomBytes(3).toString('hex')}`
 }
 
@@ -40,7 +45,13 @@ function addSignUpAndIn(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): v
     const passwordHash = await scrypt(ctx, () => hashPassword(password))
     const run = signupChain.then(async () => {
       if (d.admin.findAccountByEmail(email)) throw conflict('An account with this email exists; sign in instead')
-      return d.admin.createAccount({ accountId: accountIdFor(email), name: name || email, plan: 'hobby', ownerEmail: email, passwordHash })
+      return d.admin.createAccount({
+        accountId: accountIdFor(email),
+        name: name || email,
+        plan: 'hobby',
+        ownerEmail: email,
+        passwordHash,
+      })
     })
     signupChain = run.catch(() => undefined)
     const a = await run
@@ -60,7 +71,11 @@ function addSignUpAndIn(r: Router<DashboardState>, d: ApiDeps, h: ApiHelpers): v
       throw tooManyAttempts(attempt.retryAfterSeconds)
     }
     const a = d.admin.findAccountByEmail(email)
-    const ok = await scrypt(ctx, async () => (a?.password_hash ? verifyPassword(password, a.password_hash) : (await verifyPassword(password, await dummyHash()), false)))
+    const ok = await scrypt(ctx, async () =>
+      a?.password_hash
+        ? verifyPassword(password, a.password_hash)
+        : (await verifyPassword(password, await dummyHash()), false),
+    )
     if (!a || !ok || a.status !== 'active') throw invalidCredentials()
     attempt.succeed()
     startSession(ctx, a)
@@ -104,7 +119,8 @@ function addSignOutAndPassword(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
       ctx.set('Retry-After', String(attempt.retryAfterSeconds))
       throw tooManyAttempts(attempt.retryAfterSeconds, 'wrong passwords')
     }
-    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!)))) throw wrongCurrentPassword()
+    if (!a.password_hash || !(await scrypt(ctx, () => verifyPassword(current, a.password_hash!))))
+      throw wrongCurrentPassword()
     attempt.succeed()
     const newHash = await scrypt(ctx, () => hashPassword(next))
     const updated = await accountChange('password change', () => d.admin.setPassword(a.account_id, newHash))

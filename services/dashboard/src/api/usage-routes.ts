@@ -23,17 +23,33 @@ export function addUsageRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const to = new Date(now - (now % 3_600_000) + 3_600_000)
     const from = new Date(to.getTime() - days * DAY)
     const [usage, minute, hourly] = await ch('usage', () =>
-      Promise.all([d.queries.monthUsage(a.account_id, month), d.queries.requestsThisMinute(a.account_id, now), d.queries.eventsPerHour(a.account_id, from, to)]),
+      Promise.all([
+        d.queries.monthUsage(a.account_id, month),
+        d.queries.requestsThisMinute(a.account_id, now),
+        d.queries.eventsPerHour(a.account_id, from, to),
+      ]),
     )
     const [y, m] = month.split('-').map(Number) as [number, number]
     ctx.body = {
       success: true,
       data: {
-        plan: { name: plan.name, requests_per_minute: plan.requestsPerMinute, events_per_second: plan.eventsPerSecond, events_per_month: plan.eventsPerMonth, test_events_per_month: plan.testEventsPerMonth, emails_per_month: plan.emailsPerMonth },
+        plan: {
+          name: plan.name,
+          requests_per_minute: plan.requestsPerMinute,
+          events_per_second: plan.eventsPerSecond,
+          events_per_month: plan.eventsPerMonth,
+          test_events_per_month: plan.testEventsPerMonth,
+          emails_per_month: plan.emailsPerMonth,
+        },
         month,
         resets_at: new Date(Date.UTC(y, m, 1)).toISOString(),
         // H5/H6: live-key events count toward the limit; test events apart, against their own cap (H33).
-        events_this_month: { live: usage.live, test: usage.test, limit: plan.eventsPerMonth, test_limit: plan.testEventsPerMonth },
+        events_this_month: {
+          live: usage.live,
+          test: usage.test,
+          limit: plan.eventsPerMonth,
+          test_limit: plan.testEventsPerMonth,
+        },
         // U2: no emails are sent yet; the counter stays at zero until they are.
         emails_this_month: { sent: usage.emails, limit: plan.emailsPerMonth },
         requests_this_minute: {

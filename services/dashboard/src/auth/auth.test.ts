@@ -35,7 +35,11 @@ t.test('signed tokens: tampering, other purpose, other secret', async (t) => {
   const [body, mac] = tok.split('.')
   const forged = Buffer.from(JSON.stringify({ a: 'other' })).toString('base64url')
   t.equal(unsign(secret, 'session', `${forged}.${mac}`), undefined, 'payload swapped under the same mac')
-  t.equal(unsign(secret, 'session', `${body}.${mac!.slice(0, -1)}${mac!.endsWith('A') ? 'B' : 'A'}`), undefined, 'a changed mac (never the same one: 1 in 64 macs end in A)')
+  t.equal(
+    unsign(secret, 'session', `${body}.${mac!.slice(0, -1)}${mac!.endsWith('A') ? 'B' : 'A'}`),
+    undefined,
+    'a changed mac (never the same one: 1 in 64 macs end in A)',
+  )
   t.equal(unsign(secret, 'session', undefined), undefined)
   t.equal(unsign(secret, 'session', 'garbage'), undefined)
 })
@@ -51,18 +55,41 @@ t.test('session cookie: expiry and password fingerprint', async (t) => {
   t.not(passwordFingerprint('scrypt$other'), s.pv)
   t.not(newSession({ account_id: 'acme', password_hash: 'scrypt$hash' }, 1, now).sid, s.sid)
   const { sv: _sv, ...old } = s
-  t.equal(readSession(secret, sign(secret, 'session', old), now)?.sv, 0, 'a token from before session versions reads as version 0')
+  t.equal(
+    readSession(secret, sign(secret, 'session', old), now)?.sv,
+    0,
+    'a token from before session versions reads as version 0',
+  )
 })
 
 t.test('server-side revocation: version, revoked ids, password, status', async (t) => {
-  const account = { account_id: 'acme', name: 'Acme', plan: 'hobby', status: 'active' as const, owner_email: 'a@x.io', password_hash: 'scrypt$hash', created_at: 1, updated_at: 1, session_version: 2, revoked_sessions: [] }
+  const account = {
+    account_id: 'acme',
+    name: 'Acme',
+    plan: 'hobby',
+    status: 'active' as const,
+    owner_email: 'a@x.io',
+    password_hash: 'scrypt$hash',
+    created_at: 1,
+    updated_at: 1,
+    session_version: 2,
+    revoked_sessions: [],
+  }
   const s = newSession(account, 3_600_000)
   t.equal(sessionAllowed(s, account), true)
   t.equal(sessionAllowed(s, undefined), false, 'unknown account')
   t.equal(sessionAllowed(s, { ...account, account_id: 'other' }), false)
   t.equal(sessionAllowed(s, { ...account, session_version: 3 }), false, 'signed out everywhere')
-  t.equal(sessionAllowed(s, { ...account, revoked_sessions: [{ sid: s.sid, expires_at: s.exp }] }), false, 'this session signed out')
-  t.equal(sessionAllowed(s, { ...account, revoked_sessions: [{ sid: 'another', expires_at: s.exp }] }), true, 'another session signed out')
+  t.equal(
+    sessionAllowed(s, { ...account, revoked_sessions: [{ sid: s.sid, expires_at: s.exp }] }),
+    false,
+    'this session signed out',
+  )
+  t.equal(
+    sessionAllowed(s, { ...account, revoked_sessions: [{ sid: 'another', expires_at: s.exp }] }),
+    true,
+    'another session signed out',
+  )
   t.equal(sessionAllowed(s, { ...account, password_hash: 'scrypt$new' }), false, 'password changed')
   t.equal(sessionAllowed(s, { ...account, status: 'disabled' }), false, 'account disabled')
 })
@@ -72,24 +99,53 @@ t.test('CSRF: origin check and signed double submit', async (t) => {
   const base = { secret, ownOrigin: 'http://127.0.0.1:8082', cookie: tok, header: tok }
   t.same(checkCsrf({ ...base, method: 'POST', origin: 'http://127.0.0.1:8082' }), { ok: true })
   t.same(checkCsrf({ ...base, method: 'POST' }), { ok: true }, 'no Origin header: the token alone')
-  t.same(checkCsrf({ ...base, method: 'GET', cookie: undefined, header: undefined, origin: 'http://evil.test' }), { ok: true }, 'safe methods pass')
+  t.same(
+    checkCsrf({ ...base, method: 'GET', cookie: undefined, header: undefined, origin: 'http://evil.test' }),
+    { ok: true },
+    'safe methods pass',
+  )
   t.match(checkCsrf({ ...base, method: 'POST', origin: 'http://evil.test' }), { ok: false, reason: /cross-origin/ })
-  t.same(checkCsrf({ ...base, method: 'POST', origin: 'http://admin.test', allowedOrigins: new Set(['http://admin.test']) }), { ok: true })
+  t.same(
+    checkCsrf({ ...base, method: 'POST', origin: 'http://admin.test', allowedOrigins: new Set(['http://admin.test']) }),
+    { ok: true },
+  )
   t.match(checkCsrf({ ...base, method: 'DELETE', header: undefined }), { ok: false, reason: /missing/ })
   t.match(checkCsrf({ ...base, method: 'POST', header: newCsrfToken(secret) }), { ok: false, reason: /does not match/ })
   const unsigned = 'abc.def'
-  t.match(checkCsrf({ ...base, method: 'POST', cookie: unsigned, header: unsigned }), { ok: false, reason: /not issued/ }, 'a cookie planted by someone else')
-  t.match(checkCsrf({ ...base, method: 'POST', cookie: newCsrfToken(randomBytes(32)), header: undefined }), { ok: false })
+  t.match(
+    checkCsrf({ ...base, method: 'POST', cookie: unsigned, header: unsigned }),
+    { ok: false, reason: /not issued/ },
+    'a cookie planted by someone else',
+  )
+  t.match(checkCsrf({ ...base, method: 'POST', cookie: newCsrfToken(randomBytes(32)), header: undefined }), {
+    ok: false,
+  })
 
   const mine = newCsrfToken(secret, 'session-1')
   const theirs = newCsrfToken(secret, 'session-2')
   t.equal(csrfSessionOf(secret, mine), 'session-1')
   t.equal(csrfSessionOf(secret, tok), null, 'an unbound token')
   t.equal(csrfSessionOf(secret, 'x.y'), undefined)
-  t.same(checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine, sessionId: 'session-1' }), { ok: true }, 'the token of this session')
-  t.match(checkCsrf({ ...base, method: 'POST', cookie: theirs, header: theirs, sessionId: 'session-1' }), { ok: false, reason: /another session/ }, "another session's token")
-  t.match(checkCsrf({ ...base, method: 'POST', sessionId: 'session-1' }), { ok: false, reason: /another session/ }, 'an unbound token while signed in')
-  t.same(checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine }), { ok: true }, 'no valid session (e.g. signing in again): any token of ours')
+  t.same(
+    checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine, sessionId: 'session-1' }),
+    { ok: true },
+    'the token of this session',
+  )
+  t.match(
+    checkCsrf({ ...base, method: 'POST', cookie: theirs, header: theirs, sessionId: 'session-1' }),
+    { ok: false, reason: /another session/ },
+    "another session's token",
+  )
+  t.match(
+    checkCsrf({ ...base, method: 'POST', sessionId: 'session-1' }),
+    { ok: false, reason: /another session/ },
+    'an unbound token while signed in',
+  )
+  t.same(
+    checkCsrf({ ...base, method: 'POST', cookie: mine, header: mine }),
+    { ok: true },
+    'no valid session (e.g. signing in again): any token of ours',
+  )
 })
 
 t.test('login throttle: an attempt counts before the verify, per email and address, success clears', async (t) => {
@@ -117,17 +173,28 @@ t.test('login throttle: an attempt counts before the verify, per email and addre
 
   const ipOnly = new LoginThrottle({ maxFailures: 100, windowMs: 60_000, maxFailuresPerIp: 5 })
   for (let i = 0; i < 5; i++) ipOnly.begin(`u${i}@x.io`, '9.9.9.9', now)
-  t.equal(ipOnly.begin('fresh@x.io', '9.9.9.9', now + 1).allowed, false, 'many emails from one address are throttled too')
+  t.equal(
+    ipOnly.begin('fresh@x.io', '9.9.9.9', now + 1).allowed,
+    false,
+    'many emails from one address are throttled too',
+  )
 
   const spread = new LoginThrottle({ maxFailures: 5, windowMs: 60_000, maxFailuresPerEmail: 4 })
   for (let i = 0; i < 4; i++) spread.begin('d@x.io', `10.0.0.${i}`, now)
-  t.equal(spread.begin('d@x.io', '10.0.0.99', now).allowed, false, 'one email guessed from many addresses is throttled at its own limit')
+  t.equal(
+    spread.begin('d@x.io', '10.0.0.99', now).allowed,
+    false,
+    'one email guessed from many addresses is throttled at its own limit',
+  )
 })
 
 t.test('sign-up throttle: per address, counted on admission', async (t) => {
   const th = new SignupThrottle({ maxPerIp: 2, windowMs: 3_600_000 })
   const now = 5_000_000
-  t.same([th.begin('1.1.1.1', now), th.begin('1.1.1.1', now), th.begin('1.1.1.1', now)].map((v) => v.allowed), [true, true, false])
+  t.same(
+    [th.begin('1.1.1.1', now), th.begin('1.1.1.1', now), th.begin('1.1.1.1', now)].map((v) => v.allowed),
+    [true, true, false],
+  )
   t.equal(th.begin('1.1.1.1', now).retryAfterSeconds, 3600)
   t.equal(th.begin('2.2.2.2', now).allowed, true, 'another address signs up')
   t.equal(th.begin('1.1.1.1', now + 3_600_001).allowed, true)
@@ -137,7 +204,8 @@ t.test('hash gate: a bounded number run, a bounded number wait, the rest are ref
   const gate = new HashGate({ running: 2, waiting: 1 })
   const releases: Array<() => void> = []
   const started: number[] = []
-  const job = (i: number) => gate.run(() => new Promise<number>((resolve) => (started.push(i), releases.push(() => resolve(i)))))
+  const job = (i: number) =>
+    gate.run(() => new Promise<number>((resolve) => (started.push(i), releases.push(() => resolve(i)))))
   const a = job(1)
   const b = job(2)
   const c = job(3)
@@ -152,6 +220,12 @@ t.test('hash gate: a bounded number run, a bounded number wait, the rest are ref
   releases.shift()!()
   t.same(await Promise.all([b, c]), [2, 3])
   t.equal(await gate.run(async () => 'free again'), 'free again')
-  await t.rejects(gate.run(async () => { throw new Error('boom') }), /boom/, 'a failing job frees its slot')
+  await t.rejects(
+    gate.run(async () => {
+      throw new Error('boom')
+    }),
+    /boom/,
+    'a failing job frees its slot',
+  )
   t.equal(await gate.run(async () => 'still free'), 'still free')
 })

@@ -17,9 +17,22 @@ export const cookieNamesFor = (secure: boolean): CookieNames =>
   secure ? { session: '__Host-dash_session', csrf: '__Host-dash_csrf' } : { session: 'dash_session', csrf: 'dash_csrf' }
 
 /** Sets (or, with maxAge 0, clears) one of the dashboard's cookies. */
-export function setDashboardCookie(ctx: Koa.Context | Koa.ParameterizedContext<any>, secure: boolean, name: string, value: string, o: { httpOnly: boolean; maxAge?: number }): void {
+export function setDashboardCookie(
+  ctx: Koa.Context | Koa.ParameterizedContext<any>,
+  secure: boolean,
+  name: string,
+  value: string,
+  o: { httpOnly: boolean; maxAge?: number },
+): void {
   // TLS usually ends at a proxy in front (app.proxy is off: X-Forwarded-Proto is not believed), so
   // the connection looks plain here; with COOKIE_SECURE the operator says the browser sees https.
   if (secure) ctx.cookies.secure = true
-  ctx.cookies.set(name, value, { httpOnly: o.httpOnly, sameSite: 'strict', secure, path: '/', overwrite: true, ...(o.maxAge !== undefined ? { maxAge: o.maxAge } : {}) })
+  ctx.cookies.set(name, value, {
+    httpOnly: o.httpOnly,
+    sameSite: 'strict',
+    secure,
+    path: '/',
+    overwrite: true,
+    ...(o.maxAge !== undefined ? { maxAge: o.maxAge } : {}),
+  })
 }

@@ -50,6 +50,7 @@ export function checkCsrf(input: {
   if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'CSRF token does not match' }
   const bound = csrfSessionOf(input.secret, cookie)
   if (bound === undefined) return { ok: false, reason: 'CSRF token not issued by this server' }
-  if (input.sessionId !== undefined && bound !== input.sessionId) return { ok: false, reason: 'CSRF token belongs to another session' }
+  if (input.sessionId !== undefined && bound !== input.sessionId)
+    return { ok: false, reason: 'CSRF token belongs to another session' }
   return { ok: true }
 }

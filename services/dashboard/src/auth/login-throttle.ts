@@ -64,7 +64,14 @@ export interface LoginAttempt extends ThrottleVerdict {
 export class LoginThrottle {
   private readonly w: SlidingWindow
 
-  constructor(private readonly opts: { maxFailures: number; windowMs: number; maxFailuresPerIp?: number; maxFailuresPerEmail?: number }) {
+  constructor(
+    private readonly opts: {
+      maxFailures: number
+      windowMs: number
+      maxFailuresPerIp?: number
+      maxFailuresPerEmail?: number
+    },
+  ) {
     this.w = new SlidingWindow(opts.windowMs)
   }
 

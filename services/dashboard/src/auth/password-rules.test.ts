@@ -9,5 +9,6 @@ t.test('refuses short, all-whitespace and common passwords; says why', async (t)
 })
 
 t.test('accepts a long enough uncommon password, spaces inside included', async (t) => {
-  for (const p of ['a long enough password', 'correct horse battery', 'x7#kq!2m']) t.equal(passwordProblem(p), undefined, p)
+  for (const p of ['a long enough password', 'correct horse battery', 'x7#kq!2m'])
+    t.equal(passwordProblem(p), undefined, p)
 })

@@ -3,7 +3,9 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCb(password.normalize('NFKC'), salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))))
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCb(password.normalize('NFKC'), salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  )
 
 export const SCRYPT_DEFAULTS = { N: 16384, r: 8, p: 1, keylen: 32 }
 export const PASSWORD_MIN_LENGTH = 8
@@ -11,7 +13,12 @@ export const PASSWORD_MAX_LENGTH = 256
 
 export async function hashPassword(password: string, params = SCRYPT_DEFAULTS): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scrypt(password, salt, params.keylen, { N: params.N, r: params.r, p: params.p, maxmem: 128 * params.N * params.r * 2 })
+  const key = await scrypt(password, salt, params.keylen, {
+    N: params.N,
+    r: params.r,
+    p: params.p,
+    maxmem: 128 * params.N * params.r * 2,
+  })
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 

@@ -19,7 +19,8 @@ export interface SessionPayload {
   sv: number
 }
 
-const mac = (secret: Buffer, purpose: string, data: string) => createHmac('sha256', secret).update(purpose).update('\0').update(data).digest('base64url')
+const mac = (secret: Buffer, purpose: string, data: string) =>
+  createHmac('sha256', secret).update(purpose).update('\0').update(data).digest('base64url')
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -47,18 +48,35 @@ export function unsign<T>(secret: Buffer, purpose: string, token: string | undef
 }
 
 export const passwordFingerprint = (passwordHash: string | null | undefined): string =>
-  createHash('sha256').update(passwordHash ?? '').digest('base64url').slice(0, 16)
+  createHash('sha256')
+    .update(passwordHash ?? '')
+    .digest('base64url')
+    .slice(0, 16)
 
 type SessionAccount = Pick<AccountRecord, 'account_id' | 'password_hash' | 'session_version'>
 
 export function newSession(a: SessionAccount, ttlMs: number, now = Date.now()): SessionPayload {
-  return { a: a.account_id, pv: passwordFingerprint(a.password_hash), iat: now, exp: now + ttlMs, sid: randomBytes(12).toString('base64url'), sv: a.session_version ?? 0 }
+  return {
+    a: a.account_id,
+    pv: passwordFingerprint(a.password_hash),
+    iat: now,
+    exp: now + ttlMs,
+    sid: randomBytes(12).toString('base64url'),
+    sv: a.session_version ?? 0,
+  }
 }
 
 /** The payload of a well-formed, correctly signed, unexpired session token; not yet checked against the account. */
 export function readSession(secret: Buffer, token: string | undefined, now = Date.now()): SessionPayload | undefined {
   const s = unsign<SessionPayload>(secret, 'session', token)
-  if (!s || typeof s.a !== 'string' || typeof s.exp !== 'number' || typeof s.sid !== 'string' || typeof s.pv !== 'string') return undefined
+  if (
+    !s ||
+    typeof s.a !== 'string' ||
+    typeof s.exp !== 'number' ||
+    typeof s.sid !== 'string' ||
+    typeof s.pv !== 'string'
+  )
+    return undefined
   // Tokens issued before session versions existed carry none: version 0, ended by the first bump.
   if (s.sv === undefined) s.sv = 0
   if (typeof s.sv !== 'number') return undefined

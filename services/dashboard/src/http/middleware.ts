@@ -7,7 +7,15 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.js'
 import type { DashboardConfig } from '../config.js'
 import { DashboardError, forbidden, unavailable } from '../errors.js'
-import { readSession, sessionAllowed, checkCsrf, newCsrfToken, csrfSessionOf, setDashboardCookie, CSRF_HEADER } from '../auth/index.js'
+import {
+  readSession,
+  sessionAllowed,
+  checkCsrf,
+  newCsrfToken,
+  csrfSessionOf,
+  setDashboardCookie,
+  CSRF_HEADER,
+} from '../auth/index.js'
 import { clientIp } from '../../../shared/src/client-ip.js'
 
 /** Seconds a client is told to wait while the dashboard is not ready. */
@@ -33,11 +41,13 @@ export function renderErrors() {
       await next()
     } catch (err) {
       const e = err instanceof DashboardError ? err : undefined
-      const status = e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
+      const status =
+        e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
       ctx.status = status
       // 429 and 503 always say when to come back: the error's own figure, else a default.
       const retryAfter = e?.details?.retry_after_seconds ?? (status === 503 ? DEFAULT_RETRY_AFTER_S : undefined)
-      if ((status === 429 || status === 503) && retryAfter !== undefined && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(retryAfter))
+      if ((status === 429 || status === 503) && retryAfter !== undefined && !ctx.response.get('Retry-After'))
+        ctx.set('Retry-After', String(retryAfter))
       ctx.body = {
         success: false,
         error: e
@@ -79,7 +89,13 @@ export function session(cfg: DashboardConfig, admin: AccountsAdmin) {
     // session when there is one; a token of another (or no) session is replaced for the next request.
     const bound = csrfSessionOf(cfg.sessionSecret, ctx.cookies.get(cfg.cookies.csrf))
     if (bound === undefined || (ctx.state.session && bound !== ctx.state.session.sid)) {
-      setDashboardCookie(ctx, cfg.cookieSecure, cfg.cookies.csrf, newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid), { httpOnly: false })
+      setDashboardCookie(
+        ctx,
+        cfg.cookieSecure,
+        cfg.cookies.csrf,
+        newCsrfToken(cfg.sessionSecret, ctx.state.session?.sid),
+        { httpOnly: false },
+      )
     }
     await next()
   }

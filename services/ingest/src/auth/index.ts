@@ -10,5 +10,11 @@ export {
   parseAuthorization,
   type ParsedAuthorization,
 } from './parse-auth.js'
-export { GENERATED_KEY_BODY_LENGTH, generateKey, hashKey, maskKey, type GeneratedKey } from '../../../shared/src/accounts/key-hash.js'
+export {
+  GENERATED_KEY_BODY_LENGTH,
+  generateKey,
+  hashKey,
+  maskKey,
+  type GeneratedKey,
+} from '../../../shared/src/accounts/key-hash.js'
 export { KeyTable, type KeyLookup, type KeyTableOptions } from '../../../shared/src/accounts/key-table.js'

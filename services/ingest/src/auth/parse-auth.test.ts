@@ -15,16 +15,37 @@ const codeOf = (h: string | undefined, accepted: ReadonlySet<'live' | 'test'> = 
 t.test('valid bearer keys', async (t) => {
   t.same(parseAuthorization(`Bearer ${LIVE}`, BOTH), { ok: true, key: LIVE, type: 'live' })
   t.same(parseAuthorization(`Bearer ${TEST}`, BOTH), { ok: true, key: TEST, type: 'test' })
-  t.same(parseAuthorization(`bearer ${LIVE}`, BOTH), { ok: true, key: LIVE, type: 'live' }, 'scheme is case-insensitive')
+  t.same(
+    parseAuthorization(`bearer ${LIVE}`, BOTH),
+    { ok: true, key: LIVE, type: 'live' },
+    'scheme is case-insensitive',
+  )
   t.same(parseAuthorization(`BEARER ${LIVE}`, BOTH), { ok: true, key: LIVE, type: 'live' })
   t.same(parseAuthorization(`  Bearer   ${LIVE}  `, BOTH), { ok: true, key: LIVE, type: 'live' }, 'extra spaces')
-  t.same(parseAuthorization(`Bearer svc_live_${'a'.repeat(32)}`, BOTH), { ok: true, key: `svc_live_${'a'.repeat(32)}`, type: 'live' }, 'exactly 32')
+  t.same(
+    parseAuthorization(`Bearer svc_live_${'a'.repeat(32)}`, BOTH),
+    { ok: true, key: `svc_live_${'a'.repeat(32)}`, type: 'live' },
+    'exactly 32',
+  )
   const r = parseAuthorization(`Bearer ${LIVE}`, BOTH)
   t.equal(r.ok && r.key, LIVE)
 })
 
 t.test('MISSING_AUTH_HEADER', async (t) => {
-  for (const h of [undefined, '', '   ', '\t', 'Bearer', 'Bearer ', 'Bearer    ', 'Basic dXNlcjpwYXNz', LIVE, `Token ${LIVE}`, `Bearer${LIVE}`, `Bearer:${LIVE}`]) {
+  for (const h of [
+    undefined,
+    '',
+    '   ',
+    '\t',
+    'Bearer',
+    'Bearer ',
+    'Bearer    ',
+    'Basic dXNlcjpwYXNz',
+    LIVE,
+    `Token ${LIVE}`,
+    `Bearer${LIVE}`,
+    `Bearer:${LIVE}`,
+  ]) {
     t.equal(codeOf(h), 'MISSING_AUTH_HEADER', JSON.stringify(h))
   }
   const r = parseAuthorization(undefined, BOTH)

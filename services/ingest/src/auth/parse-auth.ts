@@ -22,9 +22,7 @@ const PREFIX_LENGTH = 9 // both prefixes
 
 export const ALL_KEY_TYPES: ReadonlySet<KeyType> = new Set<KeyType>(['live', 'test'])
 
-export type ParsedAuthorization =
-  | { ok: true; key: string; type: KeyType }
-  | { ok: false; error: ServiceError }
+export type ParsedAuthorization = { ok: true; key: string; type: KeyType } | { ok: false; error: ServiceError }
 
 const BASE62_BODY = /^[A-Za-z0-9]+$/
 

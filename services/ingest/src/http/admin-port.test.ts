@@ -14,12 +14,24 @@ import { createLogger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 
 const log = createLogger('error', {}, () => undefined)
-const metrics = new IngestMetrics({
-  queuedRecords: () => 0,
-  appenderStats: () => ({ flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0, refused: 0 }),
-  ready: () => false,
-  accountsSilenceMs: () => 0,
-}, { processMetrics: false })
+const metrics = new IngestMetrics(
+  {
+    queuedRecords: () => 0,
+    appenderStats: () => ({
+      flushes: 0,
+      records: 0,
+      failures: 0,
+      timeouts: 0,
+      retired: 0,
+      shed: 0,
+      expired: 0,
+      refused: 0,
+    }),
+    ready: () => false,
+    accountsSilenceMs: () => 0,
+  },
+  { processMetrics: false },
+)
 
 async function listen(t: Test, server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -52,7 +64,10 @@ t.test('the public port answers liveness and 404 for readiness and metrics', asy
 
 t.test('the admin listener serves readiness, liveness and metrics', async (t) => {
   let ready = false
-  const readiness = () => ({ ready, checks: { kafka: { ok: ready, detail: ready ? '1 producers connected' : 'connecting' } } })
+  const readiness = () => ({
+    ready,
+    checks: { kafka: { ok: ready, detail: ready ? '1 producers connected' : 'connecting' } },
+  })
   const url = await listen(t, createServer(createAdminApp({ readiness, metrics, log }).callback()))
   t.equal((await fetch(`${url}/health/live`)).status, 200)
   const notReady = await fetch(`${url}/health/ready`)
@@ -60,7 +75,8 @@ t.test('the admin listener serves readiness, liveness and metrics', async (t) =>
   t.equal(notReady.headers.get('retry-after'), '2')
   t.match(await notReady.json(), { status: 'unavailable', checks: { kafka: { ok: false } } })
   ready = true
-  for (const path of ['/health/ready', '/health']) t.match(await (await fetch(`${url}${path}`)).json(), { status: 'ok', checks: { kafka: { ok: true } } }, path)
+  for (const path of ['/health/ready', '/health'])
+    t.match(await (await fetch(`${url}${path}`)).json(), { status: 'ok', checks: { kafka: { ok: true } } }, path)
   const m = await fetch(`${url}/metrics`)
   t.match(m.headers.get('content-type'), /^text\/plain/)
   t.match(await m.text(), /^ingest_ready /m)

@@ -10,7 +10,14 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import { BodyBytesInFlight, monotonicClock, type RequestLimiter, type EventRateLimiter, type MonthlyQuota, type SharedLimits } from '../limits/index.js'
+import {
+  BodyBytesInFlight,
+  monotonicClock,
+  type RequestLimiter,
+  type EventRateLimiter,
+  type MonthlyQuota,
+  type SharedLimits,
+} from '../limits/index.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
@@ -59,15 +66,20 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   const { cfg } = d
   const inFlight = d.bodyBytes ?? new BodyBytesInFlight(cfg.body.inFlight)
 
-  app.use(errorMiddleware({ trustedProxies: cfg.trustedProxies, ipRequestsPerMinute: cfg.ipRequestsPerMinute, requestLimiter: d.requestLimiter, shared: d.shared, log: d.log, now, metrics: d.metrics, draining: d.draining }))
+  app.use(
+    errorMiddleware({
+      trustedProxies: cfg.trustedProxies,
+      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
+      requestLimiter: d.requestLimiter,
+      shared: d.shared,
+      log: d.log,
+      now,
+      metrics: d.metrics,
+      draining: d.draining,
+    }),
+  )
   app.use(cors(cfg.corsOrigins))
-  app.use(eventRoutes({
-    pipeline: { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics, erasures: d.erasures },
-    bodyLimits: cfg.bodyLimits,
-    now,
-    authenticate: authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now, accepting: d.accepting }),
-    jsonBody: (kind, limit) => jsonBody({ kind, limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight }),
-  }))
+  app.use(eventRoutesOf(d, now, inFlight))
   app.use(segmentRoutes({ ...d, now, inFlight }))
   addPublicRoutes(router)
   app.use(router.routes())
@@ -78,4 +90,40 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   })
   app.on('error', (err) => d.log.error('koa error', { err }))
   return app
+}
+
+/** Our own event endpoints (docs/api.md) with their steps: authentication, the body, the pipeline. */
+function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFlight): Koa.Middleware<State> {
+  const { cfg } = d
+  return eventRoutes({
+    pipeline: {
+      eventLimiter: d.eventLimiter,
+      quota: d.quota,
+      shared: d.shared,
+      codec: d.codec,
+      appender: d.appender,
+      topics: cfg.topics,
+      metrics: d.metrics,
+      erasures: d.erasures,
+    },
+    bodyLimits: cfg.bodyLimits,
+    now,
+    authenticate: authenticate({
+      keys: d.keys,
+      requestLimiter: d.requestLimiter,
+      shared: d.shared,
+      acceptedKeyTypes: cfg.acceptedKeyTypes,
+      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
+      now,
+      accepting: d.accepting,
+    }),
+    jsonBody: (kind, limit) =>
+      jsonBody({
+        kind,
+        limit,
+        maxInflateRatio: cfg.body.maxInflateRatio,
+        readTimeoutMs: cfg.body.readTimeoutMs,
+        inFlight,
+      }),
+  })
 }

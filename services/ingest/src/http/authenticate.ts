@@ -7,7 +7,14 @@ import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { hashKey } from '../../../shared/src/accounts/key-hash.js'
 import { errors } from '../errors.js'
 import { parseAuthorization } from '../auth/index.js'
-import { accountBucket, ipBucket, rateLimitError, refusedBucket, type RequestLimiter, type SharedLimits } from '../limits/index.js'
+import {
+  accountBucket,
+  ipBucket,
+  rateLimitError,
+  refusedBucket,
+  type RequestLimiter,
+  type SharedLimits,
+} from '../limits/index.js'
 import { refusedRequestsPerMinute } from '../../../shared/src/accounts/plans.js'
 import type { Ctx } from './context.js'
 
@@ -30,12 +37,17 @@ export function authenticate(d: AuthenticateDeps) {
     // Before the key table is loaded every key would look unknown: 503, never a wrong 401.
     if (d.accepting && !d.accepting()) throw errors.unavailable(2)
     const t = d.now()
-    const parsed = parseAuthorization(d.authorization ? d.authorization(ctx) : ctx.get('authorization') || undefined, d.acceptedKeyTypes)
+    const parsed = parseAuthorization(
+      d.authorization ? d.authorization(ctx) : ctx.get('authorization') || undefined,
+      d.acceptedKeyTypes,
+    )
     const found = parsed.ok ? d.keys.lookup(hashKey(parsed.key)) : undefined
     if (!found) {
       // Unauthenticated requests are throttled per client IP and carry that bucket's headers (H2).
       const ipb = ipBucket(ctx.state.ip)
-      const ipr = d.shared ? await d.shared.checkRequest(ipb, d.ipRequestsPerMinute, t) : d.requestLimiter.check(ipb, d.ipRequestsPerMinute, t)
+      const ipr = d.shared
+        ? await d.shared.checkRequest(ipb, d.ipRequestsPerMinute, t)
+        : d.requestLimiter.check(ipb, d.ipRequestsPerMinute, t)
       ctx.state.rl = ipr
       if (!ipr.allowed) throw rateLimitError(ipr)
       throw parsed.ok ? errors.invalidKey() : parsed.error
@@ -44,7 +56,9 @@ export function authenticate(d: AuthenticateDeps) {
     const refused = refusedBucket(found.key.key_id, ctx.state.ip)
     const limit = found.plan.requestsPerMinute
     const refusedLimit = refusedRequestsPerMinute(found.plan)
-    const rl = d.shared ? await d.shared.checkGuarded(bucket, limit, refused, refusedLimit, t) : d.requestLimiter.checkGuarded(bucket, limit, refused, refusedLimit, t)
+    const rl = d.shared
+      ? await d.shared.checkGuarded(bucket, limit, refused, refusedLimit, t)
+      : d.requestLimiter.checkGuarded(bucket, limit, refused, refusedLimit, t)
     ctx.state.rl = rl
     if (!rl.allowed) throw rateLimitError(rl)
     ctx.state.auth = found

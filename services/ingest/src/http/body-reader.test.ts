@@ -34,12 +34,18 @@ t.test('the codings: gzip, x-gzip, deflate, br, none; others named', async (t) =
 })
 
 t.test('413 past the limit after decompression, and past the inflate ratio', async (t) => {
-  await t.rejects(readBody(from(Buffer.alloc(101)), 'identity', { ...OPTS, limit: 100 }, noBudget), { code: 'PAYLOAD_TOO_LARGE', status: 413 })
+  await t.rejects(readBody(from(Buffer.alloc(101)), 'identity', { ...OPTS, limit: 100 }, noBudget), {
+    code: 'PAYLOAD_TOO_LARGE',
+    status: 413,
+  })
   // 9.5 MB of zeros in about 9 KB of gzip: under the 10 MB limit, but 1000 times its size.
   const bomb = gzipSync(Buffer.alloc(9_500_000, 0x20))
   t.ok(bomb.length < 20_000, `bomb is ${bomb.length} bytes`)
   let kept = 0
-  await t.rejects(readBody(from(bomb), 'gzip', OPTS, (n) => void (kept += n)), { code: 'PAYLOAD_TOO_LARGE', status: 413, details: { max_inflate_ratio: 100 } })
+  await t.rejects(
+    readBody(from(bomb), 'gzip', OPTS, (n) => void (kept += n)),
+    { code: 'PAYLOAD_TOO_LARGE', status: 413, details: { max_inflate_ratio: 100 } },
+  )
   // It arrives as one chunk, yet inflation stops within a zlib chunk of the allowance: the ratio is to
   // the input inflated so far.
   t.ok(kept <= INFLATE_ALLOWANCE_BYTES + 16 * 1024, `stopped inflating after ${kept} bytes`)
@@ -47,13 +53,19 @@ t.test('413 past the limit after decompression, and past the inflate ratio', asy
   const event = Buffer.from(`{"event":"x","user":{"id":"u"},"properties":{"pad":"${'a'.repeat(32_000)}"}}`)
   t.same(await readBody(from(gzipSync(event)), 'gzip', OPTS, noBudget), event)
   // A compressed body larger than the limit itself.
-  await t.rejects(readBody(from(varied(2000)), 'gzip', { ...OPTS, limit: 1000 }, noBudget), { code: 'PAYLOAD_TOO_LARGE' })
+  await t.rejects(readBody(from(varied(2000)), 'gzip', { ...OPTS, limit: 1000 }, noBudget), {
+    code: 'PAYLOAD_TOO_LARGE',
+  })
 })
 
 t.test('408 when the body stops arriving; the stream is left paused', async (t) => {
   const stalled = new PassThrough()
   stalled.write(gzipSync(varied(1000)).subarray(0, 100))
-  await t.rejects(readBody(stalled, 'gzip', { ...OPTS, timeoutMs: 50 }, noBudget), { code: 'REQUEST_TIMEOUT', status: 408, headers: { Connection: 'close' } })
+  await t.rejects(readBody(stalled, 'gzip', { ...OPTS, timeoutMs: 50 }, noBudget), {
+    code: 'REQUEST_TIMEOUT',
+    status: 408,
+    headers: { Connection: 'close' },
+  })
   t.ok(stalled.isPaused())
 })
 
@@ -64,10 +76,13 @@ t.test('the budget sees every kept byte and its refusal ends the read', async (t
   t.equal(seen, body.length)
   const refusal = new ServiceError('BODY_BYTES_IN_FLIGHT_EXCEEDED', 429, 'no')
   let taken = 0
-  await t.rejects(readBody(from(body.subarray(0, 100_000), body.subarray(100_000)), 'identity', OPTS, (n) => {
-    if (taken + n > 150_000) throw refusal
-    taken += n
-  }), refusal)
+  await t.rejects(
+    readBody(from(body.subarray(0, 100_000), body.subarray(100_000)), 'identity', OPTS, (n) => {
+      if (taken + n > 150_000) throw refusal
+      taken += n
+    }),
+    refusal,
+  )
 })
 
 t.test('corrupt or aborted input is 400 INVALID_JSON', async (t) => {

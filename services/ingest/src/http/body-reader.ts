@@ -41,7 +41,12 @@ export interface ReadBodyOptions {
  * The body, decompressed. `take(n)` is called before each `n` bytes are kept and may throw to refuse
  * the request (the bytes it accepted are the caller's to give back). Rejects with a ServiceError.
  */
-export function readBody(req: Readable, coding: ContentCoding, o: ReadBodyOptions, take: (n: number) => void): Promise<Buffer> {
+export function readBody(
+  req: Readable,
+  coding: ContentCoding,
+  o: ReadBodyOptions,
+  take: (n: number) => void,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => new BodyRead(req, coding, o, take, resolve, reject).start())
 }
 
@@ -74,7 +79,9 @@ class BodyRead {
     if (inflater) {
       inflater.on('data', this.output)
       inflater.on('end', () => this.finish(undefined))
-      inflater.on('error', (err) => this.finish(errors.invalidJson(`the body could not be decompressed: ${err.message}`.slice(0, 200))))
+      inflater.on('error', (err) =>
+        this.finish(errors.invalidJson(`the body could not be decompressed: ${err.message}`.slice(0, 200))),
+      )
     }
     this.req.on('data', this.input)
     this.req.on('end', this.inputEnd)
@@ -100,7 +107,11 @@ class BodyRead {
     if (this.size > this.o.limit) return this.finish(errors.payloadTooLarge(this.o.limit))
     // The ratio to the input zlib has consumed so far, not to what arrived: one 9 KB chunk of a bomb is
     // refused after the allowance, not after inflating 100 times the whole chunk.
-    if (this.inflater && this.size > INFLATE_ALLOWANCE_BYTES && this.size > this.inflater.bytesWritten * this.o.maxInflateRatio) {
+    if (
+      this.inflater &&
+      this.size > INFLATE_ALLOWANCE_BYTES &&
+      this.size > this.inflater.bytesWritten * this.o.maxInflateRatio
+    ) {
       return this.finish(errors.inflateRatio(this.o.limit, this.o.maxInflateRatio))
     }
     try {
@@ -117,7 +128,8 @@ class BodyRead {
     else this.finish(undefined)
   }
 
-  private readonly readError = (err: Error) => this.finish(errors.invalidJson(`the body could not be read: ${err.message}`.slice(0, 200)))
+  private readonly readError = (err: Error) =>
+    this.finish(errors.invalidJson(`the body could not be read: ${err.message}`.slice(0, 200)))
 
   private readonly closed = () => {
     if (!this.ended) this.readError(new Error('request aborted'))

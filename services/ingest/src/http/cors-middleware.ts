@@ -11,7 +11,10 @@ export function cors(origins: CorsPolicy) {
       // doing after allocating arrays per call (issue 10). Nothing is sent yet at this point.
       const res = ctx.res
       if (allow) res.setHeader('Access-Control-Allow-Origin', allow)
-      res.setHeader('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After')
+      res.setHeader(
+        'Access-Control-Expose-Headers',
+        'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Window, Retry-After',
+      )
       if (origins !== '*') res.setHeader('Vary', 'Origin')
       if (ctx.method === 'OPTIONS') {
         ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS')

@@ -7,7 +7,10 @@
 export type CorsPolicy = '*' | ReadonlySet<string>
 
 export function parseCorsOrigins(raw: string): CorsPolicy {
-  const list = raw.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean)
+  const list = raw
+    .split(',')
+    .map((s) => s.trim().replace(/\/+$/, ''))
+    .filter(Boolean)
   return list.length === 0 || list.includes('*') ? '*' : new Set(list.map((o) => o.toLowerCase()))
 }
 

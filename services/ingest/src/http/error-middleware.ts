@@ -37,7 +37,9 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
     // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
     if (!ctx.state.rl) {
       const b = ipBucket(ctx.state.ip)
-      ctx.state.rl = d.shared ? await d.shared.peekRequest(b, d.ipRequestsPerMinute, d.now()) : d.requestLimiter.peek(b, d.ipRequestsPerMinute, d.now())
+      ctx.state.rl = d.shared
+        ? await d.shared.peekRequest(b, d.ipRequestsPerMinute, d.now())
+        : d.requestLimiter.peek(b, d.ipRequestsPerMinute, d.now())
     }
     if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)

@@ -49,7 +49,13 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   const receivedAt = d.now()
   const v = validateSingle((ctx.request as any).body, receivedAt)
   if (!v.ok) throw validationError(v.errors)
-  const { results, quotaError } = await acceptItems(d.pipeline, ctx.state.auth!, [{ index: 0, item: v.item }], requestContext(ctx, null, receivedAt), ctx.state.rl)
+  const { results, quotaError } = await acceptItems(
+    d.pipeline,
+    ctx.state.auth!,
+    [{ index: 0, item: v.item }],
+    requestContext(ctx, null, receivedAt),
+    ctx.state.rl,
+  )
   if (!results[0]!.success) throw quotaError ?? errors.userSuppressed()
   jsonAnswer(ctx, successJson(results))
 }
@@ -57,23 +63,38 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
 async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   const receivedAt = d.now()
   const v = validateBatch((ctx.request as any).body, receivedAt)
-  if (!v.ok) throw errors.validation({ errors: v.errors }, 'Batch envelope is invalid: ' + v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
+  if (!v.ok)
+    throw errors.validation(
+      { errors: v.errors },
+      'Batch envelope is invalid: ' + v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '),
+    )
   // sent_at as validation read it (no offset means UTC, H9); Date.parse would read such a time as local time.
   await acceptCheckedItems(ctx, d.pipeline, v.items, v.sentAtMs, receivedAt)
 }
 
 /** A batch's checked items through the pipeline, and the answer (H11): shared by /v1/events and the Segment routes (segment/routes.ts). */
-export async function acceptCheckedItems(ctx: Ctx, pipeline: PipelineDeps, items: BatchItemResult[], sentAtMs: number | null, receivedAt: number): Promise<void> {
+export async function acceptCheckedItems(
+  ctx: Ctx,
+  pipeline: PipelineDeps,
+  items: BatchItemResult[],
+  sentAtMs: number | null,
+  receivedAt: number,
+): Promise<void> {
   const rc = requestContext(ctx, sentAtMs, receivedAt)
   const results: ItemOutcome[] = new Array(items.length)
   const valid: Array<{ index: number; item: Item }> = []
   for (const it of items) {
     if (it.ok) valid.push({ index: it.index, item: it.item })
-    else results[it.index] = {
-      index: it.index,
-      success: false,
-      error: { code: 'VALIDATION_ERROR', message: it.errors.map((e) => `${e.path}: ${e.message}`).join('; '), details: { errors: it.errors } },
-    }
+    else
+      results[it.index] = {
+        index: it.index,
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: it.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+          details: { errors: it.errors },
+        },
+      }
   }
   let quotaError: ServiceError | undefined
   if (valid.length) {
@@ -99,7 +120,13 @@ function batchAnswer(results: ItemOutcome[], quotaError: ServiceError | undefine
   if (results.some((r) => r.success)) return successJson(results)
   const allQuota = quotaError !== undefined && results.every((r) => r.error?.code === quotaError.code)
   if (allQuota && quotaError) {
-    throw new ServiceError(quotaError.code, quotaError.status, quotaError.message, { ...quotaError.details, results }, { headers: quotaError.headers })
+    throw new ServiceError(
+      quotaError.code,
+      quotaError.status,
+      quotaError.message,
+      { ...quotaError.details, results },
+      { headers: quotaError.headers },
+    )
   }
   throw errors.validation({ results }, 'No item of the batch was accepted')
 }
@@ -118,6 +145,9 @@ function requestContext(ctx: Ctx, sentAt: number | null, receivedAt: number): Re
 
 function validationError(list: FieldError[]): ServiceError {
   const first = list[0]!
-  const summary = list.length === 1 ? `${first.path || '/'}: ${first.message}` : `${list.length} problems, first ${first.path || '/'}: ${first.message}`
+  const summary =
+    list.length === 1
+      ? `${first.path || '/'}: ${first.message}`
+      : `${list.length} problems, first ${first.path || '/'}: ${first.message}`
   return errors.validation({ errors: list }, `Validation failed: ${summary}`)
 }

@@ -22,7 +22,10 @@ export function addPublicRoutes(router: Router<State>): void {
 }
 
 /** The admin listener's routes: liveness, readiness (twice: /health is its older name) and metrics. */
-export function addAdminRoutes(router: Router, d: { readiness: () => Readiness; metrics: IngestMetrics; afterReadiness?: () => Promise<void> }): void {
+export function addAdminRoutes(
+  router: Router,
+  d: { readiness: () => Readiness; metrics: IngestMetrics; afterReadiness?: () => Promise<void> },
+): void {
   const ready = async (ctx: ParameterizedContext) => {
     const r = d.readiness()
     ctx.status = r.ready ? 200 : 503

@@ -31,7 +31,12 @@ async function server(t: any) {
   return (s.address() as AddressInfo).port
 }
 
-function post(port: number, body: Buffer | string, headers: Record<string, string>, chunked = false): Promise<{ status: number; body: any }> {
+function post(
+  port: number,
+  body: Buffer | string,
+  headers: Record<string, string>,
+  chunked = false,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const buf = typeof body === 'string' ? Buffer.from(body) : body
     const h: Record<string, string | number> = { ...headers }
@@ -84,26 +89,39 @@ t.test('application/json and +json types answer every body alike', async (t) => 
   const over = await post(port, `{"a":"${'x'.repeat(LIMIT)}"}`, { 'content-type': 'application/json' }, true)
   t.match(over, { status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } }, 'over the limit while reading: 413')
   const proto = await post(port, '{"__proto__":{"x":1}}', { 'content-type': 'application/json; charset=utf-8' })
-  t.match(proto, { status: 400, body: { code: 'INVALID_JSON' } }, '__proto__: 400 (charset=utf-8 takes the one-pass reader too)')
+  t.match(
+    proto,
+    { status: 400, body: { code: 'INVALID_JSON' } },
+    '__proto__: 400 (charset=utf-8 takes the one-pass reader too)',
+  )
 })
 
 t.test('compressed bodies are inflated; other types and codings are refused', async (t) => {
   const port = await server(t)
   const gz = await post(port, gzipSync('{"a":1}'), { 'content-type': 'application/json', 'content-encoding': 'GZIP' })
   t.same(gz, { status: 200, body: { parsed: { a: 1 }, raw: '{"a":1}' } })
-  t.match(await post(port, '{"a":1}', { 'content-type': 'application/json', 'content-encoding': 'compress' }), { status: 415 })
+  t.match(await post(port, '{"a":1}', { 'content-type': 'application/json', 'content-encoding': 'compress' }), {
+    status: 415,
+  })
   t.match(await post(port, '{"a":1}', { 'content-type': 'text/plain' }), { status: 415 })
-  t.match(await post(port, '{"a":1}', { 'content-type': 'application/json', 'content-encoding': '' }), { status: 200 }, 'an empty coding is none, as before')
+  t.match(
+    await post(port, '{"a":1}', { 'content-type': 'application/json', 'content-encoding': '' }),
+    { status: 200 },
+    'an empty coding is none, as before',
+  )
 })
 
-t.test('parseJson refuses __proto__ at the top level; deeper ones are left to validation, per item (H31)', async (t) => {
-  t.same(parseJson('{"a":[{"b":1}]}'), { a: [{ b: 1 }] })
-  t.throws(() => parseJson('{"sent_at":"x","__proto__":{"events":[]}}'), { code: 'INVALID_JSON' })
-  t.throws(() => parseJson('{"\\u005f_proto__":1}'), { code: 'INVALID_JSON' }, 'an escaped spelling')
-  t.same(parseJson('{"note":"\\"__proto__\\": is text"}'), { note: '"__proto__": is text' })
-  const nested = parseJson('{"events":[{"properties":{"__proto__":{"polluted":1}}}]}') as any
-  const props = nested.events[0].properties
-  t.ok(Object.hasOwn(props, '__proto__'), 'an own key of the item, for validation to name')
-  t.equal(Object.getPrototypeOf(props), Object.prototype, 'no prototype was set')
-  t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
-})
+t.test(
+  'parseJson refuses __proto__ at the top level; deeper ones are left to validation, per item (H31)',
+  async (t) => {
+    t.same(parseJson('{"a":[{"b":1}]}'), { a: [{ b: 1 }] })
+    t.throws(() => parseJson('{"sent_at":"x","__proto__":{"events":[]}}'), { code: 'INVALID_JSON' })
+    t.throws(() => parseJson('{"\\u005f_proto__":1}'), { code: 'INVALID_JSON' }, 'an escaped spelling')
+    t.same(parseJson('{"note":"\\"__proto__\\": is text"}'), { note: '"__proto__": is text' })
+    const nested = parseJson('{"events":[{"properties":{"__proto__":{"polluted":1}}}]}') as any
+    const props = nested.events[0].properties
+    t.ok(Object.hasOwn(props, '__proto__'), 'an own key of the item, for validation to name')
+    t.equal(Object.getPrototypeOf(props), Object.prototype, 'no prototype was set')
+    t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
+  },
+)

@@ -80,7 +80,10 @@ function decode(body: Buffer, type: string): string {
 
 /** The whole body as UTF-8 text (a leading BOM dropped), no coding, no budget; 413 past `limit` bytes (bench/koa-body.ts). */
 export async function readUtf8(req: IncomingMessage, limit: number): Promise<string> {
-  return decode(await readBody(req, 'identity', { limit, maxInflateRatio: 1, timeoutMs: 60_000 }, () => undefined), 'application/json')
+  return decode(
+    await readBody(req, 'identity', { limit, maxInflateRatio: 1, timeoutMs: 60_000 }, () => undefined),
+    'application/json',
+  )
 }
 
 /**

@@ -33,8 +33,16 @@ t.test('valid requests at the limits pass', async (t) => {
   const text = JSON.stringify(batch, null, 3)
   t.ok(text.length > 8_000_000, `${text.length} characters`)
   t.equal(jsonValuesProblem(text, 'batch'), undefined, '100 events of 32 KB of small properties')
-  t.equal(jsonValuesProblem(JSON.stringify({ ...batch, context: { library: { name: 'sdk', version: '1' } } }), 'batch'), undefined, 'a few unknown envelope fields')
-  t.equal(jsonValuesProblem('{"sent_at":"x","events":[{"s":"\\"}{[,:\\\\"}]}', 'batch'), undefined, 'strings with escapes and structure inside')
+  t.equal(
+    jsonValuesProblem(JSON.stringify({ ...batch, context: { library: { name: 'sdk', version: '1' } } }), 'batch'),
+    undefined,
+    'a few unknown envelope fields',
+  )
+  t.equal(
+    jsonValuesProblem('{"sent_at":"x","events":[{"s":"\\"}{[,:\\\\"}]}', 'batch'),
+    undefined,
+    'strings with escapes and structure inside',
+  )
 })
 
 t.test('junk outside the events is refused; so is more than 100 events could hold', async (t) => {
@@ -44,8 +52,15 @@ t.test('junk outside the events is refused; so is more than 100 events could hol
   t.same(jsonValuesProblem(before, 'batch'), { path: '', max: ENVELOPE_VALUES }, 'before the events too')
   const inItems = `{"sent_at":"x","events":[${'{},'.repeat(2_000_000)}{}]}`
   t.same(jsonValuesProblem(inItems, 'batch'), { path: '/events', max: maxValues('batch').events })
-  t.same(jsonValuesProblem(`{"event":"x","p":[${'0,'.repeat(MAX_EVENT_BYTES)}0]}`, 'single'), { path: '', max: MAX_EVENT_BYTES })
-  t.same(jsonValuesProblem(`[${'[],'.repeat(30_000)}[]]`, 'batch'), { path: '', max: ENVELOPE_VALUES }, 'a top-level array')
+  t.same(jsonValuesProblem(`{"event":"x","p":[${'0,'.repeat(MAX_EVENT_BYTES)}0]}`, 'single'), {
+    path: '',
+    max: MAX_EVENT_BYTES,
+  })
+  t.same(
+    jsonValuesProblem(`[${'[],'.repeat(30_000)}[]]`, 'batch'),
+    { path: '', max: ENVELOPE_VALUES },
+    'a top-level array',
+  )
 })
 
 t.test('an escaped "events" key is the events key; a lookalike is not', async (t) => {

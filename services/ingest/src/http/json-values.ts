@@ -48,22 +48,26 @@ export function jsonValuesProblem(body: string, kind: BodyKind): JsonValuesProbl
   const n = body.length
   for (let i = 0; i < n; i++) {
     const c = body.charCodeAt(i)
-    if (c === 0x22) { // "
+    if (c === 0x22) {
+      // "
       const end = stringEnd(body, i + 1)
       if (kind === 'batch' && depth === 1 && expectKey) keyIsEvents = isEventsKey(body, i + 1, end)
       i = end
       continue
     }
-    if (c === 0x7b || c === 0x5b) depth++ // { [
+    if (c === 0x7b || c === 0x5b)
+      depth++ // { [
     else if (c === 0x7d || c === 0x5d) {
       depth-- // } ]
       continue
-    } else if (c === 0x2c) { // ,
+    } else if (c === 0x2c) {
+      // ,
       if (depth === 1) {
         expectKey = true
         inEvents = false
       }
-    } else if (c === 0x3a) { // :
+    } else if (c === 0x3a) {
+      // :
       if (depth === 1) {
         expectKey = false
         inEvents = keyIsEvents

@@ -67,22 +67,32 @@ export class IngestMetrics {
       },
     })
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: r, prefix: 'ingest_' })
-    new Gauge({ name: 'ingest_append_queue_records', help: 'Records waiting for a Kafka producer.', registers: [r], collect() { this.set(sources.queuedRecords()) } })
+    new Gauge({
+      name: 'ingest_append_queue_records',
+      help: 'Records waiting for a Kafka producer.',
+      registers: [r],
+      collect() {
+        this.set(sources.queuedRecords())
+      },
+    })
     kafkaClientInfoGauge(r, 'ingest')
-    new Gauge({ name: 'ingest_ready', help: '1 when this instance can accept requests (GET /health/ready).', registers: [r], collect() { this.set(sources.ready() ? 1 : 0) } })
+    new Gauge({
+      name: 'ingest_ready',
+      help: '1 when this instance can accept requests (GET /health/ready).',
+      registers: [r],
+      collect() {
+        this.set(sources.ready() ? 1 : 0)
+      },
+    })
     new Gauge({
       name: 'ingest_accounts_silence_seconds',
       help: 'Seconds since the key table last heard from the accounts topic.',
       registers: [r],
-      collect() { this.set(sources.accountsSilenceMs() / 1000) },
+      collect() {
+        this.set(sources.accountsSilenceMs() / 1000)
+      },
     })
-    const fromStats = (name: string, help: string, pick: (s: AppenderStats) => number) =>
-      new Gauge({ name, help, registers: [r], collect() { this.set(pick(sources.appenderStats())) } })
-    fromStats('ingest_kafka_producers_retired_total', 'Producers replaced after a failed or timed-out flush (counter).', (s) => s.retired)
-    fromStats('ingest_kafka_flush_failures_total', 'Flushes Kafka did not acknowledge (counter); their requests got 503.', (s) => s.failures)
-    fromStats('ingest_append_shed_total', 'Requests refused with 503 because the append queue was full (counter).', (s) => s.shed)
-    fromStats('ingest_append_expired_total', 'Requests that got 503 after waiting past the flush deadline unsent (counter).', (s) => s.expired)
-    fromStats('ingest_kafka_flush_refused_total', 'Flushes whose records Kafka refused (MESSAGE_TOO_LARGE and the like, H37); only the request that caused it fails (counter).', (s) => s.refused)
+    appenderGauges(r, sources)
   }
 
   // Children by label values: prom-client hashes the label object on every inc(), which costs
@@ -120,4 +130,42 @@ export class IngestMetrics {
   get contentType(): string {
     return this.registry.contentType
   }
+}
+
+/** The append queue's and producers' counters, read from the appender's statistics at each scrape. */
+function appenderGauges(r: Registry, sources: IngestMetricsSources): void {
+  const fromStats = (name: string, help: string, pick: (s: AppenderStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [r],
+      collect() {
+        this.set(pick(sources.appenderStats()))
+      },
+    })
+  fromStats(
+    'ingest_kafka_producers_retired_total',
+    'Producers replaced after a failed or timed-out flush (counter).',
+    (s) => s.retired,
+  )
+  fromStats(
+    'ingest_kafka_flush_failures_total',
+    'Flushes Kafka did not acknowledge (counter); their requests got 503.',
+    (s) => s.failures,
+  )
+  fromStats(
+    'ingest_append_shed_total',
+    'Requests refused with 503 because the append queue was full (counter).',
+    (s) => s.shed,
+  )
+  fromStats(
+    'ingest_append_expired_total',
+    'Requests that got 503 after waiting past the flush deadline unsent (counter).',
+    (s) => s.expired,
+  )
+  fromStats(
+    'ingest_kafka_flush_refused_total',
+    'Flushes whose records Kafka refused (MESSAGE_TOO_LARGE and the like, H37); only the request that caused it fails (counter).',
+    (s) => s.refused,
+  )
 }

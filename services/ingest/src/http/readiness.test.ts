@@ -7,7 +7,9 @@ t.test('ready only when Kafka takes records, the key table is current and the in
   t.equal(readinessOf({ appender: healthy, accounts: { silenceMs: () => 300 }, draining: () => false }).ready, true)
 
   const noKafka = readinessOf({
-    appender: { health: () => ({ ready: false, reason: 'the last append to Kafka failed', producersUp: 4, queuedRecords: 12 }) },
+    appender: {
+      health: () => ({ ready: false, reason: 'the last append to Kafka failed', producersUp: 4, queuedRecords: 12 }),
+    },
     accounts: { silenceMs: () => 300 },
     draining: () => false,
   })
@@ -18,5 +20,9 @@ t.test('ready only when Kafka takes records, the key table is current and the in
   t.equal(stale.ready, false, 'a follower silent for 20 s may have missed a revocation')
   t.equal(stale.checks.accounts.ok, false)
 
-  t.equal(readinessOf({ appender: healthy, accounts: { silenceMs: () => 0 }, draining: () => true }).ready, false, 'draining')
+  t.equal(
+    readinessOf({ appender: healthy, accounts: { silenceMs: () => 0 }, draining: () => true }).ready,
+    false,
+    'draining',
+  )
 })

@@ -27,8 +27,14 @@ export function readinessOf(src: ReadinessSources, staleMs = ACCOUNTS_STALE_MS):
   const silence = src.accounts.silenceMs()
   const draining = src.draining()
   const checks = {
-    kafka: { ok: a.ready, detail: a.ready ? `${a.producersUp} producers connected, ${a.queuedRecords} records queued` : a.reason },
-    accounts: { ok: silence < staleMs, detail: `last heard from the accounts topic ${(silence / 1000).toFixed(1)} s ago` },
+    kafka: {
+      ok: a.ready,
+      detail: a.ready ? `${a.producersUp} producers connected, ${a.queuedRecords} records queued` : a.reason,
+    },
+    accounts: {
+      ok: silence < staleMs,
+      detail: `last heard from the accounts topic ${(silence / 1000).toFixed(1)} s ago`,
+    },
     draining: { ok: !draining, detail: draining ? 'shutting down' : undefined },
     limits: { ok: true, detail: src.limits?.describe() ?? 'per instance, in memory (REDIS_URL not set)' },
   }

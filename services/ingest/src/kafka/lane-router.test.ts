@@ -12,7 +12,10 @@ t.test('which requests are atomic without a transaction', async (t) => {
 
 t.test('requests are routed by that rule and both lanes drain on close', async (t) => {
   const seen: string[] = []
-  const lane = (name: string): Lane => ({ append: async () => void seen.push(name), close: async () => void seen.push(`${name} closed`) })
+  const lane = (name: string): Lane => ({
+    append: async () => void seen.push(name),
+    close: async () => void seen.push(`${name} closed`),
+  })
   const router = new LaneRouter(lane('plain'), lane('atomic'))
   await router.append([r('events', 'a')])
   await router.append([r('events', 'a'), r('identifies', 'a')])

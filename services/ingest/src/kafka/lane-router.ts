@@ -23,7 +23,10 @@ export function isSinglePartition(records: readonly OutRecord[]): boolean {
 }
 
 export class LaneRouter implements Lane {
-  constructor(private readonly plain: Lane, private readonly atomic: Lane) {}
+  constructor(
+    private readonly plain: Lane,
+    private readonly atomic: Lane,
+  ) {}
 
   append(records: OutRecord[]): Promise<void> {
     return isSinglePartition(records) ? this.plain.append(records) : this.atomic.append(records)
@@ -46,6 +49,11 @@ export class LaneRouter implements Lane {
     const a = this.plain.health?.() ?? { ready: true, producersUp: 0, queuedRecords: 0 }
     const b = this.atomic.health?.() ?? { ready: true, producersUp: 0, queuedRecords: 0 }
     const reason = !a.ready ? `plain lane: ${a.reason}` : !b.ready ? `transactional lane: ${b.reason}` : undefined
-    return { ready: a.ready && b.ready, reason, producersUp: a.producersUp + b.producersUp, queuedRecords: a.queuedRecords + b.queuedRecords }
+    return {
+      ready: a.ready && b.ready,
+      reason,
+      producersUp: a.producersUp + b.producersUp,
+      queuedRecords: a.queuedRecords + b.queuedRecords,
+    }
   }
 }

@@ -13,7 +13,8 @@ export const CachedDefaultPartitioner: ICustomPartitioner = () => {
   const cache = new Map<string, number>()
   return (args: PartitionerArgs) => {
     const key = args.message.key
-    if (typeof key !== 'string' || (args.message.partition !== undefined && args.message.partition !== null)) return inner(args)
+    if (typeof key !== 'string' || (args.message.partition !== undefined && args.message.partition !== null))
+      return inner(args)
     const n = args.partitionMetadata.length
     const hit = cache.get(key)
     if (hit !== undefined && Math.floor(hit / 1_048_576) === n) return hit % 1_048_576

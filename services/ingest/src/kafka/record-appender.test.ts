@@ -5,7 +5,8 @@ import { createLogger } from '../../../shared/src/log.js'
 import { RoutedPartitions, withRoutes } from './routed-partitions.js'
 
 const log = createLogger('error', {}, () => undefined)
-const rec = (topic: string, n: number) => Array.from({ length: n }, (_, i) => ({ topic, key: `k${i}`, value: Buffer.from([i]) }))
+const rec = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ topic, key: `k${i}`, value: Buffer.from([i]) }))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface FakeOpts {
@@ -22,7 +23,14 @@ interface FakeOpts {
 function fakeFactory(o: FakeOpts = {}) {
   const sends: Array<{ producer: number; topics: Array<[string, number]> }> = []
   const txns = { begun: 0, committed: 0, aborted: 0 }
-  const created: Array<{ id: number; slot: number; connected: boolean; disconnected: boolean; busy: number; maxBusy: number }> = []
+  const created: Array<{
+    id: number
+    slot: number
+    connected: boolean
+    disconnected: boolean
+    busy: number
+    maxBusy: number
+  }> = []
   let sendNo = 0
   const factory = (slot: number) => {
     const me = { id: created.length, slot, connected: false, disconnected: false, busy: 0, maxBusy: 0 }
@@ -79,7 +87,10 @@ t.test('concurrent requests share one flush, each resolved after it', async (t) 
   const a = await started(f, { transactional: true })
   await Promise.all([a.append(rec('events', 3)), a.append(rec('identifies', 2)), a.append(rec('events', 1))])
   t.equal(f.sends.length, 1, 'one produce for three requests')
-  t.same(f.sends[0].topics, [['events', 4], ['identifies', 2]])
+  t.same(f.sends[0].topics, [
+    ['events', 4],
+    ['identifies', 2],
+  ])
   t.same(f.txns, { begun: 1, committed: 1, aborted: 0 })
   await a.close()
 })
@@ -88,7 +99,11 @@ t.test('the size cap splits flushes between whole requests', async (t) => {
   const f = fakeFactory()
   const a = await started(f, { lingerMs: 50, maxBatchRecords: 5 })
   await Promise.all([a.append(rec('e', 3)), a.append(rec('e', 3)), a.append(rec('e', 3))])
-  t.same(f.sends.map((s) => s.topics[0][1]), [3, 3, 3], 'no request straddles two flushes')
+  t.same(
+    f.sends.map((s) => s.topics[0][1]),
+    [3, 3, 3],
+    'no request straddles two flushes',
+  )
   await a.close()
 })
 
@@ -97,7 +112,11 @@ t.test('the byte cap splits flushes too; a request over it goes alone', async (t
   const a = await started(f, { lingerMs: 50, maxBatchBytes: 100 })
   const big = (n: number) => Array.from({ length: n }, () => ({ topic: 'e', key: 'k', value: Buffer.alloc(29) })) // 62 bytes each with the record's framing (RECORD_OVERHEAD_BYTES)
   await Promise.all([a.append(big(2)), a.append(big(2)), a.append(big(5)), a.append(big(1))])
-  t.same(f.sends.map((s) => s.topics[0][1]), [2, 2, 5, 1], 'no flush over 100 bytes but the lone large request')
+  t.same(
+    f.sends.map((s) => s.topics[0][1]),
+    [2, 2, 5, 1],
+    'no flush over 100 bytes but the lone large request',
+  )
   await a.close()
 })
 
@@ -105,7 +124,10 @@ t.test('a failed flush rejects every request in it as maybe-stored and aborts th
   const f = fakeFactory({ failSends: [1] })
   const a = await started(f, { transactional: true, lingerMs: 1 })
   const results = await Promise.allSettled([a.append(rec('e', 1)), a.append(rec('e', 2))])
-  t.same(results.map((r) => r.status), ['rejected', 'rejected'])
+  t.same(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  )
   const reason = (results[0] as PromiseRejectedResult).reason
   t.type(reason, KafkaAppendError)
   t.equal(reason.stored, 'unknown', 'the broker may have written it: the client must retry with its message_id')
@@ -125,7 +147,11 @@ t.test('after a failed flush that producer never sends again; a new one takes ov
   await a.append(rec('e', 3))
   t.equal(f.created.length, 2, 'a replacement producer was created')
   t.ok(f.created[0].disconnected, 'the failed producer was disconnected')
-  t.same(f.sends.map((s) => s.producer), [1, 1], 'every later send went through the replacement')
+  t.same(
+    f.sends.map((s) => s.producer),
+    [1, 1],
+    'every later send went through the replacement',
+  )
   t.equal(a.stats.retired, 1)
   await a.close()
 })
@@ -137,7 +163,11 @@ t.test('a flush that does not answer in time is a 503, and its producer is retir
   t.type(err, KafkaAppendError)
   t.equal(err.stored, 'unknown')
   await a.append(rec('e', 1))
-  t.same(f.sends.map((s) => s.producer), [1], 'the hung producer was not used again')
+  t.same(
+    f.sends.map((s) => s.producer),
+    [1],
+    'the hung producer was not used again',
+  )
   t.equal(a.stats.timeouts, 1)
   await a.close()
 })
@@ -147,7 +177,11 @@ t.test('one flush per producer at a time: a pool runs as many flushes as it has 
   const a = await started(f, { poolSize: 3, lingerMs: 0, maxBatchRecords: 1 })
   await Promise.all(Array.from({ length: 9 }, () => a.append(rec('e', 1))))
   t.equal(f.created.length, 3)
-  t.same(f.created.map((p) => p.maxBusy), [1, 1, 1], 'no producer ever had two sends at once')
+  t.same(
+    f.created.map((p) => p.maxBusy),
+    [1, 1, 1],
+    'no producer ever had two sends at once',
+  )
   t.same(new Set(f.sends.map((s) => s.producer)).size, 3, 'all three producers carried flushes')
   await a.close()
 })
@@ -195,7 +229,10 @@ t.test('close drains what is queued, then refuses new records', async (t) => {
   await a.close()
   await p
   t.equal(f.sends.length, 1, 'the lingering records were flushed by close')
-  t.ok(f.created.every((c) => c.disconnected), 'producers disconnected')
+  t.ok(
+    f.created.every((c) => c.disconnected),
+    'producers disconnected',
+  )
   await t.rejects(a.append(rec('e', 1)), { code: 'KAFKA_APPEND_FAILED', stored: 'no' })
 })
 
@@ -219,44 +256,63 @@ t.test('start waits for Kafka instead of failing, and close ends the wait', asyn
   await t.rejects(waiting, { code: 'KAFKA_APPEND_FAILED' }, 'closing before Kafka came ends the wait')
 })
 
-t.test('a send kafkajs resolves without answering for a partition it routed records to fails the flush (no 200 for unsent records)', async (t) => {
-  // What kafkajs 2.2.4 does after a leader moved to a broker that had already answered within the
-  // same send (routed-partitions.ts): the records of that partition are skipped, the send resolves.
-  for (const transactional of [false, true]) {
-    const created: Array<{ disconnected: boolean }> = []
-    let commits = 0
-    const factory = () => {
-      const routes = new RoutedPartitions()
-      const partitioner = routes.wrap(() => ({ message }) => Number(String(message.key).slice(1)) % 2)()
-      const me = { disconnected: false }
-      created.push(me)
-      let sends = 0
-      const send = async ({ topicMessages }: any) => {
-        sends++
-        const partitions = new Set<number>()
-        for (const { topic, messages } of topicMessages) for (const message of messages) partitions.add(partitioner({ topic, message, partitionMetadata: [] } as any))
-        // The first producer's first send answers for partition 0 only; later sends answer fully.
-        const answered = created.indexOf(me) === 0 && sends === 1 ? [0] : [...partitions]
-        return topicMessages.flatMap(({ topic }: any) => answered.map((partition) => ({ topicName: topic, partition, errorCode: 0 })))
+t.test(
+  'a send kafkajs resolves without answering for a partition it routed records to fails the flush (no 200 for unsent records)',
+  async (t) => {
+    // What kafkajs 2.2.4 does after a leader moved to a broker that had already answered within the
+    // same send (routed-partitions.ts): the records of that partition are skipped, the send resolves.
+    for (const transactional of [false, true]) {
+      const created: Array<{ disconnected: boolean }> = []
+      let commits = 0
+      const factory = () => {
+        const routes = new RoutedPartitions()
+        const partitioner = routes.wrap(
+          () =>
+            ({ message }) =>
+              Number(String(message.key).slice(1)) % 2,
+        )()
+        const me = { disconnected: false }
+        created.push(me)
+        let sends = 0
+        const send = async ({ topicMessages }: any) => {
+          sends++
+          const partitions = new Set<number>()
+          for (const { topic, messages } of topicMessages)
+            for (const message of messages)
+              partitions.add(partitioner({ topic, message, partitionMetadata: [] } as any))
+          // The first producer's first send answers for partition 0 only; later sends answer fully.
+          const answered = created.indexOf(me) === 0 && sends === 1 ? [0] : [...partitions]
+          return topicMessages.flatMap(({ topic }: any) =>
+            answered.map((partition) => ({ topicName: topic, partition, errorCode: 0 })),
+          )
+        }
+        const producer = {
+          connect: async () => undefined,
+          disconnect: async () => void (me.disconnected = true),
+          sendBatch: send,
+          transaction: async () => ({
+            sendBatch: send,
+            commit: async () => void commits++,
+            abort: async () => undefined,
+          }),
+        } as any
+        return withRoutes(producer, routes)
       }
-      const producer = {
-        connect: async () => undefined,
-        disconnect: async () => void (me.disconnected = true),
-        sendBatch: send,
-        transaction: async () => ({ sendBatch: send, commit: async () => void commits++, abort: async () => undefined }),
-      } as any
-      return withRoutes(producer, routes)
+      const a = new RecordAppender(factory, { ...base, transactional }, log)
+      await a.start()
+      await t.rejects(
+        a.append(rec('events', 4)),
+        KafkaAppendError,
+        `${transactional ? 'transactional' : 'plain'}: records of partition 1 were not sent, so no acknowledgement`,
+      )
+      if (transactional) t.equal(commits, 0, 'the transaction missing a partition is not committed')
+      t.ok(created[0].disconnected, 'the producer is retired')
+      await a.append(rec('events', 4))
+      t.pass('the replacement producer acknowledges a complete send')
+      await a.close()
     }
-    const a = new RecordAppender(factory, { ...base, transactional }, log)
-    await a.start()
-    await t.rejects(a.append(rec('events', 4)), KafkaAppendError, `${transactional ? 'transactional' : 'plain'}: records of partition 1 were not sent, so no acknowledgement`)
-    if (transactional) t.equal(commits, 0, 'the transaction missing a partition is not committed')
-    t.ok(created[0].disconnected, 'the producer is retired')
-    await a.append(rec('events', 4))
-    t.pass('the replacement producer acknowledges a complete send')
-    await a.close()
-  }
-})
+  },
+)
 
 // H37: a refusal of the records themselves (MESSAGE_TOO_LARGE on a topic left at a small
 // max.message.bytes) fails only the request that caused it; the others of its flush are sent again and
@@ -266,7 +322,11 @@ function refusingFactory(o: { partitionOf: (key: string) => number; tooLarge: (b
   const stored: string[] = []
   const factory = () => {
     const routes = new RoutedPartitions()
-    const partitioner = routes.wrap(() => ({ message }) => o.partitionOf(String(message.key)))()
+    const partitioner = routes.wrap(
+      () =>
+        ({ message }) =>
+          o.partitionOf(String(message.key)),
+    )()
     const me = { disconnected: false }
     created.push(me)
     const sendBatch = async ({ topicMessages }: any) => {
@@ -280,57 +340,88 @@ function refusingFactory(o: { partitionOf: (key: string) => number; tooLarge: (b
       }
       if ([...perPartition.values()].some(o.tooLarge)) {
         // As kafkajs gives it: the broker's protocol error as the cause of a non-retriable error.
-        const protocol = Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10 })
+        const protocol = Object.assign(
+          new Error('The request included a message larger than the max message size the server will accept'),
+          { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', code: 10 },
+        )
         throw Object.assign(new Error(protocol.message), { name: 'KafkaJSNonRetriableError', cause: protocol })
       }
       for (const { messages } of topicMessages) for (const m of messages) stored.push(String(m.key))
-      return [...perPartition.keys()].map((partition) => ({ topicName: topicMessages[0].topic, partition, errorCode: 0 }))
+      return [...perPartition.keys()].map((partition) => ({
+        topicName: topicMessages[0].topic,
+        partition,
+        errorCode: 0,
+      }))
     }
-    return withRoutes({ connect: async () => undefined, disconnect: async () => void (me.disconnected = true), sendBatch } as any, routes)
+    return withRoutes(
+      { connect: async () => undefined, disconnect: async () => void (me.disconnected = true), sendBatch } as any,
+      routes,
+    )
   }
   return { factory, created, stored }
 }
 
 const sized = (key: string, bytes: number) => [{ topic: 'events', key, value: Buffer.alloc(bytes) }]
 
-t.test('Kafka refusing a flush for one request\'s size: that request gets 413, the others are stored, the producer stays', async (t) => {
-  const f = refusingFactory({ partitionOf: () => 0, tooLarge: (bytes) => bytes > 1000 })
-  const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
-  await a.start()
-  const results = await Promise.allSettled([a.append(sized('small-1', 100)), a.append(sized('big', 2000)), a.append(sized('small-2', 100))])
-  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the request that cannot fit fails')
-  t.type((results[1] as PromiseRejectedResult).reason, RecordsTooLargeError, 'a size refusal is the request\'s fault (413), not Kafka\'s (503)')
-  t.same(f.stored.sort(), ['small-1', 'small-2'])
-  t.equal(f.created.length, 1, 'no producer was retired: the refused send touched one partition')
-  t.equal(a.stats.retired, 0)
-  t.equal(a.stats.refused, 2, 'the shared flush, then the culprit alone')
-  t.equal(a.health().ready, true, 'the instance stays ready')
-  await a.append(sized('after', 100))
-  t.ok(f.stored.includes('after'), 'the same producer goes on storing')
-  await a.close()
-})
+t.test(
+  "Kafka refusing a flush for one request's size: that request gets 413, the others are stored, the producer stays",
+  async (t) => {
+    const f = refusingFactory({ partitionOf: () => 0, tooLarge: (bytes) => bytes > 1000 })
+    const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
+    await a.start()
+    const results = await Promise.allSettled([
+      a.append(sized('small-1', 100)),
+      a.append(sized('big', 2000)),
+      a.append(sized('small-2', 100)),
+    ])
+    t.same(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+      'only the request that cannot fit fails',
+    )
+    t.type(
+      (results[1] as PromiseRejectedResult).reason,
+      RecordsTooLargeError,
+      "a size refusal is the request's fault (413), not Kafka's (503)",
+    )
+    t.same(f.stored.sort(), ['small-1', 'small-2'])
+    t.equal(f.created.length, 1, 'no producer was retired: the refused send touched one partition')
+    t.equal(a.stats.retired, 0)
+    t.equal(a.stats.refused, 2, 'the shared flush, then the culprit alone')
+    t.equal(a.health().ready, true, 'the instance stays ready')
+    await a.append(sized('after', 100))
+    t.ok(f.stored.includes('after'), 'the same producer goes on storing')
+    await a.close()
+  },
+)
 
-t.test('a refused send that touched several partitions retires its producer (others may be written) but the instance stays ready', async (t) => {
-  const f = refusingFactory({ partitionOf: (key) => (key === 'big' ? 1 : 0), tooLarge: (bytes) => bytes > 1000 })
-  const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
-  await a.start()
-  const results = await Promise.allSettled([a.append(sized('small', 100)), a.append(sized('big', 2000))])
-  t.same(results.map((r) => r.status), ['fulfilled', 'rejected'])
-  t.type((results[1] as PromiseRejectedResult).reason, RecordsTooLargeError)
-  t.ok(f.created[0].disconnected, 'the first producer, whose send spanned two partitions, was retired')
-  t.equal(a.stats.failures, 0, 'not counted as a Kafka failure')
-  await a.close()
-})
+t.test(
+  'a refused send that touched several partitions retires its producer (others may be written) but the instance stays ready',
+  async (t) => {
+    const f = refusingFactory({ partitionOf: (key) => (key === 'big' ? 1 : 0), tooLarge: (bytes) => bytes > 1000 })
+    const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
+    await a.start()
+    const results = await Promise.allSettled([a.append(sized('small', 100)), a.append(sized('big', 2000))])
+    t.same(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected'],
+    )
+    t.type((results[1] as PromiseRejectedResult).reason, RecordsTooLargeError)
+    t.ok(f.created[0].disconnected, 'the first producer, whose send spanned two partitions, was retired')
+    t.equal(a.stats.failures, 0, 'not counted as a Kafka failure')
+    await a.close()
+  },
+)
 
-t.test('with the topics\' limits known, a request that cannot fit is refused before it is sent', async (t) => {
+t.test("with the topics' limits known, a request that cannot fit is refused before it is sent", async (t) => {
   const f = fakeFactory()
   const a = await started(f)
   a.useTopicLimits(new Map([['events', 100_000]]), 90_000)
   const big = Array.from({ length: 4 }, () => ({ topic: 'events', key: 'one-user', value: Buffer.alloc(30_000) }))
-  await t.rejects(a.append(big), RecordsTooLargeError, 'one user\'s 120 KB in one request: never fits a 100 KB topic')
+  await t.rejects(a.append(big), RecordsTooLargeError, "one user's 120 KB in one request: never fits a 100 KB topic")
   t.equal(f.sends.length, 0, 'nothing was sent')
   const spread = big.map((r, i) => ({ ...r, key: `user-${i}` }))
   await a.append(spread)
-  t.equal(f.sends.length, 1, 'the same bytes for four users are sent (each user\'s batch fits)')
+  t.equal(f.sends.length, 1, "the same bytes for four users are sent (each user's batch fits)")
   await a.close()
 })

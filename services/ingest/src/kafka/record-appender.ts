@@ -62,7 +62,11 @@ export type StoredState = 'no' | 'unknown'
 
 export class KafkaAppendError extends AppError {
   readonly code = 'KAFKA_APPEND_FAILED'
-  constructor(message: string, readonly stored: StoredState, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly stored: StoredState,
+    options?: { cause?: unknown },
+  ) {
     super(message, { status: 503, retriable: true, cause: options?.cause })
   }
 }
@@ -71,18 +75,36 @@ export class KafkaAppendError extends AppError {
  * Not stored, and a retry would fail the same way: 413. */
 export class RecordsTooLargeError extends AppError {
   readonly code = 'RECORDS_TOO_LARGE'
-  constructor(readonly topic: string, readonly limitBytes: number | undefined, options?: { cause?: unknown }) {
-    super(`records for one key exceed what topic ${topic} takes${limitBytes ? ` (${limitBytes} bytes)` : ''}`, { status: 413, retriable: false, cause: options?.cause })
+  constructor(
+    readonly topic: string,
+    readonly limitBytes: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(`records for one key exceed what topic ${topic} takes${limitBytes ? ` (${limitBytes} bytes)` : ''}`, {
+      status: 413,
+      retriable: false,
+      cause: options?.cause,
+    })
   }
 }
 
 /** Broker answers that refuse a batch's records, not the producer or the connection (H37). */
-const RECORD_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE', 'INVALID_TIMESTAMP'])
+const RECORD_REFUSALS = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_RECORD',
+  'CORRUPT_MESSAGE',
+  'INVALID_TIMESTAMP',
+])
 const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE'])
 
 /** The broker's refusal type when `err` (or an error it wraps) is a per-record refusal. */
 export function recordRefusalOf(err: unknown): string | undefined {
-  for (let e = err as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { type?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.type === 'string' && RECORD_REFUSALS.has(e.type)) return e.type
   }
   return undefined
@@ -142,7 +164,16 @@ export class RecordAppender {
   private readonly slots: Slot[]
   private lastFailureAt = 0
   private lastRecoveryAt = 0
-  readonly stats: AppenderStats = { flushes: 0, records: 0, failures: 0, timeouts: 0, retired: 0, shed: 0, expired: 0, refused: 0 }
+  readonly stats: AppenderStats = {
+    flushes: 0,
+    records: 0,
+    failures: 0,
+    timeouts: 0,
+    retired: 0,
+    shed: 0,
+    expired: 0,
+    refused: 0,
+  }
   /** max.message.bytes per topic, once known (useTopicLimits), and the smallest of them. */
   private topicLimits: ReadonlyMap<string, number> = new Map()
   private smallestLimit = Infinity
@@ -156,7 +187,12 @@ export class RecordAppender {
   ) {
     if (opts.poolSize < 1) throw new RangeError('RecordAppender needs at least one producer')
     this.maxBatchBytes = opts.maxBatchBytes
-    this.slots = Array.from({ length: opts.poolSize }, (_, index) => ({ index, producer: null, state: 'down' as const, failures: 0 }))
+    this.slots = Array.from({ length: opts.poolSize }, (_, index) => ({
+      index,
+      producer: null,
+      state: 'down' as const,
+      failures: 0,
+    }))
   }
 
   /** Connects every producer and resolves once at least one is connected: producers that cannot
@@ -204,7 +240,8 @@ export class RecordAppender {
     const base = { producersUp, queuedRecords: this.queuedRecords }
     if (this.closed) return { ready: false, reason: 'shutting down', ...base }
     if (producersUp === 0) return { ready: false, reason: 'no Kafka producer is connected', ...base }
-    if (this.lastFailureAt > this.lastRecoveryAt) return { ready: false, reason: 'the last append to Kafka failed', ...base }
+    if (this.lastFailureAt > this.lastRecoveryAt)
+      return { ready: false, reason: 'the last append to Kafka failed', ...base }
     return { ready: true, ...base }
   }
 
@@ -236,7 +273,9 @@ export class RecordAppender {
     while (
       this.queue.length &&
       (batch.length === 0 ||
-        (!this.queue[0].alone && n + this.queue[0].records.length <= this.opts.maxBatchRecords && bytes + this.queue[0].bytes <= this.maxBatchBytes))
+        (!this.queue[0].alone &&
+          n + this.queue[0].records.length <= this.opts.maxBatchRecords &&
+          bytes + this.queue[0].bytes <= this.maxBatchBytes))
     ) {
       const p = this.queue.shift()!
       n += p.records.length
@@ -264,7 +303,11 @@ export class RecordAppender {
     const deadline = batch[0].enqueuedAt + this.opts.flushTimeoutMs
     const sentAt = performance.now()
     try {
-      await withDeadline(this.produce(producer, topicMessages, Math.max(1000, deadline - this.now())), deadline - this.now(), () => new FlushTimeout())
+      await withDeadline(
+        this.produce(producer, topicMessages, Math.max(1000, deadline - this.now())),
+        deadline - this.now(),
+        () => new FlushTimeout(),
+      )
       this.stats.flushes++
       this.stats.records += n
       this.opts.onFlush?.(n, (performance.now() - sentAt) / 1000, true)
@@ -301,9 +344,16 @@ export class RecordAppender {
     this.opts.onFlush?.(n, seconds, false)
     const routed = slot.producer ? routesOf(slot.producer)?.partitionCount() : undefined
     const keep = routed === 1
-    this.log.warn(`kafka refused a flush's records (${refusal}); ${batch.length > 1 ? 'its requests are sent again one by one' : 'its request fails'}`, {
-      records: n, requests: batch.length, producer: slot.index, kept: keep, err,
-    })
+    this.log.warn(
+      `kafka refused a flush's records (${refusal}); ${batch.length > 1 ? 'its requests are sent again one by one' : 'its request fails'}`,
+      {
+        records: n,
+        requests: batch.length,
+        producer: slot.index,
+        kept: keep,
+        err,
+      },
+    )
     if (batch.length > 1) {
       for (const p of batch) p.alone = true
       this.queue.unshift(...batch)
@@ -311,15 +361,21 @@ export class RecordAppender {
     } else {
       const p = batch[0]
       const topic = p.records[0].topic
-      p.reject(SIZE_REFUSALS.has(refusal)
-        ? new RecordsTooLargeError(topic, this.topicLimits.get(topic), { cause: err })
-        : new KafkaAppendError(`Kafka refused the records (${refusal})`, keep ? 'no' : 'unknown', { cause: err }))
+      p.reject(
+        SIZE_REFUSALS.has(refusal)
+          ? new RecordsTooLargeError(topic, this.topicLimits.get(topic), { cause: err })
+          : new KafkaAppendError(`Kafka refused the records (${refusal})`, keep ? 'no' : 'unknown', { cause: err }),
+      )
     }
     if (keep) slot.state = 'idle'
     else this.retire(slot)
   }
 
-  private async produce(producer: Producer, topicMessages: Array<{ topic: string; messages: Message[] }>, timeoutMs: number) {
+  private async produce(
+    producer: Producer,
+    topicMessages: Array<{ topic: string; messages: Message[] }>,
+    timeoutMs: number,
+  ) {
     const routes = routesOf(producer)
     routes?.reset()
     if (!this.opts.transactional) {
@@ -371,7 +427,11 @@ export class RecordAppender {
   private async connectSlot(slot: Slot): Promise<void> {
     const producer = this.createProducer(slot.index)
     try {
-      await withDeadline(producer.connect(), this.opts.flushTimeoutMs, () => new Error('kafka producer connect timed out'))
+      await withDeadline(
+        producer.connect(),
+        this.opts.flushTimeoutMs,
+        () => new Error('kafka producer connect timed out'),
+      )
     } catch (err) {
       slot.failures++
       producer.disconnect().catch(() => undefined)
@@ -481,5 +541,6 @@ function groupByTopic(batch: Pending[]): Array<{ topic: string; messages: Messag
  * store those records (routed-partitions.ts): fail the flush rather than acknowledge them. */
 function checkAnswered(routes: RoutedPartitions | undefined, answer: RecordMetadata[] | undefined): void {
   const missing = routes?.missingFrom(answer) ?? []
-  if (missing.length) throw new Error(`kafka answered the send without ${missing.join(', ')}: those records were not sent`)
+  if (missing.length)
+    throw new Error(`kafka answered the send without ${missing.join(', ')}: those records were not sent`)
 }

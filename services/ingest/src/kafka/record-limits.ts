@@ -25,10 +25,15 @@ export interface RecordLike {
 }
 
 /** The largest batch one request can make in one partition: a batch of MAX_BATCH_ITEMS items of one user. */
-export const LARGEST_REQUEST_BYTES = BATCH_OVERHEAD_BYTES + MAX_BATCH_ITEMS * (MAX_ITEM_RECORD_BYTES + RECORD_OVERHEAD_BYTES)
+export const LARGEST_REQUEST_BYTES =
+  BATCH_OVERHEAD_BYTES + MAX_BATCH_ITEMS * (MAX_ITEM_RECORD_BYTES + RECORD_OVERHEAD_BYTES)
 
 /** The first topic whose records for one key in `records` would make a batch over its limit, if any. */
-export function oversizedTopic(records: readonly RecordLike[], limits: ReadonlyMap<string, number>, smallest: number): { topic: string; limitBytes: number } | undefined {
+export function oversizedTopic(
+  records: readonly RecordLike[],
+  limits: ReadonlyMap<string, number>,
+  smallest: number,
+): { topic: string; limitBytes: number } | undefined {
   // Nearly every request: all its records together fit the smallest topic, so no key can be over (a
   // key's UTF-16 length times 3 bounds its UTF-8 bytes).
   let total = BATCH_OVERHEAD_BYTES
@@ -37,7 +42,10 @@ export function oversizedTopic(records: readonly RecordLike[], limits: ReadonlyM
   const groups = new Map<string, number>()
   for (const r of records) {
     const k = `${r.topic}\u0000${r.key}`
-    groups.set(k, (groups.get(k) ?? BATCH_OVERHEAD_BYTES) + Buffer.byteLength(r.key) + r.value.length + RECORD_OVERHEAD_BYTES)
+    groups.set(
+      k,
+      (groups.get(k) ?? BATCH_OVERHEAD_BYTES) + Buffer.byteLength(r.key) + r.value.length + RECORD_OVERHEAD_BYTES,
+    )
   }
   for (const [k, bytes] of groups) {
     const topic = k.slice(0, k.indexOf('\u0000'))
@@ -65,14 +73,20 @@ export function planFlushes(limits: ReadonlyMap<string, number>, configuredBatch
   const largestRequestBytes = LARGEST_REQUEST_BYTES
   for (const [topic, limit] of limits) {
     if (limit < MAX_ITEM_RECORD_BYTES + BATCH_OVERHEAD_BYTES) {
-      throw new TopicConfigError(`topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes), less than one valid item can need (${MAX_ITEM_RECORD_BYTES + BATCH_OVERHEAD_BYTES}); raise it (ingest creates its topics with 33554432)`)
+      throw new TopicConfigError(
+        `topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes), less than one valid item can need (${MAX_ITEM_RECORD_BYTES + BATCH_OVERHEAD_BYTES}); raise it (ingest creates its topics with 33554432)`,
+      )
     }
     if (limit - BATCH_OVERHEAD_BYTES < maxBatchBytes) {
       maxBatchBytes = limit - BATCH_OVERHEAD_BYTES
-      warnings.push(`topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes): flushes are capped at ${maxBatchBytes} bytes instead of PRODUCER_MAX_BATCH_BYTES ${configuredBatchBytes}`)
+      warnings.push(
+        `topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes): flushes are capped at ${maxBatchBytes} bytes instead of PRODUCER_MAX_BATCH_BYTES ${configuredBatchBytes}`,
+      )
     }
     if (limit < largestRequestBytes) {
-      warnings.push(`topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes): a request whose records for one user are larger is answered 413; raise it to ${largestRequestBytes} or more to take every request the body limits allow`)
+      warnings.push(
+        `topic ${topic} takes record batches of at most ${limit} bytes (max.message.bytes): a request whose records for one user are larger is answered 413; raise it to ${largestRequestBytes} or more to take every request the body limits allow`,
+      )
     }
   }
   return { maxBatchBytes, warnings }

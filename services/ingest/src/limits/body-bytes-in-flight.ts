@@ -38,6 +38,6 @@ export class BodyBytesInFlight {
 
   /** Bytes held now, by all requests or by one account's. */
   held(account?: string): number {
-    return account === undefined ? this.total : this.accounts.get(account) ?? 0
+    return account === undefined ? this.total : (this.accounts.get(account) ?? 0)
   }
 }

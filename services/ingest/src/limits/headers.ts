@@ -57,7 +57,11 @@ export function eventRateError(
  * (H33), with Retry-After until the month turns. Used for the whole request when nothing was granted,
  * and as the per-item error of refused batch items.
  */
-export function monthlyLimitError(r: QuotaReservation, requestLimit?: RateLimitResult, environment: 'live' | 'test' = 'live'): ServiceError {
+export function monthlyLimitError(
+  r: QuotaReservation,
+  requestLimit?: RateLimitResult,
+  environment: 'live' | 'test' = 'live',
+): ServiceError {
   const live = environment === 'live'
   return new ServiceError(
     live ? 'MONTHLY_EVENT_LIMIT_EXCEEDED' : 'MONTHLY_TEST_EVENT_LIMIT_EXCEEDED',

@@ -23,5 +23,12 @@ export { MonthlyQuota, monthKeyOf, quotaCounter, type QuotaReservation } from '.
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
-export { SharedLimits, admitLocally, setProjected, type EventAdmission, type MonthlyAsk, type MonthUsage } from './shared-limits.js'
+export {
+  SharedLimits,
+  admitLocally,
+  setProjected,
+  type EventAdmission,
+  type MonthlyAsk,
+  type MonthUsage,
+} from './shared-limits.js'
 export { BodyBytesInFlight, type BodyBytesBudget } from './body-bytes-in-flight.js'

@@ -3,8 +3,18 @@ import { monotonicClock } from './monotonic-clock.js'
 
 function fakeTime() {
   const s = { wall: 1_000_000, elapsed: 0 }
-  const tick = (ms: number) => { s.wall += ms; s.elapsed += ms }
-  return { s, tick, clock: monotonicClock(() => s.wall, () => s.elapsed) }
+  const tick = (ms: number) => {
+    s.wall += ms
+    s.elapsed += ms
+  }
+  return {
+    s,
+    tick,
+    clock: monotonicClock(
+      () => s.wall,
+      () => s.elapsed,
+    ),
+  }
 }
 
 t.test('follows the wall clock while it moves forward', async (t) => {
@@ -32,7 +42,10 @@ t.test('a wall clock stepping back neither moves time back nor stops it', async 
 
 t.test('returns whole milliseconds and never decreases', async (t) => {
   const s = { wall: 10, elapsed: 0.4 }
-  const clock = monotonicClock(() => s.wall, () => s.elapsed)
+  const clock = monotonicClock(
+    () => s.wall,
+    () => s.elapsed,
+  )
   let last = clock()
   for (let i = 0; i < 200; i++) {
     s.elapsed += 0.37

@@ -128,7 +128,12 @@ export class MonthlyQuota {
    * granted, the rest are refused (H5); an id counted lately is granted without counting (H34); a new
    * UTC month starts at 0.
    */
-  reserve(counter: string, items: number | ReadonlyArray<string | undefined>, limit: number, now: number): QuotaReservation {
+  reserve(
+    counter: string,
+    items: number | ReadonlyArray<string | undefined>,
+    limit: number,
+    now: number,
+  ): QuotaReservation {
     const month = this.monthOf(now)
     const a = this.stateFor(counter, month.start)
     const used = a.projected > a.local ? a.projected : a.local
@@ -141,7 +146,12 @@ export class MonthlyQuota {
     const d = admitIds(items, (id) => this.ids.has(counter, id, now), grantable(items.length, used, limit))
     for (const id of d.newIds) this.ids.add(counter, id, now)
     this.count(a, d.charged, now)
-    return { ...reservationOf(used, d.charged, limit, now, month), granted: d.granted, accepted: d.accepted, newIds: d.newIds }
+    return {
+      ...reservationOf(used, d.charged, limit, now, month),
+      granted: d.granted,
+      accepted: d.accepted,
+      newIds: d.newIds,
+    }
   }
 
   /** Give back a reservation made at `now` (the reserve's time) whose events Kafka did not take. */

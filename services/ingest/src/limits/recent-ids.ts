@@ -17,7 +17,10 @@ export class RecentIds {
   private head = 0
   private count = 0
 
-  constructor(private readonly windowMs: number, private readonly maxIds: number = 100_000) {
+  constructor(
+    private readonly windowMs: number,
+    private readonly maxIds: number = 100_000,
+  ) {
     // filled: a large array left with holes is kept as a dictionary, several times slower to write
     this.ringCounter = new Array<string | undefined>(maxIds).fill(undefined)
     this.ringId = new Array<string | undefined>(maxIds).fill(undefined)

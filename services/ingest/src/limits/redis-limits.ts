@@ -143,9 +143,18 @@ return changed`
 
 interface LimiterCommands {
   limTakeRequest(key: string, limit: number, expireAt: number): Promise<number>
-  limTakeGuarded(key: string, refusedKey: string, limit: number, expireAt: number, refusedLimit: number): Promise<[number, number]>
+  limTakeGuarded(
+    key: string,
+    refusedKey: string,
+    limit: number,
+    expireAt: number,
+    refusedLimit: number,
+  ): Promise<[number, number]>
   limRefusedBody(key: string, refusedKey: string, expireAt: number): Promise<number>
-  limAdmitEvents(numKeys: number, ...keysThenArgs: Array<string | number>): Promise<[number, number, number, string, string]>
+  limAdmitEvents(
+    numKeys: number,
+    ...keysThenArgs: Array<string | number>
+  ): Promise<[number, number, number, string, string]>
   limReleaseMonth(numKeys: number, ...keysThenArgs: Array<string | number>): Promise<number>
   limReconcileMonth(numKeys: number, ...keysThenArgs: Array<string | number>): Promise<number>
 }
@@ -175,7 +184,11 @@ export class RedisLimits {
   private readonly cmd: LimiterCommands
 
   /** `inFlightMs`: USAGE_IN_FLIGHT_MS, how long counted ids are kept and counts taken as in flight (H34). */
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly inFlightMs = 600_000) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly inFlightMs = 600_000,
+  ) {
     redis.defineCommand('limTakeRequest', { numberOfKeys: 1, lua: TAKE_REQUEST })
     redis.defineCommand('limTakeGuarded', { numberOfKeys: 2, lua: TAKE_GUARDED })
     redis.defineCommand('limRefusedBody', { numberOfKeys: 2, lua: REFUSED_BODY })
@@ -210,15 +223,32 @@ export class RedisLimits {
   }
 
   /** takeRequest unless `refusedBucket` has spent `refusedLimit` (H32): [count before, refused count]. */
-  takeGuarded(bucket: string, limit: number, refusedBucket: string, refusedLimit: number, now: number, windowMs: number): Promise<[number, number]> {
+  takeGuarded(
+    bucket: string,
+    limit: number,
+    refusedBucket: string,
+    refusedLimit: number,
+    now: number,
+    windowMs: number,
+  ): Promise<[number, number]> {
     const start = windowStart(now, windowMs)
-    return this.cmd.limTakeGuarded(this.requestKey(bucket, start), this.requestKey(refusedBucket, start), limit, start + windowMs, refusedLimit)
+    return this.cmd.limTakeGuarded(
+      this.requestKey(bucket, start),
+      this.requestKey(refusedBucket, start),
+      limit,
+      start + windowMs,
+      refusedLimit,
+    )
   }
 
   /** A request counted in `bucket` at `now` was refused for its body: given back there, counted in `refusedBucket` (H32). */
   refusedBody(bucket: string, refusedBucket: string, now: number, windowMs: number): Promise<number> {
     const start = windowStart(now, windowMs)
-    return this.cmd.limRefusedBody(this.requestKey(bucket, start), this.requestKey(refusedBucket, start), start + windowMs)
+    return this.cmd.limRefusedBody(
+      this.requestKey(bucket, start),
+      this.requestKey(refusedBucket, start),
+      start + windowMs,
+    )
   }
 
   /** The bucket's count in the window of `now`, without counting. */
@@ -229,7 +259,16 @@ export class RedisLimits {
 
   /** Take `n` events from the account's second and, if that fits, reserve the month's counter of `env`
    *  for the countable items, one per entry of `ids` (its message id or undefined), as windows.ts admitIds. */
-  async admitEvents(accountId: string, env: Env, n: number, perSecond: number, ids: ReadonlyArray<string | undefined>, perMonth: number, now: number, windowMs: number): Promise<EventsAnswer> {
+  async admitEvents(
+    accountId: string,
+    env: Env,
+    n: number,
+    perSecond: number,
+    ids: ReadonlyArray<string | undefined>,
+    perMonth: number,
+    now: number,
+    windowMs: number,
+  ): Promise<EventsAnswer> {
     const start = windowStart(now, windowMs)
     const month = monthRange(now)
     const distinct = new Map<string, number>()
@@ -239,11 +278,24 @@ export class RedisLimits {
       if (k === undefined) distinct.set(id, (k = distinct.size + 1))
       return k
     })
-    const keys = [`${this.prefix}ev:{${accountId}}:${start}`, this.monthKey(accountId, month.key, env), this.minutesKey(accountId, month.key, env)]
+    const keys = [
+      `${this.prefix}ev:{${accountId}}:${start}`,
+      this.monthKey(accountId, month.key, env),
+      this.minutesKey(accountId, month.key, env),
+    ]
     for (const id of distinct.keys()) keys.push(this.idKey(accountId, env, id))
     const [secondBefore, monthBefore, charged, mask, counted] = await this.cmd.limAdmitEvents(
-      keys.length, ...keys,
-      n, perSecond, start + windowMs, ids.length, perMonth, month.end + MONTH_KEY_MARGIN_MS, this.inFlightMs, windowStart(now, MINUTE_MS), ...refs,
+      keys.length,
+      ...keys,
+      n,
+      perSecond,
+      start + windowMs,
+      ids.length,
+      perMonth,
+      month.end + MONTH_KEY_MARGIN_MS,
+      this.inFlightMs,
+      windowStart(now, MINUTE_MS),
+      ...refs,
     )
     const accepted = Array.from({ length: ids.length }, (_, i) => mask.charCodeAt(i) === 49)
     let granted = 0
@@ -253,9 +305,19 @@ export class RedisLimits {
   }
 
   /** Give back `n` of the month of `now` (a reservation Kafka did not take) and forget `ids` it counted. */
-  releaseMonth(accountId: string, n: number, now: number, env: Env = 'live', ids: readonly string[] = []): Promise<number> {
+  releaseMonth(
+    accountId: string,
+    n: number,
+    now: number,
+    env: Env = 'live',
+    ids: readonly string[] = [],
+  ): Promise<number> {
     const key = monthRange(now).key
-    const keys = [this.monthKey(accountId, key, env), this.minutesKey(accountId, key, env), ...ids.map((id) => this.idKey(accountId, env, id))]
+    const keys = [
+      this.monthKey(accountId, key, env),
+      this.minutesKey(accountId, key, env),
+      ...ids.map((id) => this.idKey(accountId, env, id)),
+    ]
     return this.cmd.limReleaseMonth(keys.length, ...keys, n, windowStart(now, MINUTE_MS))
   }
 
@@ -263,7 +325,12 @@ export class RedisLimits {
    * H34, for every account of `usage` in `monthKey` and `env`: counter = max(projected, min(counter,
    * projected + counted within USAGE_IN_FLIGHT_MS before `now`)). How many counters changed.
    */
-  async reconcileMonth(monthKey: string, usage: ReadonlyMap<string, number>, now: number, env: Env = 'live'): Promise<number> {
+  async reconcileMonth(
+    monthKey: string,
+    usage: ReadonlyMap<string, number>,
+    now: number,
+    env: Env = 'live',
+  ): Promise<number> {
     const m = MONTH_KEY_RE.exec(monthKey)
     if (m === null) throw new RangeError(`monthKey must be YYYY-MM, got ${JSON.stringify(monthKey)}`)
     const expireAt = Date.UTC(Number(m[1]), Number(m[2]), 1) + MONTH_KEY_MARGIN_MS

@@ -37,11 +37,19 @@ export interface MonthlyAsk {
  *  fallback with it. Synchronous, so the in-memory hot path awaits nothing. */
 export function admitLocally(
   local: { events: EventRateLimiter; quota: MonthlyQuota },
-  accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number,
+  accountId: string,
+  n: number,
+  perSecond: number,
+  month: MonthlyAsk,
+  now: number,
 ): EventAdmission {
   const rate = local.events.tryTake(accountId, n, perSecond, now)
   if (!rate.allowed || month.ids.length === 0) return { rate, shared: false }
-  return { rate, quota: local.quota.reserve(quotaCounter(accountId, month.environment), month.ids, month.limit, now), shared: false }
+  return {
+    rate,
+    quota: local.quota.reserve(quotaCounter(accountId, month.environment), month.ids, month.limit, now),
+    shared: false,
+  }
 }
 
 /** The projector's counts of a month per account, live and test (usage-query.ts monthlyUsage). */
@@ -52,8 +60,10 @@ export interface MonthUsage {
 
 /** The projected usage into an instance's own quota (without Redis the only reconciliation, H34). */
 export function setProjected(quota: MonthlyQuota, monthKey: string, usage: MonthUsage, now: number): void {
-  for (const [account, count] of usage.live) quota.setProjectedUsage(quotaCounter(account, 'live'), monthKey, count, now)
-  for (const [account, count] of usage.test) quota.setProjectedUsage(quotaCounter(account, 'test'), monthKey, count, now)
+  for (const [account, count] of usage.live)
+    quota.setProjectedUsage(quotaCounter(account, 'live'), monthKey, count, now)
+  for (const [account, count] of usage.test)
+    quota.setProjectedUsage(quotaCounter(account, 'test'), monthKey, count, now)
 }
 
 export interface SharedLimitsDeps {
@@ -102,12 +112,20 @@ export class SharedLimits {
   }
 
   /** RequestLimiter.checkGuarded across instances (H32). */
-  checkGuarded(bucket: string, limit: number, refused: string, refusedLimit: number, now: number): Promise<RateLimitResult> {
+  checkGuarded(
+    bucket: string,
+    limit: number,
+    refused: string,
+    refusedLimit: number,
+    now: number,
+  ): Promise<RateLimitResult> {
     return this.viaRedis(
       now,
       async () => {
         const [before, spent] = await this.d.redis.takeGuarded(bucket, limit, refused, refusedLimit, now, MINUTE_MS)
-        return spent >= refusedLimit ? requestResult(spent, refusedLimit, now, MINUTE_MS) : requestResult(before, limit, now, MINUTE_MS)
+        return spent >= refusedLimit
+          ? requestResult(spent, refusedLimit, now, MINUTE_MS)
+          : requestResult(before, limit, now, MINUTE_MS)
       },
       () => this.d.local.requests.checkGuarded(bucket, limit, refused, refusedLimit, now),
     )
@@ -116,7 +134,9 @@ export class SharedLimits {
   /** RequestLimiter.refusedBody across instances (H32); where the check went, as far as the mode tells. */
   async refusedBody(bucket: string, refused: string, now: number): Promise<void> {
     if (this.d.fallback.mode === 'local') return this.d.local.requests.refusedBody(bucket, refused, now)
-    await this.d.redis.refusedBody(bucket, refused, now, MINUTE_MS).catch((err) => this.d.onError?.('refused request not recorded in Redis', err))
+    await this.d.redis
+      .refusedBody(bucket, refused, now, MINUTE_MS)
+      .catch((err) => this.d.onError?.('refused request not recorded in Redis', err))
   }
 
   /** The bucket's headers for a response that was not counted. */
@@ -129,14 +149,34 @@ export class SharedLimits {
   }
 
   /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of the countable events (H5, H33, H34). */
-  admitEvents(accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number): Promise<EventAdmission> {
+  admitEvents(
+    accountId: string,
+    n: number,
+    perSecond: number,
+    month: MonthlyAsk,
+    now: number,
+  ): Promise<EventAdmission> {
     return this.viaRedis<EventAdmission>(
       now,
       async () => {
-        const a = await this.d.redis.admitEvents(accountId, month.environment, n, perSecond, month.ids, month.limit, now, SECOND_MS)
+        const a = await this.d.redis.admitEvents(
+          accountId,
+          month.environment,
+          n,
+          perSecond,
+          month.ids,
+          month.limit,
+          now,
+          SECOND_MS,
+        )
         const rate = eventRateResult(a.secondBefore, n, perSecond, now, SECOND_MS)
         if (!rate.allowed || month.ids.length === 0) return { rate, shared: true }
-        const quota = { ...reservationOf(a.monthBefore, a.charged, month.limit, now), granted: a.granted, accepted: a.accepted, newIds: a.newIds }
+        const quota = {
+          ...reservationOf(a.monthBefore, a.charged, month.limit, now),
+          granted: a.granted,
+          accepted: a.accepted,
+          newIds: a.newIds,
+        }
         return { rate, quota, shared: true }
       },
       () => admitLocally(this.d.local, accountId, n, perSecond, month, now),
@@ -152,7 +192,9 @@ export class SharedLimits {
       this.d.local.quota.release(quotaCounter(accountId, environment), q, now)
       return
     }
-    this.d.redis.releaseMonth(accountId, q.charged, now, environment, q.newIds).catch((err) => this.d.onError?.('monthly release in Redis failed', err))
+    this.d.redis
+      .releaseMonth(accountId, q.charged, now, environment, q.newIds)
+      .catch((err) => this.d.onError?.('monthly release in Redis failed', err))
   }
 
   /** The projector's exact monthly usage: into the local quota (used while Redis is away) and,

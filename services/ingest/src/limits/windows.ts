@@ -40,7 +40,13 @@ export function peekResult(used: number, limit: number, now: number, windowMs: n
 }
 
 /** The per-second answer for `n` events, given the account's count before them (all or nothing). */
-export function eventRateResult(before: number, n: number, limit: number, now: number, windowMs: number): EventRateResult {
+export function eventRateResult(
+  before: number,
+  n: number,
+  limit: number,
+  now: number,
+  windowMs: number,
+): EventRateResult {
   if (before + n <= limit) return ALLOWED
   return {
     allowed: false,
@@ -65,7 +71,13 @@ export function monthRange(now: number): MonthRange {
 }
 
 /** A monthly reservation (H5) from the month's count before it and what was granted (all of it counted). */
-export function reservationOf(usedBefore: number, granted: number, limit: number, now: number, month: MonthRange = monthRange(now)): QuotaReservation {
+export function reservationOf(
+  usedBefore: number,
+  granted: number,
+  limit: number,
+  now: number,
+  month: MonthRange = monthRange(now),
+): QuotaReservation {
   return {
     granted,
     charged: granted,
@@ -99,7 +111,11 @@ export interface IdAdmission {
  * each counted once; an id repeated within the request goes as its first occurrence went. Items
  * without an id (undefined) are always new.
  */
-export function admitIds(ids: ReadonlyArray<string | undefined>, seen: (id: string) => boolean, left: number): IdAdmission {
+export function admitIds(
+  ids: ReadonlyArray<string | undefined>,
+  seen: (id: string) => boolean,
+  left: number,
+): IdAdmission {
   const accepted: boolean[] = new Array(ids.length)
   const newIds: string[] = []
   const decided = new Map<string, boolean>()

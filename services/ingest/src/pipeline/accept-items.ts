@@ -7,7 +7,18 @@ import { userKey, type EventRecord, type IdentifyRecord } from '../../../../sche
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
-import { admitLocally, eventRateError, monthlyLimitError, quotaCounter, type EventAdmission, type EventRateLimiter, type MonthlyAsk, type MonthlyQuota, type RateLimitResult, type SharedLimits } from '../limits/index.js'
+import {
+  admitLocally,
+  eventRateError,
+  monthlyLimitError,
+  quotaCounter,
+  type EventAdmission,
+  type EventRateLimiter,
+  type MonthlyAsk,
+  type MonthlyQuota,
+  type RateLimitResult,
+  type SharedLimits,
+} from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
@@ -93,7 +104,11 @@ async function acceptAll(
   let countable = 0
   for (const { index, item } of items) {
     if (item.kind === 'event' && q !== undefined && !admitted(q, countable++)) {
-      out.push({ index, success: false, error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details } })
+      out.push({
+        index,
+        success: false,
+        error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details },
+      })
       continue
     }
     if (item.kind === 'event') {
@@ -102,7 +117,11 @@ async function acceptAll(
       out.push({ index, success: true, event_id: r.event_id })
     } else {
       const r: IdentifyRecord = toIdentifyRecord(item, rc)
-      records.push({ topic: d.topics.identifies, key: userKey(r.account_id, r.user_id), value: d.codec.encode('Identify', r) })
+      records.push({
+        topic: d.topics.identifies,
+        key: userKey(r.account_id, r.user_id),
+        value: d.codec.encode('Identify', r),
+      })
       out.push({ index, success: true, event_id: r.event_id })
     }
   }
@@ -127,18 +146,35 @@ const countableOf = (items: ReadonlyArray<{ item: Item }>): number => {
 }
 
 /** Was the i-th countable item of the request admitted by the month? */
-const admitted = (q: NonNullable<EventAdmission['quota']>, i: number): boolean => (q.accepted !== undefined ? q.accepted[i] === true : i < q.granted)
+const admitted = (q: NonNullable<EventAdmission['quota']>, i: number): boolean =>
+  q.accepted !== undefined ? q.accepted[i] === true : i < q.granted
 
 /** The per-second limit (H4) and the month of the key's environment (H5, H33): every event counts,
  *  by its message id when it has one (H34); identifies create no event. */
-function admit(d: PipelineDeps, auth: KeyLookup, items: ReadonlyArray<{ item: Item }>, rc: RequestContext): EventAdmission | Promise<EventAdmission> {
+function admit(
+  d: PipelineDeps,
+  auth: KeyLookup,
+  items: ReadonlyArray<{ item: Item }>,
+  rc: RequestContext,
+): EventAdmission | Promise<EventAdmission> {
   const { account, plan } = auth
   const ids: Array<string | undefined> = []
   for (const x of items) if (x.item.kind === 'event') ids.push(x.item.message_id)
-  const month: MonthlyAsk = { environment: rc.environment, ids, limit: rc.environment === 'live' ? plan.eventsPerMonth : plan.testEventsPerMonth }
+  const month: MonthlyAsk = {
+    environment: rc.environment,
+    ids,
+    limit: rc.environment === 'live' ? plan.eventsPerMonth : plan.testEventsPerMonth,
+  }
   return d.shared !== undefined
     ? d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
-    : admitLocally({ events: d.eventLimiter, quota: d.quota }, account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
+    : admitLocally(
+        { events: d.eventLimiter, quota: d.quota },
+        account.account_id,
+        items.length,
+        plan.eventsPerSecond,
+        month,
+        rc.receivedAt,
+      )
 }
 
 /**
@@ -178,7 +214,13 @@ export function successJson(results: readonly ItemOutcome[]): string {
     }
     // An accepted item's event_id is a UUID this service made (records/event-id.ts), which JSON
     // never escapes; the check (about 0.05 µs) keeps any other string on JSON.stringify's path.
-    if (r.success === true && r.error === undefined && typeof r.event_id === 'string' && !NEEDS_ESCAPE.test(r.event_id) && Number.isSafeInteger(r.index)) {
+    if (
+      r.success === true &&
+      r.error === undefined &&
+      typeof r.event_id === 'string' &&
+      !NEEDS_ESCAPE.test(r.event_id) &&
+      Number.isSafeInteger(r.index)
+    ) {
       processed++
       items += sep + '{"index":' + r.index + ',"success":true,"event_id":"' + r.event_id + '"}'
     } else {
@@ -186,6 +228,15 @@ export function successJson(results: readonly ItemOutcome[]): string {
       items += sep + JSON.stringify(r)
     }
   }
-  return '{"success":true,"data":{"processed_count":' + processed + ',"failed_count":' + (results.length - processed) +
-    ',"results":[' + items + ']},"events_processed":' + processed + '}'
+  return (
+    '{"success":true,"data":{"processed_count":' +
+    processed +
+    ',"failed_count":' +
+    (results.length - processed) +
+    ',"results":[' +
+    items +
+    ']},"events_processed":' +
+    processed +
+    '}'
+  )
 }

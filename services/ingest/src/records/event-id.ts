@@ -120,6 +120,13 @@ export function uuidv7Time(id: string): number {
  * event_id and drops later ones: a test-key event (H6) must never take the id of a live one with
  * the same message_id (issue 9). JSON keeps the parts apart whatever characters they hold.
  */
-export function eventIdFor(accountId: string, environment: 'live' | 'test', messageId: string | undefined, nowMs: number): string {
-  return messageId === undefined ? uuidv7(nowMs) : uuidv5(EVENT_ID_NAMESPACE, JSON.stringify([accountId, environment, messageId]))
+export function eventIdFor(
+  accountId: string,
+  environment: 'live' | 'test',
+  messageId: string | undefined,
+  nowMs: number,
+): string {
+  return messageId === undefined
+    ? uuidv7(nowMs)
+    : uuidv5(EVENT_ID_NAMESPACE, JSON.stringify([accountId, environment, messageId]))
 }

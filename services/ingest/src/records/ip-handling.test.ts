@@ -1,12 +1,15 @@
 import t from 'tap'
 import { keptIp, truncateIp } from './ip-handling.js'
 
-t.test('full keeps the address, none keeps nothing, an account without the setting keeps it (default full)', async (t) => {
-  t.equal(keptIp('203.0.113.77', 'full'), '203.0.113.77')
-  t.equal(keptIp('203.0.113.77', undefined), '203.0.113.77')
-  t.equal(keptIp('203.0.113.77', 'none'), null)
-  t.equal(keptIp(null, 'truncated'), null)
-})
+t.test(
+  'full keeps the address, none keeps nothing, an account without the setting keeps it (default full)',
+  async (t) => {
+    t.equal(keptIp('203.0.113.77', 'full'), '203.0.113.77')
+    t.equal(keptIp('203.0.113.77', undefined), '203.0.113.77')
+    t.equal(keptIp('203.0.113.77', 'none'), null)
+    t.equal(keptIp(null, 'truncated'), null)
+  },
+)
 
 t.test('truncated zeroes the last octet of IPv4 and the last 80 bits of IPv6', async (t) => {
   t.equal(keptIp('203.0.113.77', 'truncated'), '203.0.113.0')

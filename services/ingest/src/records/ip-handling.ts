@@ -25,7 +25,7 @@ export function truncateIp(ip: string): string | null {
 
 /** The eight 16-bit groups of an IPv6 address (hex, without leading zeros). */
 function ipv6Groups(ip: string): string[] {
-  const [head, tail] = ip.includes('::') ? ip.split('::') as [string, string] : [ip, undefined]
+  const [head, tail] = ip.includes('::') ? (ip.split('::') as [string, string]) : [ip, undefined]
   const part = (s: string | undefined) => (s ? s.split(':') : [])
   const h = part(head)
   const t = part(tail)

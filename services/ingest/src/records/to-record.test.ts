@@ -1,6 +1,13 @@
 import t from 'tap'
 import { EVENT_ID_NAMESPACE, uuidv5, uuidv7Time } from './event-id.js'
-import { MAX_FUTURE_MS, correctTime, parseTimestamp, toEventRecord, toIdentifyRecord, type RequestContext } from './to-record.js'
+import {
+  MAX_FUTURE_MS,
+  correctTime,
+  parseTimestamp,
+  toEventRecord,
+  toIdentifyRecord,
+  type RequestContext,
+} from './to-record.js'
 import type { EventItem, IdentifyItem } from '../validation/validate.js'
 
 const H = 60 * 60 * 1000
@@ -38,22 +45,38 @@ t.test('correctTime (H13)', async (t) => {
     original: RECEIVED - 73 * H,
     flagged: false,
   })
-  t.same(correctTime(RECEIVED + MAX_FUTURE_MS, null, RECEIVED), {
-    timestamp: RECEIVED + MAX_FUTURE_MS,
-    original: RECEIVED + MAX_FUTURE_MS,
-    flagged: false,
-  }, 'exactly 24 h ahead is kept')
-  t.same(correctTime(RECEIVED + MAX_FUTURE_MS + 1, null, RECEIVED), {
+  t.same(
+    correctTime(RECEIVED + MAX_FUTURE_MS, null, RECEIVED),
+    {
+      timestamp: RECEIVED + MAX_FUTURE_MS,
+      original: RECEIVED + MAX_FUTURE_MS,
+      flagged: false,
+    },
+    'exactly 24 h ahead is kept',
+  )
+  t.same(
+    correctTime(RECEIVED + MAX_FUTURE_MS + 1, null, RECEIVED),
+    {
+      timestamp: RECEIVED,
+      original: RECEIVED + MAX_FUTURE_MS + 1,
+      flagged: true,
+    },
+    'more than 24 h ahead is replaced and flagged',
+  )
+  t.same(correctTime(RECEIVED + 48 * H, RECEIVED, RECEIVED), {
     timestamp: RECEIVED,
-    original: RECEIVED + MAX_FUTURE_MS + 1,
-    flagged: true,
-  }, 'more than 24 h ahead is replaced and flagged')
-  t.same(correctTime(RECEIVED + 48 * H, RECEIVED, RECEIVED), { timestamp: RECEIVED, original: RECEIVED + 48 * H, flagged: true })
-  t.same(correctTime(RECEIVED + 48 * H, RECEIVED + 47 * H, RECEIVED), {
-    timestamp: RECEIVED + H,
     original: RECEIVED + 48 * H,
-    flagged: false,
-  }, 'future raw value but sane after skew correction')
+    flagged: true,
+  })
+  t.same(
+    correctTime(RECEIVED + 48 * H, RECEIVED + 47 * H, RECEIVED),
+    {
+      timestamp: RECEIVED + H,
+      original: RECEIVED + 48 * H,
+      flagged: false,
+    },
+    'future raw value but sane after skew correction',
+  )
 })
 
 const event = (over: Partial<EventItem> = {}): EventItem => ({
@@ -67,7 +90,11 @@ const event = (over: Partial<EventItem> = {}): EventItem => ({
 
 t.test('toEventRecord maps every field', async (t) => {
   const r = toEventRecord(
-    event({ timestamp: '2024-05-01T13:00:00Z', message_id: 'm1', user: { id: 'u1', email: 'a@b.co', traits: { plan: 'pro' } } }),
+    event({
+      timestamp: '2024-05-01T13:00:00Z',
+      message_id: 'm1',
+      user: { id: 'u1', email: 'a@b.co', traits: { plan: 'pro' } },
+    }),
     rc({ sentAt: RECEIVED + 2 * H }),
   )
   t.strictSame(r, {
@@ -106,8 +133,16 @@ t.test('toEventRecord defaults', async (t) => {
   t.equal(r.message_id, null)
   t.equal(r.sent_at, null)
   t.same(JSON.parse(r.context), { ip: null, user_agent: null }, 'client cannot set ip through context (H14)')
-  t.equal(toEventRecord(event({ user: { id: 'u', traits: { email: 't@x.co' } } }), rc()).user_email, 't@x.co', 'email from user.traits')
-  t.equal(toEventRecord(event({ user: { id: 'u', email: 'e@x.co', traits: { email: 't@x.co' } } }), rc()).user_email, 'e@x.co', 'user.email first')
+  t.equal(
+    toEventRecord(event({ user: { id: 'u', traits: { email: 't@x.co' } } }), rc()).user_email,
+    't@x.co',
+    'email from user.traits',
+  )
+  t.equal(
+    toEventRecord(event({ user: { id: 'u', email: 'e@x.co', traits: { email: 't@x.co' } } }), rc()).user_email,
+    'e@x.co',
+    'user.email first',
+  )
   const flagged = toEventRecord(event({ timestamp: '2024-05-03T12:00:00Z' }), rc())
   t.equal(flagged.timestamp, RECEIVED)
   t.equal(flagged.original_timestamp, RECEIVED + 48 * H)
@@ -143,7 +178,11 @@ t.test('toIdentifyRecord', async (t) => {
     message_id: 'idm',
     anonymous_id: null,
   })
-  t.equal(toIdentifyRecord({ ...item, anonymous_id: 'anon-1' }, rc()).anonymous_id, 'anon-1', 'H52: a Segment item keeps its anonymous id')
+  t.equal(
+    toIdentifyRecord({ ...item, anonymous_id: 'anon-1' }, rc()).anonymous_id,
+    'anon-1',
+    'H52: a Segment item keeps its anonymous id',
+  )
   const bare = toIdentifyRecord({ kind: 'identify', user: { id: 'u' }, traits: {}, context: {} }, rc())
   t.equal(bare.email, null)
   t.equal(bare.traits, '{}')
@@ -152,7 +191,8 @@ t.test('toIdentifyRecord', async (t) => {
 })
 
 t.test('context JSON is the client context with the server fields last, for every request', async (t) => {
-  const merged = (c: Record<string, unknown>, ip: string | null, ua: string | null) => JSON.stringify({ ...c, ip, user_agent: ua })
+  const merged = (c: Record<string, unknown>, ip: string | null, ua: string | null) =>
+    JSON.stringify({ ...c, ip, user_agent: ua })
   const contexts: Array<Record<string, unknown>> = [
     {},
     { platform: 'web' },
@@ -161,10 +201,19 @@ t.test('context JSON is the client context with the server fields last, for ever
     { locale: 'de', ip: '1.1.1.1' },
   ]
   // Requests with different server fields in turn: none takes another's ip or user agent.
-  for (const [ip, ua] of [['203.0.113.7', 'sdk/1.0'], [null, null], ['198.51.100.2', 'a "quoted" agent'], ['203.0.113.7', 'sdk/1.0']] as const) {
+  for (const [ip, ua] of [
+    ['203.0.113.7', 'sdk/1.0'],
+    [null, null],
+    ['198.51.100.2', 'a "quoted" agent'],
+    ['203.0.113.7', 'sdk/1.0'],
+  ] as const) {
     for (const c of contexts) {
       t.equal(toEventRecord(event({ context: c }), rc({ ip, userAgent: ua })).context, merged(c, ip, ua))
-      t.equal(toIdentifyRecord({ kind: 'identify', user: { id: 'u' }, traits: {}, context: c }, rc({ ip, userAgent: ua })).context, merged(c, ip, ua))
+      t.equal(
+        toIdentifyRecord({ kind: 'identify', user: { id: 'u' }, traits: {}, context: c }, rc({ ip, userAgent: ua }))
+          .context,
+        merged(c, ip, ua),
+      )
     }
   }
 })

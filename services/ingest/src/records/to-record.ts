@@ -64,7 +64,8 @@ function times(timestamp: string | undefined, rc: RequestContext) {
 export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord {
   const t = times(item.timestamp, rc)
   const traits = item.user.traits
-  const traitEmail = traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
+  const traitEmail =
+    traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
   return {
     event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,

@@ -30,19 +30,52 @@ export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipR
 // the batch endpoint some libraries use.
 const PATH = /^\/v1\/(track|identify|page|screen|group|alias|batch|import|[tipsgab])\/?$/i
 // The one-letter paths of analytics-next (t, i, p, s, g, a) and of analytics-kotlin and analytics-swift (b).
-const SHORT: Record<string, string> = { t: 'track', i: 'identify', p: 'page', s: 'screen', g: 'group', a: 'alias', b: 'batch' }
+const SHORT: Record<string, string> = {
+  t: 'track',
+  i: 'identify',
+  p: 'page',
+  s: 'screen',
+  g: 'group',
+  a: 'alias',
+  b: 'batch',
+}
 
 /** POST /v1/{track,identify,page,screen,group,alias,batch,import} and the short forms; anything else goes on to `next`. */
 export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const { cfg } = d
-  const pipeline: PipelineDeps = { eventLimiter: d.eventLimiter, quota: d.quota, shared: d.shared, codec: d.codec, appender: d.appender, topics: cfg.topics, metrics: d.metrics }
+  const pipeline: PipelineDeps = {
+    eventLimiter: d.eventLimiter,
+    quota: d.quota,
+    shared: d.shared,
+    codec: d.codec,
+    appender: d.appender,
+    topics: cfg.topics,
+    metrics: d.metrics,
+  }
   const auth = (authorization: AuthenticateDeps['authorization']) =>
-    authenticate({ keys: d.keys, requestLimiter: d.requestLimiter, shared: d.shared, acceptedKeyTypes: cfg.acceptedKeyTypes, ipRequestsPerMinute: cfg.ipRequestsPerMinute, now: d.now, accepting: d.accepting, authorization })
+    authenticate({
+      keys: d.keys,
+      requestLimiter: d.requestLimiter,
+      shared: d.shared,
+      acceptedKeyTypes: cfg.acceptedKeyTypes,
+      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
+      now: d.now,
+      accepting: d.accepting,
+      authorization,
+    })
   const fromHeader = auth((ctx) => headerAuthorization(ctx.get('authorization') || undefined))
   const fromBody = auth((ctx) => bodyAuthorization((ctx.request as { body?: unknown }).body))
   // Both bodies are read with the single event's structure bound (H25, H53): the size limit bounds a batch.
   // text/plain too: the mobile and browser libraries send it (a browser then needs no CORS preflight).
-  const read = (limit: number) => jsonBody({ kind: 'single', limit, maxInflateRatio: cfg.body.maxInflateRatio, readTimeoutMs: cfg.body.readTimeoutMs, inFlight: d.inFlight, textPlain: true })
+  const read = (limit: number) =>
+    jsonBody({
+      kind: 'single',
+      limit,
+      maxInflateRatio: cfg.body.maxInflateRatio,
+      readTimeoutMs: cfg.body.readTimeoutMs,
+      inFlight: d.inFlight,
+      textPlain: true,
+    })
   const readCall = read(SEGMENT_CALL_BODY_LIMIT)
   const readBatch = read(SEGMENT_BATCH_BODY_LIMIT)
   return (ctx, next) => {
@@ -58,12 +91,21 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   }
 }
 
-async function accept(ctx: Ctx, pipeline: PipelineDeps, now: () => number, type: SegmentType | undefined): Promise<void> {
+async function accept(
+  ctx: Ctx,
+  pipeline: PipelineDeps,
+  now: () => number,
+  type: SegmentType | undefined,
+): Promise<void> {
   const receivedAt = now()
   const body = (ctx.request as { body?: unknown }).body
   const single = type !== undefined
   const checked = checkMessages(body, type, receivedAt)
-  if (!checked.ok) throw errors.validation({ errors: checked.errors }, 'Request is invalid: ' + checked.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '))
+  if (!checked.ok)
+    throw errors.validation(
+      { errors: checked.errors },
+      'Request is invalid: ' + checked.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; '),
+    )
   if (single && !checked.items[0]!.ok) {
     const list = checked.items[0]!.errors
     throw errors.validation({ errors: list }, `Validation failed: ${list[0]!.path || '/'}: ${list[0]!.message}`)
@@ -82,9 +124,13 @@ export function checkMessages(input: unknown, type: SegmentType | undefined, rec
   const isObj = input !== null && typeof input === 'object' && !Array.isArray(input)
   const body = input as { batch?: unknown; context?: unknown; sentAt?: unknown }
   if (!isObj) return { ok: false, errors: [{ path: '', message: 'request body must be a JSON object' }] }
-  if (!single && !Array.isArray(body.batch)) return { ok: false, errors: [{ path: '/batch', message: 'batch must be an array of messages' }] }
+  if (!single && !Array.isArray(body.batch))
+    return { ok: false, errors: [{ path: '/batch', message: 'batch must be an array of messages' }] }
   const messages: unknown[] = single ? [body] : (body.batch as unknown[])
-  const batchContext = !single && body.context !== null && typeof body.context === 'object' && !Array.isArray(body.context) ? (body.context as Record<string, unknown>) : undefined
+  const batchContext =
+    !single && body.context !== null && typeof body.context === 'object' && !Array.isArray(body.context)
+      ? (body.context as Record<string, unknown>)
+      : undefined
   const mapped = messages.map((msg, i) => toItem(msg, type, single ? '' : `/batch/${i}`, batchContext))
   const okIndexes: number[] = []
   const events: unknown[] = []
@@ -96,11 +142,21 @@ export function checkMessages(input: unknown, type: SegmentType | undefined, rec
   })
   // Without a sentAt there is no clock skew to correct (H13): the time of receipt stands for it.
   const sentAt = body.sentAt ?? new Date(receivedAt).toISOString()
-  const items: BatchItemResult[] = mapped.map((m, i) => (m.ok ? (undefined as unknown as BatchItemResult) : { index: i, ok: false, errors: m.errors }))
-  if (messages.length === 0) return { ok: false, errors: [{ path: '/batch', message: 'batch must contain at least 1 message' }] }
+  const items: BatchItemResult[] = mapped.map((m, i) =>
+    m.ok ? (undefined as unknown as BatchItemResult) : { index: i, ok: false, errors: m.errors },
+  )
+  if (messages.length === 0)
+    return { ok: false, errors: [{ path: '/batch', message: 'batch must contain at least 1 message' }] }
   if (events.length === 0) return { ok: true, items, sentAtMs: receivedAt }
   const v = validateBatch({ sent_at: sentAt, events }, receivedAt)
-  if (!v.ok) return { ok: false, errors: v.errors.map((e) => ({ path: e.path === '/sent_at' ? '/sentAt' : segmentPath(e.path, single), message: e.message })) }
+  if (!v.ok)
+    return {
+      ok: false,
+      errors: v.errors.map((e) => ({
+        path: e.path === '/sent_at' ? '/sentAt' : segmentPath(e.path, single),
+        message: e.message,
+      })),
+    }
   v.items.forEach((r, k) => {
     const index = okIndexes[k]!
     const m = mapped[index] as Extract<(typeof mapped)[number], { ok: true }>
@@ -108,7 +164,14 @@ export function checkMessages(input: unknown, type: SegmentType | undefined, rec
       if (m.anonymousId !== undefined) r.item.anonymous_id = m.anonymousId
       items[index] = { index, ok: true, item: r.item }
     } else {
-      items[index] = { index, ok: false, errors: r.errors.map((e) => ({ path: segmentPath(e.path.replace(/^\/events\/\d+/, `/events/${index}`), single), message: e.message })) }
+      items[index] = {
+        index,
+        ok: false,
+        errors: r.errors.map((e) => ({
+          path: segmentPath(e.path.replace(/^\/events\/\d+/, `/events/${index}`), single),
+          message: e.message,
+        })),
+      }
     }
   })
   return { ok: true, items, sentAtMs: v.sentAtMs }

@@ -7,8 +7,31 @@ const ok = (m: ReturnType<typeof toItem>) => {
 }
 
 t.test('track: our event item; userId is the user, anonymousId kept beside it (H52)', async (t) => {
-  const m = ok(toItem({ userId: 'u1', anonymousId: 'a1', event: 'signup', properties: { plan: 'pro' }, context: { os: { name: 'iOS' } }, integrations: { All: true }, messageId: 'm1', timestamp: '2025-01-01T00:00:00Z' }, 'track', ''))
-  t.same(m.item, { user: { id: 'u1' }, context: { os: { name: 'iOS' } }, timestamp: '2025-01-01T00:00:00Z', message_id: 'm1', type: 'event', event: 'signup', properties: { plan: 'pro' } })
+  const m = ok(
+    toItem(
+      {
+        userId: 'u1',
+        anonymousId: 'a1',
+        event: 'signup',
+        properties: { plan: 'pro' },
+        context: { os: { name: 'iOS' } },
+        integrations: { All: true },
+        messageId: 'm1',
+        timestamp: '2025-01-01T00:00:00Z',
+      },
+      'track',
+      '',
+    ),
+  )
+  t.same(m.item, {
+    user: { id: 'u1' },
+    context: { os: { name: 'iOS' } },
+    timestamp: '2025-01-01T00:00:00Z',
+    message_id: 'm1',
+    type: 'event',
+    event: 'signup',
+    properties: { plan: 'pro' },
+  })
   t.equal(m.anonymousId, 'a1')
 })
 
@@ -20,13 +43,26 @@ t.test('an anonymous visitor is stored under its anonymous id (H52)', async (t) 
 })
 
 t.test('originalTimestamp stands in for a missing timestamp', async (t) => {
-  t.equal(ok(toItem({ userId: 'u', event: 'x', originalTimestamp: '2025-01-01T00:00:00Z' }, 'track', '')).item.timestamp, '2025-01-01T00:00:00Z')
+  t.equal(
+    ok(toItem({ userId: 'u', event: 'x', originalTimestamp: '2025-01-01T00:00:00Z' }, 'track', '')).item.timestamp,
+    '2025-01-01T00:00:00Z',
+  )
 })
 
 t.test('page and screen: named events with name and category in the properties (H49)', async (t) => {
-  const p = ok(toItem({ anonymousId: 'a', name: 'Home', category: 'Docs', properties: { url: 'https://x/', name: 'Kept' } }, 'page', ''))
+  const p = ok(
+    toItem(
+      { anonymousId: 'a', name: 'Home', category: 'Docs', properties: { url: 'https://x/', name: 'Kept' } },
+      'page',
+      '',
+    ),
+  )
   t.equal(p.item.event, PAGE_EVENT)
-  t.same(p.item.properties, { name: 'Kept', category: 'Docs', url: 'https://x/' }, 'properties win over the call fields')
+  t.same(
+    p.item.properties,
+    { name: 'Kept', category: 'Docs', url: 'https://x/' },
+    'properties win over the call fields',
+  )
   const s = ok(toItem({ userId: 'u', name: 'Settings' }, 'screen', ''))
   t.equal(s.item.event, SCREEN_EVENT)
   t.same(s.item.properties, { name: 'Settings' })
@@ -64,7 +100,10 @@ t.test('refusals name the Segment field', async (t) => {
 })
 
 t.test('the batch context sits under each message context', async (t) => {
-  t.same(ok(toItem({ userId: 'u', event: 'x', context: { a: 1 } }, 'track', '', { a: 0, b: 2 })).item.context, { a: 1, b: 2 })
+  t.same(ok(toItem({ userId: 'u', event: 'x', context: { a: 1 } }, 'track', '', { a: 0, b: 2 })).item.context, {
+    a: 1,
+    b: 2,
+  })
   t.same(ok(toItem({ userId: 'u', event: 'x' }, 'track', '', { b: 2 })).item.context, { b: 2 })
 })
 

@@ -31,8 +31,13 @@ function readId(msg: Obj, field: string, path: string, errors: FieldError[]): st
   if (v === undefined || v === null || v === '') return undefined
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v
   if (typeof s !== 'string') errors.push({ path: `${path}/${field}`, message: `${field} must be a string` })
-  else if (s.length > MAX_NAME_LENGTH) errors.push({ path: `${path}/${field}`, message: `${field} must be at most ${MAX_NAME_LENGTH} characters` })
-  else if (CONTROL.test(s)) errors.push({ path: `${path}/${field}`, message: `${field} must not contain control characters or bidirectional controls` })
+  else if (s.length > MAX_NAME_LENGTH)
+    errors.push({ path: `${path}/${field}`, message: `${field} must be at most ${MAX_NAME_LENGTH} characters` })
+  else if (CONTROL.test(s))
+    errors.push({
+      path: `${path}/${field}`,
+      message: `${field} must not contain control characters or bidirectional controls`,
+    })
   else return s
   return undefined
 }
@@ -67,13 +72,18 @@ export function toItem(msg: unknown, type: SegmentType | undefined, path: string
   const groupId = t === 'group' ? readId(msg, 'groupId', path, errors) : undefined
   if (errors.length) return { ok: false, errors }
   if (t === 'alias') {
-    if (userId === undefined || previousId === undefined) return { ok: false, errors: [{ path, message: 'alias needs userId and previousId' }] }
+    if (userId === undefined || previousId === undefined)
+      return { ok: false, errors: [{ path, message: 'alias needs userId and previousId' }] }
   } else if (userId === undefined && anonymousId === undefined) {
     return { ok: false, errors: [{ path, message: 'userId or anonymousId is required' }] }
   }
-  if (t === 'group' && groupId === undefined) return { ok: false, errors: [{ path: `${path}/groupId`, message: 'groupId is required' }] }
+  if (t === 'group' && groupId === undefined)
+    return { ok: false, errors: [{ path: `${path}/groupId`, message: 'groupId is required' }] }
 
-  const context = batchContext !== undefined && isObject(msg.context) ? { ...batchContext, ...msg.context } : (msg.context ?? batchContext)
+  const context =
+    batchContext !== undefined && isObject(msg.context)
+      ? { ...batchContext, ...msg.context }
+      : (msg.context ?? batchContext)
   // H52: an anonymous visitor is stored under its anonymous id until it is known.
   const item: Obj = {
     user: { id: userId ?? anonymousId },

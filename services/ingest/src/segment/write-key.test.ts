@@ -6,8 +6,16 @@ const KEY = 'svc_live_' + 'A1'.repeat(20)
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 
 t.test('Basic: the user name is the key, the password ignored; the result is what our parser reads', async (t) => {
-  t.equal(headerAuthorization(`Basic ${b64(KEY + ':')}`), `Bearer ${KEY}`, 'Segment libraries: key and an empty password')
-  t.equal(headerAuthorization(`basic   ${b64(KEY + ':anything')}`), `Bearer ${KEY}`, 'scheme in any case, password ignored')
+  t.equal(
+    headerAuthorization(`Basic ${b64(KEY + ':')}`),
+    `Bearer ${KEY}`,
+    'Segment libraries: key and an empty password',
+  )
+  t.equal(
+    headerAuthorization(`basic   ${b64(KEY + ':anything')}`),
+    `Bearer ${KEY}`,
+    'scheme in any case, password ignored',
+  )
   t.equal(headerAuthorization(`Basic ${b64(KEY)}`), `Bearer ${KEY}`, 'no colon: all of it')
   t.same(parseAuthorization(headerAuthorization(`Basic ${b64(KEY + ':')}`)), { ok: true, key: KEY, type: 'live' })
   const empty = parseAuthorization(headerAuthorization(`Basic ${b64(':')}`))

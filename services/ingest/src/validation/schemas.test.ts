@@ -44,7 +44,19 @@ const keys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length
 // Bodies on which the TypeBox schema and the hand-written validator must agree.
 const singles: [string, unknown, boolean][] = [
   ['minimal', { event: 'x', user: { id: 'u' } }, true],
-  ['full', { event: 'x', user: { id: 'u', email: 'e@x.io', traits: {} }, timestamp: '2024-01-01T00:00:00+01:00', properties: { a: [1] }, context: {}, message_id: 'm', more: 1 }, true],
+  [
+    'full',
+    {
+      event: 'x',
+      user: { id: 'u', email: 'e@x.io', traits: {} },
+      timestamp: '2024-01-01T00:00:00+01:00',
+      properties: { a: [1] },
+      context: {},
+      message_id: 'm',
+      more: 1,
+    },
+    true,
+  ],
   ['bare user', { event: 'x', user: 'u' }, false],
   ['name only', { name: 'x', user: { id: 'u' } }, false],
   ['empty id', { event: 'x', user: { id: '' } }, false],
@@ -106,17 +118,20 @@ t.test('BatchItemSchema agrees with batch item validation', async (t) => {
   t.notOk(BatchBody.Check({ events: [items[0]![1]] }))
 })
 
-t.test('trait rules TypeBox does not check are in the schema for OpenAPI, and the validator enforces them (H28, H30)', async (t) => {
-  const traits = (EventBodySchema.properties.user.properties.traits ?? {}) as Record<string, unknown>
-  t.equal(traits.maxProperties, MAX_TRAIT_KEYS)
-  t.same(traits.propertyNames, { maxLength: MAX_TRAIT_KEY_LENGTH })
-  t.match(String(traits.description), /email/)
-  const single = (user: unknown) => validateSingle({ event: 'x', user }).ok
-  t.ok(single({ id: 'u', traits: { ['k'.repeat(255)]: 1 } }))
-  t.notOk(single({ id: 'u', traits: { ['k'.repeat(256)]: 1 } }), 'a key over 255 characters')
-  t.notOk(single({ id: 'u', traits: { email: 'a\nb@x.io' } }), 'traits.email sets the profile e-mail (H10)')
-  t.ok(single({ id: 'u', traits: { email: 7 } }), 'a non-string email is only a trait')
-})
+t.test(
+  'trait rules TypeBox does not check are in the schema for OpenAPI, and the validator enforces them (H28, H30)',
+  async (t) => {
+    const traits = (EventBodySchema.properties.user.properties.traits ?? {}) as Record<string, unknown>
+    t.equal(traits.maxProperties, MAX_TRAIT_KEYS)
+    t.same(traits.propertyNames, { maxLength: MAX_TRAIT_KEY_LENGTH })
+    t.match(String(traits.description), /email/)
+    const single = (user: unknown) => validateSingle({ event: 'x', user }).ok
+    t.ok(single({ id: 'u', traits: { ['k'.repeat(255)]: 1 } }))
+    t.notOk(single({ id: 'u', traits: { ['k'.repeat(256)]: 1 } }), 'a key over 255 characters')
+    t.notOk(single({ id: 'u', traits: { email: 'a\nb@x.io' } }), 'traits.email sets the profile e-mail (H10)')
+    t.ok(single({ id: 'u', traits: { email: 7 } }), 'a non-string email is only a trait')
+  },
+)
 
 t.test('success and error body schemas match what the service sends', async (t) => {
   const ok = {

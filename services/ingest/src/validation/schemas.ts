@@ -86,12 +86,15 @@ const Email = (description: string) =>
   })
 
 const JsonObject = (title: string, description: string, options: Record<string, unknown> = {}) =>
-  Type.Object({}, {
-    title,
-    description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
-    additionalProperties: true,
-    ...options,
-  })
+  Type.Object(
+    {},
+    {
+      title,
+      description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
+      additionalProperties: true,
+      ...options,
+    },
+  )
 
 /** H28: at most MAX_TRAIT_KEYS keys of at most MAX_TRAIT_KEY_LENGTH characters. */
 const TraitsObject = (title: string, description: string) =>
@@ -133,7 +136,11 @@ export const EventBodySchema = Type.Object(
   {
     event: Name('Event name, snake_case recommended (object_action).'),
     user: User,
-    timestamp: Type.Optional(Timestamp('Event time; defaults to the time of receipt. Must not be before 1970-01-01T00:00:00Z (400); more than 24 h ahead of receipt it is replaced by the time of receipt and flagged (H13).')),
+    timestamp: Type.Optional(
+      Timestamp(
+        'Event time; defaults to the time of receipt. Must not be before 1970-01-01T00:00:00Z (400); more than 24 h ahead of receipt it is replaced by the time of receipt and flagged (H13).',
+      ),
+    ),
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
@@ -152,7 +159,11 @@ const batchEventItem = Type.Object(
     event: Type.Optional(Name('Event name. One of `event` or `name` is required (H10).')),
     name: Type.Optional(Name('Event name, alternative spelling of `event` (H10).')),
     user: User,
-    timestamp: Type.Optional(Timestamp('Event time; corrected for clock skew with the batch sent_at (H13). The corrected time must not be before 1970-01-01T00:00:00Z, or the item fails.')),
+    timestamp: Type.Optional(
+      Timestamp(
+        'Event time; corrected for clock skew with the batch sent_at (H13). The corrected time must not be before 1970-01-01T00:00:00Z, or the item fails.',
+      ),
+    ),
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
@@ -170,7 +181,10 @@ const batchIdentifyItem = Type.Object(
     type: Type.Literal('identify'),
     user: User,
     traits: Type.Optional(
-      TraitsObject('Traits', 'Traits at the top level; merged with user.traits, the top level winning (H10); the cap below holds for the merged keys.'),
+      TraitsObject(
+        'Traits',
+        'Traits at the top level; merged with user.traits, the top level winning (H10); the cap below holds for the merged keys.',
+      ),
     ),
     timestamp: Type.Optional(Timestamp('Time of the identify; corrected and bounded like event times (H13).')),
     context: Type.Optional(Context),
@@ -178,7 +192,8 @@ const batchIdentifyItem = Type.Object(
   },
   {
     title: 'BatchIdentifyItem',
-    description: 'A batch item updating the user profile; creates no event. `email` in traits or user.email sets the profile email (H10).',
+    description:
+      'A batch item updating the user profile; creates no event. `email` in traits or user.email sets the profile email (H10).',
     additionalProperties: true,
   },
 )
@@ -224,7 +239,8 @@ const itemResult = Type.Object(
     event_id: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
-        description: 'UUID of the stored record, present on success (UUIDv7, or UUIDv5 of account, environment and message_id: H12, H16).',
+        description:
+          'UUID of the stored record, present on success (UUIDv7, or UUIDv5 of account, environment and message_id: H12, H16).',
       }),
     ),
     error: Type.Optional(itemError),
@@ -255,7 +271,11 @@ const fieldError = Type.Object(
 )
 
 /** Shape 1 of docs/api.md's Errors section, with `details` as given. */
-const errorShape = <D extends TSchema>(codeDescription: string, details: D, options: { $id: string; title: string; description: string }) =>
+const errorShape = <D extends TSchema>(
+  codeDescription: string,
+  details: D,
+  options: { $id: string; title: string; description: string },
+) =>
   Type.Object(
     {
       success: Type.Literal(false),
@@ -283,7 +303,12 @@ export const ErrorBodySchema = errorShape(
 export const PayloadTooLargeBodySchema = errorShape(
   'PAYLOAD_TOO_LARGE',
   Type.Object(
-    { limit_bytes: Type.Integer({ minimum: 1, description: 'The body limit of this endpoint in bytes, after decompression.' }) },
+    {
+      limit_bytes: Type.Integer({
+        minimum: 1,
+        description: 'The body limit of this endpoint in bytes, after decompression.',
+      }),
+    },
     { additionalProperties: true },
   ),
   { $id: 'PayloadTooLargeBody', title: 'PayloadTooLarge', description: 'Error body of a 413 (H7).' },

@@ -13,8 +13,7 @@ const ISO_DATE_TIME = new RegExp(ISO_DATE_TIME_PATTERN)
 // pattern: months, days per month (leap years included), hours, minutes, seconds and offsets in
 // range. [0-9], not \d: other regex engines (Python's, in API fuzzers) read \d as any Unicode digit.
 const D = '[0-9]'
-const MONTH_DAY =
-  `(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]${D}|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]${D}|30)|02-(?:0[1-9]|1${D}|2[0-8]))`
+const MONTH_DAY = `(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]${D}|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]${D}|30)|02-(?:0[1-9]|1${D}|2[0-8]))`
 const TIME_OF_DAY = `T(?:[01]${D}|2[0-3]):[0-5]${D}:[0-5]${D}(?:\\.${D}{1,9})?(?:Z|[+-](?:[01]${D}|2[0-3]):[0-5]${D})?$`
 /** Years divisible by 4, except centuries not divisible by 400 (Gregorian leap years). */
 const LEAP_YEAR_ANY = `(?:${D}{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)`
@@ -32,7 +31,7 @@ export const ISO_SENT_AT_SCHEMA_PATTERN = dateTime(`${D}{4}`, LEAP_YEAR_ANY)
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
 function daysInMonth(year: number, month: number): number {
-  if (month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return 29
+  if (month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) return 29
   return DAYS_IN_MONTH[month - 1]!
 }
 

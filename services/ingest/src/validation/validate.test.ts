@@ -74,7 +74,16 @@ t.test('single: every problem is listed at once', async (t) => {
     context: [1],
     message_id: '',
   })
-  t.same(paths(errors), ['/event', '/user/id', '/user/email', '/user/traits', '/timestamp', '/context', '/message_id', '/properties'])
+  t.same(paths(errors), [
+    '/event',
+    '/user/id',
+    '/user/email',
+    '/user/traits',
+    '/timestamp',
+    '/context',
+    '/message_id',
+    '/properties',
+  ])
   const by = Object.fromEntries(errors.map((e) => [e.path, e.message]))
   t.equal(by['/event'], 'event must not be empty')
   t.equal(by['/user/id'], 'user.id is required')
@@ -115,7 +124,9 @@ t.test('single: name rules (H9)', async (t) => {
 t.test('single: user missing or of another type', async (t) => {
   t.same(paths(single({ event: 'x' })), ['/user'])
   t.match(single({ event: 'x' })[0]!.message, /user is required/)
-  t.same(single({ event: 'x', user: 12 }), [{ path: '/user', message: 'user must be an object {"id": "<user id>"}, got a number' }])
+  t.same(single({ event: 'x', user: 12 }), [
+    { path: '/user', message: 'user must be an object {"id": "<user id>"}, got a number' },
+  ])
   t.same(paths(single({ event: 'x', user: ['u'] })), ['/user'])
 })
 
@@ -145,24 +156,32 @@ t.test('single: 32 KB per event (H9)', async (t) => {
   t.match(single({ ...base, properties: { pad: 'a'.repeat(40000) } })[0]!.message, /event JSON is 400\d\d bytes/)
 })
 
-t.test('32 KB is measured on the JSON text, escapes and all, though most events skip JSON.stringify (issue 10)', async (t) => {
-  const base = { event: 'x', user: { id: 'u' } }
-  // 6,000 control characters are 6,000 UTF-16 units but 36,000 bytes of JSON (\u0001 each).
-  const ctrl = single({ ...base, properties: { pad: '\u0001'.repeat(6000) } })
-  t.same(paths(ctrl), [''])
-  t.match(ctrl[0]!.message, /event JSON is 360\d\d bytes/)
-  // Keys count too, here 2,000 keys of 3 escaped characters (18 + 4 bytes each with the 0).
-  const keys = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`\u0001\u0002${String.fromCharCode(0x100 + i)}`, 0]))
-  t.match(single({ ...base, properties: keys })[0]!.message, /event JSON is \d+ bytes/)
-  t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: keys })) > 32768)
-  // A number's text can be longer than its source (1E20 is 100000000000000000000).
-  const nums = Array.from({ length: 1500 }, () => 1e20)
-  t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: { nums } })) > 32768)
-  t.same(paths(single({ ...base, properties: { nums } })), [''])
-  // The same checks inside a batch item, under user too.
-  const r = validateBatch({ sent_at: '2024-05-01T12:00:00Z', events: [{ type: 'event', event: 'x', user: { id: 'u', traits: { pad: '\u0001'.repeat(6000) } } }] })
-  t.ok(r.ok && !r.items[0]!.ok && /event JSON is 360\d\d bytes/.test(r.items[0]!.errors[0]!.message))
-})
+t.test(
+  '32 KB is measured on the JSON text, escapes and all, though most events skip JSON.stringify (issue 10)',
+  async (t) => {
+    const base = { event: 'x', user: { id: 'u' } }
+    // 6,000 control characters are 6,000 UTF-16 units but 36,000 bytes of JSON (\u0001 each).
+    const ctrl = single({ ...base, properties: { pad: '\u0001'.repeat(6000) } })
+    t.same(paths(ctrl), [''])
+    t.match(ctrl[0]!.message, /event JSON is 360\d\d bytes/)
+    // Keys count too, here 2,000 keys of 3 escaped characters (18 + 4 bytes each with the 0).
+    const keys = Object.fromEntries(
+      Array.from({ length: 2000 }, (_, i) => [`\u0001\u0002${String.fromCharCode(0x100 + i)}`, 0]),
+    )
+    t.match(single({ ...base, properties: keys })[0]!.message, /event JSON is \d+ bytes/)
+    t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: keys })) > 32768)
+    // A number's text can be longer than its source (1E20 is 100000000000000000000).
+    const nums = Array.from({ length: 1500 }, () => 1e20)
+    t.ok(Buffer.byteLength(JSON.stringify({ ...base, properties: { nums } })) > 32768)
+    t.same(paths(single({ ...base, properties: { nums } })), [''])
+    // The same checks inside a batch item, under user too.
+    const r = validateBatch({
+      sent_at: '2024-05-01T12:00:00Z',
+      events: [{ type: 'event', event: 'x', user: { id: 'u', traits: { pad: '\u0001'.repeat(6000) } } }],
+    })
+    t.ok(r.ok && !r.items[0]!.ok && /event JSON is 360\d\d bytes/.test(r.items[0]!.errors[0]!.message))
+  },
+)
 
 const SENT = '2024-05-01T12:00:00Z'
 
@@ -179,7 +198,9 @@ t.test('batch: envelope errors reject the request', async (t) => {
   t.same(paths(env({ sent_at: 'yesterday', events: [] })), ['/sent_at', '/events'])
   t.equal(env({ sent_at: SENT, events: [] })[0]!.message, 'events must contain at least 1 item')
   const many = Array.from({ length: 101 }, () => ({ type: 'event', event: 'x', user: { id: 'u' } }))
-  t.same(env({ sent_at: SENT, events: many }), [{ path: '/events', message: 'events must contain at most 100 items, got 101' }])
+  t.same(env({ sent_at: SENT, events: many }), [
+    { path: '/events', message: 'events must contain at most 100 items, got 101' },
+  ])
   t.same(env({ sent_at: SENT, events: { 0: {} } }), [
     { path: '/events', message: 'events must be an array of 1 to 100 items, got an object' },
   ])
@@ -207,16 +228,19 @@ t.test('batch: items validated independently with root-relative paths', async (t
   t.ok(r.ok)
   if (!r.ok) return
   t.equal(r.sentAt, SENT)
-  t.same(r.items.map((i) => [i.index, i.ok]), [
-    [0, true],
-    [1, true],
-    [2, false],
-    [3, false],
-    [4, false],
-    [5, false],
-    [6, false],
-    [7, true],
-  ])
+  t.same(
+    r.items.map((i) => [i.index, i.ok]),
+    [
+      [0, true],
+      [1, true],
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, false],
+      [6, false],
+      [7, true],
+    ],
+  )
   const [a, b, c, d, e, f, g, h] = r.items
   t.same(a!.ok && a!.item, { kind: 'event', event: 'via_name', user: { id: 'u1' }, properties: { a: 1 }, context: {} })
   t.same(b!.ok && b!.item, {
@@ -244,7 +268,10 @@ t.test('batch: items validated independently with root-relative paths', async (t
 t.test('batch: invalid name field reports its own path', async (t) => {
   const r = validateBatch({ sent_at: SENT, events: [{ type: 'event', name: 'a\tb', user: { id: 'u' } }] })
   t.ok(r.ok)
-  if (r.ok) t.same(!r.items[0]!.ok && r.items[0]!.errors, [{ path: '/events/0/name', message: 'name must not contain control characters' }])
+  if (r.ok)
+    t.same(!r.items[0]!.ok && r.items[0]!.errors, [
+      { path: '/events/0/name', message: 'name must not contain control characters' },
+    ])
 })
 
 t.test('batch: identify merges traits, top level winning, and picks the email (H10)', async (t) => {
@@ -277,8 +304,20 @@ t.test('batch: identify merges traits, top level winning, and picks the email (H
     context: { locale: 'de' },
     message_id: 'id-1',
   })
-  t.strictSame(items[1], { kind: 'identify', user: { id: 'u2', email: 'user@x.co' }, traits: {}, email: 'user@x.co', context: {} })
-  t.same(items[2], { kind: 'identify', user: { id: 'u3' }, traits: { email: 'inner@x.co' }, email: 'inner@x.co', context: {} })
+  t.strictSame(items[1], {
+    kind: 'identify',
+    user: { id: 'u2', email: 'user@x.co' },
+    traits: {},
+    email: 'user@x.co',
+    context: {},
+  })
+  t.same(items[2], {
+    kind: 'identify',
+    user: { id: 'u3' },
+    traits: { email: 'inner@x.co' },
+    email: 'inner@x.co',
+    context: {},
+  })
   t.strictSame(items[3], { kind: 'identify', user: { id: 'u4' }, traits: { name: 'N' }, context: {} })
   t.same(items[4], [{ path: '/events/4/traits', message: 'traits must be an object, got an array' }])
 })
@@ -312,7 +351,12 @@ const deep = (levels: number, leaf: unknown = 1): unknown => {
 }
 
 t.test('timestamps stored before 1970 are refused, naming the field (issue 9 item 2)', async (t) => {
-  for (const ts of ['1969-12-31T23:59:59Z', '1900-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '1970-01-01T00:59:59+01:00']) {
+  for (const ts of [
+    '1969-12-31T23:59:59Z',
+    '1900-01-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '1970-01-01T00:59:59+01:00',
+  ]) {
     const r = validateSingle({ event: 'x', user: { id: 'u' }, timestamp: ts }, RECEIVED)
     t.notOk(r.ok, `single ${ts}`)
     if (!r.ok) {
@@ -323,15 +367,27 @@ t.test('timestamps stored before 1970 are refused, naming the field (issue 9 ite
     t.notOk(item!.ok, `batch item ${ts} with a sane sent_at`)
     if (!item!.ok) t.same(paths(item!.errors), ['/events/0/timestamp'])
   }
-  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '1970-01-01T00:00:00Z' }, RECEIVED).ok, 'the epoch itself is storable')
+  t.ok(
+    validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '1970-01-01T00:00:00Z' }, RECEIVED).ok,
+    'the epoch itself is storable',
+  )
   // H13: far-future times are replaced by received_at and flagged, never rejected
-  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '2200-01-01T00:00:00Z' }, RECEIVED).ok, '2200 is accepted (flagged)')
-  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '9999-12-31T23:59:59Z' }, RECEIVED).ok, '9999 is accepted (flagged)')
+  t.ok(
+    validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '2200-01-01T00:00:00Z' }, RECEIVED).ok,
+    '2200 is accepted (flagged)',
+  )
+  t.ok(
+    validateSingle({ event: 'x', user: { id: 'u' }, timestamp: '9999-12-31T23:59:59Z' }, RECEIVED).ok,
+    '9999 is accepted (flagged)',
+  )
 })
 
 t.test('the check is on the time H13 stores: clock-skew correction counts (issue 9 item 2)', async (t) => {
   // a device whose clock reads 1969 sends sent_at in 1969 too: corrected, the event is recent
-  const [a] = batchOf([{ type: 'event', event: 'x', user: { id: 'u' }, timestamp: '1969-12-31T23:00:00Z' }], '1969-12-31T23:30:00Z')
+  const [a] = batchOf(
+    [{ type: 'event', event: 'x', user: { id: 'u' }, timestamp: '1969-12-31T23:00:00Z' }],
+    '1969-12-31T23:30:00Z',
+  )
   t.ok(a!.ok, 'pre-1970 client clock, corrected to 30 min before receipt')
   // a sent_at far ahead of the timestamp pushes the corrected time before 1970
   const [b, c] = batchOf(
@@ -352,7 +408,10 @@ t.test('the check is on the time H13 stores: clock-skew correction counts (issue
 })
 
 t.test('sent_at is read as validation reads it: no offset means UTC', async (t) => {
-  const r = validateBatch({ sent_at: '2024-05-01T12:00:00', events: [{ type: 'event', event: 'x', user: { id: 'u' } }] }, RECEIVED)
+  const r = validateBatch(
+    { sent_at: '2024-05-01T12:00:00', events: [{ type: 'event', event: 'x', user: { id: 'u' } }] },
+    RECEIVED,
+  )
   t.ok(r.ok)
   if (r.ok) t.equal(r.sentAtMs, RECEIVED)
 })
@@ -361,11 +420,18 @@ t.test('nesting deeper than 32 levels is a validation error, not a stack overflo
   const errs = single({ event: 'x', user: { id: 'u' }, properties: deep(6000) as object })
   t.same(paths(errs), ['/properties'])
   t.match(errs[0]!.message, /more than 32 levels/)
-  t.ok(validateSingle({ event: 'x', user: { id: 'u' }, properties: deep(32) as object }).ok, '32 levels counting properties itself')
+  t.ok(
+    validateSingle({ event: 'x', user: { id: 'u' }, properties: deep(32) as object }).ok,
+    '32 levels counting properties itself',
+  )
   t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: deep(33) as object })), ['/properties'], '33 levels')
   t.same(paths(single({ event: 'x', user: { id: 'u' }, context: deep(6000) as object })), ['/context'])
   t.same(paths(single({ event: 'x', user: { id: 'u', traits: deep(6000) as object } })), ['/user/traits'])
-  t.same(paths(single({ event: 'x', user: { id: 'u' }, extra: deep(6000) })), ['/extra'], 'unknown fields are measured too')
+  t.same(
+    paths(single({ event: 'x', user: { id: 'u' }, extra: deep(6000) })),
+    ['/extra'],
+    'unknown fields are measured too',
+  )
   let arr: unknown = []
   for (let i = 0; i < 100_000; i++) arr = [arr]
   t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { list: arr } })), ['/properties'], 'deep arrays')
@@ -383,7 +449,10 @@ t.test('unpaired surrogates and overflowing numbers are refused where they are (
   const lone = JSON.parse('"a\\ud800b"') as string
   const trail = JSON.parse('"\\udc00"') as string
   const pair = JSON.parse('"\\ud83d\\ude00"') as string
-  t.ok(validateSingle({ event: `ok${pair}`, user: { id: pair }, properties: { [pair]: pair } }).ok, 'a surrogate pair is fine')
+  t.ok(
+    validateSingle({ event: `ok${pair}`, user: { id: pair }, properties: { [pair]: pair } }).ok,
+    'a surrogate pair is fine',
+  )
   t.same(paths(single({ event: lone, user: { id: 'u' } })), ['/event'])
   t.same(paths(single({ event: 'x', user: { id: trail } })), ['/user/id'])
   t.same(paths(single({ event: 'x', user: { id: 'u' }, message_id: lone })), ['/message_id'])
@@ -391,7 +460,11 @@ t.test('unpaired surrogates and overflowing numbers are refused where they are (
   t.same(paths(single({ event: 'x', user: { id: 'u' }, properties: { [lone]: 1 } })), ['/properties'], 'in a key')
   t.same(paths(single({ event: 'x', user: { id: 'u', traits: { [lone]: 1 } } })), ['/user/traits'], 'a trait key')
   t.same(paths(single({ event: 'x', user: { id: 'u' }, [lone]: 1 })), ['/' + lone], 'an unknown top-level key')
-  t.same(paths(single({ event: 'x', user: { id: 'u' }, [lone]: deep(6000) })), ['/' + lone], 'an unknown top-level key over a deep value: no stack overflow')
+  t.same(
+    paths(single({ event: 'x', user: { id: 'u' }, [lone]: deep(6000) })),
+    ['/' + lone],
+    'an unknown top-level key over a deep value: no stack overflow',
+  )
   t.same(paths(single({ event: 'x', user: { id: 'u', [lone]: deep(6000) } })), ['/user/' + lone], 'the same under user')
   const big = JSON.parse('{"event":"x","user":{"id":"u"},"properties":{"n":1e400}}')
   t.same(paths(single(big)), ['/properties'], 'a number JSON.parse made Infinity')
@@ -401,7 +474,8 @@ t.test('unpaired surrogates and overflowing numbers are refused where they are (
 
 // ---- the hardening items: trait caps (H28), bidi controls (H29), e-mail (H30), __proto__ (H31)
 
-const keysOf = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
+const keysOf = (n: number, prefix = 'k') =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]))
 const itemErrors = (events: unknown[]) => {
   const r = validateBatch({ sent_at: SENT, events })
   if (!r.ok) throw new Error('the envelope is valid')
@@ -423,32 +497,56 @@ t.test('at most 100 top-level trait keys per item, counted on the merged traits 
   ])
   t.equal(got[0], 'ok', '100 keys')
   t.same(got[1], [{ path: '/events/1/traits', message: 'traits has 2000 keys; at most 100 are allowed' }])
-  t.same(got[2], [{ path: '/events/2/traits', message: 'traits merged with user.traits have 120 keys (H10); at most 100 are allowed' }])
+  t.same(got[2], [
+    {
+      path: '/events/2/traits',
+      message: 'traits merged with user.traits have 120 keys (H10); at most 100 are allowed',
+    },
+  ])
   t.equal(got[3], 'ok', 'keys in both count once')
-  t.same(got[4], [{ path: '/events/4/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' }], 'reported once, where it is')
+  t.same(
+    got[4],
+    [{ path: '/events/4/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' }],
+    'reported once, where it is',
+  )
   t.same(got[5], [{ path: '/events/5/user/traits', message: 'user.traits has 101 keys; at most 100 are allowed' }])
 })
 
 t.test('a trait key is at most 255 characters (H28)', async (t) => {
-  t.ok(validateSingle({ event: 'x', user: { id: 'u', traits: { ['k'.repeat(255)]: 1, ['😀'.repeat(255)]: 2 } } }).ok, 'code points, as names')
+  t.ok(
+    validateSingle({ event: 'x', user: { id: 'u', traits: { ['k'.repeat(255)]: 1, ['😀'.repeat(255)]: 2 } } }).ok,
+    'code points, as names',
+  )
   t.same(single({ event: 'x', user: { id: 'u', traits: { ok: 1, ['k'.repeat(256)]: 1 } } }), [
-    { path: '/user/traits', message: `user.traits has a key of 256 characters ("${'k'.repeat(20)}"...); keys are at most 255 characters` },
+    {
+      path: '/user/traits',
+      message: `user.traits has a key of 256 characters ("${'k'.repeat(20)}"...); keys are at most 255 characters`,
+    },
   ])
-  const got = itemErrors([{ type: 'identify', user: { id: 'u' }, traits: { ['😀'.repeat(256)]: 1 } }, { type: 'event', event: 'x', user: { id: 'u' } }])
+  const got = itemErrors([
+    { type: 'identify', user: { id: 'u' }, traits: { ['😀'.repeat(256)]: 1 } },
+    { type: 'event', event: 'x', user: { id: 'u' } },
+  ])
   t.same(paths(got[0] as FieldError[]), ['/events/0/traits'])
   t.equal(got[1], 'ok', 'the other item is accepted')
 })
 
 t.test('bidirectional controls are refused in user ids and event names (H29)', async (t) => {
   for (const c of ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069']) {
-    t.same(single({ event: 'x', user: { id: `admin${c}1` } }), [
-      { path: '/user/id', message: 'user.id must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)' },
-    ], `U+${c.charCodeAt(0).toString(16)}`)
+    t.same(
+      single({ event: 'x', user: { id: `admin${c}1` } }),
+      [{ path: '/user/id', message: 'user.id must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)' }],
+      `U+${c.charCodeAt(0).toString(16)}`,
+    )
     t.same(paths(single({ event: `sign${c}up`, user: { id: 'u' } })), ['/event'])
   }
-  t.same(paths(itemErrors([{ type: 'event', name: 'a\u202Eb', user: { id: 'u' } }])[0] as FieldError[]), ['/events/0/name'])
+  t.same(paths(itemErrors([{ type: 'event', name: 'a\u202Eb', user: { id: 'u' } }])[0] as FieldError[]), [
+    '/events/0/name',
+  ])
   t.ok(validateSingle({ event: 'تسجيل', user: { id: 'مستخدم' } }).ok, 'right-to-left text itself is fine')
-  t.same(single({ event: 'x', user: { id: 'a\u202E\t' } }), [{ path: '/user/id', message: 'user.id must not contain control characters' }])
+  t.same(single({ event: 'x', user: { id: 'a\u202E\t' } }), [
+    { path: '/user/id', message: 'user.id must not contain control characters' },
+  ])
 })
 
 t.test('user ids are not normalized: the id is stored as sent (H29)', async (t) => {
@@ -459,13 +557,21 @@ t.test('user ids are not normalized: the id is stored as sent (H29)', async (t) 
 
 t.test('e-mail addresses: plausible, at most 254 characters, no control characters (H30)', async (t) => {
   const email = (e: unknown) => validateSingle({ event: 'x', user: { id: 'u', email: e } })
-  for (const e of ['a@example.com', 'first.last+tag@sub.example.co.uk', 'ü@exämple.de', 'a@localhost', '']) t.ok(email(e).ok, JSON.stringify(e))
+  for (const e of ['a@example.com', 'first.last+tag@sub.example.co.uk', 'ü@exämple.de', 'a@localhost', ''])
+    t.ok(email(e).ok, JSON.stringify(e))
   // The reported one: 20,013 bytes with NUL, tab and newline.
   const big = `${'a'.repeat(10000)}\u0000\t\n@${'b'.repeat(10000)}.com`
-  t.same(single({ event: 'x', user: { id: 'u', email: big } }), [{ path: '/user/email', message: 'user.email must be at most 254 characters, got 20008' }])
-  t.same(single({ event: 'x', user: { id: 'u', email: 'a\u0000@x.io' } }), [{ path: '/user/email', message: 'user.email must not contain control characters' }])
+  t.same(single({ event: 'x', user: { id: 'u', email: big } }), [
+    { path: '/user/email', message: 'user.email must be at most 254 characters, got 20008' },
+  ])
+  t.same(single({ event: 'x', user: { id: 'u', email: 'a\u0000@x.io' } }), [
+    { path: '/user/email', message: 'user.email must not contain control characters' },
+  ])
   t.same(single({ event: 'x', user: { id: 'u', email: 'a\u202E@x.io' } }), [
-    { path: '/user/email', message: 'user.email must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)' },
+    {
+      path: '/user/email',
+      message: 'user.email must not contain bidirectional controls (U+202A-U+202E, U+2066-U+2069)',
+    },
   ])
   for (const e of ['nobody', '@x.io', 'a@', 'a@b@c', 'a b@x.io', 'a@x.io\n', 'a@x\u00a0io']) {
     t.same(paths(single({ event: 'x', user: { id: 'u', email: e } })), ['/user/email'], JSON.stringify(e))
@@ -505,7 +611,11 @@ t.test('a batch item with both event and name checks both, and stores event (H10
   ])
   t.same(got[0], [{ path: '/events/0/name', message: 'name must be a string, got an object' }])
   t.same(got[1], [{ path: '/events/1/name', message: 'name must not contain control characters' }])
-  t.same(got[2], [{ path: '/events/2/event', message: 'event must not be empty' }], 'a bad event is not replaced by name')
+  t.same(
+    got[2],
+    [{ path: '/events/2/event', message: 'event must not be empty' }],
+    'a bad event is not replaced by name',
+  )
   const r = validateBatch({ sent_at: SENT, events: [{ type: 'event', event: 'a', name: 'b', user: { id: 'u' } }] })
   t.ok(r.ok && r.items[0]!.ok && r.items[0]!.item.kind === 'event' && r.items[0]!.item.event === 'a')
 })
@@ -524,17 +634,26 @@ t.test('a __proto__ key fails only the item that holds it, naming the key (H31)'
   const got = itemErrors(body.events)
   t.equal(got[0], 'ok')
   t.equal(got[6], 'ok')
-  t.same(got.slice(1, 6).map((e) => paths(e as FieldError[])), [
-    ['/events/1/properties/__proto__'],
-    ['/events/2/context/a/1/__proto__'],
-    ['/events/3/user/traits/__proto__'],
-    ['/events/4/user/__proto__'],
-    ['/events/5/__proto__'],
-  ])
+  t.same(
+    got.slice(1, 6).map((e) => paths(e as FieldError[])),
+    [
+      ['/events/1/properties/__proto__'],
+      ['/events/2/context/a/1/__proto__'],
+      ['/events/3/user/traits/__proto__'],
+      ['/events/4/user/__proto__'],
+      ['/events/5/__proto__'],
+    ],
+  )
   t.match((got[1] as FieldError[])[0]!.message, /"__proto__" key/)
   t.same(single(JSON.parse('{"event":"x","user":{"id":"u"},"properties":{"__proto__":{"a":1}}}')), [
-    { path: '/properties/__proto__', message: 'properties holds a "__proto__" key, which is not accepted in any object of an item' },
+    {
+      path: '/properties/__proto__',
+      message: 'properties holds a "__proto__" key, which is not accepted in any object of an item',
+    },
   ])
   t.equal(({} as any).polluted, undefined, 'nothing reached Object.prototype')
-  t.ok(validateSingle({ event: '__proto__', user: { id: '__proto__' }, properties: { k: '__proto__' } }).ok, 'as a value it is text')
+  t.ok(
+    validateSingle({ event: '__proto__', user: { id: '__proto__' }, properties: { k: '__proto__' } }).ok,
+    'as a value it is text',
+  )
 })

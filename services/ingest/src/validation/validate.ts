@@ -4,8 +4,16 @@
 // root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
 // Unknown extra fields are allowed and ignored.
 import {
-  CONTROL_CHAR_CLASS, EMAIL_PATTERN, MAX_BATCH_ITEMS, MAX_EMAIL_LENGTH, MAX_EVENT_BYTES, MAX_MESSAGE_ID_LENGTH, MAX_NAME_LENGTH,
-  MAX_NESTING_DEPTH, MAX_TRAIT_KEY_LENGTH, MAX_TRAIT_KEYS,
+  CONTROL_CHAR_CLASS,
+  EMAIL_PATTERN,
+  MAX_BATCH_ITEMS,
+  MAX_EMAIL_LENGTH,
+  MAX_EVENT_BYTES,
+  MAX_MESSAGE_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_NESTING_DEPTH,
+  MAX_TRAIT_KEY_LENGTH,
+  MAX_TRAIT_KEYS,
 } from './schemas.js'
 import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
@@ -42,7 +50,9 @@ export interface IdentifyItem {
 
 export type Item = EventItem | IdentifyItem
 
-export type BatchItemResult = { index: number; ok: true; item: Item } | { index: number; ok: false; errors: FieldError[] }
+export type BatchItemResult =
+  | { index: number; ok: true; item: Item }
+  | { index: number; ok: false; errors: FieldError[] }
 
 type Obj = Record<string, unknown>
 
@@ -166,7 +176,10 @@ function checkIdentifyTraits(traits: Obj, userTraits: Obj | undefined, path: str
   let merged = userKeys
   for (const k in traits) if (!hasOwn(userTraits, k)) merged++
   if (merged > MAX_TRAIT_KEYS) {
-    errs.push({ path, message: `traits merged with user.traits have ${merged} keys (H10); at most ${MAX_TRAIT_KEYS} are allowed` })
+    errs.push({
+      path,
+      message: `traits merged with user.traits have ${merged} keys (H10); at most ${MAX_TRAIT_KEYS} are allowed`,
+    })
   }
 }
 
@@ -180,7 +193,12 @@ function checkOptionalObject(v: unknown, path: string, label: string, errs: Fiel
   return v
 }
 
-function checkTimestamp(v: unknown, path: string, label: string, errs: FieldError[]): { text: string; ms: number } | undefined {
+function checkTimestamp(
+  v: unknown,
+  path: string,
+  label: string,
+  errs: FieldError[],
+): { text: string; ms: number } | undefined {
   if (typeof v !== 'string') {
     errs.push({ path, message: `${label} must be an ISO 8601 date-time string, got ${kindOf(v)}` })
     return undefined
@@ -266,7 +284,8 @@ function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | 
   else id = checkName(v.id, `${path}/id`, 'user.id', errs)
   const email = v.email
   if (typeof email === 'string') checkEmail(email, `${path}/email`, 'user.email', errs)
-  else if (email !== undefined) errs.push({ path: `${path}/email`, message: `user.email must be a string, got ${kindOf(email)}` })
+  else if (email !== undefined)
+    errs.push({ path: `${path}/email`, message: `user.email must be a string, got ${kindOf(email)}` })
   const traits = checkOptionalObject(v.traits, `${path}/traits`, 'user.traits', errs)
   if (traits !== undefined) checkTraits(traits, `${path}/traits`, 'user.traits', errs)
   if (errs.length !== before || id === undefined) return undefined
@@ -287,7 +306,8 @@ const wellFormed: (s: string) => boolean =
     : (s) => !LONE_SURROGATE.test(s)
 
 /** One segment of a JSON pointer (RFC 6901). */
-const pointer = (key: string) => (key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key)
+const pointer = (key: string) =>
+  key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
 
 // What scan found: nothing, or the first problem.
 const CLEAN = 0
@@ -395,8 +415,10 @@ function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
     clean = false
     const p = at()
     if (key === PROTO) errs.push({ path: p, message: `"${PROTO}" is not accepted as a field name` })
-    else if (!keyOk) errs.push({ path: p, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
-    else if (problem === PROTO_KEY) errs.push({ path: protoKeyPath(v, p) ?? p, message: scanMessage(problem, p.slice(path.length + 1)) })
+    else if (!keyOk)
+      errs.push({ path: p, message: 'field name contains an unpaired UTF-16 surrogate; send valid Unicode' })
+    else if (problem === PROTO_KEY)
+      errs.push({ path: protoKeyPath(v, p) ?? p, message: scanMessage(problem, p.slice(path.length + 1)) })
     else errs.push({ path: p, message: scanMessage(problem, p.slice(path.length + 1)) })
   }
   for (const key in o) {
@@ -574,11 +596,17 @@ export function validateBatch(
   if (events === undefined) {
     errors.push({ path: '/events', message: `events is required: an array of 1 to ${MAX_BATCH_ITEMS} items` })
   } else if (!Array.isArray(events)) {
-    errors.push({ path: '/events', message: `events must be an array of 1 to ${MAX_BATCH_ITEMS} items, got ${kindOf(events)}` })
+    errors.push({
+      path: '/events',
+      message: `events must be an array of 1 to ${MAX_BATCH_ITEMS} items, got ${kindOf(events)}`,
+    })
   } else if (events.length === 0) {
     errors.push({ path: '/events', message: 'events must contain at least 1 item' })
   } else if (events.length > MAX_BATCH_ITEMS) {
-    errors.push({ path: '/events', message: `events must contain at most ${MAX_BATCH_ITEMS} items, got ${events.length}` })
+    errors.push({
+      path: '/events',
+      message: `events must contain at most ${MAX_BATCH_ITEMS} items, got ${events.length}`,
+    })
   }
   if (errors.length > 0) return { ok: false, errors }
   const list = events as unknown[]

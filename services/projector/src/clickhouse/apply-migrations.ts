@@ -5,7 +5,11 @@ import { migrate, type MigrateResult } from '../../../../schemas/clickhouse/migr
 import { MIGRATION_TIMEOUT_MS, openClickHouse } from '../../../shared/src/clickhouse.js'
 import type { CommonConfig } from '../../../shared/src/env.js'
 
-export async function applyMigrations(cfg: CommonConfig['clickhouse'], database: string, log: (message: string) => void): Promise<MigrateResult> {
+export async function applyMigrations(
+  cfg: CommonConfig['clickhouse'],
+  database: string,
+  log: (message: string) => void,
+): Promise<MigrateResult> {
   const client = openClickHouse(cfg, { requestTimeoutMs: MIGRATION_TIMEOUT_MS })
   try {
     return await migrate(client, database, { log, cluster: cfg.cluster })

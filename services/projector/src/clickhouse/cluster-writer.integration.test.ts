@@ -6,7 +6,14 @@
 import t from 'tap'
 import { ClickHouseWriter, ClickHouseWriteError } from './writer.js'
 import { makeEvent, queryRows } from '../../../../test/support/clickhouse-helpers.js'
-import { clusterUp, createClusterDatabase, ensureCluster, holdCluster, killNode, nodeClient } from '../../../../test/support/clickhouse-cluster.js'
+import {
+  clusterUp,
+  createClusterDatabase,
+  ensureCluster,
+  holdCluster,
+  killNode,
+  nodeClient,
+} from '../../../../test/support/clickhouse-cluster.js'
 
 await holdCluster(t, 'exclusive') // before ensureCluster: a file that kills a server restarts it before it lets go
 await ensureCluster()
@@ -20,7 +27,12 @@ const batch = (prefix: string, n: number) => ({
   identifies: [],
 })
 const stored = async (c = client) =>
-  (await queryRows<{ n: string; d: string }>(c, `SELECT count() AS n, uniqExact(event_id) AS d FROM ${database}.events FINAL`)).map((r) => [Number(r.n), Number(r.d)])[0]
+  (
+    await queryRows<{ n: string; d: string }>(
+      c,
+      `SELECT count() AS n, uniqExact(event_id) AS d FROM ${database}.events FINAL`,
+    )
+  ).map((r) => [Number(r.n), Number(r.d)])[0]
 
 t.test('with every replica up, a write returns once both replicas of each shard have the rows', async (t) => {
   await writer.write(batch('a', 60))
@@ -31,31 +43,40 @@ t.test('with every replica up, a write returns once both replicas of each shard 
   t.equal(Number(copy!.n), Number(local!.n), "shard 1's second replica already has them (quorum 2)")
 })
 
-t.test('with one replica of a shard SIGKILLed the write fails, retriable; after its restart the retry lands once', async (t) => {
-  const b = batch('b', 100)
-  await killNode(2)
-  const err = await writer.write(b).then(() => undefined, (e: unknown) => e)
-  t.type(err, ClickHouseWriteError, 'the write did not return')
-  t.equal((err as ClickHouseWriteError).code, 'INSERT_FAILED')
-  t.equal((err as ClickHouseWriteError).retriable, true, 'the projector retries it, offsets uncommitted')
-  t.comment(`with ch-2 down: ${(err as Error).message.slice(0, 200)}`)
-  await clusterUp()
-  // As the projector's retry loop does: the same batch again until ClickHouse takes it.
-  let attempts = 0
-  for (;;) {
-    attempts++
-    try {
-      await writer.write(b)
-      break
-    } catch (e) {
-      if (!(e instanceof ClickHouseWriteError) || !e.retriable || attempts >= 30) throw e
-      await new Promise((r) => setTimeout(r, 2000))
+t.test(
+  'with one replica of a shard SIGKILLed the write fails, retriable; after its restart the retry lands once',
+  async (t) => {
+    const b = batch('b', 100)
+    await killNode(2)
+    const err = await writer.write(b).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    t.type(err, ClickHouseWriteError, 'the write did not return')
+    t.equal((err as ClickHouseWriteError).code, 'INSERT_FAILED')
+    t.equal((err as ClickHouseWriteError).retriable, true, 'the projector retries it, offsets uncommitted')
+    t.comment(`with ch-2 down: ${(err as Error).message.slice(0, 200)}`)
+    await clusterUp()
+    // As the projector's retry loop does: the same batch again until ClickHouse takes it.
+    let attempts = 0
+    for (;;) {
+      attempts++
+      try {
+        await writer.write(b)
+        break
+      } catch (e) {
+        if (!(e instanceof ClickHouseWriteError) || !e.retriable || attempts >= 30) throw e
+        await new Promise((r) => setTimeout(r, 2000))
+      }
     }
-  }
-  t.comment(`written on attempt ${attempts} after the restart`)
-  t.same(await stored(), [160, 160], 'every record once through the Distributed table (FINAL)')
-  await replica2.command({ query: `SYSTEM SYNC REPLICA ${database}.events_local` })
-  const [l1] = await queryRows<{ n: string }>(client, `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`)
-  const [l2] = await queryRows<{ n: string }>(replica2, `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`)
-  t.equal(Number(l2!.n), Number(l1!.n), 'the restarted replica caught up')
-})
+    t.comment(`written on attempt ${attempts} after the restart`)
+    t.same(await stored(), [160, 160], 'every record once through the Distributed table (FINAL)')
+    await replica2.command({ query: `SYSTEM SYNC REPLICA ${database}.events_local` })
+    const [l1] = await queryRows<{ n: string }>(client, `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`)
+    const [l2] = await queryRows<{ n: string }>(
+      replica2,
+      `SELECT uniqExact(event_id) AS n FROM ${database}.events_local`,
+    )
+    t.equal(Number(l2!.n), Number(l1!.n), 'the restarted replica caught up')
+  },
+)

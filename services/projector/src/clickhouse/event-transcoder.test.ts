@@ -20,9 +20,42 @@ const rnd = (n: number) => {
 }
 const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)]!
 
-const TEXTS = ['', 'plain', 'tab\there', 'new\nline', 'cr\rlf\r\n', 'back\\slash \\t not a tab', 'é ü ß', '日本語', 'emoji 🎉 pair', '"quoted"', '\u0000nul', 'a'.repeat(300)]
-const JSON_TEXTS = ['{}', '{"path":"/a\\tb","n":1}', '{"s":"line\\nbreak \\"q\\" \\\\ back"}', '{"u":"é🎉","deep":{"x":[1,2,{"y":null}]}}', JSON.stringify({ raw: 'tab\tnew\nline' })]
-const TRAITS: Array<string | null> = [null, '{}', '{"plan":"pro","seats":3}', '{"email":"t@example.com","name":"T\\tab"}', '{"email":"é\\nx@example.com"}', '{"email":7}', '[1,2]', '"text"', 'not json', '{"\\ud800":1}', '{"k":"\\ud800"}', '  ', '{"email":"\\ud800@x"}']
+const TEXTS = [
+  '',
+  'plain',
+  'tab\there',
+  'new\nline',
+  'cr\rlf\r\n',
+  'back\\slash \\t not a tab',
+  'é ü ß',
+  '日本語',
+  'emoji 🎉 pair',
+  '"quoted"',
+  '\u0000nul',
+  'a'.repeat(300),
+]
+const JSON_TEXTS = [
+  '{}',
+  '{"path":"/a\\tb","n":1}',
+  '{"s":"line\\nbreak \\"q\\" \\\\ back"}',
+  '{"u":"é🎉","deep":{"x":[1,2,{"y":null}]}}',
+  JSON.stringify({ raw: 'tab\tnew\nline' }),
+]
+const TRAITS: Array<string | null> = [
+  null,
+  '{}',
+  '{"plan":"pro","seats":3}',
+  '{"email":"t@example.com","name":"T\\tab"}',
+  '{"email":"é\\nx@example.com"}',
+  '{"email":7}',
+  '[1,2]',
+  '"text"',
+  'not json',
+  '{"\\ud800":1}',
+  '{"k":"\\ud800"}',
+  '  ',
+  '{"email":"\\ud800@x"}',
+]
 const TIMES = [0, 1, 1_732_300_000_123, 1_732_300_000_999, Date.UTC(2105, 11, 31, 23, 59, 59, 999)]
 
 function randomEvent(): EventRecord {
@@ -50,7 +83,8 @@ function randomEvent(): EventRecord {
 }
 
 const rowsOf = (p: PreparedRecord) => p.rowChunk!.subarray(p.rowStart, p.rowEnd).toString('utf8')
-const traitsOf = (p: PreparedRecord) => (p.traitChunk === null ? '' : p.traitChunk.subarray(p.traitStart, p.traitEnd).toString('utf8'))
+const traitsOf = (p: PreparedRecord) =>
+  p.traitChunk === null ? '' : p.traitChunk.subarray(p.traitStart, p.traitEnd).toString('utf8')
 const positions = (a: RowArenas) => [a.rows.chunk, a.rows.pos, a.traits.chunk, a.traits.pos]
 
 t.test('the same rows, trait rows and H16 key as the general path, for 5,000 random events', async (t) => {
@@ -80,9 +114,15 @@ t.test('the same rows, trait rows and H16 key as the general path, for 5,000 ran
       continue
     }
     taken++
-    if (rowsOf(got) !== rowsOf(expected)) t.fail(`row differs for ${JSON.stringify(r)}:\n${rowsOf(got)}\n${rowsOf(expected)}`)
+    if (rowsOf(got) !== rowsOf(expected))
+      t.fail(`row differs for ${JSON.stringify(r)}:\n${rowsOf(got)}\n${rowsOf(expected)}`)
     if (traitsOf(got) !== traitsOf(expected)) t.fail(`trait rows differ for ${JSON.stringify(r)}`)
-    t.same({ ...got, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 }, { ...expected, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 }, 'same key', { diagnostic: false })
+    t.same(
+      { ...got, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 },
+      { ...expected, rowChunk: null, traitChunk: null, rowStart: 0, rowEnd: 0, traitStart: 0, traitEnd: 0 },
+      'same key',
+      { diagnostic: false },
+    )
   }
   t.ok(taken > 3_000, `${taken} taken by the transcoder, ${generalFailed} refused by the general path`)
   t.ok(generalFailed > 0, 'some records the general path refuses were tried')
@@ -127,7 +167,10 @@ t.test('records larger than a chunk and many records across chunks', async (t) =
   const fast = newArenas(4_096)
   const general = newArenas(4_096)
   for (let i = 0; i < 200; i++) {
-    const r = makeEvent({ properties: JSON.stringify({ blob: 'x\t'.repeat(i * 40) }), user_traits: i % 3 ? null : `{"n":${i}}` })
+    const r = makeEvent({
+      properties: JSON.stringify({ blob: 'x\t'.repeat(i * 40) }),
+      user_traits: i % 3 ? null : `{"n":${i}}`,
+    })
     const got = transcodeEvent(wire(r), fast, null)!
     const expected = prepareEvent(r, general, null, false)
     if (rowsOf(got) !== rowsOf(expected) || traitsOf(got) !== traitsOf(expected)) t.fail(`record ${i} differs`)

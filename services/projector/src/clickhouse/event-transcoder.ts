@@ -102,8 +102,24 @@ function readOptionalLong(): number | null {
 }
 
 /** Reads the fields; false when the bytes are not an Event as this path takes it. */
-function readEvent(): { timestamp: number; originalTimestamp: number | null; receivedAt: number; sentAt: number | null; flagged: boolean } | null {
-  if (!(readString(EVENT_ID) && readString(ACCOUNT_ID) && readString(ENVIRONMENT) && readString(KEY_ID) && readString(EVENT) && readString(USER_ID))) return null
+function readEvent(): {
+  timestamp: number
+  originalTimestamp: number | null
+  receivedAt: number
+  sentAt: number | null
+  flagged: boolean
+} | null {
+  if (
+    !(
+      readString(EVENT_ID) &&
+      readString(ACCOUNT_ID) &&
+      readString(ENVIRONMENT) &&
+      readString(KEY_ID) &&
+      readString(EVENT) &&
+      readString(USER_ID)
+    )
+  )
+    return null
   if (!(readOptionalString(USER_EMAIL) && readOptionalString(USER_TRAITS))) return null
   const timestamp = readLong()
   const originalTimestamp = readOptionalLong()
@@ -111,10 +127,21 @@ function readEvent(): { timestamp: number; originalTimestamp: number | null; rec
   const sentAt = readOptionalLong()
   if (pos >= src.length) return null
   const flagged = src[pos++] !== 0
-  if (!(readString(PROPERTIES) && readString(CONTEXT) && readOptionalString(IP) && readOptionalString(USER_AGENT) && readOptionalString(MESSAGE_ID) && readOptionalString(ANONYMOUS_ID))) return null
+  if (
+    !(
+      readString(PROPERTIES) &&
+      readString(CONTEXT) &&
+      readOptionalString(IP) &&
+      readOptionalString(USER_AGENT) &&
+      readOptionalString(MESSAGE_ID) &&
+      readOptionalString(ANONYMOUS_ID)
+    )
+  )
+    return null
   // avsc refuses trailing bytes and a record that ends early.
   if (pos !== src.length) return null
-  if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt)) return null
+  if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
+    return null
   return { timestamp, originalTimestamp, receivedAt, sentAt, flagged }
 }
 
@@ -162,14 +189,28 @@ const TAB = 9
 // The events row's string columns around its times (EVENT_COLUMNS, rows.ts); user_email is the
 // record's, else the traits' (H10).
 const ROW_FIELDS_BEFORE_TIMES = [EVENT_ID, ACCOUNT_ID, ENVIRONMENT, KEY_ID, USER_ID]
-const ROW_FIELDS_AFTER_TIMES = [EVENT, PROPERTIES, CONTEXT, IP, USER_AGENT, MESSAGE_ID, USER_EMAIL, USER_TRAITS, ANONYMOUS_ID]
+const ROW_FIELDS_AFTER_TIMES = [
+  EVENT,
+  PROPERTIES,
+  CONTEXT,
+  IP,
+  USER_AGENT,
+  MESSAGE_ID,
+  USER_EMAIL,
+  USER_TRAITS,
+  ANONYMOUS_ID,
+]
 
 /**
  * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema
  * id, which the caller has checked is the reader's Event schema), its rows appended to the arenas;
  * or null, nothing appended, when the general path must take it.
  */
-export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordOrigin | null): PreparedRecord<EventRecord> | null {
+export function transcodeEvent(
+  value: Buffer,
+  arenas: RowArenas,
+  origin: RecordOrigin | null,
+): PreparedRecord<EventRecord> | null {
   src = value
   pos = 5
   const f = readEvent()
@@ -183,7 +224,15 @@ export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordO
     try {
       const userId = text(USER_ID)!
       const environment = text(ENVIRONMENT) as 'live' | 'test'
-      for (const v of traitValues(accountId, userId, traitsJson, traitVersionMs(f.timestamp, f.receivedAt), environment, eventId)) traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
+      for (const v of traitValues(
+        accountId,
+        userId,
+        traitsJson,
+        traitVersionMs(f.timestamp, f.receivedAt),
+        environment,
+        eventId,
+      ))
+        traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
       if (starts[USER_EMAIL]! < 0 || ends[USER_EMAIL] === starts[USER_EMAIL]) {
         emailFromTraits = traitEmail(traitsJson, eventId)
         // The general path writes it through tsvLine: escaped, and refused if not well-formed.
@@ -204,8 +253,24 @@ export function transcodeEvent(value: Buffer, arenas: RowArenas, origin: RecordO
     if (field !== EVENT_ID) dst[o++] = TAB
     if ((o = copyField(field, dst, o)) < 0) return null
   }
-  o += dst.write('\t' + dateTimeText(f.timestamp) + '\t' + f.timestamp + '\t' + (f.originalTimestamp ?? 0) + '\t' +
-    dateTimeText(f.receivedAt) + '\t' + f.receivedAt + '\t' + (f.sentAt ?? 0) + '\t' + (f.flagged ? '1' : '0'), o, 'latin1')
+  o += dst.write(
+    '\t' +
+      dateTimeText(f.timestamp) +
+      '\t' +
+      f.timestamp +
+      '\t' +
+      (f.originalTimestamp ?? 0) +
+      '\t' +
+      dateTimeText(f.receivedAt) +
+      '\t' +
+      f.receivedAt +
+      '\t' +
+      (f.sentAt ?? 0) +
+      '\t' +
+      (f.flagged ? '1' : '0'),
+    o,
+    'latin1',
+  )
   for (const field of ROW_FIELDS_AFTER_TIMES) {
     dst[o++] = TAB
     if (field === USER_EMAIL && emailFromTraits !== '') o += dst.write(emailFromTraits, o, 'utf8')

@@ -39,6 +39,10 @@ t.test('addAscii sets the bits checkAndAdd sets for the same text', async (t) =>
     t.equal(a.checkAndAdd(id), true, `${JSON.stringify(id)} added from bytes is seen as text`)
     const b = new IdFilter(1000)
     b.checkAndAdd(id)
-    t.same(Buffer.from((a as unknown as { words: Uint32Array }).words.buffer), Buffer.from((b as unknown as { words: Uint32Array }).words.buffer), 'the same bits')
+    t.same(
+      Buffer.from((a as unknown as { words: Uint32Array }).words.buffer),
+      Buffer.from((b as unknown as { words: Uint32Array }).words.buffer),
+      'the same bits',
+    )
   }
 })

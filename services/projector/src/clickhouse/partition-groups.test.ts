@@ -1,5 +1,11 @@
 import t from 'tap'
-import { emptyRange, MAX_PARTITIONS_PER_INSERT, monthIndex, partitionGroups, type Partitioned } from './partition-groups.js'
+import {
+  emptyRange,
+  MAX_PARTITIONS_PER_INSERT,
+  monthIndex,
+  partitionGroups,
+  type Partitioned,
+} from './partition-groups.js'
 import { insertBody } from './prepared.js'
 import { prepareBatch } from './writer.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
@@ -15,8 +21,18 @@ type Row = Partitioned & { id: number }
 // months. Returns what breaks it ([] when nothing does).
 function broken(records: Row[], groups: Row[][], limit: number): string[] {
   const out: string[] = []
-  const ids = groups.flat().map((r) => r.id).sort((a, b) => a - b)
-  if (ids.join() !== records.map((r) => r.id).sort((a, b) => a - b).join()) out.push('not every record exactly once')
+  const ids = groups
+    .flat()
+    .map((r) => r.id)
+    .sort((a, b) => a - b)
+  if (
+    ids.join() !==
+    records
+      .map((r) => r.id)
+      .sort((a, b) => a - b)
+      .join()
+  )
+    out.push('not every record exactly once')
   groups.forEach((g, i) => {
     if (g.length === 0) out.push(`group ${i} is empty`)
     if (new Set(g.map((r) => monthIndex(r.timestamp))).size > limit) out.push(`group ${i}: too many event months`)
@@ -63,20 +79,31 @@ t.test('receipt months are bounded too (usage_monthly is partitioned by them)', 
 
 t.test('random batches keep the rule at any limit', async (t) => {
   let seed = 42
-  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n)
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n
   for (let round = 0; round < 30; round++) {
     const limit = 1 + rand(12)
     const records = Array.from({ length: 1 + rand(300) }, (_, i) => row(i, month(rand(40)), month(rand(30))))
-    t.same(broken(records, partitionGroups(records, limit), limit), [], `round ${round}: ${records.length} records, limit ${limit}`)
+    t.same(
+      broken(records, partitionGroups(records, limit), limit),
+      [],
+      `round ${round}: ${records.length} records, limit ${limit}`,
+    )
   }
 })
 
 t.test('the writer gathers the range while building the insert body, and the grouping takes it', async (t) => {
-  const events = [makeEvent({ timestamp: month(3), received_at: now }), makeEvent({ timestamp: month(250), received_at: month(400) })]
+  const events = [
+    makeEvent({ timestamp: month(3), received_at: now }),
+    makeEvent({ timestamp: month(250), received_at: month(400) }),
+  ]
   const { prepared } = prepareBatch({ events, identifies: [] })
   const range = emptyRange()
   insertBody(prepared.events, 'rows', range)
   t.same(range, { tLo: month(3), tHi: month(250), rLo: month(400), rHi: now })
   t.equal(partitionGroups(prepared.events, 1, range).length, 2)
-  t.equal(partitionGroups(prepared.events, 1, { tLo: now, tHi: now, rLo: now, rHi: now }).length, 1, 'the range given is the one used')
+  t.equal(
+    partitionGroups(prepared.events, 1, { tLo: now, tHi: now, rLo: now, rHi: now }).length,
+    1,
+    'the range given is the one used',
+  )
 })

@@ -51,13 +51,18 @@ export function extendRange(range: TimeRange, r: Partitioned): void {
  * gathers it while it reads the records for the insert's body (insertBody): a separate pass would
  * read every record of a large batch from memory once more.
  */
-export function partitionGroups<R extends Partitioned>(records: R[], limit = MAX_PARTITIONS_PER_INSERT, range?: TimeRange): R[][] {
+export function partitionGroups<R extends Partitioned>(
+  records: R[],
+  limit = MAX_PARTITIONS_PER_INSERT,
+  range?: TimeRange,
+): R[][] {
   if (records.length === 0) return []
   if (range === undefined) {
     range = emptyRange()
     for (const r of records) extendRange(range, r)
   }
-  if (monthIndex(range.tHi) - monthIndex(range.tLo) < limit && monthIndex(range.rHi) - monthIndex(range.rLo) < limit) return [records]
+  if (monthIndex(range.tHi) - monthIndex(range.tLo) < limit && monthIndex(range.rHi) - monthIndex(range.rLo) < limit)
+    return [records]
   return groupByMonths(records, limit)
 }
 

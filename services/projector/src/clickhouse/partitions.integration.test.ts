@@ -5,7 +5,13 @@
 import t from 'tap'
 import { createClient } from '@clickhouse/client'
 import { ClickHouseWriter } from './writer.js'
-import { createTestDatabase, makeEvent, makeIdentify, queryRows, testClickHouseConnection } from '../../../../test/support/clickhouse-helpers.js'
+import {
+  createTestDatabase,
+  makeEvent,
+  makeIdentify,
+  queryRows,
+  testClickHouseConnection,
+} from '../../../../test/support/clickhouse-helpers.js'
 
 // The 15th of the n-th month after January 1970, at noon UTC.
 const month = (n: number) => Date.UTC(1970, n, 15, 12)
@@ -16,33 +22,75 @@ t.test('rows over hundreds of months are all stored', async (t) => {
   const writer = new ClickHouseWriter(client, database)
   // A history import: 300 events, one per month from 1970-01, a third with a message_id (retry_ids);
   // a replay of old records: 120 events received over 120 months; 150 identifies over 150 months.
-  const history = Array.from({ length: 300 }, (_, i) => makeEvent({ event_id: `h${i}`, user_id: 'importer', timestamp: month(i), received_at: now, message_id: i % 3 === 0 ? `m${i}` : null }))
-  const replayed = Array.from({ length: 120 }, (_, i) => makeEvent({ event_id: `r${i}`, account_id: 'acc_replayed', timestamp: month(i), received_at: month(i) + 1000 }))
-  const identifies = Array.from({ length: 150 }, (_, i) => makeIdentify({ event_id: `i${i}`, user_id: 'importer', timestamp: month(i), received_at: now }))
-  t.same(await writer.write({ events: [...history, ...replayed], identifies }), { events: 420, identifies: 150, traits: 0 })
+  const history = Array.from({ length: 300 }, (_, i) =>
+    makeEvent({
+      event_id: `h${i}`,
+      user_id: 'importer',
+      timestamp: month(i),
+      received_at: now,
+      message_id: i % 3 === 0 ? `m${i}` : null,
+    }),
+  )
+  const replayed = Array.from({ length: 120 }, (_, i) =>
+    makeEvent({ event_id: `r${i}`, account_id: 'acc_replayed', timestamp: month(i), received_at: month(i) + 1000 }),
+  )
+  const identifies = Array.from({ length: 150 }, (_, i) =>
+    makeIdentify({ event_id: `i${i}`, user_id: 'importer', timestamp: month(i), received_at: now }),
+  )
+  t.same(await writer.write({ events: [...history, ...replayed], identifies }), {
+    events: 420,
+    identifies: 150,
+    traits: 0,
+  })
 
   const one = async (query: string) => Number((await queryRows<{ n: string }>(client, query))[0]!.n)
   t.equal(await one(`SELECT count() AS n FROM ${database}.events FINAL`), 420)
-  t.equal(await one(`SELECT uniqExact(toYYYYMM(timestamp)) AS n FROM ${database}.events`), 300, 'one partition per month')
+  t.equal(
+    await one(`SELECT uniqExact(toYYYYMM(timestamp)) AS n FROM ${database}.events`),
+    300,
+    'one partition per month',
+  )
   t.equal(await one(`SELECT count() AS n FROM ${database}.identifies FINAL`), 150)
-  t.equal(await one(`SELECT uniqExact(event_id) AS n FROM ${database}.retry_ids`), 100, 'every message_id is in the H16 lookup table')
-  t.equal(await one(`SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_1'`), 300, 'the import counts in the month it was received')
-  t.equal(await one(`SELECT count() AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_replayed' AND events = 1`), 120, 'replayed records count in their own receipt months')
-  const [user] = await queryRows<{ first_seen_ms: string; last_seen_ms: string }>(client, `SELECT first_seen_ms, last_seen_ms FROM ${database}.users_view WHERE user_id = 'importer'`)
+  t.equal(
+    await one(`SELECT uniqExact(event_id) AS n FROM ${database}.retry_ids`),
+    100,
+    'every message_id is in the H16 lookup table',
+  )
+  t.equal(
+    await one(`SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_1'`),
+    300,
+    'the import counts in the month it was received',
+  )
+  t.equal(
+    await one(
+      `SELECT count() AS n FROM ${database}.usage_monthly_view WHERE account_id = 'acc_replayed' AND events = 1`,
+    ),
+    120,
+    'replayed records count in their own receipt months',
+  )
+  const [user] = await queryRows<{ first_seen_ms: string; last_seen_ms: string }>(
+    client,
+    `SELECT first_seen_ms, last_seen_ms FROM ${database}.users_view WHERE user_id = 'importer'`,
+  )
   t.same(user, { first_seen_ms: String(month(0)), last_seen_ms: String(month(299)) })
 })
 
-t.test('a ClickHouse set to fewer partitions per insert: the refused inserts are cut again and every row is stored', async (t) => {
-  const { database } = await createTestDatabase({ prefix: 'partitions_low', t })
-  // The writer's own client, with the server's limit lowered for its queries.
-  const client = createClient({
-    ...testClickHouseConnection(),
-    clickhouse_settings: { max_partitions_per_insert_block: '10' } as Record<string, string>,
-  })
-  t.teardown(() => client.close())
-  const writer = new ClickHouseWriter(client, database)
-  const events = Array.from({ length: 60 }, (_, i) => makeEvent({ event_id: `low${i}`, timestamp: month(i), received_at: now }))
-  t.same(await writer.write({ events, identifies: [] }), { events: 60, identifies: 0, traits: 0 })
-  const [row] = await queryRows<{ n: string }>(client, `SELECT count() AS n FROM ${database}.events FINAL`)
-  t.equal(Number(row!.n), 60)
-})
+t.test(
+  'a ClickHouse set to fewer partitions per insert: the refused inserts are cut again and every row is stored',
+  async (t) => {
+    const { database } = await createTestDatabase({ prefix: 'partitions_low', t })
+    // The writer's own client, with the server's limit lowered for its queries.
+    const client = createClient({
+      ...testClickHouseConnection(),
+      clickhouse_settings: { max_partitions_per_insert_block: '10' } as Record<string, string>,
+    })
+    t.teardown(() => client.close())
+    const writer = new ClickHouseWriter(client, database)
+    const events = Array.from({ length: 60 }, (_, i) =>
+      makeEvent({ event_id: `low${i}`, timestamp: month(i), received_at: now }),
+    )
+    t.same(await writer.write({ events, identifies: [] }), { events: 60, identifies: 0, traits: 0 })
+    const [row] = await queryRows<{ n: string }>(client, `SELECT count() AS n FROM ${database}.events FINAL`)
+    t.equal(Number(row!.n), 60)
+  },
+)

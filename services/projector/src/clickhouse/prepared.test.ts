@@ -1,20 +1,46 @@
 import t from 'tap'
-import { buildEventRows, buildIdentifyRows, insertBody, newArenas, prepareEvent, prepareIdentify, unbuilt } from './prepared.js'
+import {
+  buildEventRows,
+  buildIdentifyRows,
+  insertBody,
+  newArenas,
+  prepareEvent,
+  prepareIdentify,
+  unbuilt,
+} from './prepared.js'
 import { EVENT_COLUMNS, RowMappingError } from './rows.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
-const ids = (body: string) => body.split('\n').slice(0, -1).map((l) => l.split('\t')[0])
+const ids = (body: string) =>
+  body
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => l.split('\t')[0])
 
 t.test('a prepared record keeps its H16 key and where its rows are, not the record unless asked', async (t) => {
   const arenas = newArenas()
   const r = makeEvent({ event_id: 'e1', message_id: 'm1', user_traits: '{"plan":"pro","seats":2}' })
   const p = prepareEvent(r, arenas, null, false)
-  t.match(p, { event_id: 'e1', account_id: r.account_id, message_id: 'm1', timestamp: r.timestamp, record: null, origin: null })
+  t.match(p, {
+    event_id: 'e1',
+    account_id: r.account_id,
+    message_id: 'm1',
+    timestamp: r.timestamp,
+    record: null,
+    origin: null,
+  })
   const row = p.rowChunk!.toString('utf8', p.rowStart, p.rowEnd)
   t.equal(row.split('\t').length, EVENT_COLUMNS.length)
   t.ok(row.endsWith('\n'))
-  t.same(p.traitChunk!.toString('utf8', p.traitStart, p.traitEnd).split('\n').slice(0, -1).map((l) => l.split('\t')[3]), ['plan', 'seats'])
+  t.same(
+    p
+      .traitChunk!.toString('utf8', p.traitStart, p.traitEnd)
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => l.split('\t')[3]),
+    ['plan', 'seats'],
+  )
   const i = makeIdentify()
   t.equal(prepareIdentify(i, arenas, null, true).record, i, 'kept when asked')
   t.equal(prepareEvent(makeEvent(), arenas, null, false).traitChunk, null, 'no traits, no trait rows')
@@ -26,8 +52,14 @@ t.test('a record that cannot be mapped appends nothing, not even its valid rows'
   const rowsPos = arenas.rows.pos
   const traitsPos = arenas.traits.pos
   // the events row is fine; a trait key is not
-  t.throws(() => prepareEvent(makeEvent({ event_id: 'bad', user_traits: '{"\\ud800":1}' }), arenas, null, false), RowMappingError)
-  t.throws(() => prepareEvent(makeEvent({ event_id: 'bad2', properties: '\ud800' }), arenas, null, false), RowMappingError)
+  t.throws(
+    () => prepareEvent(makeEvent({ event_id: 'bad', user_traits: '{"\\ud800":1}' }), arenas, null, false),
+    RowMappingError,
+  )
+  t.throws(
+    () => prepareEvent(makeEvent({ event_id: 'bad2', properties: '\ud800' }), arenas, null, false),
+    RowMappingError,
+  )
   t.equal(arenas.rows.pos, rowsPos)
   t.equal(arenas.traits.pos, traitsPos)
 })
@@ -36,14 +68,34 @@ t.test('an insert body holds exactly the rows of the records given, in order, ac
   // Small chunks: rows of one body lie in many chunks.
   const arenas = newArenas(2_048)
   const all = Array.from({ length: 40 }, (_, i) =>
-    prepareEvent(makeEvent({ event_id: `e${i}`, user_traits: i % 3 === 0 ? `{"k${i}":1}` : null }), arenas, null, false))
+    prepareEvent(
+      makeEvent({ event_id: `e${i}`, user_traits: i % 3 === 0 ? `{"k${i}":1}` : null }),
+      arenas,
+      null,
+      false,
+    ),
+  )
   const whole = insertBody(all, 'rows')
-  t.same(ids(text(whole.chunks)), all.map((p) => p.event_id))
-  t.ok(whole.chunks.length > 1 && whole.chunks.length < all.length, `back-to-back rows share views (${whole.chunks.length} views)`)
+  t.same(
+    ids(text(whole.chunks)),
+    all.map((p) => p.event_id),
+  )
+  t.ok(
+    whole.chunks.length > 1 && whole.chunks.length < all.length,
+    `back-to-back rows share views (${whole.chunks.length} views)`,
+  )
   const kept = all.filter((_, i) => i % 4 !== 1)
-  t.same(ids(text(insertBody(kept, 'rows').chunks)), kept.map((p) => p.event_id), 'a dropped record leaves no row')
+  t.same(
+    ids(text(insertBody(kept, 'rows').chunks)),
+    kept.map((p) => p.event_id),
+    'a dropped record leaves no row',
+  )
   const traits = text(insertBody(kept, 'traits').chunks).split('\n').slice(0, -1)
-  t.same(traits.map((l) => l.split('\t')[7]), kept.filter((_, i) => kept[i]!.traitChunk).map((p) => p.event_id), 'trait rows of the kept records only')
+  t.same(
+    traits.map((l) => l.split('\t')[7]),
+    kept.filter((_, i) => kept[i]!.traitChunk).map((p) => p.event_id),
+    'trait rows of the kept records only',
+  )
   t.same(insertBody([], 'rows'), { chunks: [], rows: 0 })
 })
 

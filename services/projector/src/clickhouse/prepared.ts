@@ -10,7 +10,16 @@
 // allocated as much again. Mapping at decode time and keeping the bytes cut the CPU per record of
 // decoding plus mapping by about a third.
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
-import { EVENT_COLUMNS, eventTraitValues, eventValues, IDENTIFY_COLUMNS, identifyTraitValues, identifyValues, TRAIT_COLUMNS, type RowValues } from './rows.js'
+import {
+  EVENT_COLUMNS,
+  eventTraitValues,
+  eventValues,
+  IDENTIFY_COLUMNS,
+  identifyTraitValues,
+  identifyValues,
+  TRAIT_COLUMNS,
+  type RowValues,
+} from './rows.js'
 import { RowArena, tsvLine } from './tsv.js'
 import { extendRange, type TimeRange } from './partition-groups.js'
 
@@ -64,11 +73,21 @@ export function newArenas(chunkBytes?: number): RowArenas {
  * Maps a record to its rows and appends them to the arenas. Throws RowMappingError (nothing
  * appended) when any of its rows cannot be written: a record is whole or invalid.
  */
-export function prepareEvent(r: EventRecord, arenas: RowArenas, origin: RecordOrigin | null, keepRecord: boolean): PreparedRecord<EventRecord> {
+export function prepareEvent(
+  r: EventRecord,
+  arenas: RowArenas,
+  origin: RecordOrigin | null,
+  keepRecord: boolean,
+): PreparedRecord<EventRecord> {
   return prepare(r, eventValues(r), EVENT_COLUMNS, eventTraitValues(r), arenas, origin, keepRecord)
 }
 
-export function prepareIdentify(r: IdentifyRecord, arenas: RowArenas, origin: RecordOrigin | null, keepRecord: boolean): PreparedRecord<IdentifyRecord> {
+export function prepareIdentify(
+  r: IdentifyRecord,
+  arenas: RowArenas,
+  origin: RecordOrigin | null,
+  keepRecord: boolean,
+): PreparedRecord<IdentifyRecord> {
   return prepare(r, identifyValues(r), IDENTIFY_COLUMNS, identifyTraitValues(r), arenas, origin, keepRecord)
 }
 
@@ -123,7 +142,13 @@ export function buildIdentifyRows(p: PreparedRecord<IdentifyRecord>, arenas: Row
 }
 
 // Every line is checked (tsvLine throws) before any is appended: a record is whole or invalid.
-function appendRows(p: PreparedRecord, values: RowValues, columns: readonly string[], traitValues: RowValues[], arenas: RowArenas): void {
+function appendRows(
+  p: PreparedRecord,
+  values: RowValues,
+  columns: readonly string[],
+  traitValues: RowValues[],
+  arenas: RowArenas,
+): void {
   const line = tsvLine(values, columns, p.event_id)
   let traitLines = ''
   for (const v of traitValues) traitLines += tsvLine(v, TRAIT_COLUMNS, p.event_id)
@@ -143,7 +168,11 @@ function appendRows(p: PreparedRecord, values: RowValues, columns: readonly stri
  * records' rows must be built. `range`, when given, is widened to the records' times (the
  * partitions the rows touch, partition-groups.ts) in the same pass.
  */
-export function insertBody(records: readonly PreparedRecord[], which: 'rows' | 'traits', range?: TimeRange): { chunks: Buffer[]; rows: number } {
+export function insertBody(
+  records: readonly PreparedRecord[],
+  which: 'rows' | 'traits',
+  range?: TimeRange,
+): { chunks: Buffer[]; rows: number } {
   const chunks: Buffer[] = []
   let rows = 0
   let chunk: Buffer | null = null

@@ -61,13 +61,18 @@ t.test('absent optional fields become 0 or empty', async (t) => {
 
 t.test('profile email falls back to a string email trait (H10)', async (t) => {
   t.equal(eventRow(makeEvent({ user_traits: '{"email":"t@example.com"}' })).user_email, 't@example.com')
-  t.equal(eventRow(makeEvent({ user_email: 'u@example.com', user_traits: '{"email":"t@example.com"}' })).user_email, 'u@example.com')
+  t.equal(
+    eventRow(makeEvent({ user_email: 'u@example.com', user_traits: '{"email":"t@example.com"}' })).user_email,
+    'u@example.com',
+  )
   t.equal(identifyRow(makeIdentify({ traits: '{"email":"i@example.com"}' })).email, 'i@example.com')
   t.equal(identifyRow(makeIdentify({ traits: '{"email":42}' })).email, '')
 })
 
 t.test('identifyRow maps every column', async (t) => {
-  const row = identifyRow(makeIdentify({ event_id: 'i1', environment: 'test', timestamp: TS, email: 'x@example.com', traits: '{"a":1}' }))
+  const row = identifyRow(
+    makeIdentify({ event_id: 'i1', environment: 'test', timestamp: TS, email: 'x@example.com', traits: '{"a":1}' }),
+  )
   t.match(row, {
     event_id: 'i1',
     environment: 'test',
@@ -82,13 +87,34 @@ t.test('identifyRow maps every column', async (t) => {
 })
 
 t.test('traitRows: one row per top-level key, value as JSON text', async (t) => {
-  const rows = traitRows('acc', 'u', '{"plan":"pro","seats":3,"beta":true,"tags":["a"],"org":{"id":1},"gone":null}', TS, 'test', 'e9')
+  const rows = traitRows(
+    'acc',
+    'u',
+    '{"plan":"pro","seats":3,"beta":true,"tags":["a"],"org":{"id":1},"gone":null}',
+    TS,
+    'test',
+    'e9',
+  )
   t.same(
     rows.map((r) => [r.trait_key, r.value]),
-    [['plan', '"pro"'], ['seats', '3'], ['beta', 'true'], ['tags', '["a"]'], ['org', '{"id":1}'], ['gone', 'null']],
+    [
+      ['plan', '"pro"'],
+      ['seats', '3'],
+      ['beta', 'true'],
+      ['tags', '["a"]'],
+      ['org', '{"id":1}'],
+      ['gone', 'null'],
+    ],
   )
   for (const r of rows) {
-    t.match(r, { account_id: 'acc', user_id: 'u', environment: 'test', set_at: '2024-05-15 12:34:56', set_at_ms: TS, source_event_id: 'e9' })
+    t.match(r, {
+      account_id: 'acc',
+      user_id: 'u',
+      environment: 'test',
+      set_at: '2024-05-15 12:34:56',
+      set_at_ms: TS,
+      source_event_id: 'e9',
+    })
   }
   t.equal(traitRows('acc', 'u', '{"a":1}', TS)[0]!.environment, 'live', 'environment defaults to live')
 })
@@ -105,15 +131,35 @@ t.test('traitRows: empty, null and non-object traits give no rows; bad JSON thro
 t.test('event and identify traits both produce trait rows (H10)', async (t) => {
   t.equal(eventTraitRows(makeEvent({ user_traits: '{"plan":"pro"}' })).length, 1)
   t.equal(eventTraitRows(makeEvent()).length, 0)
-  const rows = identifyTraitRows(makeIdentify({ event_id: 'i2', traits: '{"a":1,"b":2}', timestamp: TS, received_at: TS }))
-  t.same(rows.map((r) => [r.trait_key, r.set_at_ms, r.source_event_id]), [['a', TS, 'i2'], ['b', TS, 'i2']])
+  const rows = identifyTraitRows(
+    makeIdentify({ event_id: 'i2', traits: '{"a":1,"b":2}', timestamp: TS, received_at: TS }),
+  )
+  t.same(
+    rows.map((r) => [r.trait_key, r.set_at_ms, r.source_event_id]),
+    [
+      ['a', TS, 'i2'],
+      ['b', TS, 'i2'],
+    ],
+  )
 })
 
 t.test('trait rows are versioned by the event time, never later than the receipt (H39)', async (t) => {
-  const ahead = eventTraitRows(makeEvent({ event_id: 'e-ahead', user_traits: '{"plan":"pro"}', timestamp: TS + 23 * 3600_000, received_at: TS }))
-  t.same(ahead.map((r) => [r.set_at_ms, r.set_at]), [[TS, '2024-05-15 12:34:56']], 'a clock ahead of the server is capped at the receipt')
-  const backdated = identifyTraitRows(makeIdentify({ event_id: 'i-old', traits: '{"plan":"free"}', timestamp: TS - 86_400_000, received_at: TS }))
-  t.same(backdated.map((r) => r.set_at_ms), [TS - 86_400_000], 'an earlier event time (an import) is kept')
+  const ahead = eventTraitRows(
+    makeEvent({ event_id: 'e-ahead', user_traits: '{"plan":"pro"}', timestamp: TS + 23 * 3600_000, received_at: TS }),
+  )
+  t.same(
+    ahead.map((r) => [r.set_at_ms, r.set_at]),
+    [[TS, '2024-05-15 12:34:56']],
+    'a clock ahead of the server is capped at the receipt',
+  )
+  const backdated = identifyTraitRows(
+    makeIdentify({ event_id: 'i-old', traits: '{"plan":"free"}', timestamp: TS - 86_400_000, received_at: TS }),
+  )
+  t.same(
+    backdated.map((r) => r.set_at_ms),
+    [TS - 86_400_000],
+    'an earlier event time (an import) is kept',
+  )
 })
 
 t.test('times outside the DateTime range are mapping errors', async (t) => {
@@ -133,7 +179,11 @@ t.test('times 18.16 cannot read back are mapping errors; the epoch and 2105 are 
 
 t.test('a trait key with an unpaired surrogate is a mapping error, not an endless insert retry', async (t) => {
   t.throws(() => traitRows('a', 'u', '{"\\ud800":1}', TS, 'live', 'e1'), RowMappingError)
-  t.same(traitRows('a', 'u', '{"\\ud83d\\ude00":"\\ud800"}', TS).map((r) => [r.trait_key, r.value]), [['\u{1F600}', '"\\ud800"']], 'a pair is fine; a value stays JSON text')
+  t.same(
+    traitRows('a', 'u', '{"\\ud83d\\ude00":"\\ud800"}', TS).map((r) => [r.trait_key, r.value]),
+    [['\u{1F600}', '"\\ud800"']],
+    'a pair is fine; a value stays JSON text',
+  )
 })
 
 t.test('DateTime text agrees with formatDateTime across the range, cached days included', async (t) => {
@@ -141,7 +191,15 @@ t.test('DateTime text agrees with formatDateTime across the range, cached days i
   const max = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
   let seed = 7
   const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647
-  const instants = [0, 999, 1000, 86_399_999, 86_400_000, max, ...Array.from({ length: 2000 }, () => Math.floor(next() * max))]
+  const instants = [
+    0,
+    999,
+    1000,
+    86_399_999,
+    86_400_000,
+    max,
+    ...Array.from({ length: 2000 }, () => Math.floor(next() * max)),
+  ]
   for (const ms of [...instants, ...instants]) {
     const row = eventRow(makeEvent({ timestamp: ms, received_at: ms }))
     if (row.timestamp !== formatDateTime(ms)) t.fail(`${ms}: ${row.timestamp} != ${formatDateTime(ms)}`)

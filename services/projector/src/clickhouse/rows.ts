@@ -149,14 +149,51 @@ export type RowValues = Array<string | number>
 // row's TabSeparated line straight from the values (tsv.ts): a row object per record, and
 // Object.values of it, cost about a fifth of a replay's CPU per record (issue 10).
 const COMMON_COLUMNS = [
-  'event_id', 'account_id', 'environment', 'key_id', 'user_id', 'timestamp', 'timestamp_ms',
-  'original_timestamp_ms', 'received_at', 'received_at_ms', 'sent_at_ms', 'timestamp_flagged',
+  'event_id',
+  'account_id',
+  'environment',
+  'key_id',
+  'user_id',
+  'timestamp',
+  'timestamp_ms',
+  'original_timestamp_ms',
+  'received_at',
+  'received_at_ms',
+  'sent_at_ms',
+  'timestamp_flagged',
 ] as const
 export const EVENT_COLUMNS = [
-  ...COMMON_COLUMNS, 'event', 'properties', 'context', 'ip', 'user_agent', 'message_id', 'user_email', 'user_traits', 'anonymous_id',
+  ...COMMON_COLUMNS,
+  'event',
+  'properties',
+  'context',
+  'ip',
+  'user_agent',
+  'message_id',
+  'user_email',
+  'user_traits',
+  'anonymous_id',
 ] as const
-export const IDENTIFY_COLUMNS = [...COMMON_COLUMNS, 'email', 'traits', 'context', 'ip', 'user_agent', 'message_id', 'anonymous_id'] as const
-export const TRAIT_COLUMNS = ['account_id', 'environment', 'user_id', 'trait_key', 'value', 'set_at', 'set_at_ms', 'source_event_id'] as const
+export const IDENTIFY_COLUMNS = [
+  ...COMMON_COLUMNS,
+  'email',
+  'traits',
+  'context',
+  'ip',
+  'user_agent',
+  'message_id',
+  'anonymous_id',
+] as const
+export const TRAIT_COLUMNS = [
+  'account_id',
+  'environment',
+  'user_id',
+  'trait_key',
+  'value',
+  'set_at',
+  'set_at_ms',
+  'source_event_id',
+] as const
 
 /** The values events and identifies share, in COMMON_COLUMNS order: identity and the times of H13 (seconds and ms). */
 function commonValues(r: EventRecord | IdentifyRecord): RowValues {
@@ -198,7 +235,15 @@ export function eventValues(r: EventRecord): RowValues {
 /** An identifies row, in IDENTIFY_COLUMNS order. */
 export function identifyValues(r: IdentifyRecord): RowValues {
   const v = commonValues(r)
-  v.push(profileEmail(r.email, r.traits, r.event_id), r.traits, r.context, r.ip ?? '', r.user_agent ?? '', r.message_id ?? '', r.anonymous_id ?? '')
+  v.push(
+    profileEmail(r.email, r.traits, r.event_id),
+    r.traits,
+    r.context,
+    r.ip ?? '',
+    r.user_agent ?? '',
+    r.message_id ?? '',
+    r.anonymous_id ?? '',
+  )
   return v
 }
 
@@ -243,7 +288,8 @@ export function traitValues(
   const keys = Object.keys(traits)
   if (keys.length === 0) return []
   for (const key of keys) {
-    if (LONE_SURROGATE.test(key)) throw new RowMappingError('a trait key holds an unpaired UTF-16 surrogate', sourceEventId)
+    if (LONE_SURROGATE.test(key))
+      throw new RowMappingError('a trait key holds an unpaired UTF-16 surrogate', sourceEventId)
   }
   const at = instant(setAtMs, 'timestamp', sourceEventId)
   const environmentValue = environment(env, sourceEventId)
@@ -265,13 +311,29 @@ export function traitRows(...args: Parameters<typeof traitValues>): TraitRow[] {
 
 /** Trait rows for an event's `user.traits` (H10). */
 export function eventTraitValues(r: EventRecord): RowValues[] {
-  return traitValues(r.account_id, r.user_id, r.user_traits, traitVersionMs(r.timestamp, r.received_at), r.environment, r.event_id)
+  return traitValues(
+    r.account_id,
+    r.user_id,
+    r.user_traits,
+    traitVersionMs(r.timestamp, r.received_at),
+    r.environment,
+    r.event_id,
+  )
 }
 
 /** Trait rows for an identify's traits. */
 export function identifyTraitValues(r: IdentifyRecord): RowValues[] {
-  return traitValues(r.account_id, r.user_id, r.traits, traitVersionMs(r.timestamp, r.received_at), r.environment, r.event_id)
+  return traitValues(
+    r.account_id,
+    r.user_id,
+    r.traits,
+    traitVersionMs(r.timestamp, r.received_at),
+    r.environment,
+    r.event_id,
+  )
 }
 
-export const eventTraitRows = (r: EventRecord): TraitRow[] => eventTraitValues(r).map((v) => rowObject<TraitRow>(TRAIT_COLUMNS, v))
-export const identifyTraitRows = (r: IdentifyRecord): TraitRow[] => identifyTraitValues(r).map((v) => rowObject<TraitRow>(TRAIT_COLUMNS, v))
+export const eventTraitRows = (r: EventRecord): TraitRow[] =>
+  eventTraitValues(r).map((v) => rowObject<TraitRow>(TRAIT_COLUMNS, v))
+export const identifyTraitRows = (r: IdentifyRecord): TraitRow[] =>
+  identifyTraitValues(r).map((v) => rowObject<TraitRow>(TRAIT_COLUMNS, v))

@@ -34,7 +34,8 @@ export function tsvLine(values: RowValues, columns: readonly string[], eventId: 
       // JSONEachRow left such a column to its default; TSV would write "undefined" or "null".
       throw new RowMappingError(`column ${columns[i]} has no value`, eventId)
     } else {
-      if (!(v as WellFormedString).isWellFormed()) throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
+      if (!(v as WellFormedString).isWellFormed())
+        throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
       text = SPECIAL.test(v) ? v.replace(SPECIAL_ALL, escapeOne) : v
     }
     line = i === 0 ? text : line + '\t' + text

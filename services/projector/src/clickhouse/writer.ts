@@ -10,7 +10,16 @@ import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js
 import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { isTooManyPartitionsPerInsert, serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
-import { buildEventRows, buildIdentifyRows, insertBody, newArenas, unbuilt, type PreparedBatch, type PreparedRecord, type RowArenas } from './prepared.js'
+import {
+  buildEventRows,
+  buildIdentifyRows,
+  insertBody,
+  newArenas,
+  unbuilt,
+  type PreparedBatch,
+  type PreparedRecord,
+  type RowArenas,
+} from './prepared.js'
 import type { IdFilter } from './id-filter.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
@@ -151,17 +160,33 @@ export const CLUSTER_INSERT_SETTINGS: ClickHouseSettings = {
  * Maps a batch of records to prepared records (their rows built), collecting every record that
  * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
  */
-export function prepareBatch(batch: WriteBatch, arenas: RowArenas = newArenas(64 * 1024)): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
-  const all: PreparedBatch = { events: batch.events.map((r) => unbuilt(r, null)), identifies: batch.identifies.map((r) => unbuilt(r, null)) }
+export function prepareBatch(
+  batch: WriteBatch,
+  arenas: RowArenas = newArenas(64 * 1024),
+): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
+  const all: PreparedBatch = {
+    events: batch.events.map((r) => unbuilt(r, null)),
+    identifies: batch.identifies.map((r) => unbuilt(r, null)),
+  }
   const invalid = buildMissingRows(all, arenas)
   if (invalid.length === 0) return { prepared: all, invalid }
-  return { prepared: { events: all.events.filter((p) => p.rowChunk !== null), identifies: all.identifies.filter((p) => p.rowChunk !== null) }, invalid }
+  return {
+    prepared: {
+      events: all.events.filter((p) => p.rowChunk !== null),
+      identifies: all.identifies.filter((p) => p.rowChunk !== null),
+    },
+    invalid,
+  }
 }
 
 /** Builds the rows of the records that have none yet; those that cannot be mapped are returned and stay unbuilt. */
 function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecord[] {
   const invalid: InvalidRecord[] = []
-  const build = <R extends PreparedRecord>(kind: InvalidRecord['kind'], records: R[], fn: (p: R, arenas: RowArenas) => void) => {
+  const build = <R extends PreparedRecord>(
+    kind: InvalidRecord['kind'],
+    records: R[],
+    fn: (p: R, arenas: RowArenas) => void,
+  ) => {
     for (const p of records) {
       if (p.rowChunk !== null) continue
       try {
@@ -189,7 +214,10 @@ function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecor
  * still have stored rows, so the filter must hold every id that may be stored. (Tracking every id
  * of a 50,000-record batch in a Map was 4.5% of a fresh replay's CPU, issue 10.)
  */
-export function retryCandidates<R extends { event_id: string; message_id: string | null }>(records: R[], seen?: IdFilter): { drop: Set<R>; lookup: R[] } {
+export function retryCandidates<R extends { event_id: string; message_id: string | null }>(
+  records: R[],
+  seen?: IdFilter,
+): { drop: Set<R>; lookup: R[] } {
   const drop = new Set<R>()
   const lookup: R[] = []
   let maybe: Set<string> | undefined
@@ -240,7 +268,8 @@ export function lookupChunks<R extends { event_id: string; account_id: string }>
 function invalidRecords(invalid: InvalidRecord[]): ClickHouseWriteError {
   return new ClickHouseWriteError(
     'INVALID_RECORD',
-    `${invalid.length} record(s) cannot be written: ` + invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
+    `${invalid.length} record(s) cannot be written: ` +
+      invalid.map((r) => `${r.kind} ${r.event_id}: ${r.reason}`).join('; '),
     { retriable: false, invalid },
   )
 }
@@ -280,7 +309,12 @@ export class ClickHouseWriter {
   async writePrepared(batch: PreparedBatch): Promise<WriteStats> {
     const kept = await this.dropRetries(batch)
     this.buildRows(kept)
-    const all = kept.identifies.length === 0 ? kept.events : kept.events.length === 0 ? kept.identifies : [...kept.events, ...kept.identifies]
+    const all =
+      kept.identifies.length === 0
+        ? kept.events
+        : kept.events.length === 0
+          ? kept.identifies
+          : [...kept.events, ...kept.identifies]
     const traits = insertBody(all, 'traits')
     // Trait rows go first. A record whose events/identifies row is stored is dropped from a retry
     // (dropRetries), trait rows included, so a partial write that stored the record's row but not
@@ -294,7 +328,8 @@ export class ClickHouseWriter {
   }
 
   private buildRows(batch: PreparedBatch): void {
-    const unbuiltRecords = batch.events.some((p) => p.rowChunk === null) || batch.identifies.some((p) => p.rowChunk === null)
+    const unbuiltRecords =
+      batch.events.some((p) => p.rowChunk === null) || batch.identifies.some((p) => p.rowChunk === null)
     if (!unbuiltRecords) return
     const invalid = buildMissingRows(batch, (this.arenas ??= newArenas()))
     if (invalid.length > 0) throw invalidRecords(invalid)
@@ -317,10 +352,9 @@ export class ClickHouseWriter {
     return events === batch.events && identifies === batch.identifies ? batch : { events, identifies }
   }
 
-  private async withoutStored<R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number }>(
-    table: typeof TABLES.events | typeof TABLES.identifies,
-    records: R[],
-  ): Promise<R[]> {
+  private async withoutStored<
+    R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number },
+  >(table: typeof TABLES.events | typeof TABLES.identifies, records: R[]): Promise<R[]> {
     const { drop, lookup: unique } = retryCandidates(records, this.opts.storedIds)
     if (drop.size === 0 && unique.length === 0) return records
     for (const chunk of lookupChunks(unique)) {
@@ -342,7 +376,9 @@ WHERE source = ${table}
   AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})`
       let stored: Array<{ event_id: string }>
       try {
-        stored = await (await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: RETRY_LOOKUP_SETTINGS })).json<{ event_id: string }>()
+        stored = await (
+          await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: RETRY_LOOKUP_SETTINGS })
+        ).json<{ event_id: string }>()
       } catch (cause) {
         throw classify(cause, table)
       }
@@ -357,7 +393,12 @@ WHERE source = ${table}
    * fewer refuses one (code 252): that group is cut again with half the limit, down to one month,
    * which any server takes; the rows it refused are written again, byte for byte (A5).
    */
-  private async insertByPartitions(table: string, columns: readonly string[], records: PreparedRecord[], limit: number): Promise<void> {
+  private async insertByPartitions(
+    table: string,
+    columns: readonly string[],
+    records: PreparedRecord[],
+    limit: number,
+  ): Promise<void> {
     const range = emptyRange()
     const body = insertBody(records, 'rows', range)
     for (const group of partitionGroups(records, limit, range)) {

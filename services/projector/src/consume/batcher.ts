@@ -47,7 +47,10 @@ export class InsertBatcher {
 
   private readonly timers: Timers
 
-  constructor(private readonly flushFn: (batch: ProjectionBatch) => Promise<void>, private readonly opts: BatcherOptions) {
+  constructor(
+    private readonly flushFn: (batch: ProjectionBatch) => Promise<void>,
+    private readonly opts: BatcherOptions,
+  ) {
     this.timers = opts.timers ?? realTimers
   }
 

@@ -10,7 +10,10 @@ function parse(text: string): Map<string, number> {
   const out = new Map<string, number>()
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?) (-?[0-9.e+-]+|[Nn][Aa][Nn]|\+Inf|-Inf)$/.exec(line)
+    const m =
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?) (-?[0-9.e+-]+|[Nn][Aa][Nn]|\+Inf|-Inf)$/.exec(
+        line,
+      )
     if (!m) throw new Error(`not Prometheus text: ${JSON.stringify(line)}`)
     out.set(m[1]!, /nan/i.test(m[2]!) ? NaN : Number(m[2]))
   }
@@ -21,7 +24,11 @@ const quiet = () => new Metrics({ processMetrics: false })
 
 t.test('dropped duplicates are counted by kind (issue 9 item 3)', async (t) => {
   const m = quiet()
-  t.equal(parse(await m.render()).get('projector_duplicate_records_dropped_total{kind="event"}'), 0, 'shown before the first one')
+  t.equal(
+    parse(await m.render()).get('projector_duplicate_records_dropped_total{kind="event"}'),
+    0,
+    'shown before the first one',
+  )
   m.duplicatesDropped('event', 2)
   m.duplicatesDropped('identify', 1)
   m.duplicatesDropped('event', 1)
@@ -68,7 +75,11 @@ t.test('every metric parses as Prometheus text and moves with what it counts (is
   t.equal(v.get('projector_replay_records_per_second'), 450.5)
 
   m.committedOffset('ev', 0, '24', '30')
-  t.equal(parse(await m.render()).get('projector_consumer_lag{topic="ev",partition="0"}'), 5, 'the gauge follows the partition')
+  t.equal(
+    parse(await m.render()).get('projector_consumer_lag{topic="ev",partition="0"}'),
+    5,
+    'the gauge follows the partition',
+  )
   t.equal(m.totalLag(), 5)
 })
 
@@ -77,7 +88,12 @@ t.test('GET /metrics serves the registry with process metrics and the live subsc
   const hub = new LiveHub()
   metrics.liveSubscribers(() => hub.subscribers)
   metrics.inserted(7, 0, 0.01)
-  const server = createProjectorServer({ metrics, hub, auth: { liveToken: 'x'.repeat(32) }, health: async () => ({ ok: true, checks: {} }) })
+  const server = createProjectorServer({
+    metrics,
+    hub,
+    auth: { liveToken: 'x'.repeat(32) },
+    health: async () => ({ ok: true, checks: {} }),
+  })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => server.close())
   const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)

@@ -20,7 +20,11 @@ export class Metrics {
   private readonly lag = new Map<string, { topic: string; partition: string; committed: bigint; high: bigint }>()
   private joins = 0
   private subscribers: () => number = () => 0
-  private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({ pendingRows: 0, peakPendingRows: 0, peakInsertRows: 0 })
+  private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({
+    pendingRows: 0,
+    peakPendingRows: 0,
+    peakInsertRows: 0,
+  })
 
   private readonly rows = new Counter({
     name: 'projector_rows_inserted_total',
@@ -89,7 +93,8 @@ export class Metrics {
       labelNames: ['topic', 'partition'] as const,
       registers: [r],
       collect() {
-        for (const v of lag.values()) this.set({ topic: v.topic, partition: v.partition }, Number(v.high > v.committed ? v.high - v.committed : 0n))
+        for (const v of lag.values())
+          this.set({ topic: v.topic, partition: v.partition }, Number(v.high > v.committed ? v.high - v.committed : 0n))
       },
     })
     const self = this
@@ -97,21 +102,44 @@ export class Metrics {
       name: 'projector_group_joins_total',
       help: 'Times the consumer joined its group (the first join, then one per rebalance; counter).',
       registers: [r],
-      collect() { this.set(self.joins) },
+      collect() {
+        this.set(self.joins)
+      },
     })
     // H40: rows in all tables, trait rows included; what bounds the projector's memory.
     for (const [name, help, pick] of [
-      ['projector_pending_rows', 'Rows (all tables) fetched and not yet through their ClickHouse write.', 'pendingRows'],
-      ['projector_pending_rows_peak', 'The most rows (all tables) ever waiting for their write at once since start.', 'peakPendingRows'],
-      ['projector_insert_rows_peak', 'The most rows (all tables) one ClickHouse write held since start.', 'peakInsertRows'],
+      [
+        'projector_pending_rows',
+        'Rows (all tables) fetched and not yet through their ClickHouse write.',
+        'pendingRows',
+      ],
+      [
+        'projector_pending_rows_peak',
+        'The most rows (all tables) ever waiting for their write at once since start.',
+        'peakPendingRows',
+      ],
+      [
+        'projector_insert_rows_peak',
+        'The most rows (all tables) one ClickHouse write held since start.',
+        'peakInsertRows',
+      ],
     ] as const) {
-      new Gauge({ name, help, registers: [r], collect() { this.set(self.buffer()[pick]) } })
+      new Gauge({
+        name,
+        help,
+        registers: [r],
+        collect() {
+          this.set(self.buffer()[pick])
+        },
+      })
     }
     new Gauge({
       name: 'projector_live_subscribers',
       help: 'Clients connected to the /live feed.',
       registers: [r],
-      collect() { this.set(self.subscribers()) },
+      collect() {
+        this.set(self.subscribers())
+      },
     })
   }
 

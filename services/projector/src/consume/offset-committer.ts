@@ -93,7 +93,10 @@ export class OffsetCommitter {
           await this.commit(batch.map((p) => ({ topic: p.topic, partition: p.partition, offset: p.next.toString() })))
           for (const p of batch) this.onCommitted?.(p.topic, p.partition, p.next, p.high)
         } catch (err) {
-          this.log.warn('offset commit failed; those records will be read again after a restart', { partitions: batch.length, err })
+          this.log.warn('offset commit failed; those records will be read again after a restart', {
+            partitions: batch.length,
+            err,
+          })
         }
       }
     } finally {

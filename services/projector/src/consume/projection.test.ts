@@ -8,9 +8,17 @@ import { WaitAbortedError } from '../../../shared/src/wait-for.js'
 
 const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
-async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any, over: { waitForClickHouse?: boolean; stopping?: { aborted: boolean } } = {}) {
+async function setup(
+  sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any,
+  over: { waitForClickHouse?: boolean; stopping?: { aborted: boolean } } = {},
+) {
   let id = 1
-  const codec = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('nope') } } as any)
+  const codec = new Codec({
+    register: async () => ({ id: id++ }),
+    getSchema: async () => {
+      throw new Error('nope')
+    },
+  } as any)
   await codec.register(topics)
   const sent: DeadLetterRecord[] = []
   const producer = {
@@ -19,7 +27,15 @@ async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>)
     },
   }
   const inserts: Array<{ table: string; values: any[] }> = []
-  const pipeline = new ProjectionPipeline(producer as any, codec, sinkFor(inserts), { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2, waitForClickHouse: over.waitForClickHouse }, undefined, createLogger('error', {}, () => undefined), over.stopping)
+  const pipeline = new ProjectionPipeline(
+    producer as any,
+    codec,
+    sinkFor(inserts),
+    { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2, waitForClickHouse: over.waitForClickHouse },
+    undefined,
+    createLogger('error', {}, () => undefined),
+    over.stopping,
+  )
   return { codec, pipeline, sent, inserts }
 }
 
@@ -27,50 +43,113 @@ async function setup(sinkFor: (inserts: Array<{ table: string; values: any[] }>)
 const prepared = (...events: EventRecord[]) => prepareBatch({ events, identifies: [] }).prepared
 
 const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
-  event_id: `e${i}`, account_id: 'a', environment: 'live', key_id: 'k', event: 'x', user_id: 'u', user_email: null, user_traits: null,
-  timestamp: 1_700_000_000_000 + i, original_timestamp: null, received_at: 1_700_000_000_000, sent_at: null, timestamp_flagged: false,
-  properties: '{}', context: '{}', ip: null, user_agent: null, message_id: null, ...over,
+  event_id: `e${i}`,
+  account_id: 'a',
+  environment: 'live',
+  key_id: 'k',
+  event: 'x',
+  user_id: 'u',
+  user_email: null,
+  user_traits: null,
+  timestamp: 1_700_000_000_000 + i,
+  original_timestamp: null,
+  received_at: 1_700_000_000_000,
+  sent_at: null,
+  timestamp_flagged: false,
+  properties: '{}',
+  context: '{}',
+  ip: null,
+  user_agent: null,
+  message_id: null,
+  ...over,
 })
 
-t.test('records that cannot be mapped to rows go to the DLQ as they are decoded, with their place in the log; the rest is written', async (t) => {
-  const { codec, pipeline, sent, inserts } = await setup((inserts) =>
-    new ClickHouseWriter({
-      // The body is TabSeparated text: each line's first field is the event_id column.
-      insert: async (q: any) => {
-        let text = ''
-        for await (const chunk of q.values) text += chunk.toString()
-        inserts.push({ table: q.table, values: text.split('\n').slice(0, -1).map((line) => ({ event_id: line.split('\t')[0] })) })
+t.test(
+  'records that cannot be mapped to rows go to the DLQ as they are decoded, with their place in the log; the rest is written',
+  async (t) => {
+    const { codec, pipeline, sent, inserts } = await setup(
+      (inserts) =>
+        new ClickHouseWriter(
+          {
+            // The body is TabSeparated text: each line's first field is the event_id column.
+            insert: async (q: any) => {
+              let text = ''
+              for await (const chunk of q.values) text += chunk.toString()
+              inserts.push({
+                table: q.table,
+                values: text
+                  .split('\n')
+                  .slice(0, -1)
+                  .map((line) => ({ event_id: line.split('\t')[0] })),
+              })
+            },
+          } as any,
+          'db',
+        ),
+    )
+    const good = [event(1), event(3)]
+    const bad = event(2, { timestamp: 9e15 })
+    const messages = [good[0]!, bad, good[1]!].map((e, i) => ({
+      offset: String(100 + i),
+      key: Buffer.from('k'),
+      value: codec.encode('Event', e),
+    }))
+    messages.push({ offset: '103', key: Buffer.from('k'), value: Buffer.from('junk') })
+    const { part, dead } = await pipeline.decode('ev', 4, messages as any)
+    t.same(
+      part.events.map((e) => e.event_id),
+      ['e1', 'e3'],
+    )
+    t.match(dead, [
+      {
+        topic: 'ev',
+        partition: 4,
+        offset: '101',
+        error_code: 'INVALID_RECORD',
+        reason: /^e2: timestamp .* outside the DateTime range/,
       },
-    } as any, 'db'))
-  const good = [event(1), event(3)]
-  const bad = event(2, { timestamp: 9e15 })
-  const messages = [good[0]!, bad, good[1]!].map((e, i) => ({ offset: String(100 + i), key: Buffer.from('k'), value: codec.encode('Event', e) }))
-  messages.push({ offset: '103', key: Buffer.from('k'), value: Buffer.from('junk') })
-  const { part, dead } = await pipeline.decode('ev', 4, messages as any)
-  t.same(part.events.map((e) => e.event_id), ['e1', 'e3'])
-  t.match(dead, [
-    { topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ },
-    { topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' },
-  ])
-  await pipeline.sendToDlq(dead)
+      { topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' },
+    ])
+    await pipeline.sendToDlq(dead)
 
-  const out = await pipeline.write(part)
-  t.equal(out.deadLettered, 0)
-  t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
-  t.same(inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]), [['db.events', ['e1', 'e3']]], 'one insert, without the bad record')
-  t.match(sent, [{ topic: 'ev', partition: 4, offset: '101', error_code: 'INVALID_RECORD', reason: /^e2: timestamp .* outside the DateTime range/ }, { offset: '103' }])
-  t.equal(sent[0]!.key!.toString(), 'k')
-  t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e2', 'the original record bytes')
-})
+    const out = await pipeline.write(part)
+    t.equal(out.deadLettered, 0)
+    t.same(
+      out.written.events.map((e) => e.event_id),
+      ['e1', 'e3'],
+    )
+    t.same(
+      inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]),
+      [['db.events', ['e1', 'e3']]],
+      'one insert, without the bad record',
+    )
+    t.match(sent, [
+      {
+        topic: 'ev',
+        partition: 4,
+        offset: '101',
+        error_code: 'INVALID_RECORD',
+        reason: /^e2: timestamp .* outside the DateTime range/,
+      },
+      { offset: '103' },
+    ])
+    t.equal(sent[0]!.key!.toString(), 'k')
+    t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e2', 'the original record bytes')
+  },
+)
 
 t.test('a batch the server refuses is split to find the record at fault', async (t) => {
   const { pipeline, sent } = await setup(() => ({
     writePrepared: async (b: any) => {
-      if (b.events.some((e: { event_id: string }) => e.event_id === 'e2')) throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
+      if (b.events.some((e: { event_id: string }) => e.event_id === 'e2'))
+        throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
     },
   }))
   const out = await pipeline.write(prepared(event(1), event(2), event(3)))
-  t.same(out.written.events.map((e) => e.event_id), ['e1', 'e3'])
+  t.same(
+    out.written.events.map((e) => e.event_id),
+    ['e1', 'e3'],
+  )
   t.match(sent, [{ error_code: 'INSERT_REJECTED', offset: 'e2', partition: -1 }])
 })
 
@@ -87,41 +166,91 @@ t.test('retriable failures are retried, then thrown so their offsets are not com
 })
 
 t.test('the live projector waits past the retries while ClickHouse is unreachable, not when it refuses', async (t) => {
-  const refused = () => new ClickHouseWriteError('INSERT_FAILED', 'connect ECONNREFUSED 127.0.0.1:18123', { retriable: true, cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' }) })
+  const refused = () =>
+    new ClickHouseWriteError('INSERT_FAILED', 'connect ECONNREFUSED 127.0.0.1:18123', {
+      retriable: true,
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' }),
+    })
   let calls = 0
-  const { pipeline, inserts } = await setup((inserts) => ({
-    writePrepared: async (b: any) => {
-      if (++calls <= 7) throw refused()
-      inserts.push({ table: 'events', values: b.events })
-    },
-  }), { waitForClickHouse: true })
+  const { pipeline, inserts } = await setup(
+    (inserts) => ({
+      writePrepared: async (b: any) => {
+        if (++calls <= 7) throw refused()
+        inserts.push({ table: 'events', values: b.events })
+      },
+    }),
+    { waitForClickHouse: true },
+  )
   const out = await pipeline.write(prepared(event(1)))
   t.equal(calls, 8, 'three rounds of retries, then success')
   t.equal(out.written.events.length, 1)
   t.equal(inserts.length, 1)
 
   // A failure that is not about reaching ClickHouse still ends in RETRIES_EXHAUSTED.
-  const other = await setup(() => ({ writePrepared: async () => { throw new ClickHouseWriteError('INSERT_FAILED', 'Code: 60. Table test.events doesn\'t exist', { retriable: true, serverCode: 60 }) } }), { waitForClickHouse: true })
+  const other = await setup(
+    () => ({
+      writePrepared: async () => {
+        throw new ClickHouseWriteError('INSERT_FAILED', "Code: 60. Table test.events doesn't exist", {
+          retriable: true,
+          serverCode: 60,
+        })
+      },
+    }),
+    { waitForClickHouse: true },
+  )
   await t.rejects(other.pipeline.write(prepared(event(2))), { code: 'RETRIES_EXHAUSTED' })
 
   // Stopping ends the wait.
   const stopping = { aborted: false }
   let n = 0
-  const stopped = await setup(() => ({ writePrepared: async () => { if (++n === 5) stopping.aborted = true; throw refused() } }), { waitForClickHouse: true, stopping })
+  const stopped = await setup(
+    () => ({
+      writePrepared: async () => {
+        if (++n === 5) stopping.aborted = true
+        throw refused()
+      },
+    }),
+    { waitForClickHouse: true, stopping },
+  )
   await t.rejects(stopped.pipeline.write(prepared(event(3))), { code: 'RETRIES_EXHAUSTED' })
 })
 
 t.test('a registry that does not answer is waited for; stopping meanwhile dead-letters nothing', async (t) => {
   let id = 1
   let calls = 0
-  const registryDown = Object.assign(new Error('Confluent_Schema_Registry - Error, status 400: connect ECONNREFUSED 127.0.0.1:18081'), { status: 400 })
-  const writer = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('unused') } } as any)
+  const registryDown = Object.assign(
+    new Error('Confluent_Schema_Registry - Error, status 400: connect ECONNREFUSED 127.0.0.1:18081'),
+    { status: 400 },
+  )
+  const writer = new Codec({
+    register: async () => ({ id: id++ }),
+    getSchema: async () => {
+      throw new Error('unused')
+    },
+  } as any)
   await writer.register(topics)
   const stopping = new AbortController()
   // The stop comes while the pipeline sleeps between two attempts.
-  const reader = new Codec({ getSchema: async () => { if (++calls === 3) setImmediate(() => stopping.abort()); throw registryDown } } as any)
+  const reader = new Codec({
+    getSchema: async () => {
+      if (++calls === 3) setImmediate(() => stopping.abort())
+      throw registryDown
+    },
+  } as any)
   const dead: unknown[] = []
-  const pipeline = new ProjectionPipeline({ send: async (m: any) => { dead.push(m) } } as any, reader, { writePrepared: async () => undefined }, { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 }, undefined, createLogger('error', {}, () => undefined), stopping.signal)
+  const pipeline = new ProjectionPipeline(
+    {
+      send: async (m: any) => {
+        dead.push(m)
+      },
+    } as any,
+    reader,
+    { writePrepared: async () => undefined },
+    { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 },
+    undefined,
+    createLogger('error', {}, () => undefined),
+    stopping.signal,
+  )
   const messages = [{ offset: '0', key: null, value: writer.encode('Event', event(1)) }]
   const err = await pipeline.decode('ev', 0, messages as any).catch((e) => e)
   t.type(err, WaitAbortedError, 'decode gives up only because the projector stops, with no dead letter')
@@ -129,39 +258,82 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
   t.same(dead, [])
 })
 
-t.test('after a write whose records were mostly stored already, rows are built after the lookup; a record that cannot be mapped is then dead-lettered at write', async (t) => {
-  const stored: string[] = []
-  const { codec, pipeline, sent, inserts } = await setup((inserts) =>
-    new ClickHouseWriter({
-      query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
-      insert: async (q: any) => {
-        let text = ''
-        for await (const chunk of q.values) text += chunk.toString()
-        inserts.push({ table: q.table, values: text.split('\n').slice(0, -1).map((line) => ({ event_id: line.split('\t')[0] })) })
+t.test(
+  'after a write whose records were mostly stored already, rows are built after the lookup; a record that cannot be mapped is then dead-lettered at write',
+  async (t) => {
+    const stored: string[] = []
+    const { codec, pipeline, sent, inserts } = await setup(
+      (inserts) =>
+        new ClickHouseWriter(
+          {
+            query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
+            insert: async (q: any) => {
+              let text = ''
+              for await (const chunk of q.values) text += chunk.toString()
+              inserts.push({
+                table: q.table,
+                values: text
+                  .split('\n')
+                  .slice(0, -1)
+                  .map((line) => ({ event_id: line.split('\t')[0] })),
+              })
+            },
+          } as any,
+          'db',
+        ),
+    )
+    const msgs = (from: number, records: EventRecord[]) =>
+      records.map((e, i) => ({ offset: String(from + i), key: null, value: codec.encode('Event', e) }))
+
+    // A replay over rows already there: every record is a stored message (H16).
+    stored.push('e1', 'e2')
+    const first = await pipeline.decode(
+      'ev',
+      0,
+      msgs(0, [event(1, { message_id: 'm1' }), event(2, { message_id: 'm2' })]) as any,
+    )
+    t.ok(
+      first.part.events.every((p) => p.rowChunk !== null),
+      'rows built at decode at first',
+    )
+    await pipeline.write(first.part)
+    t.same(inserts, [], 'both dropped')
+
+    const second = await pipeline.decode(
+      'ev',
+      0,
+      msgs(2, [event(3, { message_id: 'm3' }), event(4, { message_id: 'm4', timestamp: 9e15 })]) as any,
+    )
+    t.same(second.dead, [], 'not mapped at decode, so not yet found invalid')
+    t.ok(
+      second.part.events.every((p) => p.rowChunk === null),
+      'rows left for after the lookup',
+    )
+    const out = await pipeline.write(second.part)
+    t.equal(out.deadLettered, 1)
+    t.same(
+      out.written.events.map((e) => e.event_id),
+      ['e3'],
+    )
+    t.same(
+      inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]),
+      [['db.events', ['e3']]],
+    )
+    t.match(sent, [
+      {
+        topic: 'ev',
+        partition: 0,
+        offset: '3',
+        error_code: 'INVALID_RECORD',
+        reason: /^e4: timestamp .* outside the DateTime range/,
       },
-    } as any, 'db'))
-  const msgs = (from: number, records: EventRecord[]) => records.map((e, i) => ({ offset: String(from + i), key: null, value: codec.encode('Event', e) }))
+    ])
+    t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e4', 'the original record bytes')
 
-  // A replay over rows already there: every record is a stored message (H16).
-  stored.push('e1', 'e2')
-  const first = await pipeline.decode('ev', 0, msgs(0, [event(1, { message_id: 'm1' }), event(2, { message_id: 'm2' })]) as any)
-  t.ok(first.part.events.every((p) => p.rowChunk !== null), 'rows built at decode at first')
-  await pipeline.write(first.part)
-  t.same(inserts, [], 'both dropped')
-
-  const second = await pipeline.decode('ev', 0, msgs(2, [event(3, { message_id: 'm3' }), event(4, { message_id: 'm4', timestamp: 9e15 })]) as any)
-  t.same(second.dead, [], 'not mapped at decode, so not yet found invalid')
-  t.ok(second.part.events.every((p) => p.rowChunk === null), 'rows left for after the lookup')
-  const out = await pipeline.write(second.part)
-  t.equal(out.deadLettered, 1)
-  t.same(out.written.events.map((e) => e.event_id), ['e3'])
-  t.same(inserts.map((i) => [i.table, i.values.map((v) => v.event_id)]), [['db.events', ['e3']]])
-  t.match(sent, [{ topic: 'ev', partition: 0, offset: '3', error_code: 'INVALID_RECORD', reason: /^e4: timestamp .* outside the DateTime range/ }])
-  t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e4', 'the original record bytes')
-
-  const third = await pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
-  t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
-})
+    const third = await pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
+    t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
+  },
+)
 
 t.test('decode stops at the record that brings its rows, trait rows included, to maxRows (H40)', async (t) => {
   const { codec, pipeline } = await setup(() => ({ writePrepared: async () => undefined }))
@@ -171,11 +343,18 @@ t.test('decode stops at the record that brings its rows, trait rows included, to
   const messages = records.map((e, i) => ({ offset: String(i), key: null, value: codec.encode('Event', e) }))
   const first = await pipeline.decode('ev', 0, messages as any, 6)
   t.equal(first.taken, 3, 'rows 4, 5, then 11: it stops after the third record')
-  t.same(first.part.events.map((e) => e.event_id), ['e1', 'e2', 'e3'])
+  t.same(
+    first.part.events.map((e) => e.event_id),
+    ['e1', 'e2', 'e3'],
+  )
   const rest = await pipeline.decode('ev', 0, messages.slice(first.taken) as any, 6)
   t.same([rest.taken, rest.part.events.map((e) => e.event_id)], [1, ['e4']])
   t.equal((await pipeline.decode('ev', 0, messages as any)).taken, 4, 'no bound: all of them')
   // The general path, rows not built yet (after the H16 lookup): counted from the traits.
   pipeline.rowsAtDecode = false
-  t.equal((await pipeline.decode('ev', 0, messages as any, 6)).taken, 3, 'the same cut for records whose rows are built later')
+  t.equal(
+    (await pipeline.decode('ev', 0, messages as any, 6)).taken,
+    3,
+    'the same cut for records whose rows are built later',
+  )
 })

@@ -9,7 +9,14 @@ import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded 
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
-import { newArenas, prepareEvent, prepareIdentify, unbuilt, type PreparedRecord, type RecordOrigin } from '../clickhouse/prepared.js'
+import {
+  newArenas,
+  prepareEvent,
+  prepareIdentify,
+  unbuilt,
+  type PreparedRecord,
+  type RecordOrigin,
+} from '../clickhouse/prepared.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import { transcodeEvent } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
@@ -94,7 +101,12 @@ export class ProjectionPipeline {
    * Stops after the record that brings the rows built to maxRows (H40): `taken` messages were
    * handled, and the caller decodes the rest once its buffer has room.
    */
-  async decode(topic: string, partition: number, messages: KafkaMessage[], maxRows = Infinity): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
+  async decode(
+    topic: string,
+    partition: number,
+    messages: KafkaMessage[],
+    maxRows = Infinity,
+  ): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
     const part: ProjectionBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
@@ -124,9 +136,16 @@ export class ProjectionPipeline {
           }
         }
         const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
-        if (d.name === 'Event') part.events.push(this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))
-        else if (d.name === 'Identify') part.identifies.push(this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin))
-        else throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
+        if (d.name === 'Event')
+          part.events.push(
+            this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+          )
+        else if (d.name === 'Identify')
+          part.identifies.push(
+            this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+          )
+        else
+          throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
         if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
@@ -138,7 +157,13 @@ export class ProjectionPipeline {
       if (part.events.length > events) rows += recordRows(part.events[events]!)
       else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
-    if (stubs.length > 0) await withRetry(() => erasures!.keepUsage(stubs), { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping })
+    if (stubs.length > 0)
+      await withRetry(() => erasures!.keepUsage(stubs), {
+        retries: this.opts.retries,
+        initialMs: 200,
+        maxMs: 5000,
+        signal: this.stopping,
+      })
     return { part, dead, taken }
   }
 
@@ -152,9 +177,27 @@ export class ProjectionPipeline {
       if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
       return false
     }
-    const r = d.value as { account_id?: unknown; user_id?: unknown; received_at?: unknown; environment?: unknown; event_id?: unknown }
-    if ((d.name !== 'Event' && d.name !== 'Identify') || r.account_id !== e.account_id || r.user_id !== e.user_id || !erases(e, Number(r.received_at))) return false
-    if (d.name === 'Event') stubs.push({ account_id: e.account_id, environment: r.environment === 'test' ? 'test' : 'live', event_id: String(r.event_id), received_at: Number(r.received_at) })
+    const r = d.value as {
+      account_id?: unknown
+      user_id?: unknown
+      received_at?: unknown
+      environment?: unknown
+      event_id?: unknown
+    }
+    if (
+      (d.name !== 'Event' && d.name !== 'Identify') ||
+      r.account_id !== e.account_id ||
+      r.user_id !== e.user_id ||
+      !erases(e, Number(r.received_at))
+    )
+      return false
+    if (d.name === 'Event')
+      stubs.push({
+        account_id: e.account_id,
+        environment: r.environment === 'test' ? 'test' : 'live',
+        event_id: String(r.event_id),
+        received_at: Number(r.received_at),
+      })
     return true
   }
 
@@ -176,19 +219,33 @@ export class ProjectionPipeline {
    * uncommitted, until the registry has the id again; an operator must restore it. */
   private schemaMissing(err: SchemaMissingError) {
     this.metrics?.schemaMissing?.()
-    this.log.error('the schema registry lost a schema the topics use; this partition waits until it is restored', { schemaId: err.missingId, err })
+    this.log.error('the schema registry lost a schema the topics use; this partition waits until it is restored', {
+      schemaId: err.missingId,
+      err,
+    })
   }
 
   async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {
     if (dead.length === 0) return
     this.metrics?.dlq(dead.length)
-    for (const d of dead) this.log.warn('record sent to the DLQ', { topic: d.topic, partition: d.partition, offset: d.offset, code: d.error_code, reason: d.reason })
+    for (const d of dead)
+      this.log.warn('record sent to the DLQ', {
+        topic: d.topic,
+        partition: d.partition,
+        offset: d.offset,
+        code: d.error_code,
+        reason: d.reason,
+      })
     await withRetry(
-      () => this.producer.send({
-        topic: this.opts.dlqTopic,
-        acks: -1,
-        messages: dead.map((d) => ({ key: `${d.topic}/${d.partition}/${d.offset}`, value: this.codec.encode('DeadLetter', d) })),
-      }),
+      () =>
+        this.producer.send({
+          topic: this.opts.dlqTopic,
+          acks: -1,
+          messages: dead.map((d) => ({
+            key: `${d.topic}/${d.partition}/${d.offset}`,
+            value: this.codec.encode('DeadLetter', d),
+          })),
+        }),
       { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping },
     )
   }
@@ -223,7 +280,10 @@ export class ProjectionPipeline {
       } catch (err) {
         const cause = err instanceof RetriesExhaustedError ? err.cause : undefined
         if (!this.opts.waitForClickHouse || this.stopping.aborted || !isClickHouseUnavailable(cause)) throw err
-        this.log.error('clickhouse still unreachable after the retries; waiting on; its offsets are not committed', { round, err: cause })
+        this.log.error('clickhouse still unreachable after the retries; waiting on; its offsets are not committed', {
+          round,
+          err: cause,
+        })
       }
     }
   }

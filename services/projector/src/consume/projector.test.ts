@@ -18,20 +18,63 @@ const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 const log = createLogger('error', {}, () => undefined)
 
 const event = (i: number): EventRecord => ({
-  event_id: `e${i}`, account_id: 'a', environment: 'live', key_id: 'k', event: 'x', user_id: 'u', user_email: null, user_traits: null,
-  timestamp: 1_700_000_000_000 + i, original_timestamp: null, received_at: 1_700_000_000_000, sent_at: null, timestamp_flagged: false,
-  properties: '{}', context: '{}', ip: null, user_agent: null, message_id: null,
+  event_id: `e${i}`,
+  account_id: 'a',
+  environment: 'live',
+  key_id: 'k',
+  event: 'x',
+  user_id: 'u',
+  user_email: null,
+  user_traits: null,
+  timestamp: 1_700_000_000_000 + i,
+  original_timestamp: null,
+  received_at: 1_700_000_000_000,
+  sent_at: null,
+  timestamp_flagged: false,
+  properties: '{}',
+  context: '{}',
+  ip: null,
+  user_agent: null,
+  message_id: null,
 })
 
 async function setup(sink: ProjectionSink['writePrepared'], over: Partial<ProjectorOptions> = {}) {
   let id = 1
-  const codec = new Codec({ register: async () => ({ id: id++ }), getSchema: async () => { throw new Error('no such schema') } } as any)
+  const codec = new Codec({
+    register: async () => ({ id: id++ }),
+    getSchema: async () => {
+      throw new Error('no such schema')
+    },
+  } as any)
   await codec.register(topics)
   const dlq: DeadLetterRecord[] = []
-  const producer = { send: async ({ messages }: any) => { for (const m of messages) dlq.push((await codec.decode(m.value)).value) } }
+  const producer = {
+    send: async ({ messages }: any) => {
+      for (const m of messages) dlq.push((await codec.decode(m.value)).value)
+    },
+  }
   const kafka = new FakeKafka()
-  const opts: ProjectorOptions = { groupId: 'g', topics, maxRows: 1000, maxWaitMs: 60_000, retries: 0, initialRetryMs: 1, maxRetryMs: 1, fromBeginning: true, drainMs: 10_000, ...over }
-  const projector = new Projector(kafka as unknown as Kafka, producer as unknown as Producer, codec, { writePrepared: sink }, opts, new Metrics(), log)
+  const opts: ProjectorOptions = {
+    groupId: 'g',
+    topics,
+    maxRows: 1000,
+    maxWaitMs: 60_000,
+    retries: 0,
+    initialRetryMs: 1,
+    maxRetryMs: 1,
+    fromBeginning: true,
+    drainMs: 10_000,
+    ...over,
+  }
+  const projector = new Projector(
+    kafka as unknown as Kafka,
+    producer as unknown as Producer,
+    codec,
+    { writePrepared: sink },
+    opts,
+    new Metrics(),
+    log,
+  )
   await projector.start()
   kafka.current.join()
   return { codec, kafka, projector, dlq, events: (...ids: number[]) => ids.map((i) => codec.encode('Event', event(i))) }
@@ -45,49 +88,65 @@ async function until(cond: () => boolean, what: string) {
   if (!cond()) throw new Error(`never happened: ${what}`)
 }
 
-t.test('rows are written before their offset is committed; stop() writes what is buffered, commits it and leaves', async (t) => {
-  const written: string[][] = []
-  const s = await setup(async (b) => void written.push(ids(b)))
-  await s.kafka.current.deliver('ev', 0, 10, s.events(10, 11, 12))
-  t.same(s.kafka.current.resolved, ['12'], 'the fetch position moves on once the rows are queued')
-  t.same([written, s.kafka.current.commits], [[], []], 'nothing is committed before its insert (maxWaitMs not reached)')
-  await s.projector.stop()
-  t.same(written, [['e10', 'e11', 'e12']], 'the drain writes the buffered rows now')
-  t.same(s.kafka.current.commits, [{ topic: 'ev', partition: 0, offset: '13' }], 'the next offset to read')
-  t.ok(s.kafka.current.paused && s.kafka.current.disconnected, 'fetching stopped, the group left')
-})
+t.test(
+  'rows are written before their offset is committed; stop() writes what is buffered, commits it and leaves',
+  async (t) => {
+    const written: string[][] = []
+    const s = await setup(async (b) => void written.push(ids(b)))
+    await s.kafka.current.deliver('ev', 0, 10, s.events(10, 11, 12))
+    t.same(s.kafka.current.resolved, ['12'], 'the fetch position moves on once the rows are queued')
+    t.same(
+      [written, s.kafka.current.commits],
+      [[], []],
+      'nothing is committed before its insert (maxWaitMs not reached)',
+    )
+    await s.projector.stop()
+    t.same(written, [['e10', 'e11', 'e12']], 'the drain writes the buffered rows now')
+    t.same(s.kafka.current.commits, [{ topic: 'ev', partition: 0, offset: '13' }], 'the next offset to read')
+    t.ok(s.kafka.current.paused && s.kafka.current.disconnected, 'fetching stopped, the group left')
+  },
+)
 
-t.test('a poison record goes to the DLQ with its place in the log; the rest is written and the offset moves past it', async (t) => {
-  const written: string[][] = []
-  const s = await setup(async (b) => void written.push(ids(b)))
-  const [a, b] = s.events(20, 22)
-  await s.kafka.current.deliver('ev', 3, 20, [a!, Buffer.from('not avro'), b!])
-  await s.projector.stop()
-  t.match(s.dlq, [{ topic: 'ev', partition: 3, offset: '21', error_code: 'UNKNOWN_SCHEMA' }])
-  t.same(written, [['e20', 'e22']])
-  t.same(s.kafka.current.commits, [{ topic: 'ev', partition: 3, offset: '23' }])
-})
+t.test(
+  'a poison record goes to the DLQ with its place in the log; the rest is written and the offset moves past it',
+  async (t) => {
+    const written: string[][] = []
+    const s = await setup(async (b) => void written.push(ids(b)))
+    const [a, b] = s.events(20, 22)
+    await s.kafka.current.deliver('ev', 3, 20, [a!, Buffer.from('not avro'), b!])
+    await s.projector.stop()
+    t.match(s.dlq, [{ topic: 'ev', partition: 3, offset: '21', error_code: 'UNKNOWN_SCHEMA' }])
+    t.same(written, [['e20', 'e22']])
+    t.same(s.kafka.current.commits, [{ topic: 'ev', partition: 3, offset: '23' }])
+  },
+)
 
-t.test('a failed write commits nothing fetched so far; the consumer rejoins and reads again from the committed offsets', async (t) => {
-  const written: string[][] = []
-  let fail = true
-  const s = await setup(async (b) => {
-    if (fail) throw new CodedError('INSERT_FAILED', 'the insert failed', { retriable: true })
-    written.push(ids(b))
-  }, { maxWaitMs: 1 })
-  const first = s.kafka.current
-  await first.deliver('ev', 0, 0, s.events(0, 1))
-  await until(() => s.kafka.consumers.length === 2, 'a second consumer')
-  t.ok(first.disconnected, 'the failed member left the group')
-  t.same(first.commits, [], 'nothing of the failed epoch is committed')
-  const second = s.kafka.current
-  t.same(second.subscribed, ['ev', 'id'])
-  await first.deliver('ev', 0, 2, s.events(2)).catch(() => undefined)
-  fail = false
-  second.join()
-  await second.deliver('ev', 0, 0, s.events(0, 1, 2))
-  await s.projector.stop()
-  t.same(written, [['e0', 'e1', 'e2']], 'written once the new epoch reads them again')
-  t.same(second.commits, [{ topic: 'ev', partition: 0, offset: '3' }])
-  t.same(first.commits, [], 'a batch the old member fetched after the failure was never committed')
-})
+t.test(
+  'a failed write commits nothing fetched so far; the consumer rejoins and reads again from the committed offsets',
+  async (t) => {
+    const written: string[][] = []
+    let fail = true
+    const s = await setup(
+      async (b) => {
+        if (fail) throw new CodedError('INSERT_FAILED', 'the insert failed', { retriable: true })
+        written.push(ids(b))
+      },
+      { maxWaitMs: 1 },
+    )
+    const first = s.kafka.current
+    await first.deliver('ev', 0, 0, s.events(0, 1))
+    await until(() => s.kafka.consumers.length === 2, 'a second consumer')
+    t.ok(first.disconnected, 'the failed member left the group')
+    t.same(first.commits, [], 'nothing of the failed epoch is committed')
+    const second = s.kafka.current
+    t.same(second.subscribed, ['ev', 'id'])
+    await first.deliver('ev', 0, 2, s.events(2)).catch(() => undefined)
+    fail = false
+    second.join()
+    await second.deliver('ev', 0, 0, s.events(0, 1, 2))
+    await s.projector.stop()
+    t.same(written, [['e0', 'e1', 'e2']], 'written once the new epoch reads them again')
+    t.same(second.commits, [{ topic: 'ev', partition: 0, offset: '3' }])
+    t.same(first.commits, [], 'a batch the old member fetched after the failure was never committed')
+  },
+)

@@ -70,17 +70,34 @@ export class Projector {
       producer,
       codec,
       sink,
-      { dlqTopic: opts.topics.dlq, retries: opts.retries, initialRetryMs: opts.initialRetryMs, maxRetryMs: opts.maxRetryMs, readiness: opts.readiness, waitForClickHouse: true, keepRecords: true, erasures: opts.erasures },
+      {
+        dlqTopic: opts.topics.dlq,
+        retries: opts.retries,
+        initialRetryMs: opts.initialRetryMs,
+        maxRetryMs: opts.maxRetryMs,
+        readiness: opts.readiness,
+        waitForClickHouse: true,
+        keepRecords: true,
+        erasures: opts.erasures,
+      },
       metrics,
       log,
       this.abort.signal,
     )
     // A quarter of an insert's rows left over when an insert ends are written at once (batcher.ts):
     // under a backlog, each fetch's tail no longer sits out the rest of maxWaitMs.
-    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), { maxRows: opts.maxRows, maxWaitMs: opts.maxWaitMs, minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)) })
+    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), {
+      maxRows: opts.maxRows,
+      maxWaitMs: opts.maxWaitMs,
+      minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)),
+    })
     metrics.insertBuffer(() => {
       const peaks = this.batcher.peaks
-      return { pendingRows: this.batcher.pendingRows, peakPendingRows: peaks.pendingRows, peakInsertRows: peaks.insertRows }
+      return {
+        pendingRows: this.batcher.pendingRows,
+        peakPendingRows: peaks.pendingRows,
+        peakInsertRows: peaks.insertRows,
+      }
     })
     this.committer = new OffsetCommitter(
       (offsets) => this.commitOffsets(offsets),
@@ -131,7 +148,10 @@ export class Projector {
     })
     consumer.on(consumer.events.FETCH, () => this.opts.readiness?.set('kafka', 'ok'))
     await consumer.connect()
-    await consumer.subscribe({ topics: [this.opts.topics.events, this.opts.topics.identifies], fromBeginning: this.opts.fromBeginning })
+    await consumer.subscribe({
+      topics: [this.opts.topics.events, this.opts.topics.identifies],
+      fromBeginning: this.opts.fromBeginning,
+    })
     await consumer.run({
       // Commits are ours (offset-committer.ts): what kafkajs resolves is only where it fetches next.
       autoCommit: false,
@@ -161,7 +181,12 @@ export class Projector {
       // A fetch is decoded about maxRows rows at a time (H40): a fetch of records with thousands of
       // trait keys each would otherwise build all its rows before the buffer's bound is checked.
       for (let messages = batch.messages; messages.length > 0; ) {
-        const { part, dead, taken } = await this.pipeline.decode(batch.topic, batch.partition, messages, this.opts.maxRows)
+        const { part, dead, taken } = await this.pipeline.decode(
+          batch.topic,
+          batch.partition,
+          messages,
+          this.opts.maxRows,
+        )
         await this.pipeline.sendToDlq(dead)
         const written = this.batcher.add(part)
         written.catch((err) => this.writeFailed(err))
@@ -187,7 +212,14 @@ export class Projector {
   }
 
   /** Commits `lastOffset` + 1 once `written` resolves; its failure poisons the commits (writeFailed). */
-  private commitAfter(written: Promise<void>, topic: string, partition: number, lastOffset: string, highWatermark: string, epoch: number) {
+  private commitAfter(
+    written: Promise<void>,
+    topic: string,
+    partition: number,
+    lastOffset: string,
+    highWatermark: string,
+    epoch: number,
+  ) {
     written.then(
       () => this.committer.written(topic, partition, BigInt(lastOffset) + 1n, epoch, highWatermark),
       (err) => this.writeFailed(err),
@@ -222,7 +254,10 @@ export class Projector {
         this.consumer = null
         await failed?.disconnect().catch(() => undefined)
         this.log.error('consumer could not be restarted; trying again', { attempt, err })
-        this.opts.readiness?.set('kafka', `consumer restart failed: ${String((err as Error)?.message ?? err).slice(0, 120)}`)
+        this.opts.readiness?.set(
+          'kafka',
+          `consumer restart failed: ${String((err as Error)?.message ?? err).slice(0, 120)}`,
+        )
         await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * 2 ** attempt)))
       }
     }
@@ -239,7 +274,10 @@ export class Projector {
     const { written } = await this.pipeline.write(batch)
     if (this.listeners.length === 0) return
     // The pipeline keeps each record beside its rows for this (keepRecords).
-    const records: WriteBatch = { events: written.events.map((p) => p.record!), identifies: written.identifies.map((p) => p.record!) }
+    const records: WriteBatch = {
+      events: written.events.map((p) => p.record!),
+      identifies: written.identifies.map((p) => p.record!),
+    }
     for (const l of this.listeners) {
       try {
         l(records)

@@ -10,7 +10,8 @@ const NEWLINE = 10
 /** Rows of one record: counted in its built trait lines, or from its traits when its rows are not built yet. */
 export function recordRows(p: PreparedRecord): number {
   if (p.traitChunk) return 1 + countLines(p.traitChunk, p.traitStart, p.traitEnd)
-  if (p.rowChunk === null && p.record) return 1 + traitKeys('traits' in p.record ? p.record.traits : p.record.user_traits)
+  if (p.rowChunk === null && p.record)
+    return 1 + traitKeys('traits' in p.record ? p.record.traits : p.record.user_traits)
   return 1
 }
 

@@ -11,7 +11,10 @@ export interface RetryOptions {
 
 export class RetriesExhaustedError extends AppError {
   readonly code = 'RETRIES_EXHAUSTED'
-  constructor(readonly attempts: number, cause: unknown) {
+  constructor(
+    readonly attempts: number,
+    cause: unknown,
+  ) {
     // Retriable, as the failures it gave up on were: the caller may wait longer.
     super(`gave up after ${attempts} attempts: ${(cause as Error)?.message ?? cause}`, { retriable: true, cause })
   }

@@ -57,22 +57,37 @@ export function toLiveItems(batch: WriteBatch): LiveItem[] {
   const items: LiveItem[] = []
   for (const e of batch.events) {
     items.push({
-      type: 'event', event_id: e.event_id, account_id: e.account_id, environment: e.environment, event: e.event,
-      user_id: e.user_id, timestamp: new Date(e.timestamp).toISOString(), received_at: new Date(e.received_at).toISOString(),
-      properties: parse(e.properties), context: parse(e.context),
+      type: 'event',
+      event_id: e.event_id,
+      account_id: e.account_id,
+      environment: e.environment,
+      event: e.event,
+      user_id: e.user_id,
+      timestamp: new Date(e.timestamp).toISOString(),
+      received_at: new Date(e.received_at).toISOString(),
+      properties: parse(e.properties),
+      context: parse(e.context),
     })
   }
   for (const i of batch.identifies) {
     items.push({
-      type: 'identify', event_id: i.event_id, account_id: i.account_id, environment: i.environment, user_id: i.user_id,
-      timestamp: new Date(i.timestamp).toISOString(), received_at: new Date(i.received_at).toISOString(),
-      traits: parse(i.traits), email: i.email, context: parse(i.context),
+      type: 'identify',
+      event_id: i.event_id,
+      account_id: i.account_id,
+      environment: i.environment,
+      user_id: i.user_id,
+      timestamp: new Date(i.timestamp).toISOString(),
+      received_at: new Date(i.received_at).toISOString(),
+      traits: parse(i.traits),
+      email: i.email,
+      context: parse(i.context),
     })
   }
   return items
 }
 
-export const sseFrame = (item: LiveItem): Buffer => Buffer.from(`id: ${item.event_id}\nevent: ${item.type}\ndata: ${JSON.stringify(item)}\n\n`)
+export const sseFrame = (item: LiveItem): Buffer =>
+  Buffer.from(`id: ${item.event_id}\nevent: ${item.type}\ndata: ${JSON.stringify(item)}\n\n`)
 
 export class LiveHub {
   private readonly byAccount = new Map<string, Set<Subscriber>>()

@@ -14,14 +14,23 @@ const TOKEN = 'x'.repeat(32)
 function eventsOf(accountId: string, n: number, propertyBytes: number): WriteBatch {
   const properties = JSON.stringify({ pad: 'p'.repeat(propertyBytes) })
   const events = Array.from({ length: n }, (_, i) => ({
-    event_id: `e-${accountId}-${i}-${Math.random()}`, account_id: accountId, environment: 'live', event: 'big', user_id: 'u',
-    timestamp: Date.now(), received_at: Date.now(), properties, context: '{}',
+    event_id: `e-${accountId}-${i}-${Math.random()}`,
+    account_id: accountId,
+    environment: 'live',
+    event: 'big',
+    user_id: 'u',
+    timestamp: Date.now(),
+    received_at: Date.now(),
+    properties,
+    context: '{}',
   }))
   return { events, identifies: [] } as unknown as WriteBatch
 }
 
 async function serve(t: Test, hub: LiveHub, opts = { bufferBytes: 64 * 1024, pingMs: 5 }): Promise<number> {
-  const server: Server = createServer((req, res) => handleLive(req, res, new URL(req.url!, 'http://x'), hub, { liveToken: TOKEN }, opts))
+  const server: Server = createServer((req, res) =>
+    handleLive(req, res, new URL(req.url!, 'http://x'), hub, { liveToken: TOKEN }, opts),
+  )
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => {
     server.closeAllConnections()
@@ -127,7 +136,11 @@ t.test('streams are capped per account (429) and in total (503), each with Retry
 t.test('an item is serialized once per publish, and every subscriber gets the same bytes', async (t) => {
   const hub = new LiveHub()
   const got: LiveFrame[][] = []
-  const sub = (accountId: string): Subscriber => ({ accountId, push: (frames) => (got.push([...frames]), true), close: () => {} })
+  const sub = (accountId: string): Subscriber => ({
+    accountId,
+    push: (frames) => (got.push([...frames]), true),
+    close: () => {},
+  })
   for (let i = 0; i < 3; i++) t.ok(hub.subscribe(sub('a')).ok)
   const batch = eventsOf('a', 4, 10)
   const stringify = JSON.stringify

@@ -43,7 +43,14 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
   res.end(JSON.stringify({ success: false, error: { code, message } }))
 }
 
-export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, hub: LiveHub, auth: LiveAuth, opts: LiveStreamOptions = DEFAULT_LIVE_STREAM) {
+export function handleLive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  hub: LiveHub,
+  auth: LiveAuth,
+  opts: LiveStreamOptions = DEFAULT_LIVE_STREAM,
+) {
   const header = req.headers.authorization ?? ''
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]
   if (!bearer || !auth.liveToken || !safeEqual(bearer, auth.liveToken)) {
@@ -56,7 +63,8 @@ export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, 
     user: url.searchParams.get('user_id') || undefined,
     env: url.searchParams.get('environment') || undefined,
   }
-  const keep = (i: LiveItem) => (!f.event || i.event === f.event) && (!f.user || i.user_id === f.user) && (!f.env || i.environment === f.env)
+  const keep = (i: LiveItem) =>
+    (!f.event || i.event === f.event) && (!f.user || i.user_id === f.user) && (!f.env || i.environment === f.env)
 
   let ended = false
   let ping: NodeJS.Timeout | undefined
@@ -88,7 +96,12 @@ export function handleLive(req: IncomingMessage, res: ServerResponse, url: URL, 
   const admission = hub.subscribe(sub)
   if (!admission.ok) {
     return admission.cap === 'account'
-      ? refuse(res, 429, 'TOO_MANY_STREAMS', 'This account has as many live streams open as it may; close one or try again later')
+      ? refuse(
+          res,
+          429,
+          'TOO_MANY_STREAMS',
+          'This account has as many live streams open as it may; close one or try again later',
+        )
       : refuse(res, 503, 'SERVICE_UNAVAILABLE', 'The live feed is at its stream limit; try again later')
   }
   unsubscribe = admission.unsubscribe

@@ -46,7 +46,10 @@ export class ErasureWorker {
   /** Follows the topic until caught up (the consume loop must not start before: it would project
    * erased people), then handles the requests that have no receipt yet. */
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
-    this.follower = await followErasures(this.d.kafka, this.d.codec, this.d.topic, (e) => this.apply(e), this.d.log, { groupPrefix: 'projector-erasures', ...opts })
+    this.follower = await followErasures(this.d.kafka, this.d.codec, this.d.topic, (e) => this.apply(e), this.d.log, {
+      groupPrefix: 'projector-erasures',
+      ...opts,
+    })
     await this.follower.ready
     this.following = true
     for (const e of this.set.list()) if (e.projections_purged_at === null) this.enqueue(e)
@@ -69,10 +72,15 @@ export class ErasureWorker {
   }
 
   private enqueue(e: ErasureRecord) {
-    this.chain = this.chain.then(() => this.handle(e)).catch((err) => {
-      // Left without a receipt: handled again when the projector next starts.
-      this.d.log.error('erasure not completed; it is tried again at the next start', { erasure_id: e.erasure_id, err })
-    })
+    this.chain = this.chain
+      .then(() => this.handle(e))
+      .catch((err) => {
+        // Left without a receipt: handled again when the projector next starts.
+        this.d.log.error('erasure not completed; it is tried again at the next start', {
+          erasure_id: e.erasure_id,
+          err,
+        })
+      })
   }
 
   private async handle(e: ErasureRecord): Promise<void> {
@@ -83,6 +91,12 @@ export class ErasureWorker {
     const purged = await purgePerson(this.d.ch, this.d.database, e, this.d.purge)
     const now = Date.now()
     await this.writer.write({ ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) })
-    this.d.log.info('erasure: projections purged', { erasure_id: e.erasure_id, tables: purged.tables, rows: purged.found, rounds: purged.rounds, ms: now - started })
+    this.d.log.info('erasure: projections purged', {
+      erasure_id: e.erasure_id,
+      tables: purged.tables,
+      rows: purged.found,
+      rounds: purged.rounds,
+      ms: now - started,
+    })
   }
 }

@@ -43,16 +43,24 @@ export class PurgeIncompleteError extends Error {
 
 /** The tables (not views) of `database` that hold a person's rows. */
 export async function personTables(ch: ClickHouseClient, database: string): Promise<string[]> {
-  const rows = await json<{ table: string }>(ch, sql`
+  const rows = await json<{ table: string }>(
+    ch,
+    sql`
     SELECT c.table AS table FROM system.columns AS c
     WHERE c.database = ${database} AND c.name IN ('account_id', 'user_id')
       AND c.table IN (SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree')
-    GROUP BY c.table HAVING count() = 2 ORDER BY c.table`)
+    GROUP BY c.table HAVING count() = 2 ORDER BY c.table`,
+  )
   return rows.map((r) => r.table)
 }
 
 /** Deletes every row of `person` from every person table of `database` and waits until none is left. */
-export async function purgePerson(ch: ClickHouseClient, database: string, person: Person, opts: PurgeOptions = {}): Promise<PurgeResult> {
+export async function purgePerson(
+  ch: ClickHouseClient,
+  database: string,
+  person: Person,
+  opts: PurgeOptions = {},
+): Promise<PurgeResult> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const tables = await personTables(ch, database)
   let left = await countRows(ch, database, tables, person)
@@ -62,7 +70,8 @@ export async function purgePerson(ch: ClickHouseClient, database: string, person
     if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
     rounds++
     for (const [table, n] of Object.entries(left)) {
-      if (n > 0) await ch.command({ query: sql`ALTER TABLE ${ident(database, table)} DELETE WHERE ${ofPerson(person)}` })
+      if (n > 0)
+        await ch.command({ query: sql`ALTER TABLE ${ident(database, table)} DELETE WHERE ${ofPerson(person)}` })
     }
     while (await mutating(ch, database)) await sleep(opts.pollMs ?? 100)
     left = await countRows(ch, database, tables, person)
@@ -70,17 +79,28 @@ export async function purgePerson(ch: ClickHouseClient, database: string, person
   return { tables, found, rounds }
 }
 
-async function countRows(ch: ClickHouseClient, database: string, tables: string[], person: Person): Promise<Record<string, number>> {
+async function countRows(
+  ch: ClickHouseClient,
+  database: string,
+  tables: string[],
+  person: Person,
+): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   for (const table of tables) {
-    const [row] = await json<{ n: string }>(ch, sql`SELECT count() AS n FROM ${ident(database, table)} WHERE ${ofPerson(person)}`)
+    const [row] = await json<{ n: string }>(
+      ch,
+      sql`SELECT count() AS n FROM ${ident(database, table)} WHERE ${ofPerson(person)}`,
+    )
     out[table] = Number(row?.n ?? 0)
   }
   return out
 }
 
 async function mutating(ch: ClickHouseClient, database: string): Promise<boolean> {
-  const [row] = await json<{ n: string }>(ch, sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND is_done = 0`)
+  const [row] = await json<{ n: string }>(
+    ch,
+    sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND is_done = 0`,
+  )
   return Number(row?.n ?? 0) > 0
 }
 

@@ -24,10 +24,17 @@ export function usageStubInsert(database: string, stubs: readonly UsageStub[]): 
     if (!g) groups.set(k, (g = { account: s.account_id, month, environment: s.environment, ids: [] }))
     g.ids.push(s.event_id)
   }
-  const selects = [...groups.values()].map((g) => sql`SELECT ${g.account}, toDate(${g.month}), CAST(${g.environment} AS Enum8('live' = 1, 'test' = 2)), arrayReduce('uniqExactState', ${g.ids}), arrayReduce('uniqExactState', emptyArrayString())`)
+  const selects = [...groups.values()].map(
+    (g) =>
+      sql`SELECT ${g.account}, toDate(${g.month}), CAST(${g.environment} AS Enum8('live' = 1, 'test' = 2)), arrayReduce('uniqExactState', ${g.ids}), arrayReduce('uniqExactState', emptyArrayString())`,
+  )
   return `INSERT INTO ${ident(database, 'usage_monthly')} (account_id, month, environment, events_state, emails_state) ${selects.join(' UNION ALL ')}`
 }
 
-export async function writeUsageStubs(ch: ClickHouseClient, database: string, stubs: readonly UsageStub[]): Promise<void> {
+export async function writeUsageStubs(
+  ch: ClickHouseClient,
+  database: string,
+  stubs: readonly UsageStub[],
+): Promise<void> {
   if (stubs.length > 0) await ch.command({ query: usageStubInsert(database, stubs) })
 }

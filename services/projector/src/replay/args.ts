@@ -75,11 +75,17 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
   }
   if (values.help) return 'help'
   const topic = (values.topic as string | undefined) ?? 'all'
-  if (!['events', 'identifies', 'all'].includes(topic)) throw new UsageError(`--topic must be events, identifies or all, got ${topic}`)
+  if (!['events', 'identifies', 'all'].includes(topic))
+    throw new UsageError(`--topic must be events, identifies or all, got ${topic}`)
   const topics: TopicName[] = topic === 'all' ? ['events', 'identifies'] : [topic as TopicName]
 
-  const modes = [values['from-beginning'], values['from-timestamp'] !== undefined, values['from-offset'] !== undefined || values.partition !== undefined].filter(Boolean)
-  if (modes.length > 1) throw new UsageError('choose one of --from-beginning, --from-timestamp, --partition/--from-offset')
+  const modes = [
+    values['from-beginning'],
+    values['from-timestamp'] !== undefined,
+    values['from-offset'] !== undefined || values.partition !== undefined,
+  ].filter(Boolean)
+  if (modes.length > 1)
+    throw new UsageError('choose one of --from-beginning, --from-timestamp, --partition/--from-offset')
   let from: ReplayFrom = { kind: 'beginning' }
   if (values['from-timestamp'] !== undefined) {
     const ms = Date.parse(values['from-timestamp'] as string)
@@ -89,7 +95,8 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
     if (topic === 'all') throw new UsageError('an offset range needs --topic events or --topic identifies')
     const partition = offset('--partition', values.partition as string | undefined)
     const fromOffset = offset('--from-offset', values['from-offset'] as string | undefined)
-    if (partition === undefined || fromOffset === undefined) throw new UsageError('an offset range needs --partition and --from-offset')
+    if (partition === undefined || fromOffset === undefined)
+      throw new UsageError('an offset range needs --partition and --from-offset')
     const to = offset('--to-offset', values['to-offset'] as string | undefined)
     if (to !== undefined && to < fromOffset) throw new UsageError('--to-offset is before --from-offset')
     from = { kind: 'offsets', partition: Number(partition), from: fromOffset, to }
@@ -99,7 +106,8 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
 
   const target = (values.target as string | undefined) ?? 'live'
   if (target !== 'live' && target !== 'fresh') throw new UsageError(`--target must be live or fresh, got ${target}`)
-  if (target !== 'fresh' && (values.swap || values.database)) throw new UsageError('--swap and --database need --target fresh')
+  if (target !== 'fresh' && (values.swap || values.database))
+    throw new UsageError('--swap and --database need --target fresh')
   if (values.database !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values.database as string)) {
     throw new UsageError(`--database must be an identifier, got ${values.database}`)
   }

@@ -26,7 +26,14 @@ async function main(argv: string[]): Promise<number> {
     onProgress: (p, phase) => err(formatProgress(p).replace(/^replay/, phase)),
   }).finally(() => server?.close())
   if (cmd.json) {
-    console.log(JSON.stringify({ database: report.database, summary: report.summary, swap: report.swap, catch_up: report.catchUp }))
+    console.log(
+      JSON.stringify({
+        database: report.database,
+        summary: report.summary,
+        swap: report.swap,
+        catch_up: report.catchUp,
+      }),
+    )
   } else {
     console.log(formatSummary(report.summary))
     console.log(`  into database: ${report.database}`)

@@ -42,7 +42,8 @@ async function tables(ch: ClickHouseClient, db: string): Promise<TableInfo[]> {
 }
 
 const KEEP_IN_PLACE = new Set(['schema_migrations'])
-const isDataTable = (t: TableInfo) => t.engine !== 'View' && t.engine !== 'MaterializedView' && !t.name.startsWith('.inner.') && !KEEP_IN_PLACE.has(t.name)
+const isDataTable = (t: TableInfo) =>
+  t.engine !== 'View' && t.engine !== 'MaterializedView' && !t.name.startsWith('.inner.') && !KEEP_IN_PLACE.has(t.name)
 
 export class SwapError extends AppError {
   readonly code = 'SWAP_FAILED'
@@ -57,14 +58,21 @@ export interface SwapResult {
 }
 
 /** Exchanges the data tables of `live` and `fresh` (see the file comment). */
-export async function swapDatabases(ch: ClickHouseClient, live: string, fresh: string, log: Logger): Promise<SwapResult> {
+export async function swapDatabases(
+  ch: ClickHouseClient,
+  live: string,
+  fresh: string,
+  log: Logger,
+): Promise<SwapResult> {
   assertIdentifier(live)
   assertIdentifier(fresh)
   const [liveTables, freshTables] = await Promise.all([tables(ch, live), tables(ch, fresh)])
   const liveData = liveTables.filter(isDataTable).map((t) => t.name)
   const freshData = freshTables.filter(isDataTable).map((t) => t.name)
   if (liveData.join(',') !== freshData.join(',')) {
-    throw new SwapError(`${live} has tables [${liveData}] but ${fresh} has [${freshData}]: run the same migrations on both first`)
+    throw new SwapError(
+      `${live} has tables [${liveData}] but ${fresh} has [${freshData}]: run the same migrations on both first`,
+    )
   }
   if (liveData.length === 0) throw new SwapError(`${live} has no tables to swap`)
   const mvs = [...liveTables.map((t) => ({ db: live, ...t })), ...freshTables.map((t) => ({ db: fresh, ...t }))].filter(
@@ -76,13 +84,24 @@ export async function swapDatabases(ch: ClickHouseClient, live: string, fresh: s
     }
   }
   // The statements are logged first: if the process dies mid-swap, they recreate the views by hand.
-  for (const mv of mvs) log.info('materialized view to recreate after the swap', { view: `${mv.db}.${mv.name}`, query: mv.create_table_query })
+  for (const mv of mvs)
+    log.info('materialized view to recreate after the swap', {
+      view: `${mv.db}.${mv.name}`,
+      query: mv.create_table_query,
+    })
   for (const mv of mvs) await ch.command({ query: `DROP TABLE IF EXISTS ${mv.db}.${mv.name}` })
   try {
-    const renames = liveData.flatMap((t) => [`${live}.${t} TO ${fresh}.${t}__swap`, `${fresh}.${t} TO ${live}.${t}`, `${fresh}.${t}__swap TO ${fresh}.${t}`])
+    const renames = liveData.flatMap((t) => [
+      `${live}.${t} TO ${fresh}.${t}__swap`,
+      `${fresh}.${t} TO ${live}.${t}`,
+      `${fresh}.${t}__swap TO ${fresh}.${t}`,
+    ])
     await ch.command({ query: `RENAME TABLE ${renames.join(', ')}` })
   } finally {
-    for (const mv of mvs) await ch.command({ query: mv.create_table_query.replace(/^CREATE MATERIALIZED VIEW /i, 'CREATE MATERIALIZED VIEW IF NOT EXISTS ') })
+    for (const mv of mvs)
+      await ch.command({
+        query: mv.create_table_query.replace(/^CREATE MATERIALIZED VIEW /i, 'CREATE MATERIALIZED VIEW IF NOT EXISTS '),
+      })
   }
   return { tables: liveData, materializedViews: mvs.map((m) => `${m.db}.${m.name}`) }
 }

@@ -63,7 +63,9 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     await applyMigrations(cfg.clickhouse, live, (m) => log.info(m))
     const topicNames = cmd.topics.map((t) => cfg.topics[t])
     const ranges = await planReplay(admin, topicNames, cmd.from)
-    note(`replay plan: ${totalRecords(ranges).toLocaleString('en-US')} offsets (records and transaction markers) from ${ranges.filter((r) => r.end > r.start).length} partition(s) of ${topicNames.join(', ')}`)
+    note(
+      `replay plan: ${totalRecords(ranges).toLocaleString('en-US')} offsets (records and transaction markers) from ${ranges.filter((r) => r.end > r.start).length} partition(s) of ${topicNames.join(', ')}`,
+    )
     for (const r of ranges) if (r.end > r.start) note(`  ${r.topic}[${r.partition}] offsets ${r.start}..${r.end - 1n}`)
 
     let database = live
@@ -77,33 +79,53 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     // The ids stored when the replay begins (none in a new fresh database) and those it writes: only
     // records whose id may be among them need the H16 lookup (stored-ids.ts).
     const storedIds = await storedIdFilter(ch, database, totalRecords(ranges), note, log)
-    const common = { dlqTopic: cfg.topics.dlq, dlq: cmd.dlq, retries: cfg.retries, maxRows: cfg.replayMaxRows, maxWaitMs: cfg.maxWaitMs, fetchPartitionBytes: cfg.replayFetchPartitionBytes }
+    const common = {
+      dlqTopic: cfg.topics.dlq,
+      dlq: cmd.dlq,
+      retries: cfg.retries,
+      maxRows: cfg.replayMaxRows,
+      maxWaitMs: cfg.maxWaitMs,
+      fetchPartitionBytes: cfg.replayFetchPartitionBytes,
+    }
     const erased = await loadErasures(kafka, admin, codec, cfg, log)
-    note(`${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly (A12)`)
+    note(
+      `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly (A12)`,
+    )
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
-    const erasures = (db: string) => ({ set: erased, keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs) })
+    const erasures = (db: string) => ({
+      set: erased,
+      keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
+    })
     const progress = (phase: 'replay' | 'catch-up') => (p: ReplayProgress) => {
       io.metrics?.replayProgress(p)
       io.onProgress?.(p, phase)
     }
-    const summary = await replay({ ...deps, erasures: erasures(database), sink: new ClickHouseWriter(ch, database, { storedIds }) }, {
-      ...common,
-      ranges,
-      onProgress: progress('replay'),
-    })
+    const summary = await replay(
+      { ...deps, erasures: erasures(database), sink: new ClickHouseWriter(ch, database, { storedIds }) },
+      {
+        ...common,
+        ranges,
+        onProgress: progress('replay'),
+      },
+    )
     const report: ReplayReport = { database, ranges, summary }
 
     if (cmd.target === 'fresh' && cmd.swap) {
       const swapped = await swapDatabases(ch, live, database, log)
       report.swap = { ...swapped, live, previous: database }
-      note(`swapped ${swapped.tables.join(', ')} into ${live}; the previous tables are now in ${database} (DROP DATABASE ${database} when satisfied)`)
+      note(
+        `swapped ${swapped.tables.join(', ')} into ${live}; the previous tables are now in ${database} (DROP DATABASE ${database} when satisfied)`,
+      )
       // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
       const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
-      report.catchUp = await replay({ ...deps, erasures: erasures(live), sink: new ClickHouseWriter(ch, live) }, {
-        ...common,
-        ranges: rest,
-        onProgress: progress('catch-up'),
-      })
+      report.catchUp = await replay(
+        { ...deps, erasures: erasures(live), sink: new ClickHouseWriter(ch, live) },
+        {
+          ...common,
+          ranges: rest,
+          onProgress: progress('catch-up'),
+        },
+      )
     }
     return report
   } finally {
@@ -115,11 +137,19 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
 
 /** Every erasure on the erasures topic (A12), read to its end before the replay starts: a replay
  * without them would bring erased people back, so a topic that cannot be read stops the replay. */
-async function loadErasures(kafka: Kafka, admin: Admin, codec: Codec, cfg: ProjectorConfig, log: Logger): Promise<ErasureSet> {
+async function loadErasures(
+  kafka: Kafka,
+  admin: Admin,
+  codec: Codec,
+  cfg: ProjectorConfig,
+  log: Logger,
+): Promise<ErasureSet> {
   const set = new ErasureSet()
   // No topic yet (services that create it never started since this version): nothing was ever erased.
   if (!(await admin.listTopics()).includes(cfg.topics.erasures!)) return set
-  const follower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => set.apply(e), log, { groupPrefix: 'replay-erasures' })
+  const follower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => set.apply(e), log, {
+    groupPrefix: 'replay-erasures',
+  })
   try {
     await follower.ready
   } finally {
@@ -132,18 +162,28 @@ async function loadErasures(kafka: Kafka, admin: Admin, codec: Codec, cfg: Proje
  * The ids stored in the live tables at the start, for the H16 lookups (stored-ids.ts). Without them
  * (too many, or the read failed) every record with a message_id is looked up, which is only slower.
  */
-async function storedIdFilter(ch: Awaited<ReturnType<typeof createClickHouse>>, database: string, records: number, note: (line: string) => void, log: Logger): Promise<IdFilter | undefined> {
+async function storedIdFilter(
+  ch: Awaited<ReturnType<typeof createClickHouse>>,
+  database: string,
+  records: number,
+  note: (line: string) => void,
+  log: Logger,
+): Promise<IdFilter | undefined> {
   try {
     const loaded = await loadStoredIds(ch, database, records)
     if (!loaded.filter) {
       note(`every record with a message_id is looked up before it is written (H16): ${loaded.reason}`)
       return undefined
     }
-    note(`${loaded.ids.toLocaleString('en-US')} stored ids read in ${(loaded.ms / 1000).toFixed(1)}s: only records whose id may be among them are looked up before they are written (H16)`)
+    note(
+      `${loaded.ids.toLocaleString('en-US')} stored ids read in ${(loaded.ms / 1000).toFixed(1)}s: only records whose id may be among them are looked up before they are written (H16)`,
+    )
     return loaded.filter
   } catch (err) {
     log.warn('stored ids not read: every record with a message_id is looked up', { err })
-    note(`every record with a message_id is looked up before it is written (H16): the stored ids could not be read (${(err as Error).message})`)
+    note(
+      `every record with a message_id is looked up before it is written (H16): the stored ids could not be read (${(err as Error).message})`,
+    )
     return undefined
   }
 }

@@ -41,7 +41,12 @@ export class ReplayPlanError extends AppError {
 export const rangeKey = (topic: string, partition: number) => `${topic}/${partition}`
 
 /** Pure part of planning: watermarks (and, for a timestamp, its offsets) -> ranges. */
-export function rangesFor(topic: string, marks: PartitionWatermarks[], from: ReplayFrom, byTime?: Map<number, bigint>): PartitionRange[] {
+export function rangesFor(
+  topic: string,
+  marks: PartitionWatermarks[],
+  from: ReplayFrom,
+  byTime?: Map<number, bigint>,
+): PartitionRange[] {
   const clamp = (x: bigint, m: PartitionWatermarks) => (x < m.low ? m.low : x > m.high ? m.high : x)
   if (from.kind === 'offsets' && !marks.some((m) => m.partition === from.partition)) {
     throw new ReplayPlanError(`topic ${topic} has no partition ${from.partition} (it has ${marks.length})`)
@@ -71,14 +76,22 @@ export function rangesFor(topic: string, marks: PartitionWatermarks[], from: Rep
 
 /** Captures the end offsets now and plans the ranges for each topic. */
 export async function planReplay(admin: OffsetsAdmin, topics: string[], from: ReplayFrom): Promise<PartitionRange[]> {
-  if (from.kind === 'offsets' && topics.length !== 1) throw new ReplayPlanError('an offset range needs exactly one topic')
-  if (from.kind === 'offsets' && from.to !== undefined && from.to < from.from) throw new ReplayPlanError('--to-offset is before --from-offset')
+  if (from.kind === 'offsets' && topics.length !== 1)
+    throw new ReplayPlanError('an offset range needs exactly one topic')
+  if (from.kind === 'offsets' && from.to !== undefined && from.to < from.from)
+    throw new ReplayPlanError('--to-offset is before --from-offset')
   const out: PartitionRange[] = []
   for (const topic of topics) {
-    const marks = (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }))
+    const marks = (await admin.fetchTopicOffsets(topic)).map((p) => ({
+      partition: p.partition,
+      low: BigInt(p.low),
+      high: BigInt(p.high),
+    }))
     let byTime: Map<number, bigint> | undefined
     if (from.kind === 'timestamp') {
-      byTime = new Map((await admin.fetchTopicOffsetsByTimestamp(topic, from.ms)).map((p) => [p.partition, BigInt(p.offset)]))
+      byTime = new Map(
+        (await admin.fetchTopicOffsetsByTimestamp(topic, from.ms)).map((p) => [p.partition, BigInt(p.offset)]),
+      )
     }
     out.push(...rangesFor(topic, marks, from, byTime))
   }

@@ -85,7 +85,10 @@ export function formatProgress(p: ReplayProgress): string {
 }
 
 export function formatSummary(s: ReplaySummary, label = 'replay'): string {
-  const topics = Object.entries(s.byTopic).map(([t, c]) => `${t}=${n(c)}`).join(', ') || 'none'
+  const topics =
+    Object.entries(s.byTopic)
+      .map(([t, c]) => `${t}=${n(c)}`)
+      .join(', ') || 'none'
   return [
     `${label} done: ${n(s.records)} records in ${(s.durationMs / 1000).toFixed(1)}s (${n(s.rate)} rec/s)`,
     `  per topic: ${topics}`,

@@ -1,7 +1,14 @@
 import t from 'tap'
 import { rangesFor, planReplay, totalRecords } from './plan.js'
 import { parseReplayArgs } from './args.js'
-import { formatProgress, formatSummary, formatDuration, progressOf, trimSamples, type ProgressSample } from './progress.js'
+import {
+  formatProgress,
+  formatSummary,
+  formatDuration,
+  progressOf,
+  trimSamples,
+  type ProgressSample,
+} from './progress.js'
 
 const marks = [
   { partition: 1, low: 5n, high: 20n },
@@ -13,10 +20,41 @@ t.test('ranges: from the beginning, by time, by offsets, from positions', async 
     { topic: 'ev', partition: 0, start: 0n, end: 10n },
     { topic: 'ev', partition: 1, start: 5n, end: 20n },
   ])
-  t.same(rangesFor('ev', marks, { kind: 'timestamp', ms: 1 }, new Map([[0, 7n], [1, 20n]])).map((r) => [r.start, r.end]), [[7n, 10n], [20n, 20n]])
-  t.same(rangesFor('ev', marks, { kind: 'offsets', partition: 1, from: 2n, to: 8n }).map((r) => [r.start, r.end]), [[10n, 10n], [5n, 9n]], 'clamped to the low watermark; other partitions empty')
-  t.same(rangesFor('ev', marks, { kind: 'offsets', partition: 1, from: 6n, to: 99n }).map((r) => [r.start, r.end])[1], [6n, 20n], 'clamped to the captured end')
-  t.same(rangesFor('ev', marks, { kind: 'positions', starts: { 'ev/0': '4' } }).map((r) => [r.start, r.end]), [[4n, 10n], [20n, 20n]])
+  t.same(
+    rangesFor(
+      'ev',
+      marks,
+      { kind: 'timestamp', ms: 1 },
+      new Map([
+        [0, 7n],
+        [1, 20n],
+      ]),
+    ).map((r) => [r.start, r.end]),
+    [
+      [7n, 10n],
+      [20n, 20n],
+    ],
+  )
+  t.same(
+    rangesFor('ev', marks, { kind: 'offsets', partition: 1, from: 2n, to: 8n }).map((r) => [r.start, r.end]),
+    [
+      [10n, 10n],
+      [5n, 9n],
+    ],
+    'clamped to the low watermark; other partitions empty',
+  )
+  t.same(
+    rangesFor('ev', marks, { kind: 'offsets', partition: 1, from: 6n, to: 99n }).map((r) => [r.start, r.end])[1],
+    [6n, 20n],
+    'clamped to the captured end',
+  )
+  t.same(
+    rangesFor('ev', marks, { kind: 'positions', starts: { 'ev/0': '4' } }).map((r) => [r.start, r.end]),
+    [
+      [4n, 10n],
+      [20n, 20n],
+    ],
+  )
   t.throws(() => rangesFor('ev', marks, { kind: 'offsets', partition: 3, from: 0n }), { code: 'INVALID_REPLAY' })
   t.equal(totalRecords(rangesFor('ev', marks, { kind: 'beginning' })), 25)
 })
@@ -38,16 +76,38 @@ t.test('planReplay asks the admin for watermarks and offsets by time', async (t)
     { topic: 'b', partition: 0, start: 3n, end: 10n },
   ])
   t.same(calls, ['offsets a', 'time a 42', 'offsets b', 'time b 42'])
-  await t.rejects(planReplay(admin, ['a', 'b'], { kind: 'offsets', partition: 0, from: 0n }), { code: 'INVALID_REPLAY' })
+  await t.rejects(planReplay(admin, ['a', 'b'], { kind: 'offsets', partition: 0, from: 0n }), {
+    code: 'INVALID_REPLAY',
+  })
 })
 
 t.test('command-line options', async (t) => {
-  t.match(parseReplayArgs([]), { topics: ['events', 'identifies'], from: { kind: 'beginning' }, target: 'live', swap: false, dlq: true })
-  t.match(parseReplayArgs(['--topic', 'events', '--from-timestamp', '2025-03-01T00:00:00Z']), { topics: ['events'], from: { kind: 'timestamp', ms: Date.parse('2025-03-01T00:00:00Z') } })
-  t.same(parseReplayArgs(['--topic', 'identifies', '--partition', '2', '--from-offset', '10', '--to-offset', '20']), {
-    topics: ['identifies'], from: { kind: 'offsets', partition: 2, from: 10n, to: 20n }, target: 'live', swap: false, database: undefined, dlq: true, json: false,
+  t.match(parseReplayArgs([]), {
+    topics: ['events', 'identifies'],
+    from: { kind: 'beginning' },
+    target: 'live',
+    swap: false,
+    dlq: true,
   })
-  t.match(parseReplayArgs(['--target', 'fresh', '--swap', '--database', 'x_replay', '--no-dlq']), { target: 'fresh', swap: true, database: 'x_replay', dlq: false })
+  t.match(parseReplayArgs(['--topic', 'events', '--from-timestamp', '2025-03-01T00:00:00Z']), {
+    topics: ['events'],
+    from: { kind: 'timestamp', ms: Date.parse('2025-03-01T00:00:00Z') },
+  })
+  t.same(parseReplayArgs(['--topic', 'identifies', '--partition', '2', '--from-offset', '10', '--to-offset', '20']), {
+    topics: ['identifies'],
+    from: { kind: 'offsets', partition: 2, from: 10n, to: 20n },
+    target: 'live',
+    swap: false,
+    database: undefined,
+    dlq: true,
+    json: false,
+  })
+  t.match(parseReplayArgs(['--target', 'fresh', '--swap', '--database', 'x_replay', '--no-dlq']), {
+    target: 'fresh',
+    swap: true,
+    database: 'x_replay',
+    dlq: false,
+  })
   t.equal(parseReplayArgs(['--help']), 'help')
   t.match(parseReplayArgs(['--metrics-port', '9465']), { metricsPort: 9465 })
   t.notOk('metricsPort' in (parseReplayArgs([]) as object), 'no metrics server unless asked')
@@ -64,30 +124,51 @@ t.test('command-line options', async (t) => {
     ['--target', 'elsewhere'],
     ['--target', 'fresh', '--database', 'bad-name'],
     ['--unknown'],
-  ]) t.throws(() => parseReplayArgs(bad), { code: 'USAGE' }, bad.join(' '))
+  ])
+    t.throws(() => parseReplayArgs(bad), { code: 'USAGE' }, bad.join(' '))
 })
 
 t.test('progress and summary lines', async (t) => {
   t.equal(formatDuration(5_400), '5s')
   t.equal(formatDuration(125_000), '2m05s')
   t.equal(formatDuration(3_900_000), '1h05m')
-  t.equal(formatProgress({ done: 12_000, remaining: 24_000, elapsedMs: 3000, rate: 4000 }), 'replay     3s  12,000 done  4,000 rec/s  lag 24,000  ETA 6s')
+  t.equal(
+    formatProgress({ done: 12_000, remaining: 24_000, elapsedMs: 3000, rate: 4000 }),
+    'replay     3s  12,000 done  4,000 rec/s  lag 24,000  ETA 6s',
+  )
   t.match(formatProgress({ done: 0, remaining: 5, elapsedMs: 1000, rate: 0 }), /ETA \?$/)
   t.equal(
-    formatSummary({ records: 1500, byTopic: { 'tracking.events.v1': 1000, 'tracking.identifies.v1': 500 }, events: 998, identifies: 500, deadLettered: 2, durationMs: 1500, rate: 1000, ends: {} }),
+    formatSummary({
+      records: 1500,
+      byTopic: { 'tracking.events.v1': 1000, 'tracking.identifies.v1': 500 },
+      events: 998,
+      identifies: 500,
+      deadLettered: 2,
+      durationMs: 1500,
+      rate: 1000,
+      ends: {},
+    }),
     'replay done: 1,500 records in 1.5s (1,000 rec/s)\n  per topic: tracking.events.v1=1,000, tracking.identifies.v1=500\n  written: 998 events, 500 identifies; dead-lettered: 2',
   )
 })
 
 t.test('progress: the rate and ETA follow the recent pace, and a 2-second run shows a rate', async (t) => {
-  const at = (s: number, done: number, remaining: number): ProgressSample => ({ atMs: 1_000_000 + s * 1000, done, remaining })
+  const at = (s: number, done: number, remaining: number): ProgressSample => ({
+    atMs: 1_000_000 + s * 1000,
+    done,
+    remaining,
+  })
   // Issue 10: a 2-second run that wrote 18,635 records showed 0 rec/s.
   const short = progressOf([at(0, 0, 18_640), at(1, 9_000, 9_640), at(2, 18_635, 0)])
   t.equal(Math.round(short.rate), 9_318, 'records per second since the start')
   t.equal(short.etaMs, 0, 'nothing left: ETA 0')
   t.match(formatProgress(short), /9,318 rec\/s .* ETA 0s$/)
 
-  t.same(progressOf([at(0, 0, 100)]), { done: 0, remaining: 100, elapsedMs: 0, rate: 0, etaMs: null }, 'nothing measured yet')
+  t.same(
+    progressOf([at(0, 0, 100)]),
+    { done: 0, remaining: 100, elapsedMs: 0, rate: 0, etaMs: null },
+    'nothing measured yet',
+  )
   t.match(formatProgress(progressOf([at(0, 0, 100)])), /ETA \?$/)
 
   // A steady 1,000 offsets/s for 30 s, of which 10% are transaction markers (900 records/s).

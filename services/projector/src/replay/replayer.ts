@@ -16,12 +16,23 @@
 // are not written yet. Nothing is committed to Kafka, so this needs no ordering beyond the
 // buffer's own (flushes run one at a time, in order) and the final flush before returning.
 import { randomBytes } from 'node:crypto'
-import type { Consumer, ConsumerEndBatchProcessEvent, EachBatchPayload, Kafka, Producer } from '../../../shared/src/kafka/client.js'
+import type {
+  Consumer,
+  ConsumerEndBatchProcessEvent,
+  EachBatchPayload,
+  Kafka,
+  Producer,
+} from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
 import { batchRows } from '../consume/record-rows.js'
-import { ProjectionPipeline, type ErasureFilter, type PipelineMetrics, type ProjectionSink } from '../consume/projection.js'
+import {
+  ProjectionPipeline,
+  type ErasureFilter,
+  type PipelineMetrics,
+  type ProjectionSink,
+} from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
 
@@ -60,8 +71,19 @@ interface Cursor {
 
 export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<ReplaySummary> {
   const started = Date.now()
-  const cursors = new Map<string, Cursor>(o.ranges.map((r) => [rangeKey(r.topic, r.partition), { range: r, pos: r.start }]))
-  const summary: ReplaySummary = { records: 0, byTopic: {}, events: 0, identifies: 0, deadLettered: 0, durationMs: 0, rate: 0, ends: {} }
+  const cursors = new Map<string, Cursor>(
+    o.ranges.map((r) => [rangeKey(r.topic, r.partition), { range: r, pos: r.start }]),
+  )
+  const summary: ReplaySummary = {
+    records: 0,
+    byTopic: {},
+    events: 0,
+    identifies: 0,
+    deadLettered: 0,
+    durationMs: 0,
+    rate: 0,
+    ends: {},
+  }
   for (const r of o.ranges) summary.byTopic[r.topic] ??= 0
   const finish = () => {
     summary.durationMs = Date.now() - started
@@ -86,12 +108,15 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.log,
     stopping,
   )
-  const batcher = new InsertBatcher(async (b: ProjectionBatch) => {
-    const { written } = await pipeline.write(b)
-    summary.events += written.events.length
-    summary.identifies += written.identifies.length
-    summary.deadLettered += b.events.length + b.identifies.length - written.events.length - written.identifies.length
-  }, { maxRows: o.maxRows, maxWaitMs: o.maxWaitMs })
+  const batcher = new InsertBatcher(
+    async (b: ProjectionBatch) => {
+      const { written } = await pipeline.write(b)
+      summary.events += written.events.length
+      summary.identifies += written.identifies.length
+      summary.deadLettered += b.events.length + b.identifies.length - written.events.length - written.identifies.length
+    },
+    { maxRows: o.maxRows, maxWaitMs: o.maxWaitMs },
+  )
 
   let resolveDone!: () => void
   let rejectDone!: (err: unknown) => void
@@ -174,7 +199,11 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
   const samples: ProgressSample[] = [{ atMs: started, done: 0, remaining: remaining() }]
   // Done means in ClickHouse or in the DLQ, so the rate is the write rate, not how far reading ran ahead.
   const sample = () => {
-    samples.push({ atMs: Date.now(), done: summary.events + summary.identifies + summary.deadLettered, remaining: remaining() })
+    samples.push({
+      atMs: Date.now(),
+      done: summary.events + summary.identifies + summary.deadLettered,
+      remaining: remaining(),
+    })
     trimSamples(samples)
     return progressOf(samples)
   }
@@ -182,7 +211,9 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
 
   try {
     await consumer.connect()
-    consumer.on(consumer.events.CRASH, (e: any) => rejectDone(e?.payload?.error ?? new Error('replay consumer crashed')))
+    consumer.on(consumer.events.CRASH, (e: any) =>
+      rejectDone(e?.payload?.error ?? new Error('replay consumer crashed')),
+    )
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload: p }: ConsumerEndBatchProcessEvent) => {
       // Fetches of markers or aborted records only: eachBatch never saw them.
       const c = cursors.get(rangeKey(p.topic, p.partition))
@@ -193,13 +224,15 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 16,
-      eachBatch: (p) => eachBatch(p).catch((err) => {
-        rejectDone(err)
-        throw err
-      }),
+      eachBatch: (p) =>
+        eachBatch(p).catch((err) => {
+          rejectDone(err)
+          throw err
+        }),
     })
     for (const c of cursors.values()) {
-      if (c.pos < c.range.end) consumer.seek({ topic: c.range.topic, partition: c.range.partition, offset: c.pos.toString() })
+      if (c.pos < c.range.end)
+        consumer.seek({ topic: c.range.topic, partition: c.range.partition, offset: c.pos.toString() })
       else pauseOne(c.range.topic, c.range.partition)
     }
     checkDone()

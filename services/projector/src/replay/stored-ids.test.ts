@@ -9,13 +9,24 @@ async function* pieces(text: string, size: number) {
 }
 
 t.test('every id of the list is in the filter, however the response is cut into pieces', async (t) => {
-  const ids = [...Array.from({ length: 2_000 }, () => randomUUID()), 'tab\there', 'back\\slash', 'nouveauté', 'émoji 🎉', 'new\nline']
+  const ids = [
+    ...Array.from({ length: 2_000 }, () => randomUUID()),
+    'tab\there',
+    'back\\slash',
+    'nouveauté',
+    'émoji 🎉',
+    'new\nline',
+  ]
   // TabSeparated as ClickHouse writes a String column: one value a line, \t \n \\ escaped.
   const text = ids.map((id) => id.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n') + '\n').join('')
   for (const size of [1, 7, 4096, 1 << 20]) {
     const f = new IdFilter(10_000)
     t.equal(await addLines(pieces(text, size), f), ids.length, `pieces of ${size} bytes: every line counted`)
-    t.same(ids.filter((id) => !f.mightContain(id)), [], `pieces of ${size} bytes: no id missing`)
+    t.same(
+      ids.filter((id) => !f.mightContain(id)),
+      [],
+      `pieces of ${size} bytes: no id missing`,
+    )
   }
 })
 
@@ -24,6 +35,6 @@ t.test('a list that ends in the middle of a line is an error, not a shorter list
 })
 
 t.test('unescapeTsv reverses ClickHouse escapes', async (t) => {
-  t.equal(unescapeTsv('a\\tb\\nc\\\\d\\0e\\\'f'), "a\tb\nc\\d\0e'f")
+  t.equal(unescapeTsv("a\\tb\\nc\\\\d\\0e\\'f"), "a\tb\nc\\d\0e'f")
   t.equal(unescapeTsv('plain'), 'plain')
 })

@@ -32,22 +32,32 @@ import { IdFilter } from '../clickhouse/id-filter.js'
 export const MAX_STORED_IDS = 50_000_000
 export const STORED_PER_REPLAYED = 4
 
-export type StoredIdsResult =
-  | { filter: IdFilter; ids: number; ms: number }
-  | { filter: undefined; reason: string }
+export type StoredIdsResult = { filter: IdFilter; ids: number; ms: number } | { filter: undefined; reason: string }
 
 /**
  * Loads the event_ids of retry_ids (every stored row with a message_id) into a filter sized for them
  * plus `replayRecords`, or says why not. A failure is not an error: the replay then looks up every
  * record, as without a filter.
  */
-export async function loadStoredIds(ch: ClickHouseClient, database: string, replayRecords: number, now: () => number = Date.now): Promise<StoredIdsResult> {
+export async function loadStoredIds(
+  ch: ClickHouseClient,
+  database: string,
+  replayRecords: number,
+  now: () => number = Date.now,
+): Promise<StoredIdsResult> {
   const t0 = now()
   const table = ident(database, TABLES.retryIds)
-  const counted = await (await ch.query({ query: sql`SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json<{ n: string }>()
+  const counted = await (
+    await ch.query({ query: sql`SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })
+  ).json<{ n: string }>()
   const stored = Number(counted[0]?.n ?? 0)
-  if (stored > MAX_STORED_IDS) return { filter: undefined, reason: `${stored} stored ids are more than ${MAX_STORED_IDS} to load` }
-  if (stored > STORED_PER_REPLAYED * replayRecords) return { filter: undefined, reason: `${stored} stored ids are more than ${STORED_PER_REPLAYED} per record to replay` }
+  if (stored > MAX_STORED_IDS)
+    return { filter: undefined, reason: `${stored} stored ids are more than ${MAX_STORED_IDS} to load` }
+  if (stored > STORED_PER_REPLAYED * replayRecords)
+    return {
+      filter: undefined,
+      reason: `${stored} stored ids are more than ${STORED_PER_REPLAYED} per record to replay`,
+    }
   const filter = new IdFilter(stored + replayRecords)
   // wait_end_of_query: the server sends the result only once the query has finished, so an error
   // is an HTTP error and not text in the middle of a 200 body (which would look like ids and end

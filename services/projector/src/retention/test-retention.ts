@@ -68,9 +68,11 @@ export class TestRetention {
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
   start(intervalMs: number): void {
     const pass = () => {
-      this.runOnce().catch((err) => this.log.warn('test-row retention failed; trying again later', { err: err as Error })).finally(() => {
-        if (this.timer !== undefined) this.timer = setTimeout(pass, intervalMs).unref()
-      })
+      this.runOnce()
+        .catch((err) => this.log.warn('test-row retention failed; trying again later', { err: err as Error }))
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(pass, intervalMs).unref()
+        })
     }
     this.timer = setTimeout(pass, 0).unref()
   }
@@ -81,7 +83,9 @@ export class TestRetention {
   }
 
   private async mutating(table: string): Promise<boolean> {
-    const [row] = await this.rows<{ n: string }>(sql`SELECT count() AS n FROM system.mutations WHERE database = ${this.database} AND table = ${table} AND is_done = 0`)
+    const [row] = await this.rows<{ n: string }>(
+      sql`SELECT count() AS n FROM system.mutations WHERE database = ${this.database} AND table = ${table} AND is_done = 0`,
+    )
     return Number(row?.n ?? 0) > 0
   }
 

@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from '../kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
-import { undoesRevocation, type AccountRecord, type IpHandling, type ApiKeyRecord, type KeyStatus, type KeyType, type PlanRecord } from '../../../../schemas/records.js'
+import {
+  undoesRevocation,
+  type AccountRecord,
+  type IpHandling,
+  type ApiKeyRecord,
+  type KeyStatus,
+  type KeyType,
+  type PlanRecord,
+} from '../../../../schemas/records.js'
 import { generateKey } from './key-hash.js'
 import { AccountsWriter, followAccounts, type AccountsFollower, type AccountsEntry } from './accounts-log.js'
 import type { Logger } from '../log.js'
@@ -13,7 +21,10 @@ import { AppError } from '../errors.js'
 import { SeenWaiters } from '../seen-waiters.js'
 
 export class AdminError extends AppError {
-  constructor(readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID', message: string) {
+  constructor(
+    readonly code: 'NOT_FOUND' | 'CONFLICT' | 'INVALID',
+    message: string,
+  ) {
     super(message, { status: code === 'NOT_FOUND' ? 404 : code === 'CONFLICT' ? 409 : 400, retriable: false })
   }
 }
@@ -34,13 +45,22 @@ export class AccountsAdmin {
   // record, compaction would keep it and forget the revocation, so the revocation is written again.
   private readonly lastKeyRecord = new Map<string, ApiKeyRecord>()
 
-  constructor(private readonly kafka: Kafka, producer: Producer, private readonly codec: Codec, private readonly topic: string, private readonly log: Logger) {
+  constructor(
+    private readonly kafka: Kafka,
+    producer: Producer,
+    private readonly codec: Codec,
+    private readonly topic: string,
+    private readonly log: Logger,
+  ) {
     this.writer = new AccountsWriter(producer, codec, topic)
   }
 
   /** Follows the topic until caught up; Kafka and the registry are waited for (readiness, signal: see followAccounts). */
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
-    this.follower = await followAccounts(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, { groupPrefix: 'accounts-admin', ...opts })
+    this.follower = await followAccounts(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, {
+      groupPrefix: 'accounts-admin',
+      ...opts,
+    })
     await this.follower.ready
     await this.reassertRevocations()
   }
@@ -49,13 +69,20 @@ export class AccountsAdmin {
    * (a reactivate that lost a race with a revoke, perhaps written by another process), so that log
    * compaction, which keeps only a key's last record, cannot bring the key back. */
   async reassertRevocations(): Promise<number> {
-    const stale = [...this.keys.values()].filter((k) => k.status === 'revoked' && this.lastKeyRecord.get(k.key_id)?.status !== 'revoked')
+    const stale = [...this.keys.values()].filter(
+      (k) => k.status === 'revoked' && this.lastKeyRecord.get(k.key_id)?.status !== 'revoked',
+    )
     if (stale.length === 0) return 0
     const now = Date.now()
-    const again = stale.map((k) => ({ ...k, updated_at: Math.max(now, (this.lastKeyRecord.get(k.key_id)?.updated_at ?? 0) + 1) }))
+    const again = stale.map((k) => ({
+      ...k,
+      updated_at: Math.max(now, (this.lastKeyRecord.get(k.key_id)?.updated_at ?? 0) + 1),
+    }))
     await this.writer.write(again.map((value) => ({ kind: 'ApiKey' as const, value })))
     await this.seen(() => again.every((k) => this.lastKeyRecord.get(k.key_id)?.updated_at === k.updated_at))
-    this.log.warn('revocations written again after a later record for the same key', { keys: again.map((k) => k.key_id) })
+    this.log.warn('revocations written again after a later record for the same key', {
+      keys: again.map((k) => k.key_id),
+    })
     return again.length
   }
 
@@ -84,8 +111,15 @@ export class AccountsAdmin {
     return undefined
   }
 
-  async createAccount(input: { accountId: string; name?: string; plan?: string; ownerEmail?: string; passwordHash?: string }): Promise<AccountRecord> {
-    if (!ACCOUNT_ID_PATTERN.test(input.accountId)) throw new AdminError('INVALID', `account id must match ${ACCOUNT_ID_PATTERN}`)
+  async createAccount(input: {
+    accountId: string
+    name?: string
+    plan?: string
+    ownerEmail?: string
+    passwordHash?: string
+  }): Promise<AccountRecord> {
+    if (!ACCOUNT_ID_PATTERN.test(input.accountId))
+      throw new AdminError('INVALID', `account id must match ${ACCOUNT_ID_PATTERN}`)
     if (this.accounts.has(input.accountId)) throw new AdminError('CONFLICT', `account ${input.accountId} exists`)
     const now = Date.now()
     const rec: AccountRecord = {
@@ -106,11 +140,20 @@ export class AccountsAdmin {
   }
 
   /** Writes `change(current)` over the account, serialized with the other account changes. */
-  private updateAccount(accountId: string, change: (a: AccountRecord) => Partial<AccountRecord>): Promise<AccountRecord> {
+  private updateAccount(
+    accountId: string,
+    change: (a: AccountRecord) => Partial<AccountRecord>,
+  ): Promise<AccountRecord> {
     const run = this.accountChain.then(async () => {
       const a = this.accounts.get(accountId)
       if (!a) throw new AdminError('NOT_FOUND', `no account ${accountId}`)
-      const rec: AccountRecord = { session_version: 0, revoked_sessions: [], ...a, ...change(a), updated_at: Math.max(Date.now(), a.updated_at + 1) }
+      const rec: AccountRecord = {
+        session_version: 0,
+        revoked_sessions: [],
+        ...a,
+        ...change(a),
+        updated_at: Math.max(Date.now(), a.updated_at + 1),
+      }
       await this.writer.write([{ kind: 'Account', value: rec }])
       await this.seen(() => this.accounts.get(accountId)?.updated_at === rec.updated_at)
       return rec
@@ -133,7 +176,10 @@ export class AccountsAdmin {
   revokeSession(accountId: string, sid: string, expiresAt: number, maxRevoked = 100): Promise<AccountRecord> {
     return this.updateAccount(accountId, (a) => {
       const now = Date.now()
-      const revoked = [...(a.revoked_sessions ?? []).filter((r) => r.expires_at > now && r.sid !== sid), { sid, expires_at: expiresAt }]
+      const revoked = [
+        ...(a.revoked_sessions ?? []).filter((r) => r.expires_at > now && r.sid !== sid),
+        { sid, expires_at: expiresAt },
+      ]
       if (revoked.length > maxRevoked) return { session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }
       return { revoked_sessions: revoked }
     })
@@ -141,12 +187,19 @@ export class AccountsAdmin {
 
   /** Ends every dashboard session of the account (sign out everywhere). */
   endAllSessions(accountId: string): Promise<AccountRecord> {
-    return this.updateAccount(accountId, (a) => ({ session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }))
+    return this.updateAccount(accountId, (a) => ({
+      session_version: (a.session_version ?? 0) + 1,
+      revoked_sessions: [],
+    }))
   }
 
   /** A new password hash; every existing session ends. */
   setPassword(accountId: string, passwordHash: string): Promise<AccountRecord> {
-    return this.updateAccount(accountId, (a) => ({ password_hash: passwordHash, session_version: (a.session_version ?? 0) + 1, revoked_sessions: [] }))
+    return this.updateAccount(accountId, (a) => ({
+      password_hash: passwordHash,
+      session_version: (a.session_version ?? 0) + 1,
+      revoked_sessions: [],
+    }))
   }
 
   async putPlan(plan: PlanRecord): Promise<void> {
@@ -155,7 +208,11 @@ export class AccountsAdmin {
   }
 
   /** Creates a key; the secret is returned once and never stored (H1). */
-  async createKey(input: { accountId: string; name: string; type: KeyType }): Promise<{ secret: string; record: ApiKeyRecord }> {
+  async createKey(input: {
+    accountId: string
+    name: string
+    type: KeyType
+  }): Promise<{ secret: string; record: ApiKeyRecord }> {
     if (!this.accounts.has(input.accountId)) throw new AdminError('NOT_FOUND', `no account ${input.accountId}`)
     if (!input.name.trim()) throw new AdminError('INVALID', 'a key needs a name')
     const g = generateKey(input.type)
@@ -179,7 +236,8 @@ export class AccountsAdmin {
   async setKeyStatus(keyId: string, status: KeyStatus, accountId?: string): Promise<ApiKeyRecord> {
     const k = this.keys.get(keyId)
     if (!k || (accountId && k.account_id !== accountId)) throw new AdminError('NOT_FOUND', `no key ${keyId}`)
-    if (k.status === 'revoked' && status !== 'revoked') throw new AdminError('CONFLICT', 'a revoked key cannot come back; create a new one')
+    if (k.status === 'revoked' && status !== 'revoked')
+      throw new AdminError('CONFLICT', 'a revoked key cannot come back; create a new one')
     const rec = { ...k, status, updated_at: Math.max(Date.now(), k.updated_at + 1) }
     await this.writer.write([{ kind: 'ApiKey', value: rec }])
     await this.seen(() => this.lastKeyRecord.get(keyId)?.updated_at === rec.updated_at)

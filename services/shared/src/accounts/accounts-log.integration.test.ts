@@ -33,8 +33,16 @@ async function startFollower(t: Test, kafka: Kafka, codec: Codec, topic: string,
 
 t.test('the follower waits for the registry instead of skipping the record', async (t) => {
   const suffix = randomBytes(5).toString('hex')
-  const topics = { events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: `test.${suffix}.accounts`, dlq: `test.${suffix}.dlq` }
-  const kafka = createKafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` }, log)
+  const topics = {
+    events: `test.${suffix}.events`,
+    identifies: `test.${suffix}.identifies`,
+    accounts: `test.${suffix}.accounts`,
+    dlq: `test.${suffix}.dlq`,
+  }
+  const kafka = createKafka(
+    { brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` },
+    log,
+  )
   const admin = kafka.admin()
   await admin.connect()
   await ensureTopics(admin, topics, { partitions: 1, replicationFactor: 1, minInsyncReplicas: 1 })
@@ -48,7 +56,17 @@ t.test('the follower waits for the registry instead of skipping the record', asy
   await producer.connect()
   t.teardown(() => producer.disconnect())
   await new AccountsWriter(producer, writerCodec, topics.accounts).write([
-    { kind: 'Plan', value: { name: `plan-${suffix}`, requests_per_minute: 1, events_per_second: 2, events_per_month: 3, emails_per_month: 4, updated_at: 5 } },
+    {
+      kind: 'Plan',
+      value: {
+        name: `plan-${suffix}`,
+        requests_per_minute: 1,
+        events_per_second: 2,
+        events_per_month: 3,
+        emails_per_month: 4,
+        updated_at: 5,
+      },
+    },
   ])
 
   const gate = await startTcpGate({ host: new URL(REGISTRY_URL).hostname, port: Number(new URL(REGISTRY_URL).port) })
@@ -73,23 +91,49 @@ t.test('the follower waits for the registry instead of skipping the record', asy
 t.test('the follower waits for a schema the registry lost instead of skipping the record (H41)', async (t) => {
   const suffix = randomBytes(5).toString('hex')
   const topic = `test.${suffix}.accounts`
-  const kafka = createKafka({ brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` }, log)
+  const kafka = createKafka(
+    { brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','), clientId: `test-${suffix}` },
+    log,
+  )
   const admin = kafka.admin()
   await admin.connect()
-  await ensureTopics(admin, { events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: topic, dlq: `test.${suffix}.dlq` }, { partitions: 1, replicationFactor: 1, minInsyncReplicas: 1 })
+  await ensureTopics(
+    admin,
+    {
+      events: `test.${suffix}.events`,
+      identifies: `test.${suffix}.identifies`,
+      accounts: topic,
+      dlq: `test.${suffix}.dlq`,
+    },
+    { partitions: 1, replicationFactor: 1, minInsyncReplicas: 1 },
+  )
   t.teardown(async () => {
-    await admin.deleteTopics({ topics: [`test.${suffix}.events`, `test.${suffix}.identifies`, topic, `test.${suffix}.dlq`] }).catch(() => undefined)
+    await admin
+      .deleteTopics({ topics: [`test.${suffix}.events`, `test.${suffix}.identifies`, topic, `test.${suffix}.dlq`] })
+      .catch(() => undefined)
     await admin.disconnect()
   })
   const lostSchema = { ...loadAvsc('Plan'), doc: `written before the registry lost it (${suffix})` }
   const lostId = await registerThenLose(REGISTRY_URL, `${topic}-lost`, lostSchema)
-  const plan = (name: string) => ({ name, requests_per_minute: 1, events_per_second: 2, events_per_month: 3, emails_per_month: 4, updated_at: 5 })
+  const plan = (name: string) => ({
+    name,
+    requests_per_minute: 1,
+    events_per_second: 2,
+    events_per_month: 3,
+    emails_per_month: 4,
+    updated_at: 5,
+  })
   const body = avro.Type.forSchema(lostSchema as any).toBuffer(plan(`lost-${suffix}`))
   const lostRecord = Buffer.alloc(5 + body.length)
   lostRecord.writeInt32BE(lostId, 1)
   body.copy(lostRecord, 5)
   const writerCodec = new Codec(createRegistry(REGISTRY_URL))
-  await writerCodec.register({ events: `test.${suffix}.events`, identifies: `test.${suffix}.identifies`, accounts: topic, dlq: `test.${suffix}.dlq` })
+  await writerCodec.register({
+    events: `test.${suffix}.events`,
+    identifies: `test.${suffix}.identifies`,
+    accounts: topic,
+    dlq: `test.${suffix}.dlq`,
+  })
   const producer = createProducer(kafka, { idempotent: true })
   await producer.connect()
   t.teardown(() => producer.disconnect())
@@ -98,13 +142,27 @@ t.test('the follower waits for a schema the registry lost instead of skipping th
 
   const proxy = await startRegistryProxy(new URL(REGISTRY_URL).origin)
   t.teardown(() => proxy.stop())
-  const { applied, readiness, follower, isReady } = await startFollower(t, kafka, new Codec(createRegistry(proxy.url(new URL(REGISTRY_URL).pathname))), topic, suffix)
-  await waitUntil(() => isReady() || /SCHEMA_MISSING/.test(readiness.snapshot().registry ?? ''), 30_000, 'the follower to find the schema missing')
+  const { applied, readiness, follower, isReady } = await startFollower(
+    t,
+    kafka,
+    new Codec(createRegistry(proxy.url(new URL(REGISTRY_URL).pathname))),
+    topic,
+    suffix,
+  )
+  await waitUntil(
+    () => isReady() || /SCHEMA_MISSING/.test(readiness.snapshot().registry ?? ''),
+    30_000,
+    'the follower to find the schema missing',
+  )
   t.same(applied, [], 'neither the record nor the one after it is applied')
   t.notOk(isReady(), 'not ready')
   t.match(readiness.snapshot(), { registry: /SCHEMA_MISSING/ })
   proxy.restore(lostId, lostSchema)
   await follower.ready
-  t.same(applied.map((e) => (e.value as { name: string }).name), [`lost-${suffix}`, `after-${suffix}`], 'both applied, in order, once the registry has the id')
+  t.same(
+    applied.map((e) => (e.value as { name: string }).name),
+    [`lost-${suffix}`, `after-${suffix}`],
+    'both applied, in order, once the registry has the id',
+  )
   t.equal(readiness.snapshot().registry, 'ok')
 })

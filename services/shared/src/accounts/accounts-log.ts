@@ -15,14 +15,20 @@ export type AccountsEntry =
 const ACCOUNTS_KINDS: ReadonlyArray<AccountsEntry['kind']> = ['Account', 'Plan', 'ApiKey']
 
 export class AccountsWriter {
-  constructor(private readonly producer: Producer, private readonly codec: Codec, private readonly topic: string) {}
+  constructor(
+    private readonly producer: Producer,
+    private readonly codec: Codec,
+    private readonly topic: string,
+  ) {}
 
   async write(entries: AccountsEntry[]): Promise<void> {
     const messages = entries.map((e) => ({
       key:
-        e.kind === 'Account' ? accountsKey.account(e.value.account_id)
-        : e.kind === 'Plan' ? accountsKey.plan(e.value.name)
-        : accountsKey.apiKey(e.value.key_id),
+        e.kind === 'Account'
+          ? accountsKey.account(e.value.account_id)
+          : e.kind === 'Plan'
+            ? accountsKey.plan(e.value.name)
+            : accountsKey.apiKey(e.value.key_id),
       value: this.codec.encode(e.kind, e.value),
     }))
     await this.producer.send({ topic: this.topic, acks: -1, messages })
@@ -67,15 +73,20 @@ export async function followAccounts<E extends { kind: string; value: unknown } 
   const abort = new AbortController()
   opts.signal?.addEventListener('abort', () => abort.abort(), { once: true })
   const waitOpts = { ...opts.retryMs, signal: abort.signal, readiness: opts.readiness }
-  const ends = await waitFor('kafka', async () => {
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      return await admin.fetchTopicOffsets(topic)
-    } finally {
-      await admin.disconnect()
-    }
-  }, log, waitOpts)
+  const ends = await waitFor(
+    'kafka',
+    async () => {
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        return await admin.fetchTopicOffsets(topic)
+      } finally {
+        await admin.disconnect()
+      }
+    },
+    log,
+    waitOpts,
+  )
   const pending = new Map(ends.filter((p) => p.high !== p.low).map((p) => [p.partition, BigInt(p.high)]))
 
   let markReady!: () => void
@@ -105,7 +116,12 @@ export async function followAccounts<E extends { kind: string; value: unknown } 
             ...waitOpts,
             retryIf: (err) => {
               // H41: the registry lost a schema the topic uses; waited out like an outage, but loudly.
-              if (err instanceof SchemaMissingError) log.error('the schema registry lost a schema the accounts topic uses; waiting until it is restored', { partition, offset: message.offset, schemaId: err.missingId })
+              if (err instanceof SchemaMissingError)
+                log.error('the schema registry lost a schema the accounts topic uses; waiting until it is restored', {
+                  partition,
+                  offset: message.offset,
+                  schemaId: err.missingId,
+                })
               return err instanceof RegistryUnavailableError
             },
           })

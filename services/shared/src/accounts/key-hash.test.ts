@@ -31,7 +31,8 @@ t.test('generated characters cover the whole alphabet roughly uniformly', async 
   t.equal(counts.size, 62)
   const expected = (N * 40) / 62 // ~1290 each
   for (const [c, n] of counts) {
-    if (n < expected * 0.8 || n > expected * 1.2) t.fail(`char ${c} appears ${n} times, expected ~${expected.toFixed(0)}`)
+    if (n < expected * 0.8 || n > expected * 1.2)
+      t.fail(`char ${c} appears ${n} times, expected ~${expected.toFixed(0)}`)
   }
   // with modulo bias (256 % 62 = 8), 'A'..'H' would appear ~5/4 as often as the rest
   const biased = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'].reduce((s, c) => s + counts.get(c)!, 0) / 8

@@ -16,7 +16,9 @@ const REJECT_FROM = 248
 
 /** Lower-case hex SHA-256 of the whole key, prefix included: the stored `key_hash`. */
 export function hashKey(key: string): string {
-  return oneShotHash !== undefined ? oneShotHash('sha256', key, 'hex') : crypto.createHash('sha256').update(key, 'utf8').digest('hex')
+  return oneShotHash !== undefined
+    ? oneShotHash('sha256', key, 'hex')
+    : crypto.createHash('sha256').update(key, 'utf8').digest('hex')
 }
 
 // Every request hashes its key. The one-shot `crypto.hash` (Node >= 20.12) skips the Hash
@@ -51,7 +53,11 @@ export function generateKey(type: KeyType): GeneratedKey {
  * characters, e.g. `svc_live_AbCd…wxyz`. Short or unrecognised values reveal nothing.
  */
 export function maskKey(key: string): string {
-  const prefix = key.startsWith(LIVE_KEY_PREFIX) ? LIVE_KEY_PREFIX : key.startsWith(TEST_KEY_PREFIX) ? TEST_KEY_PREFIX : ''
+  const prefix = key.startsWith(LIVE_KEY_PREFIX)
+    ? LIVE_KEY_PREFIX
+    : key.startsWith(TEST_KEY_PREFIX)
+      ? TEST_KEY_PREFIX
+      : ''
   if (prefix === '') return '…'
   const body = key.slice(prefix.length)
   if (body.length < 16) return `${prefix}…`

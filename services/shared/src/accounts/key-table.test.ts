@@ -65,7 +65,11 @@ t.test('status changes by key_id: deactivate, revoke, reactivate, delete', async
   kt.applyKey(apiKey(KEY1, { status: 'revoked', updated_at: 3 }))
   t.equal(kt.lookup(hashKey(KEY1)), undefined, 'revoked')
   kt.applyKey(apiKey(KEY1, { status: 'active', updated_at: 4 }))
-  t.equal(kt.lookup(hashKey(KEY1)), undefined, 'revocation is terminal: a later active record does not bring the key back')
+  t.equal(
+    kt.lookup(hashKey(KEY1)),
+    undefined,
+    'revocation is terminal: a later active record does not bring the key back',
+  )
   kt.removeKey('k1')
   t.equal(kt.lookup(hashKey(KEY1)), undefined, 'deleted (tombstone)')
   t.equal(kt.keyCount, 0)
@@ -103,7 +107,14 @@ t.test('plans: configured defaults, overridden by Plan records, unknown falls ba
   kt.applyPlan(rec)
   t.same(
     { ...kt.lookup(hashKey(KEY1))!.plan },
-    { name: 'launch', requestsPerMinute: 2000, eventsPerSecond: 500, eventsPerMonth: 30000, emailsPerMonth: 1, testEventsPerMonth: 30000 },
+    {
+      name: 'launch',
+      requestsPerMinute: 2000,
+      eventsPerSecond: 500,
+      eventsPerMonth: 30000,
+      emailsPerMonth: 1,
+      testEventsPerMonth: 30000,
+    },
   )
   kt.removePlan('launch')
   t.equal(kt.lookup(hashKey(KEY1))!.plan.requestsPerMinute, 1500, 'tombstone restores the configured plan')

@@ -9,7 +9,12 @@
 // is one record; lookup() refuses them. Records hold only hashes (H1); never log a key.
 
 import { timingSafeEqual } from 'node:crypto'
-import { undoesRevocation, type AccountRecord, type ApiKeyRecord, type PlanRecord } from '../../../../schemas/records.js'
+import {
+  undoesRevocation,
+  type AccountRecord,
+  type ApiKeyRecord,
+  type PlanRecord,
+} from '../../../../schemas/records.js'
 import { DEFAULT_PLANS, FALLBACK_PLAN_NAME, normalizePlanName, planFromRecord, type Plan } from './plans.js'
 
 export interface KeyLookup {
@@ -91,7 +96,8 @@ export class KeyTable {
     }
     const prev = this.byId.get(r.key_id)
     if (undoesRevocation(prev?.record, r)) return
-    if (prev !== undefined && prev.record.key_hash.toLowerCase() !== hash) this.byHash.delete(prev.record.key_hash.toLowerCase())
+    if (prev !== undefined && prev.record.key_hash.toLowerCase() !== hash)
+      this.byHash.delete(prev.record.key_hash.toLowerCase())
     const entry: KeyEntry = { record: r, hash: Buffer.from(hash, 'hex') }
     this.byId.set(r.key_id, entry)
     this.byHash.set(hash, entry)

@@ -4,15 +4,36 @@ import { DEFAULT_PLANS, parsePlans, planFromRecord, planNamed, refusedRequestsPe
 t.test('default plans follow docs/api.md Limits and H4', async (t) => {
   t.same(
     { ...DEFAULT_PLANS.hobby },
-    { name: 'hobby', requestsPerMinute: 100, eventsPerSecond: 1000, eventsPerMonth: 1000, emailsPerMonth: 100, testEventsPerMonth: 1000 },
+    {
+      name: 'hobby',
+      requestsPerMinute: 100,
+      eventsPerSecond: 1000,
+      eventsPerMonth: 1000,
+      emailsPerMonth: 100,
+      testEventsPerMonth: 1000,
+    },
   )
   t.same(
     { ...DEFAULT_PLANS.launch },
-    { name: 'launch', requestsPerMinute: 1000, eventsPerSecond: 1000, eventsPerMonth: 20000, emailsPerMonth: 5000, testEventsPerMonth: 20000 },
+    {
+      name: 'launch',
+      requestsPerMinute: 1000,
+      eventsPerSecond: 1000,
+      eventsPerMonth: 20000,
+      emailsPerMonth: 5000,
+      testEventsPerMonth: 20000,
+    },
   )
   t.same(
     { ...DEFAULT_PLANS.orbit },
-    { name: 'orbit', requestsPerMinute: 10000, eventsPerSecond: 1000, eventsPerMonth: 200000, emailsPerMonth: 25000, testEventsPerMonth: 200000 },
+    {
+      name: 'orbit',
+      requestsPerMinute: 10000,
+      eventsPerSecond: 1000,
+      eventsPerMonth: 200000,
+      emailsPerMonth: 25000,
+      testEventsPerMonth: 200000,
+    },
   )
   t.ok(DEFAULT_PLANS.unlimited!.requestsPerMinute >= 1e9)
   t.ok(DEFAULT_PLANS.unlimited!.eventsPerMonth >= 1e9)
@@ -23,7 +44,12 @@ t.test('parsePlans overrides fields of existing plans and adds new ones', async 
   const plans = parsePlans(
     JSON.stringify({
       Hobby: { requestsPerMinute: 200 },
-      enterprise: { requestsPerMinute: 50000, eventsPerSecond: 5000, eventsPerMonth: 10000000, emailsPerMonth: 1000000 },
+      enterprise: {
+        requestsPerMinute: 50000,
+        eventsPerSecond: 5000,
+        eventsPerMonth: 10000000,
+        emailsPerMonth: 1000000,
+      },
     }),
   )
   t.equal(plans.hobby!.requestsPerMinute, 200)
@@ -40,7 +66,10 @@ t.test('parsePlans rejects bad configuration with a clear message', async (t) =>
   t.throws(() => parsePlans('{nope'), /not valid JSON/)
   t.throws(() => parsePlans('[]'), /JSON object keyed by plan name/)
   t.throws(() => parsePlans('{"hobby": 5}'), /plan "hobby": must be an object/)
-  t.throws(() => parsePlans('{"hobby": {"requestsPerMinute": -1}}'), /"requestsPerMinute" must be a non-negative integer/)
+  t.throws(
+    () => parsePlans('{"hobby": {"requestsPerMinute": -1}}'),
+    /"requestsPerMinute" must be a non-negative integer/,
+  )
   t.throws(() => parsePlans('{"hobby": {"requestsPerMinute": 1.5}}'), /non-negative integer/)
   t.throws(() => parsePlans('{"hobby": {"requestsPerMinute": "100"}}'), /non-negative integer, got "100"/)
   t.throws(() => parsePlans('{"hobby": {"rpm": 100}}'), /unknown field "rpm"/)
@@ -50,7 +79,11 @@ t.test('parsePlans rejects bad configuration with a clear message', async (t) =>
 t.test('refused requests get a budget of a tenth of the per-minute limit, at least 10 (H32)', async (t) => {
   t.equal(refusedRequestsPerMinute(DEFAULT_PLANS.hobby!), 10)
   t.equal(refusedRequestsPerMinute(DEFAULT_PLANS.orbit!), 1000)
-  t.equal(refusedRequestsPerMinute({ ...DEFAULT_PLANS.hobby!, requestsPerMinute: 3 }), 3, 'never more than the limit itself')
+  t.equal(
+    refusedRequestsPerMinute({ ...DEFAULT_PLANS.hobby!, requestsPerMinute: 3 }),
+    3,
+    'never more than the limit itself',
+  )
 })
 
 t.test('planFromRecord maps the Plan record', async (t) => {
@@ -63,12 +96,26 @@ t.test('planFromRecord maps the Plan record', async (t) => {
       emails_per_month: 10,
       updated_at: 0,
     }),
-    { name: 'launch', requestsPerMinute: 7, eventsPerSecond: 8, eventsPerMonth: 9, emailsPerMonth: 10, testEventsPerMonth: 9 },
+    {
+      name: 'launch',
+      requestsPerMinute: 7,
+      eventsPerSecond: 8,
+      eventsPerMonth: 9,
+      emailsPerMonth: 10,
+      testEventsPerMonth: 9,
+    },
   )
 })
 
 t.test('planNamed: a Plan record wins over the configured plan, an unknown name falls back', async (t) => {
-  const record = { name: 'Launch', requests_per_minute: 7, events_per_second: 8, events_per_month: 9, emails_per_month: 10, updated_at: 0 }
+  const record = {
+    name: 'Launch',
+    requests_per_minute: 7,
+    events_per_second: 8,
+    events_per_month: 9,
+    emails_per_month: 10,
+    updated_at: 0,
+  }
   t.equal(planNamed('launch', [record], DEFAULT_PLANS).requestsPerMinute, 7)
   t.equal(planNamed('LAUNCH', [], DEFAULT_PLANS).requestsPerMinute, 1000)
   t.equal(planNamed('nope', [], DEFAULT_PLANS).name, 'hobby')

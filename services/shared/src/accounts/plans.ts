@@ -65,7 +65,13 @@ export const DEFAULT_PLANS: Readonly<Record<string, Plan>> = Object.freeze({
   }),
 })
 
-const LIMIT_FIELDS = ['requestsPerMinute', 'eventsPerSecond', 'eventsPerMonth', 'emailsPerMonth', 'testEventsPerMonth'] as const
+const LIMIT_FIELDS = [
+  'requestsPerMinute',
+  'eventsPerSecond',
+  'eventsPerMonth',
+  'emailsPerMonth',
+  'testEventsPerMonth',
+] as const
 type LimitField = (typeof LIMIT_FIELDS)[number]
 /** Fields a new plan may leave out, and what they default to (H33: the test cap is the live one). */
 const OPTIONAL_FIELDS: Partial<Record<LimitField, (l: Record<LimitField, number>) => number>> = {
@@ -135,7 +141,8 @@ export function parsePlans(json: string, base: Readonly<Record<string, Plan>> = 
     for (const f of LIMIT_FIELDS) {
       const v = fields[f]
       if (v === undefined) {
-        if (prev === undefined && OPTIONAL_FIELDS[f] === undefined) throw new Error(`plan "${rawName}": missing "${f}" (required for a new plan)`)
+        if (prev === undefined && OPTIONAL_FIELDS[f] === undefined)
+          throw new Error(`plan "${rawName}": missing "${f}" (required for a new plan)`)
         if (prev !== undefined) limits[f] = prev[f]
         continue
       }
@@ -154,7 +161,11 @@ export function parsePlans(json: string, base: Readonly<Record<string, Plan>> = 
  * The plan an account names: a Plan record from the accounts topic wins over the configured plan of
  * that name; an unknown name gets the fallback plan. (The key table keeps the same rule in a map.)
  */
-export function planNamed(name: string, records: Iterable<PlanRecord>, configured: Readonly<Record<string, Plan>>): Plan {
+export function planNamed(
+  name: string,
+  records: Iterable<PlanRecord>,
+  configured: Readonly<Record<string, Plan>>,
+): Plan {
   const key = normalizePlanName(name)
   for (const p of records) if (normalizePlanName(p.name) === key) return planFromRecord(p)
   return configured[key] ?? configured[FALLBACK_PLAN_NAME]!

@@ -71,18 +71,23 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
     ...(cfg.sasl ? { sasl: cfg.sasl as KafkaConfig['sasl'] } : {}),
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 100, retries: 8 },
-    logCreator: () => ({ namespace, level, log: entry }) => {
-      const { message, timestamp: _t, logger: _l, ...rest } = entry as Record<string, unknown>
-      // kafkajs warns loudly about rebalances it handles itself and about its partitioner change;
-      // nothing else is hidden (its producer warnings are how a durability problem shows first).
-      if (level === logLevel.WARN && /rebalanc|partitioner/i.test(String(message))) return
-      // Retriable broker answers (a coordinator loading, a transaction still completing) are retried
-      // by kafkajs; not errors for us.
-      if (namespace === 'Connection' && /coordinator|not available|loading|leader|concurrent/i.test(String(rest.error))) {
-        log.debug(`kafka: ${message}`, { namespace, ...rest })
-        return
-      }
-      log[toLog(level)](`kafka: ${message}`, { namespace, ...rest })
-    },
+    logCreator:
+      () =>
+      ({ namespace, level, log: entry }) => {
+        const { message, timestamp: _t, logger: _l, ...rest } = entry as Record<string, unknown>
+        // kafkajs warns loudly about rebalances it handles itself and about its partitioner change;
+        // nothing else is hidden (its producer warnings are how a durability problem shows first).
+        if (level === logLevel.WARN && /rebalanc|partitioner/i.test(String(message))) return
+        // Retriable broker answers (a coordinator loading, a transaction still completing) are retried
+        // by kafkajs; not errors for us.
+        if (
+          namespace === 'Connection' &&
+          /coordinator|not available|loading|leader|concurrent/i.test(String(rest.error))
+        ) {
+          log.debug(`kafka: ${message}`, { namespace, ...rest })
+          return
+        }
+        log[toLog(level)](`kafka: ${message}`, { namespace, ...rest })
+      },
   })
 }

@@ -3,8 +3,17 @@ import { userKey, type ErasureRecord } from '../../../../schemas/records.js'
 import { erases, ErasureSet } from './erasure-set.js'
 
 const erasure = (over: Partial<ErasureRecord> = {}): ErasureRecord => ({
-  erasure_id: 'e1', account_id: 'acme', user_id: 'u1', requested_by: 'test', requested_at: 1000, suppress: false,
-  projections_purged_at: null, history_unreadable_at: null, disk_gone_at: null, updated_at: 1000, ...over,
+  erasure_id: 'e1',
+  account_id: 'acme',
+  user_id: 'u1',
+  requested_by: 'test',
+  requested_at: 1000,
+  suppress: false,
+  projections_purged_at: null,
+  history_unreadable_at: null,
+  disk_gone_at: null,
+  updated_at: 1000,
+  ...over,
 })
 
 t.test('an erasure covers what was received up to the request; with suppression, everything', async (t) => {
@@ -34,5 +43,8 @@ t.test('suppressed ids per account follow the latest request', async (t) => {
   set.apply(erasure({ erasure_id: 'e2', suppress: false, requested_at: 2000 }))
   t.equal(set.suppressedOf('acme'), undefined, 'a later request without suppression lifts it')
   t.equal(set.size, 1)
-  t.same(set.list('acme').map((e) => e.erasure_id), ['e2'])
+  t.same(
+    set.list('acme').map((e) => e.erasure_id),
+    ['e2'],
+  )
 })

@@ -55,6 +55,8 @@ export class ErasureSet {
 
   list(accountId?: string): ErasureRecord[] {
     const all = [...this.byKey.values()]
-    return (accountId === undefined ? all : all.filter((e) => e.account_id === accountId)).sort((a, b) => b.requested_at - a.requested_at)
+    return (accountId === undefined ? all : all.filter((e) => e.account_id === accountId)).sort(
+      (a, b) => b.requested_at - a.requested_at,
+    )
   }
 }

@@ -10,10 +10,18 @@ import type { Readiness } from '../wait-for.js'
 import { followAccounts, type AccountsFollower } from '../accounts/accounts-log.js'
 
 export class ErasureWriter {
-  constructor(private readonly producer: Producer, private readonly codec: Codec, private readonly topic: string) {}
+  constructor(
+    private readonly producer: Producer,
+    private readonly codec: Codec,
+    private readonly topic: string,
+  ) {}
 
   async write(e: ErasureRecord): Promise<void> {
-    await this.producer.send({ topic: this.topic, acks: -1, messages: [{ key: erasureKey(e.account_id, e.user_id), value: this.codec.encode('Erasure', e) }] })
+    await this.producer.send({
+      topic: this.topic,
+      acks: -1,
+      messages: [{ key: erasureKey(e.account_id, e.user_id), value: this.codec.encode('Erasure', e) }],
+    })
   }
 }
 
@@ -27,9 +35,16 @@ export function followErasures(
   log: Logger,
   opts: { groupPrefix?: string; readiness?: Readiness; signal?: AbortSignal } = {},
 ): Promise<AccountsFollower> {
-  return followAccounts<{ kind: 'Erasure'; value: ErasureRecord }>(kafka, codec, topic, (entry) => apply(entry.value), log, {
-    ...opts,
-    groupPrefix: opts.groupPrefix ?? 'erasures-follower',
-    kinds: ['Erasure'],
-  })
+  return followAccounts<{ kind: 'Erasure'; value: ErasureRecord }>(
+    kafka,
+    codec,
+    topic,
+    (entry) => apply(entry.value),
+    log,
+    {
+      ...opts,
+      groupPrefix: opts.groupPrefix ?? 'erasures-follower',
+      kinds: ['Erasure'],
+    },
+  )
 }

@@ -30,12 +30,21 @@ export class PrivacyAdmin {
   private readonly writer: ErasureWriter
   private readonly waiters = new SeenWaiters()
 
-  constructor(private readonly kafka: Kafka, producer: Producer, private readonly codec: Codec, private readonly topic: string, private readonly log: Logger) {
+  constructor(
+    private readonly kafka: Kafka,
+    producer: Producer,
+    private readonly codec: Codec,
+    private readonly topic: string,
+    private readonly log: Logger,
+  ) {
     this.writer = new ErasureWriter(producer, codec, topic)
   }
 
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
-    this.follower = await followErasures(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, { groupPrefix: 'privacy-admin', ...opts })
+    this.follower = await followErasures(this.kafka, this.codec, this.topic, (e) => this.apply(e), this.log, {
+      groupPrefix: 'privacy-admin',
+      ...opts,
+    })
     await this.follower.ready
   }
 
@@ -50,7 +59,8 @@ export class PrivacyAdmin {
 
   /** Appends a new erasure request; a repeated request for the same person starts over (all steps again). */
   async requestErasure(r: ErasureRequest): Promise<ErasureRecord> {
-    if (r.userId === '' || r.userId.length > MAX_USER_ID_LENGTH) throw new AdminError('INVALID', `a user id is 1 to ${MAX_USER_ID_LENGTH} characters`)
+    if (r.userId === '' || r.userId.length > MAX_USER_ID_LENGTH)
+      throw new AdminError('INVALID', `a user id is 1 to ${MAX_USER_ID_LENGTH} characters`)
     const now = Date.now()
     const rec: ErasureRecord = {
       erasure_id: randomUUID(),
@@ -75,7 +85,12 @@ export class PrivacyAdmin {
   }
 
   /** Resolves once the request is purged from the projections (its receipt says so), or after `timeoutMs`. */
-  async purged(accountId: string, userId: string, erasureId: string, timeoutMs: number): Promise<ErasureRecord | undefined> {
+  async purged(
+    accountId: string,
+    userId: string,
+    erasureId: string,
+    timeoutMs: number,
+  ): Promise<ErasureRecord | undefined> {
     const done = () => {
       const e = this.erasures.get(accountId, userId)
       return e?.erasure_id === erasureId && e.projections_purged_at !== null
