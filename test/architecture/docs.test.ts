@@ -1,4 +1,4 @@
-// The repo describes itself (issue 11): every environment variable the code reads is in the
+// The repo describes itself (docs/design.md "Code layout"): every environment variable the code reads is in the
 // README's configuration tables, and no link in the README or docs leaves the repository or
 // points to a missing file.
 import t from 'tap'

@@ -24,7 +24,7 @@ export const MAX_EVENT_BYTES = 32 * 1024
 /**
  * Objects and arrays may nest this many levels inside an event, counted from its top-level
  * field (properties: {a: {b: 1}} is 2 levels). Deeper bodies are refused with 400 rather than
- * overflow the stack (issue 9); 32 is far beyond what analytics properties use.
+ * overflow the stack (H25); 32 is far beyond what analytics properties use.
  */
 export const MAX_NESTING_DEPTH = 32
 /** docs/api.md Limits: events per batch request. */

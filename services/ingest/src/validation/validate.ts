@@ -222,7 +222,7 @@ interface Clock {
 
 /**
  * An event time that would be stored before the epoch cannot be written to ClickHouse: refuse
- * it here rather than answer 200 for a record the projector must dead-letter (issue 9). The
+ * it here rather than answer 200 for a record the projector must dead-letter (A4, H9, H26). The
  * check is on the time H13 stores, so a client whose clock and sent_at are both pre-1970 is
  * corrected and accepted, and a sent_at far ahead of the timestamp can push it out of range.
  */
@@ -328,7 +328,7 @@ const PROTO = '__proto__'
  */
 // While scan walks a value it adds to this an upper bound of the length of its JSON.stringify
 // text: a string at most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32,
-// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, issue 10).
+// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, bench/HISTORY.md).
 let lengthBound = 0
 
 function scan(v: unknown, depth: number): number {

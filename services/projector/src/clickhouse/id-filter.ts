@@ -1,6 +1,6 @@
 // A Bloom filter of event_ids: "certainly not seen" or "maybe seen".
 //
-// Why (issue 10): before each insert the writer looks up which of the batch's event_ids are stored
+// Why (bench/HISTORY.md): before each insert the writer looks up which of the batch's event_ids are stored
 // already (H16, writer.ts). That lookup scans the event_id column of the stored rows in the batch's
 // time window, so over a replay its cost grows with the table: a replay of 1,000,000 records into a
 // fresh database spent about as much ClickHouse CPU on lookups as on inserts. A replay loads the ids
