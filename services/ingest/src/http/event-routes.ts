@@ -108,7 +108,7 @@ export async function acceptCheckedItems(
 // The answer as the JSON text Koa would send for the success body, with the content type Koa would
 // set for it: the same bytes on the wire. A string body takes Koa's shortest path; an object goes
 // through its stream/Blob/Response checks, a Content-Length removal and content-type parsing, then
-// is stringified in respond(): 1-3 µs more per request in process (bench/koa-body.ts, bench/HISTORY.md).
+// is stringified in respond(): measurably more per request (bench/koa-body.ts; figures in bench/HISTORY.md).
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 function jsonAnswer(ctx: Ctx, json: string) {
   ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE)

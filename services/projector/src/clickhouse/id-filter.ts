@@ -85,8 +85,8 @@ export class IdFilter {
 }
 
 // Two independent 32-bit hashes of the UTF-16 code units (double hashing, Kirsch-Mitzenmacher):
-// FNV-1a and a multiply-xorshift mix, computed in one pass (two loops over the id were 0.59 µs
-// per UUID, one loop 0.33: a replay hashes every record's id). hash1 returns the first and leaves
+// FNV-1a and a multiply-xorshift mix, computed in one pass (about half the cost of two loops over
+// the id: a replay hashes every record's id). hash1 returns the first and leaves
 // the second in lastHash2, so no pair is allocated per id.
 let lastHash2 = 0
 function hash1(s: string): number {

@@ -83,8 +83,8 @@ function instant(ms: number, field: string, eventId: string): { text: string; ms
   return { text: dateTimeText(ms), ms }
 }
 
-// formatDateTime builds a Date and pads six parts: about 1.5 µs, and a row has two or three
-// instants (bench/HISTORY.md, replay profile). The day part is cached (a replay's records fall on a few
+// formatDateTime builds a Date and pads six parts, and a row has two or three instants: it showed
+// in the replay profile (bench/HISTORY.md). The day part is cached (a replay's records fall on a few
 // thousand days at most; the cache is cleared past DAY_CACHE_MAX) and the time part is arithmetic.
 // Numbers are not an option: current servers refuse a short number as DateTime text.
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'))

@@ -93,10 +93,10 @@ const DATA_ERRORS = new Set([
 
 /** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
 export const RETRY_WINDOW_MS = 48 * 3600 * 1000
-// IN sets for the lookup. bench/HISTORY.md, measured on 18.16 against 1M rows: a tuple of N literals costs the server about 20 µs
-// per literal to parse and evaluate, so the lookup cost more CPU than the insert. One array literal
-// is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: 20,000 ids then
-// cost about 7 µs each, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
+// IN sets for the lookup (bench/HISTORY.md, measured on 18.16 against 1M rows): a tuple of N literals
+// is parsed and evaluated literal by literal, so the lookup cost more CPU than the insert. One array
+// literal is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: about a
+// third of the cost, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
 // max_query_size than the default 256 KiB. The primary key index is used with such a set as with a tuple.
 // Random ids hit most granules of retry_ids, so a lookup reads about the whole table whatever its
 // size: one lookup of a whole 50,000-record insert instead of three of 20,000 cost ClickHouse
