@@ -120,7 +120,7 @@ function showNav() {
 }
 
 function render(...nodes) {
-  main().replaceChildren(...nodes)
+  main().replaceChildren(...nodes.flat())
 }
 
 // Routes are async: a page still loading when the user moves on (or signs out) must not draw over
@@ -362,6 +362,7 @@ function detailRow(item, attrs, when, userCell) {
       },
     },
     h('td', {}, when),
+    h('td', {}, h('span', { class: 'calltype' }, callType(item))),
     h('td', { class: 'name' }, open),
     h('td', { class: 'mono clip' }, userCell),
     h('td', {}, h('span', { class: `badge ${item.environment}` }, item.environment)),
@@ -580,8 +581,31 @@ function envSelect({ value, ...attrs }) {
   sel.value = value || ''
   return sel
 }
+function typeSelect(value, changed, set) {
+  const sel = h(
+    'select',
+    {
+      id: 'filter-type',
+      onchange: (e) => {
+        set(e.target.value)
+        changed()
+      },
+    },
+    h('option', { value: '' }, 'All'),
+    ...TYPES.map((t) => h('option', { value: t }, t)),
+  )
+  sel.value = value
+  return sel
+}
 const eventsHead = (first) =>
-  h('thead', {}, h('tr', {}, ...[first, 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
+  h('thead', {}, h('tr', {}, ...[first, 'Type', 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
+
+// The call types a person recognises from Segment's spec (docs/api.md "Segment-compatible API",
+// H49-H51): page and screen calls are events with reserved names and group calls events named $group,
+// so the type is read from the name; anything else is an event, or an identify (aliases are identifies, H50).
+const CALL_TYPES = { page_viewed: 'page', screen_viewed: 'screen', $group: 'group' }
+const TYPES = ['event', 'page', 'screen', 'group', 'identify']
+const callType = (item) => (item.type === 'identify' ? 'identify' : CALL_TYPES[item.event] || 'event')
 
 function livePage() {
   const MAX = 500
@@ -590,7 +614,12 @@ function livePage() {
   let paused = false
   const seen = new Set()
   const { params } = hashRoute()
-  const f = { event: params.get('event') || '', user: params.get('user') || '', env: params.get('env') || '' }
+  const f = {
+    event: params.get('event') || '',
+    user: params.get('user') || '',
+    env: params.get('env') || '',
+    type: TYPES.includes(params.get('type')) ? params.get('type') : '',
+  }
   let history = 'loading'
   const dot = h('span', { class: 'status-dot' })
   const status = h('span', {}, 'connecting…')
@@ -627,7 +656,8 @@ function livePage() {
   const keep = (i) =>
     (!f.event || (i.event || '').includes(f.event)) &&
     (!f.user || i.user_id.includes(f.user)) &&
-    (!f.env || i.environment === f.env)
+    (!f.env || i.environment === f.env) &&
+    (!f.type || callType(i) === f.type)
   const draw = () => {
     const shown = items.filter(keep)
     const empty = items.length
@@ -640,7 +670,7 @@ function livePage() {
     tbody.replaceChildren(
       ...(shown.length
         ? shown.map((i) => detailRow(i, { 'data-event-id': i.event_id }, liveTime(i.received_at), i.user_id))
-        : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, empty))]),
+        : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, empty))]),
     )
     const again = focused && [...tbody.rows].find((r) => r.dataset.eventId === focused.dataset.eventId)
     if (again) $('button.rowlink', again).focus()
@@ -674,6 +704,12 @@ function livePage() {
       { class: 'panel row' },
       input('event', 'Event name', { id: 'filter-event', placeholder: 'contains…' }),
       input('user', 'User id', { id: 'filter-user', placeholder: 'contains…' }),
+      h(
+        'label',
+        {},
+        'Type',
+        typeSelect(f.type, refilter, (v) => (f.type = v)),
+      ),
       h(
         'label',
         {},
@@ -881,7 +917,7 @@ function eventsTable(rows) {
               h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, title: r.user_id }, r.user_id),
             ),
           )
-        : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))]),
+        : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, 'No events in this range.'))]),
     ),
   )
 }
@@ -1034,8 +1070,25 @@ async function userPage(userId) {
         ),
       ),
     ),
+    anonymousIdsPanel(u.anonymous_ids),
     h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
     erasePanel(u.user_id),
+  )
+}
+
+/** The anonymous ids that now map to this person (H50): their events from before they were known are in the list below. */
+function anonymousIdsPanel(ids) {
+  if (!ids?.length) return []
+  return h(
+    'div',
+    { class: 'panel', id: 'anonymous-ids' },
+    h('h2', {}, 'Anonymous ids'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Visits from before this person was known (Segment identify or alias). Their events are part of the history below.',
+    ),
+    h('ul', { class: 'anonymous-ids' }, ...ids.map((id) => h('li', { class: 'mono', title: id }, id))),
   )
 }
 
