@@ -657,3 +657,32 @@ t.test('a __proto__ key fails only the item that holds it, naming the key (H31)'
     'as a value it is text',
   )
 })
+
+// ---- H71: our own items may carry the visitor's anonymous id
+t.test('anonymous_id: kept on events and identifies, checked as user.id is', async (t) => {
+  const ok = validateSingle({ event: 'page_viewed', user: { id: 'anon_1' }, anonymous_id: 'anon_1' })
+  t.same(ok.ok && ok.item.anonymous_id, 'anon_1', 'a single event keeps it')
+  const b = validateBatch(
+    {
+      sent_at: '2024-05-01T12:00:00Z',
+      events: [
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 'anon_1' },
+        { type: 'event', name: 'signed_up', user: { id: 'ada' }, anonymous_id: 'anon_1' },
+        { type: 'event', name: 'no_anon', user: { id: 'ada' } },
+        { type: 'event', name: 'bad', user: { id: 'ada' }, anonymous_id: '' },
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 7 },
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 'a\u202Eb' },
+      ],
+    },
+    Date.parse('2024-05-01T12:00:00Z'),
+  )
+  if (!b.ok) throw new Error('envelope refused')
+  t.same(
+    b.items.map((r) => (r.ok ? (r.item.anonymous_id ?? null) : paths(r.errors))),
+    ['anon_1', 'anon_1', null, ['/events/3/anonymous_id'], ['/events/4/anonymous_id'], ['/events/5/anonymous_id']],
+  )
+  t.same(
+    single({ event: 'x', user: { id: 'u' }, anonymous_id: 'x'.repeat(256) }).map((e) => e.path),
+    ['/anonymous_id'],
+  )
+})

@@ -30,7 +30,7 @@ export interface EventItem {
   properties: Record<string, unknown>
   context: Record<string, unknown>
   message_id?: string
-  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  /** The visitor's anonymous id (H52): our own items' optional `anonymous_id` (H71), or a Segment call's `anonymousId`. */
   anonymous_id?: string
 }
 
@@ -44,7 +44,7 @@ export interface IdentifyItem {
   timestamp?: string
   context: Record<string, unknown>
   message_id?: string
-  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  /** As on EventItem (H52, H71); on an identify it links the anonymous id to user.id (H50). */
   anonymous_id?: string
 }
 
@@ -459,6 +459,7 @@ interface Common {
   timestamp: string | undefined
   context: Obj | undefined
   message_id: string | undefined
+  anonymous_id: string | undefined
 }
 
 function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Common {
@@ -473,6 +474,11 @@ function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Co
     timestamp,
     context: checkOptionalObject(o.context, `${path}/context`, 'context', errs),
     message_id: checkMessageId(o.message_id, `${path}/message_id`, errs),
+    // H71: optional, with the rules of user.id (H9, H29).
+    anonymous_id:
+      o.anonymous_id === undefined
+        ? undefined
+        : checkName(o.anonymous_id, `${path}/anonymous_id`, 'anonymous_id', errs),
   }
 }
 
@@ -486,6 +492,7 @@ function eventItem(name: string, c: Common, properties: Obj | undefined): EventI
   }
   if (c.timestamp !== undefined) item.timestamp = c.timestamp
   if (c.message_id !== undefined) item.message_id = c.message_id
+  if (c.anonymous_id !== undefined) item.anonymous_id = c.anonymous_id
   return item
 }
 
@@ -570,6 +577,7 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
   if (email !== undefined) item.email = email
   if (common.timestamp !== undefined) item.timestamp = common.timestamp
   if (common.message_id !== undefined) item.message_id = common.message_id
+  if (common.anonymous_id !== undefined) item.anonymous_id = common.anonymous_id
   return { index, ok: true, item }
 }
 
