@@ -17,24 +17,25 @@ export const personIds = (run: string, i: number) => ({
   group: `${run}-group-${i % GROUPS}`,
 })
 
-/** Waits until the run's rows are all projected, then checks them against the messageIds the library sent. */
+/** Waits until the run's rows (of `people` people) are all projected, then checks them against the messageIds the library sent. */
 export async function checkScenario(
   t: Test,
   s: TestServices,
   accountId: string,
   run: string,
   messageIds: Set<string>,
+  people = PEOPLE,
 ): Promise<void> {
   const db = s.database
   const where = `account_id = '${accountId}' AND (user_id LIKE '${run}-%')`
-  t.equal(messageIds.size, PEOPLE * 6, 'the library sent one messageId per call')
+  t.equal(messageIds.size, people * 6, 'the library sent one messageId per call')
   await s.waitForRows(
-    `SELECT count() AS c FROM ${db}.events FINAL WHERE ${where} HAVING c >= ${PEOPLE * 4}`,
+    `SELECT count() AS c FROM ${db}.events FINAL WHERE ${where} HAVING c >= ${people * 4}`,
     1,
     120_000,
   )
   await s.waitForRows(
-    `SELECT count() AS c FROM ${db}.identifies FINAL WHERE ${where} HAVING c >= ${PEOPLE * 2}`,
+    `SELECT count() AS c FROM ${db}.identifies FINAL WHERE ${where} HAVING c >= ${people * 2}`,
     1,
     120_000,
   )
@@ -44,30 +45,30 @@ export async function checkScenario(
   t.same(
     byType.map((r) => [r.event, Number(r.n)]),
     [
-      ['$group', PEOPLE],
-      ['page_viewed', PEOPLE],
-      ['screen_viewed', PEOPLE],
-      ['signup_completed', PEOPLE],
+      ['$group', people],
+      ['page_viewed', people],
+      ['screen_viewed', people],
+      ['signup_completed', people],
     ],
     'exact counts per call type',
   )
   const stored = await s.query<{ message_id: string }>(
     `SELECT message_id FROM ${db}.events FINAL WHERE ${where} UNION ALL SELECT message_id FROM ${db}.identifies FINAL WHERE ${where}`,
   )
-  t.equal(stored.length, PEOPLE * 6, 'one row per call: identifies and aliases in identifies, the rest in events')
+  t.equal(stored.length, people * 6, 'one row per call: identifies and aliases in identifies, the rest in events')
   t.same(new Set(stored.map((r) => r.message_id)), messageIds, 'every messageId stored, once')
   const raw = await s.query<{ n: string | number }>(`SELECT count() AS n FROM ${db}.events WHERE ${where}`)
   t.comment(`events rows before de-duplication: ${raw[0]!.n}`)
   const links = await s.query<{ n: string | number }>(
     `SELECT count() AS n FROM ${db}.identity_map WHERE account_id = '${accountId}' AND id LIKE '${run}-%' AND person_id = replaceRegexpOne(replaceRegexpOne(id, '-anon-', '-user-'), '-old-', '-user-')`,
   )
-  t.equal(Number(links[0]!.n), PEOPLE * 2, 'each anonymous id and each aliased id maps to its person')
+  t.equal(Number(links[0]!.n), people * 2, 'each anonymous id and each aliased id maps to its person')
   const persons = await s.query<{ n: string | number; ids: string | number }>(
     `SELECT uniqExact(person_id) AS n, uniqExact(user_id) AS ids FROM ${db}.events_by_person WHERE ${where} AND event IN ('page_viewed', 'screen_viewed', 'signup_completed')`,
   )
   t.same(
     [Number(persons[0]!.n), Number(persons[0]!.ids)],
-    [PEOPLE, PEOPLE * 2],
+    [people, people * 2],
     'anonymous views and the signup count one person each (two ids each)',
   )
   const groups = await s.query<{ n: string | number }>(

@@ -50,6 +50,9 @@ const WHITE_SPACE_CLASS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\
 const EMAIL_CHAR = `[^@${CONTROL_CHAR_CLASS}${WHITE_SPACE_CLASS}]`
 export const EMAIL_PATTERN = `^(?:${EMAIL_CHAR}+@${EMAIL_CHAR}+)?$`
 
+/** H31: no object of an event or a body may have a key `__proto__` (the service refuses it). */
+const NOT_PROTO = { not: { const: '__proto__' } }
+
 const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schema, { $id })
 
 const Name = (description: string) =>
@@ -92,6 +95,7 @@ const JsonObject = (title: string, description: string, options: Record<string, 
       title,
       description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
       additionalProperties: true,
+      propertyNames: NOT_PROTO,
       ...options,
     },
   )
@@ -102,7 +106,7 @@ const TraitsObject = (title: string, description: string) =>
     title,
     `${description} At most ${MAX_TRAIT_KEYS} top-level keys, each at most ${MAX_TRAIT_KEY_LENGTH} characters (H28). ` +
       'A string `email` sets the profile e-mail (H10) and must then be an address as user.email is (H30).',
-    { maxProperties: MAX_TRAIT_KEYS, propertyNames: { maxLength: MAX_TRAIT_KEY_LENGTH } },
+    { maxProperties: MAX_TRAIT_KEYS, propertyNames: { maxLength: MAX_TRAIT_KEY_LENGTH, ...NOT_PROTO } },
   )
 
 const Traits = TraitsObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
@@ -131,6 +135,7 @@ const User = Type.Object(
     title: 'User',
     description: 'The user an event concerns. Must be an object with id; the bare-string form was removed in v1.',
     additionalProperties: true,
+    propertyNames: NOT_PROTO,
   },
 )
 export const UserSchema = withId(User, 'User')
@@ -155,6 +160,7 @@ export const EventBodySchema = Type.Object(
     title: 'Event',
     description: 'One event (POST /v1/event). The event name field is `event`; `name` is accepted only in batch items.',
     additionalProperties: true,
+    propertyNames: NOT_PROTO,
   },
 )
 
@@ -178,6 +184,7 @@ const batchEventItem = Type.Object(
     title: 'BatchEventItem',
     description: 'A batch item recording an event. Either `event` or `name` carries the event name (H10).',
     additionalProperties: true,
+    propertyNames: NOT_PROTO,
     anyOf: [{ required: ['event'] }, { required: ['name'] }],
   },
 )
@@ -202,6 +209,7 @@ const batchIdentifyItem = Type.Object(
     description:
       'A batch item updating the user profile; creates no event. `email` in traits or user.email sets the profile email (H10).',
     additionalProperties: true,
+    propertyNames: NOT_PROTO,
   },
 )
 
@@ -231,6 +239,7 @@ export const BatchBodySchema = Type.Object(
     title: 'Batch',
     description: 'A batch of events and identifies (POST /v1/events).',
     additionalProperties: true,
+    propertyNames: NOT_PROTO,
   },
 )
 
