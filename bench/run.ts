@@ -6,9 +6,10 @@
 //
 //   npm run bench -- [--quick] [--soak [--soak-seconds 300]] [--duration 20] [--connections 50]
 //                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--plain-pool 1,4] [--profile]
-//                    [--only baseline,single,batch,e2e,plans,replay] [--e2e-rate 1000]
+//                    [--only baseline,single,batch,track,segbatch,e2e,plans,replay] [--e2e-rate 1000]
 //                    [--e2e-connections 100] [--replay-records 1000000] [--replay-targets fresh,live,live-again]
-// --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
+// --only track,segbatch times the Segment-compatible /v1/track and /v1/batch with the events of single and
+// batch (not in the default set). --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
 // it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
 // second local stack (see stackEnv). Ingest gets production's node flags
 // (services/shared/src/node-flags.ts); BENCH_INGEST_NODE_ARGS replaces them ("" for none) to try
@@ -55,6 +56,8 @@ import {
   type LoadFigures,
   type E2EFigures,
   type PlanDemo,
+  segmentTrackBody,
+  segmentBatchBody,
 } from './load.js'
 
 const { values: args } = parseArgs({
@@ -113,6 +116,9 @@ interface VariantResult {
   env: Record<string, string>
   single?: Measured
   batch?: Measured
+  /** The Segment-compatible endpoints with the same events (--only track, segbatch). */
+  track?: Measured
+  segmentBatch?: Measured
   /** The projector while the batch run went on (bench/HISTORY.md, live projection). */
   batchProjection?: LagFigures & { projectorCpuUsPerEvent: number | null }
 }
@@ -379,6 +385,28 @@ async function main() {
         ingestMetricsUrl,
       )
     }
+    if (only.has('track')) {
+      say(`[${v.label}] POST /v1/track, ${connections} connections, ${durationSec}s`)
+      r.track = await measured(
+        ingest,
+        () => runLoad(`${ingestUrl}/v1/track`, { ...settings, body: segmentTrackBody(), key: unlimited.key }),
+        ingestMetricsUrl,
+      )
+    }
+    if (only.has('segbatch')) {
+      say(`[${v.label}] POST /v1/batch (${BATCH} per request), ${connections} connections, ${durationSec}s`)
+      r.segmentBatch = await measured(
+        ingest,
+        () =>
+          runLoad(`${ingestUrl}/v1/batch`, {
+            ...settings,
+            body: segmentBatchBody(BATCH),
+            key: unlimited.key,
+            eventsPerRequest: BATCH,
+          }),
+        ingestMetricsUrl,
+      )
+    }
     if (only.has('batch')) {
       say(`[${v.label}] POST /v1/events (${BATCH} per request), ${connections} connections, ${durationSec}s`)
       const p0 = cpuSeconds(projector.pid)
@@ -594,6 +622,30 @@ function printTable(
         ratio(v.single),
         v.single.ingestCpuUsPerEvent,
         v.single.recordsPerFlush,
+      ])
+    if (v.track)
+      row([
+        `/v1/track [${v.label}]`,
+        v.track.eventsPerSec,
+        v.track.requestsPerSec,
+        v.track.latencyMs.p50,
+        v.track.latencyMs.p99,
+        errs(v.track),
+        ratio(v.track),
+        v.track.ingestCpuUsPerEvent,
+        v.track.recordsPerFlush,
+      ])
+    if (v.segmentBatch)
+      row([
+        `/v1/batch x${BATCH} [${v.label}]`,
+        v.segmentBatch.eventsPerSec,
+        v.segmentBatch.requestsPerSec,
+        v.segmentBatch.latencyMs.p50,
+        v.segmentBatch.latencyMs.p99,
+        errs(v.segmentBatch),
+        ratio(v.segmentBatch),
+        v.segmentBatch.ingestCpuUsPerEvent,
+        v.segmentBatch.recordsPerFlush,
       ])
     if (v.batch)
       row([
