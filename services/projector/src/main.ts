@@ -116,6 +116,19 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     ? undefined
     : new AccountRetention(ch, cfg.clickhouse.database, retentionRules, log, { registry: metrics.registry })
   let retentionFollower: AccountsFollower | undefined
+  // In the background: the consume loop and a stop never wait for it (a registry away stalls the follower).
+  const startAccountRetention = async (job: AccountRetention) => {
+    try {
+      const follow = () =>
+        followRetention(kafka, codec, cfg.topics.accounts, retentionRules, log, 'projector-retention', stopping.signal)
+      retentionFollower = await waitFor('kafka', follow, log, { ...waits, retryIf: isKafkaUnavailable })
+      if (stopping.signal.aborted) return void (await retentionFollower.stop())
+      await retentionFollower.ready
+      if (!stopping.signal.aborted) job.start(3600_000)
+    } catch (err) {
+      if (!stopping.signal.aborted) log.error('account retention (H60) not started', { err: err as Error })
+    }
+  }
 
   return {
     deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures, accountRetention },
@@ -140,13 +153,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
       await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
       await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
-      if (accountRetention) {
-        const follow = () =>
-          followRetention(kafka, codec, cfg.topics.accounts, retentionRules, log, 'projector-retention')
-        retentionFollower = await waitFor('kafka', follow, log, { ...waits, retryIf: isKafkaUnavailable })
-        await retentionFollower.ready
-        accountRetention.start(3600_000)
-      }
+      if (accountRetention) void startAccountRetention(accountRetention)
       log.info('projector consuming', { groupId: cfg.groupId })
       return server
     },
@@ -154,11 +161,11 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       stopping.abort()
       retention?.close()
       accountRetention?.close()
-      await retentionFollower?.stop()
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
       await erasures.stop()
+      await retentionFollower?.stop()
       await producer.disconnect()
       await ch.close()
     },

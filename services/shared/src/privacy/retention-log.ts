@@ -14,10 +14,12 @@ export function followRetention(
   rules: RetentionRules,
   log: Logger,
   groupPrefix: string,
+  signal?: AbortSignal,
 ): Promise<AccountsFollower> {
   return followAccounts(kafka, codec, topic, (e) => e.kind === 'Account' && rules.apply(e.value), log, {
     groupPrefix,
     kinds: ['Account'],
+    signal,
   })
 }
 
