@@ -6,7 +6,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { PrivacyAdmin } from '../../services/shared/src/privacy/privacy-admin.js'
 import type { ErasureRecord } from '../../schemas/records.js'
-import { personTables } from '../../services/projector/src/privacy/purge.js'
 
 export interface ErasurePartSettings {
   ingestUrl: string
@@ -35,10 +34,16 @@ export async function seedPerson(s: ErasurePartSettings): Promise<string[]> {
       body: JSON.stringify({ event: 'drill_erased', user: { id: s.userId, email: `${s.userId}@example.test` } }),
       signal: AbortSignal.timeout(30_000),
     })
-    const body = (await res.json().catch(() => null)) as { event_id?: string } | null
-    if (res.status === 200 && body?.event_id) ids.push(body.event_id)
+    const id = res.status === 200 ? acceptedEventId(await res.json().catch(() => null)) : undefined
+    if (id !== undefined) ids.push(id)
   }
   return ids
+}
+
+/** The event id of a 200 to /v1/event: `data.results[0].event_id` (docs/api.md). */
+export function acceptedEventId(body: unknown): string | undefined {
+  const r = (body as { data?: { results?: { success?: boolean; event_id?: unknown }[] } } | null)?.data?.results?.[0]
+  return r?.success !== false && typeof r?.event_id === 'string' ? r.event_id : undefined
 }
 
 /** Requests the erasure, again while a fault refuses it, until `timeoutMs`. */
@@ -91,7 +96,16 @@ export async function erasureLeftovers(
   seeded: string[],
 ): Promise<string[]> {
   const problems: string[] = []
-  for (const table of await personTables(ch, db)) {
+  // Every table with a person's rows, as the projector's purge finds them (A12).
+  const tables = await (
+    await ch.query({
+      query: `SELECT table FROM system.columns WHERE database = '${db}' AND name IN ('account_id', 'user_id')
+        AND table IN (SELECT name FROM system.tables WHERE database = '${db}' AND engine LIKE '%MergeTree')
+        GROUP BY table HAVING count() = 2`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ table: string }>()
+  for (const { table } of tables) {
     const left = await rows(ch, `SELECT count() AS n FROM ${db}.${table} FINAL WHERE user_id = '${s.userId}'`)
     if (left > 0) problems.push(`${left} rows of the erased person are left in ${table}`)
   }
