@@ -3,11 +3,12 @@
 // them is returned (FINAL or not), newer rows and other accounts' old rows stay, the monthly usage
 // counts are unchanged, and a replay into a fresh database writes none of the old ones.
 import t from 'tap'
+import { Registry } from 'prom-client'
 import { startServices, waitUntil } from '../support/harness.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { runReplayCommand } from '../../services/projector/src/replay/index.js'
+import { parseReplayArgs, runReplayCommand } from '../../services/projector/src/replay/index.js'
 import { AccountRetention } from '../../services/projector/src/retention/account-retention.js'
 import { loadRetention } from '../../services/shared/src/privacy/retention-log.js'
 import { retentionCutoff } from '../../services/shared/src/privacy/retention.js'
@@ -62,7 +63,8 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
   const rules = await loadRetention(kafka, codec, cfg.topics.accounts, log)
   t.equal(rules.cutoffOf(kept.accountId, now), cutoff, 'the retention is read from the accounts topic')
 
-  const run = await new AccountRetention(s.ch, db, rules, log, { now: () => now, pollMs: 50 }).runOnce()
+  const registry = new Registry()
+  const run = await new AccountRetention(s.ch, db, rules, log, { now: () => now, pollMs: 50, registry }).runOnce()
   t.same(
     run.removed.map((r) => [r.table, r.rows]),
     [
@@ -71,6 +73,10 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
     ],
     'the job deleted the expired events and identify',
   )
+  const metrics = await registry.metrics()
+  t.match(metrics, /^projector_retention_rows_removed 3$/m, 'the metrics say how many rows went')
+  t.match(metrics, new RegExp(`^projector_retention_last_run_seconds ${now / 1000}$`, 'm'), 'and when')
+  t.match(metrics, /^projector_retention_lag_seconds 0$/m, 'and how long ago, by the same clock')
   for (const table of ['events', 'identifies']) {
     t.same(await older(db, table), [], `no ${table} row older than the cutoff`)
     t.same(await older(db, table, 'FINAL'), [], `nor with FINAL (${table})`)
@@ -92,19 +98,10 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
 
   const fresh = `${db}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
-  await runReplayCommand(
-    cfg,
-    {
-      topics: ['events', 'identifies'],
-      from: { kind: 'beginning' },
-      target: 'fresh',
-      database: fresh,
-      swap: false,
-      dlq: true,
-      json: false,
-    },
-    { log, now: () => now },
-  )
+  // As an operator runs it: npm run replay -- --target fresh --database NAME
+  const cmd = parseReplayArgs(['--target', 'fresh', '--database', fresh])
+  if (cmd === 'help') throw new Error('unexpected usage answer')
+  await runReplayCommand(cfg, cmd, { log, now: () => now })
   for (const table of ['events', 'identifies'])
     t.same(await older(fresh, table), [], `the replay wrote no old ${table}`)
   t.equal(

@@ -11,6 +11,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { Gauge, type Registry } from 'prom-client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import type { Logger } from '../../../shared/src/log.js'
+import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
@@ -32,7 +33,10 @@ export interface AccountRetentionOptions {
 }
 
 export class AccountRetention {
-  private timer: NodeJS.Timeout | undefined
+  private readonly periodic = new Periodic(
+    () => this.runOnce(),
+    (err) => this.log.warn('account retention failed; trying again later', { err }),
+  )
   private readonly now: () => number
   private readonly sleep: (ms: number) => Promise<void>
   private readonly gauges?: { lastRun: Gauge; removed: Gauge; lag: Gauge }
@@ -78,19 +82,11 @@ export class AccountRetention {
 
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
   start(intervalMs: number): void {
-    const pass = () => {
-      this.runOnce()
-        .catch((err) => this.log.warn('account retention failed; trying again later', { err: err as Error }))
-        .finally(() => {
-          if (this.timer !== undefined) this.timer = setTimeout(pass, intervalMs).unref()
-        })
-    }
-    this.timer = setTimeout(pass, 0).unref()
+    this.periodic.start(intervalMs)
   }
 
   close(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    this.periodic.close()
   }
 
   /** Seconds since the last completed run (how stale the deletions may be); 0 before the first. */
