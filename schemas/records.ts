@@ -62,6 +62,8 @@ export interface AccountRecord {
   revoked_sessions?: RevokedSession[]
   /** H56; optional here only for literals written before v3 (decoded records default to 'full'). */
   ip_handling?: IpHandling
+  /** H60: months of events kept; 0 (the default) keeps them for ever. Optional only for literals written before v4. */
+  retention_months?: number
 }
 
 /** What ingest keeps of the client IP (H56): as received, truncated, or nothing. */

@@ -3,6 +3,7 @@
 //   erase --account ACME --user U [--suppress] [--no-wait]
 //   list --account ACME [--json]
 //   ip --account ACME --mode full|truncated|none
+//   retention --account ACME --months 12   (0: for ever, H60)
 import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
 import { openPrivacy, runCli } from './admin-context.js'
@@ -14,7 +15,9 @@ const USAGE = `usage: npm run privacy -- <command>
                                                               their new events are refused (403 USER_SUPPRESSED);
                                                               waits up to 60 s for the projections to be purged
   list --account ID [--json]                                  erasure requests and their receipts, newest first
-  ip --account ID --mode full|truncated|none                  what ingest keeps of the client IP (default full)`
+  ip --account ID --mode full|truncated|none                  what ingest keeps of the client IP (default full)
+  retention --account ID --months N                           keep N months of events (1-120); 0 keeps them for ever
+                                                              (the default); older events leave ClickHouse and replays`
 
 /** How long `erase` waits for the receipt: the projections are purged within 60 s (docs/privacy.md). */
 const RECEIPT_WAIT_MS = 60_000
@@ -34,6 +37,7 @@ type Options = {
   account: string
   user?: string
   mode?: string
+  months?: string
   suppress?: boolean
   'no-wait'?: boolean
   json?: boolean
@@ -67,6 +71,17 @@ const COMMANDS: Record<string, (o: Options, c: Clients) => Promise<number>> = {
     console.log(`Account ${r.account_id} keeps the client IP: ${r.ip_handling}.`)
     return 0
   },
+  async retention(o, { admin }) {
+    if (o.months === undefined || !/^\d+$/.test(o.months)) throw new AdminError('INVALID', 'retention needs --months N')
+    const r = await admin.setRetention(o.account, Number(o.months))
+    const months = r.retention_months ?? 0
+    console.log(
+      months === 0
+        ? `Account ${r.account_id} keeps its events for ever.`
+        : `Account ${r.account_id} keeps ${months} months of events; older ones leave ClickHouse at the projector's next retention run.`,
+    )
+    return 0
+  },
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -77,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
       account: { type: 'string' },
       user: { type: 'string' },
       mode: { type: 'string' },
+      months: { type: 'string' },
       suppress: { type: 'boolean' },
       'no-wait': { type: 'boolean' },
       json: { type: 'boolean' },

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openAdmin } from '../admin-context.js'
+import { openPrivacy } from '../admin-context.js'
 import { createKafka } from '../../services/shared/src/kafka.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -25,6 +25,14 @@ import {
   type Verdict,
 } from './report.js'
 import type { DrillOptions } from './options.js'
+import {
+  awaitReceipt,
+  erasureLeftovers,
+  requestDuringFault,
+  seedPerson,
+  type ErasurePartSettings,
+} from './erasure-part.js'
+import type { ErasureRecord } from '../../schemas/records.js'
 
 export interface DrillResult {
   runId: string
@@ -54,12 +62,14 @@ export async function runDrill(
   const stack = new OwnStack(root, o.stackDir, o.ports)
   const services: ManagedService[] = []
   let load: SteadyLoad | undefined
+  let closePrivacy: (() => Promise<void>) | undefined
   // Ctrl-C in the middle must not leave a stopped broker or orphaned services behind.
   const onSignal = () => void cleanup().finally(() => process.exit(130))
   const cleanup = async () => {
     // First resume a stalled broker (a no-op otherwise), so requests held by it end and the stack can stop.
     if (stack.pid('kafka')) stack.signal('kafka', 'SIGCONT')
     await load?.stop().catch(() => undefined)
+    await closePrivacy?.().catch(() => undefined)
     for (const s of services) await s.signal('SIGKILL').catch(() => undefined)
     if (!o.keepStack) await stack.down().catch((err) => say(`stack down failed: ${err.message}`))
   }
@@ -104,11 +114,23 @@ export async function runDrill(
     await projector.startHealthy()
     await ingest.startHealthy()
 
-    const { admin, close: closeAdmin } = await openAdmin({ ...process.env, ...env, LOG_LEVEL: 'error' })
+    const opened = await openPrivacy({ ...process.env, ...env, LOG_LEVEL: 'error' })
+    closePrivacy = opened.close
     const accountId = `drill_${runId}`
-    await admin.createAccount({ accountId, plan: 'unlimited' })
-    const { secret } = await admin.createKey({ accountId, name: 'drill', type: 'live' })
-    await closeAdmin()
+    await opened.admin.createAccount({ accountId, plan: 'unlimited' })
+    const { secret } = await opened.admin.createKey({ accountId, name: 'drill', type: 'live' })
+    // A12: one person of the account is erased while the faults run (erasure-part.ts).
+    const erasure: ErasurePartSettings = {
+      ingestUrl,
+      key: secret,
+      accountId,
+      userId: `drill_erased_${runId}`,
+      count: 20,
+      timeoutMs: 180_000,
+    }
+    const erasureFault = o.faults.includes('projector-kill') ? 'projector-kill' : o.faults[0]
+    let erasureWindow: FaultWindow | undefined
+    let erasureRequested: Promise<ErasureRecord> | undefined
 
     load = new SteadyLoad({
       ingestUrl,
@@ -124,6 +146,8 @@ export async function runDrill(
       { name: 'baseline', title: 'no fault (baseline)', startedAt: Date.now(), endedAt: 0, notes: [], problems: [] },
     ]
     await load.untilAccepted(30_000)
+    const seeded = await seedPerson(erasure)
+    say(`${seeded.length} events of ${erasure.userId}, to be erased at ${erasureFault ?? 'no fault'}`)
     load.start()
     say(`load running: ${o.rate} events/s on /v1/event and ${o.batchRate} batch(es) of ${o.batchSize}/s on /v1/events`)
     await sleep(o.baselineSeconds * 1000)
@@ -149,6 +173,12 @@ export async function runDrill(
       windows.at(-1)!.endedAt = w.startedAt
       windows.push(w)
       say(`fault: ${w.title}`)
+      if (name === erasureFault) {
+        // A moment into the fault, so the request and the purge meet it.
+        erasureWindow = w
+        erasureRequested = sleep(1000).then(() => requestDuringFault(opened.privacy, erasure, say))
+        erasureRequested.catch(() => undefined)
+      }
       try {
         const r = await fault.inject(ctx)
         w.notes.push(...r.notes)
@@ -178,7 +208,25 @@ export async function runDrill(
     windows.at(-1)!.endedAt = Date.now() + 1
     say(`load stopped: ${load.outcomes.length} requests; reconciling`)
 
-    const rec = await reconcile(env, runId, o, say)
+    let erased: string[] = []
+    if (erasureWindow && erasureRequested) {
+      const r = await awaitReceipt(opened.privacy, erasure, erasureRequested)
+      // Without events of the person the check below could not fail.
+      if (seeded.length === 0) r.problems.push('the person to erase had no acknowledged event; nothing was checked')
+      erasureWindow.notes.push(...r.notes)
+      erasureWindow.problems.push(...r.problems)
+      for (const n of [...r.problems, ...r.notes]) say(`erasure: ${n}`)
+      erased = seeded
+    }
+    const rec = await reconcile(env, runId, o, say, {
+      erased,
+      check: async (ch, db) => {
+        if (erased.length === 0) return
+        const left = await erasureLeftovers(ch, db, erasure, seeded)
+        erasureWindow!.problems.push(...left)
+        say(left.length ? `erasure: ${left.join('; ')}` : `erasure: no row of ${erasure.userId} is left`)
+      },
+    })
     for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
     const rows = summarise(windows, load.outcomes, rec.rec)
     return drillResult({
@@ -209,6 +257,7 @@ export function runEnv(runId: string): Record<string, string> {
     TOPIC_IDENTIFIES: `drill.${runId}.identifies`,
     TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
     TOPIC_DLQ: `drill.${runId}.dlq`,
+    TOPIC_ERASURES: `drill.${runId}.erasures`,
     TOPIC_PARTITIONS: '6',
     CLICKHOUSE_DATABASE: `drill_${runId}`,
     PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
@@ -251,6 +300,9 @@ export async function reconcile(
   runId: string,
   o: Pick<DrillOptions, 'catchUpTimeoutSeconds'>,
   say: (m: string) => void,
+  /** A12: the erased person's ids (on the topic, not expected in ClickHouse), and the check of what
+   *  is left of them once the projection has caught up. */
+  erasure?: { erased: string[]; check(ch: Awaited<ReturnType<typeof createClickHouse>>, db: string): Promise<void> },
 ) {
   const log = createLogger('error', { svc: 'drill' })
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'drill-reconcile' }, log)
@@ -267,12 +319,14 @@ export async function reconcile(
   })
   try {
     const db = env.CLICKHOUSE_DATABASE
-    const wait = await waitForProjection(ch, db, topic.ids.size, {
+    const erased = erasure?.erased.filter((id) => topic.ids.has(id)).length ?? 0
+    const wait = await waitForProjection(ch, db, topic.ids.size - erased, {
       settleMs: 30_000,
       timeoutMs: o.catchUpTimeoutSeconds * 1000,
-      progress: (n) => say(`clickhouse: ${n} of ${topic.ids.size} distinct event_ids`),
+      progress: (n) => say(`clickhouse: ${n} of ${topic.ids.size - erased} distinct event_ids`),
     })
     say(`projector ${wait.caughtUp ? 'caught up' : 'did NOT catch up'} after ${(wait.waitedMs / 1000).toFixed(0)} s`)
+    await erasure?.check(ch, db)
     const rec: Reconciliation = {
       topic: topic.ids,
       clickhouse: await clickhouseEventIds(ch, db),

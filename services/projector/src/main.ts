@@ -6,6 +6,10 @@
 import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
+import { AccountRetention } from './retention/account-retention.js'
+import { RetentionRules } from '../../shared/src/privacy/retention.js'
+import { followRetention } from '../../shared/src/privacy/retention-log.js'
+import type { AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -104,8 +108,30 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const retention =
     cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
 
+  // H60: each account's retention, followed from the accounts topic; expired rows are deleted at start
+  // and every hour. Not on a cluster: its mutations would have to go to the _local tables ON CLUSTER
+  // (docs/privacy.md, "The cluster profile").
+  const retentionRules = new RetentionRules()
+  const accountRetention = cfg.clickhouse.cluster
+    ? undefined
+    : new AccountRetention(ch, cfg.clickhouse.database, retentionRules, log, { registry: metrics.registry })
+  let retentionFollower: AccountsFollower | undefined
+  // In the background: the consume loop and a stop never wait for it (a registry away stalls the follower).
+  const startAccountRetention = async (job: AccountRetention) => {
+    try {
+      const follow = () =>
+        followRetention(kafka, codec, cfg.topics.accounts, retentionRules, log, 'projector-retention', stopping.signal)
+      retentionFollower = await waitFor('kafka', follow, log, { ...waits, retryIf: isKafkaUnavailable })
+      if (stopping.signal.aborted) return void (await retentionFollower.stop())
+      await retentionFollower.ready
+      if (!stopping.signal.aborted) job.start(3600_000)
+    } catch (err) {
+      if (!stopping.signal.aborted) log.error('account retention (H60) not started', { err: err as Error })
+    }
+  }
+
   return {
-    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures },
+    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures, accountRetention },
     /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
     server,
     async start() {
@@ -127,16 +153,19 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
       await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
       await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
+      if (accountRetention) void startAccountRetention(accountRetention)
       log.info('projector consuming', { groupId: cfg.groupId })
       return server
     },
     async close() {
       stopping.abort()
       retention?.close()
+      accountRetention?.close()
       server.close()
       server.closeAllConnections?.()
       await projector.stop()
       await erasures.stop()
+      await retentionFollower?.stop()
       await producer.disconnect()
       await ch.close()
     },

@@ -6,6 +6,7 @@ import type Router from '@koa/router'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import { AdminError } from '../../../shared/src/accounts/accounts-admin.js'
 import { MAX_USER_ID_LENGTH } from '../../../shared/src/privacy/privacy-admin.js'
+import { retentionProblem } from '../../../shared/src/privacy/retention.js'
 import { validation } from '../errors.js'
 import type { ApiDeps, ApiHelpers, DashboardState } from './api-context.js'
 import { body, str } from './params.js'
@@ -33,6 +34,22 @@ export function addPrivacyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
   r.get('/erasures', async (ctx) => {
     const a = account(ctx)
     ctx.body = { success: true, data: privacy.list(a.account_id).map(erasureView) }
+  })
+
+  // H60: how many months of events the account keeps (0: for ever), a field of its account record.
+  r.get('/retention', async (ctx) => {
+    ctx.body = { success: true, data: { months: account(ctx).retention_months ?? 0 } }
+  })
+
+  r.post('/retention', async (ctx) => {
+    const a = account(ctx)
+    const months = body(ctx).months
+    const problem = retentionProblem(months)
+    if (problem !== undefined) throw validation(problem, { field: 'months' })
+    countKeyChange(ctx)
+    const updated = await d.admin.setRetention(a.account_id, months as number)
+    d.log.info('retention set', { account: a.account_id, months })
+    ctx.body = { success: true, data: { months: updated.retention_months ?? 0 } }
   })
 
   r.post('/erasures', async (ctx) => {

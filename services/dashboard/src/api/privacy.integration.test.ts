@@ -37,3 +37,21 @@ t.test('erase a user from the dashboard and watch the receipt', async (t) => {
   await other.signUp()
   t.same((await other.get('/api/erasures')).body.data, [], 'another account sees none of it')
 })
+
+t.test('an account sets how long its events are kept (H60)', async (t) => {
+  const s = await startDashboard(t)
+  const c = s.client()
+  t.equal((await c.get('/api/retention')).status, 401, 'no session, no setting')
+  await c.signUp()
+  t.same((await c.get('/api/retention')).body.data, { months: 0 }, 'for ever by default')
+  for (const months of [-1, 1.5, 121, '12']) t.equal((await c.post('/api/retention', { months })).status, 400)
+  const set = await c.post('/api/retention', { months: 12 })
+  t.equal(set.status, 200)
+  t.same(set.body.data, { months: 12 })
+  const accountId = (await c.get('/api/me')).body.data.account_id
+  t.equal(s.admin.accounts.get(accountId)?.retention_months, 12, 'stored on the account record')
+  t.same((await c.get('/api/retention')).body.data, { months: 12 })
+  const other = s.client()
+  await other.signUp()
+  t.same((await other.get('/api/retention')).body.data, { months: 0 }, 'another account keeps its own')
+})

@@ -1403,6 +1403,51 @@ function accountPage() {
       everywhere,
       outMsg,
     ),
+    retentionPanel(),
+  )
+}
+
+// H60: how many months of events the account keeps; older ones leave the tables and replays.
+function retentionPanel() {
+  const msg = h('div')
+  const input = h('input', { id: 'retention-months', name: 'months', type: 'number', min: 0, max: 120, required: true })
+  const form = h(
+    'form',
+    {
+      id: 'retention-form',
+      class: 'row',
+      onsubmit: async (e) => {
+        e.preventDefault()
+        msg.replaceChildren()
+        try {
+          const r = await api('POST', '/retention', { months: Number(input.value) })
+          const kept = r.months === 0 ? 'Events are kept for ever.' : `Events are kept for ${r.months} months.`
+          msg.replaceChildren(h('p', { id: 'retention-saved', role: 'status' }, kept))
+        } catch (e2) {
+          msg.replaceChildren(errorBox(e2))
+        }
+      },
+    },
+    h('label', {}, 'Months of events kept (0: for ever)', input),
+    h('button', { type: 'submit', id: 'save-retention' }, 'Save'),
+  )
+  api('GET', '/retention').then(
+    (r) => {
+      input.value = String(r.months)
+    },
+    (e2) => msg.replaceChildren(errorBox(e2)),
+  )
+  return h(
+    'div',
+    { class: 'panel' },
+    h('h2', {}, 'Data retention'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Events older than this are deleted from the dashboard within the hour and are not brought back by a replay. Monthly usage counts stay.',
+    ),
+    form,
+    msg,
   )
 }
 

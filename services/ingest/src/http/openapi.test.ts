@@ -124,3 +124,9 @@ t.test('trait caps, e-mail and bidi rules are in the document (H28-H30)', async 
   t.not(ev({ id: 'admin\u202Egnp.exe' }).length, 0, 'RLO in user.id')
   t.not(check('EventBody', { event: 'a\u2066', user: { id: 'u' } }).length, 0, 'isolate in the event name')
 })
+
+t.test('the 403 USER_SUPPRESSED answer of an erased, suppressed user id is documented (H55)', async (t) => {
+  const answer = doc.paths['/v1/event'].post.responses['403']
+  t.match(answer.description, /USER_SUPPRESSED/)
+  t.same(answer.content['application/json'].schema, { $ref: '#/components/schemas/ErrorBody' })
+})

@@ -84,6 +84,10 @@ function errorResponses(rateHeaders: Record<string, unknown>): Record<string, un
         'of the body it is INVALID_JSON). In a batch only the offending item fails.',
     ),
     '401': err('MISSING_AUTH_HEADER, INVALID_KEY_FORMAT or INVALID_API_KEY'),
+    '403': err(
+      'USER_SUPPRESSED: the account erased this user id with suppression (H55; docs/privacy.md). Not retried by clients; nothing is stored and nothing counts against the quota. ' +
+        'Answered by /v1/event; in a /v1/events batch each such item fails with USER_SUPPRESSED in details.results while the others are stored (a batch of only such items is 400).',
+    ),
     '408': err('REQUEST_TIMEOUT: the body did not arrive within the read timeout; the connection is closed'),
     '413': err(
       "PAYLOAD_TOO_LARGE over the endpoint's limit after decompression, by default 1,000,000 bytes (/v1/event) and 10,000,000 bytes (/v1/events), details.limit_bytes being the limit (H7); also a compressed body inflating past details.max_inflate_ratio times its size)",

@@ -57,6 +57,15 @@ export interface PipelineOptions {
   keepRecords?: boolean
   /** A12: records of erased people are never projected; their events still count (usage stubs). */
   erasures?: ErasureFilter
+  /** H60: a replay skips records older than their account's retention; their events still count. */
+  retention?: RetentionFilter
+}
+
+export interface RetentionFilter {
+  /** The first event time (Unix ms) the account keeps, or undefined when it keeps everything. */
+  cutoffOf(accountId: string): number | undefined
+  /** As ErasureFilter's: billing keeps the events not projected. */
+  keepUsage(stubs: UsageStub[]): Promise<void>
 }
 
 export interface ErasureFilter {
@@ -70,6 +79,26 @@ export interface WriteOutcome {
   written: ProjectionBatch
   /** How many records of the batch went to the DLQ instead. */
   deadLettered: number
+}
+
+/** The clear fields of an event or identify a filter reads. */
+interface WithheldFields {
+  account_id?: unknown
+  user_id?: unknown
+  received_at?: unknown
+  timestamp?: unknown
+  environment?: unknown
+  event_id?: unknown
+}
+
+const erasedBy = (e: ErasureRecord) => (r: WithheldFields) =>
+  r.account_id === e.account_id && r.user_id === e.user_id && erases(e, Number(r.received_at))
+
+/** The account of an event topic's record key (userKey: account, NUL, user id). */
+function accountOfKey(key: Buffer | null): string {
+  if (key === null) return ''
+  const end = key.indexOf(0)
+  return key.toString('utf8', 0, end < 0 ? key.length : end)
 }
 
 export class ProjectionPipeline {
@@ -122,7 +151,11 @@ export class ProjectionPipeline {
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       // A12: matched by the record key (the person's, A3) before anything is decoded.
       const erasure = erasures?.set.forKey(origin.key)
-      if (erasure !== undefined && m.value && (await this.erased(erasure, m.value, stubs))) continue
+      if (erasure !== undefined && m.value && (await this.withheld(m.value, stubs, erasedBy(erasure)))) continue
+      // H60: the account is the key's first part (A3); only accounts with a retention are decoded here.
+      const cutoff = this.opts.retention?.cutoffOf(accountOfKey(origin.key))
+      if (cutoff !== undefined && m.value && (await this.withheld(m.value, stubs, (r) => Number(r.timestamp) < cutoff)))
+        continue
       try {
         if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
         // An event written with our own Event schema, whose record is not needed: bytes to rows
@@ -158,7 +191,7 @@ export class ProjectionPipeline {
       else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
     if (stubs.length > 0)
-      await withRetry(() => erasures!.keepUsage(stubs), {
+      await withRetry(() => (erasures ?? this.opts.retention)!.keepUsage(stubs), {
         retries: this.opts.retries,
         initialMs: 200,
         maxMs: 5000,
@@ -167,9 +200,10 @@ export class ProjectionPipeline {
     return { part, dead, taken }
   }
 
-  /** Whether the erasure covers this record (then an event leaves a usage stub); a record that does
-   * not decode is left to the general path, which dead-letters it. */
-  private async erased(e: ErasureRecord, value: Buffer, stubs: UsageStub[]): Promise<boolean> {
+  /** Whether `covers` withholds this event or identify (an erasure, A12, or a retention, H60; then an
+   * event leaves a usage stub); a record that does not decode is left to the general path, which
+   * dead-letters it. */
+  private async withheld(value: Buffer, stubs: UsageStub[], covers: (r: WithheldFields) => boolean): Promise<boolean> {
     let d: Decoded
     try {
       d = this.codec.decodeKnown(value) ?? (await this.decodeWaiting(value))
@@ -177,23 +211,11 @@ export class ProjectionPipeline {
       if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
       return false
     }
-    const r = d.value as {
-      account_id?: unknown
-      user_id?: unknown
-      received_at?: unknown
-      environment?: unknown
-      event_id?: unknown
-    }
-    if (
-      (d.name !== 'Event' && d.name !== 'Identify') ||
-      r.account_id !== e.account_id ||
-      r.user_id !== e.user_id ||
-      !erases(e, Number(r.received_at))
-    )
-      return false
+    const r = d.value as WithheldFields
+    if ((d.name !== 'Event' && d.name !== 'Identify') || !covers(r)) return false
     if (d.name === 'Event')
       stubs.push({
-        account_id: e.account_id,
+        account_id: String(r.account_id),
         environment: r.environment === 'test' ? 'test' : 'live',
         event_id: String(r.event_id),
         received_at: Number(r.received_at),

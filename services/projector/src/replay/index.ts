@@ -20,6 +20,7 @@ import { loadStoredIds } from './stored-ids.js'
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
+import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
 export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -44,6 +45,8 @@ export interface ReplayIo {
   note?: (line: string) => void
   /** Counts rows, inserts and dead letters, and the progress of each phase (`--metrics-port`). */
   metrics?: Metrics
+  /** The clock the accounts' retention cutoffs are taken at (H60); tests inject one. */
+  now?: () => number
 }
 
 export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand, io: ReplayIo): Promise<ReplayReport> {
@@ -91,7 +94,17 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     note(
       `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly (A12)`,
     )
+    const retained = await loadRetention(kafka, codec, cfg.topics.accounts, log)
+    // One cutoff per account for the whole replay: a record is skipped by the same rule throughout.
+    const at = (io.now ?? Date.now)()
+    note(
+      `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly (H60)`,
+    )
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
+    const retention = (db: string) => ({
+      cutoffOf: (accountId: string) => retained.cutoffOf(accountId, at),
+      keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
+    })
     const erasures = (db: string) => ({
       set: erased,
       keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
@@ -101,7 +114,12 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       io.onProgress?.(p, phase)
     }
     const summary = await replay(
-      { ...deps, erasures: erasures(database), sink: new ClickHouseWriter(ch, database, { storedIds }) },
+      {
+        ...deps,
+        erasures: erasures(database),
+        retention: retention(database),
+        sink: new ClickHouseWriter(ch, database, { storedIds }),
+      },
       {
         ...common,
         ranges,
@@ -119,7 +137,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
       const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
       report.catchUp = await replay(
-        { ...deps, erasures: erasures(live), sink: new ClickHouseWriter(ch, live) },
+        { ...deps, erasures: erasures(live), retention: retention(live), sink: new ClickHouseWriter(ch, live) },
         {
           ...common,
           ranges: rest,

@@ -30,6 +30,7 @@ import { batchRows } from '../consume/record-rows.js'
 import {
   ProjectionPipeline,
   type ErasureFilter,
+  type RetentionFilter,
   type PipelineMetrics,
   type ProjectionSink,
 } from '../consume/projection.js'
@@ -46,6 +47,8 @@ export interface ReplayDeps {
   metrics?: PipelineMetrics
   /** A12: records of erased people are not replayed (their events still count, usage-stubs.ts). */
   erasures?: ErasureFilter
+  /** H60: records older than their account's retention are not replayed (their events still count). */
+  retention?: RetentionFilter
 }
 
 export interface ReplayOptions {
@@ -103,7 +106,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.producer,
     deps.codec,
     deps.sink,
-    { dlqTopic: o.dlqTopic, retries: o.retries, erasures: deps.erasures },
+    { dlqTopic: o.dlqTopic, retries: o.retries, erasures: deps.erasures, retention: deps.retention },
     deps.metrics,
     deps.log,
     stopping,

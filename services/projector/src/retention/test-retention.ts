@@ -11,6 +11,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import type { Logger } from '../../../shared/src/log.js'
+import { Periodic } from './periodic.js'
 
 /** The tables whose test rows are pruned; both are partitioned by the event time the cutoff applies to. */
 export const RETENTION_TABLES = ['events', 'identifies'] as const
@@ -36,7 +37,10 @@ export interface RetentionRun {
 }
 
 export class TestRetention {
-  private timer: NodeJS.Timeout | undefined
+  private readonly periodic = new Periodic(
+    () => this.runOnce(),
+    (err) => this.log.warn('test-row retention failed; trying again later', { err }),
+  )
 
   constructor(
     private readonly ch: ClickHouseClient,
@@ -67,19 +71,11 @@ export class TestRetention {
 
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
   start(intervalMs: number): void {
-    const pass = () => {
-      this.runOnce()
-        .catch((err) => this.log.warn('test-row retention failed; trying again later', { err: err as Error }))
-        .finally(() => {
-          if (this.timer !== undefined) this.timer = setTimeout(pass, intervalMs).unref()
-        })
-    }
-    this.timer = setTimeout(pass, 0).unref()
+    this.periodic.start(intervalMs)
   }
 
   close(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    this.periodic.close()
   }
 
   private async mutating(table: string): Promise<boolean> {

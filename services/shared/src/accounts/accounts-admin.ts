@@ -19,6 +19,7 @@ import type { Logger } from '../log.js'
 import type { Readiness } from '../wait-for.js'
 import { AppError } from '../errors.js'
 import { SeenWaiters } from '../seen-waiters.js'
+import { retentionProblem } from '../privacy/retention.js'
 
 export class AdminError extends AppError {
   constructor(
@@ -169,6 +170,13 @@ export class AccountsAdmin {
   /** What ingest keeps of the client IP on the account's records (H56). */
   setIpHandling(accountId: string, ipHandling: IpHandling): Promise<AccountRecord> {
     return this.updateAccount(accountId, () => ({ ip_handling: ipHandling }))
+  }
+
+  /** How many months of the account's events are kept (H60); 0 keeps them for ever. */
+  setRetention(accountId: string, months: number): Promise<AccountRecord> {
+    const problem = retentionProblem(months)
+    if (problem !== undefined) return Promise.reject(new AdminError('INVALID', problem))
+    return this.updateAccount(accountId, () => ({ retention_months: months }))
   }
 
   /** Ends one dashboard session before it expires (sign-out). Past `maxRevoked` live entries, every

@@ -1,0 +1,145 @@
+// Per-account retention (H60): each account with `retention_months` keeps that many months of events;
+// older rows are deleted from every table of the database that holds an account's dated rows (an
+// account_id, a user_id and a timestamp column: events and identifies today, and any such table added
+// later), found as the erasure purge finds its tables (A12). A mutation (`ALTER TABLE ... DELETE`, as
+// H35 and the purge do) rewrites the parts, so the rows are gone for every query, FINAL or not, once
+// system.mutations says it is done; the job waits for that before it reports. usage_monthly keeps its
+// counts (billing, H33) and retry_ids holds only event ids; profiles (users, user_traits) are not rows
+// of one event and stay until the person is erased. Events partitions are months, but a partition holds
+// every account's rows, so a per-account retention deletes rows rather than dropping partitions.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { Gauge, type Registry } from 'prom-client'
+import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import type { Logger } from '../../../shared/src/log.js'
+import { Periodic } from './periodic.js'
+import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
+
+/** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
+const expired = (account: string, cutoff: number) =>
+  raw(sql`account_id = ${account} AND timestamp < toDateTime(${Math.floor(cutoff / 1000)})`)
+
+export interface AccountRetentionRun {
+  /** When the run started (the injected clock's time). */
+  at: number
+  /** Rows deleted per account and table. */
+  removed: { account_id: string; table: string; cutoff: number; rows: number }[]
+}
+
+export interface AccountRetentionOptions {
+  now?: () => number
+  sleep?: (ms: number) => Promise<void>
+  pollMs?: number
+  registry?: Registry
+}
+
+export class AccountRetention {
+  private readonly periodic = new Periodic(
+    () => this.runOnce(),
+    (err) => this.log.warn('account retention failed; trying again later', { err }),
+  )
+  private readonly now: () => number
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly gauges?: { lastRun: Gauge; removed: Gauge; lag: Gauge }
+  private lastRunAt?: number
+
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+    private readonly rules: RetentionRules,
+    private readonly log: Logger,
+    private readonly opts: AccountRetentionOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now
+    this.sleep = opts.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)))
+    if (opts.registry) this.gauges = retentionGauges(opts.registry, () => this.lagSeconds())
+  }
+
+  /** One pass: for each account with a retention, delete its expired rows and wait until they are gone. */
+  async runOnce(): Promise<AccountRetentionRun> {
+    const at = this.now()
+    const removed: AccountRetentionRun['removed'] = []
+    const tables = await datedTables(this.ch, this.database)
+    for (const { account_id, cutoff } of this.rules.cutoffs(at)) {
+      for (const table of tables) {
+        const t = ident(this.database, table)
+        const [row] = await this.rows<{ n: string }>(
+          sql`SELECT count() AS n FROM ${t} WHERE ${expired(account_id, cutoff)}`,
+        )
+        const rows = Number(row?.n ?? 0)
+        if (rows === 0) continue
+        await this.ch.command({ query: sql`ALTER TABLE ${t} DELETE WHERE ${expired(account_id, cutoff)}` })
+        removed.push({ account_id, table, cutoff, rows })
+      }
+    }
+    while (removed.length > 0 && (await this.mutating())) await this.sleep(this.opts.pollMs ?? 200)
+    this.lastRunAt = at
+    const total = removed.reduce((n, r) => n + r.rows, 0)
+    this.gauges?.lastRun.set(at / 1000)
+    this.gauges?.removed.set(total)
+    if (total > 0) this.log.info('account retention: expired rows deleted', { removed })
+    return { at, removed }
+  }
+
+  /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
+  start(intervalMs: number): void {
+    this.periodic.start(intervalMs)
+  }
+
+  close(): void {
+    this.periodic.close()
+  }
+
+  /** Seconds since the last completed run (how stale the deletions may be); 0 before the first. */
+  private lagSeconds(): number {
+    return this.lastRunAt === undefined ? 0 : Math.max(0, (this.now() - this.lastRunAt) / 1000)
+  }
+
+  private async mutating(): Promise<boolean> {
+    const [row] = await this.rows<{ n: string }>(
+      sql`SELECT count() AS n FROM system.mutations WHERE database = ${this.database} AND is_done = 0`,
+    )
+    return Number(row?.n ?? 0) > 0
+  }
+
+  private async rows<T>(query: string): Promise<T[]> {
+    return (await this.ch.query({ query, format: 'JSONEachRow' })).json<T>()
+  }
+}
+
+/** The tables (not views) of `database` with account_id, user_id and timestamp columns. */
+export async function datedTables(ch: ClickHouseClient, database: string): Promise<string[]> {
+  const rows = await (
+    await ch.query({
+      query: sql`
+    SELECT c.table AS table FROM system.columns AS c
+    WHERE c.database = ${database} AND c.name IN ('account_id', 'user_id', 'timestamp')
+      AND c.table IN (SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree')
+    GROUP BY c.table HAVING count() = 3 ORDER BY c.table`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ table: string }>()
+  return rows.map((r) => r.table)
+}
+
+function retentionGauges(registry: Registry, lag: () => number) {
+  return {
+    lastRun: new Gauge({
+      name: 'projector_retention_last_run_seconds',
+      help: 'H60: Unix time of the last completed per-account retention run.',
+      registers: [registry],
+    }),
+    removed: new Gauge({
+      name: 'projector_retention_rows_removed',
+      help: 'H60: rows the last per-account retention run deleted (every account and table).',
+      registers: [registry],
+    }),
+    lag: new Gauge({
+      name: 'projector_retention_lag_seconds',
+      help: 'H60: seconds since the last completed per-account retention run.',
+      registers: [registry],
+      collect() {
+        this.set(lag())
+      },
+    }),
+  }
+}
