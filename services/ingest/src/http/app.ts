@@ -10,14 +10,7 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import {
-  BodyBytesInFlight,
-  monotonicClock,
-  type RequestLimiter,
-  type EventRateLimiter,
-  type MonthlyQuota,
-  type SharedLimits,
-} from '../limits/index.js'
+import { BodyBytesInFlight, monotonicClock, type Limits } from '../limits/index.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
@@ -35,11 +28,8 @@ export type { Appender } from '../pipeline/accept-items.js'
 export interface IngestDeps {
   cfg: IngestConfig
   keys: KeyTable
-  requestLimiter: RequestLimiter
-  eventLimiter: EventRateLimiter
-  quota: MonthlyQuota
-  /** With REDIS_URL: the limits of every instance, falling back to the three above while Redis is away. */
-  shared?: SharedLimits
+  /** In memory, or with REDIS_URL those of every instance (chosen in main.ts: limits/choose-limits.ts). */
+  limits: Limits
   codec: Codec
   appender: Appender
   log: Logger
@@ -70,8 +60,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     errorMiddleware({
       trustedProxies: cfg.trustedProxies,
       ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
+      limits: d.limits,
       log: d.log,
       now,
       metrics: d.metrics,
@@ -97,9 +86,7 @@ function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFl
   const { cfg } = d
   return eventRoutes({
     pipeline: {
-      eventLimiter: d.eventLimiter,
-      quota: d.quota,
-      shared: d.shared,
+      limits: d.limits,
       codec: d.codec,
       appender: d.appender,
       topics: cfg.topics,
@@ -110,8 +97,7 @@ function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFl
     now,
     authenticate: authenticate({
       keys: d.keys,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
+      limits: d.limits,
       acceptedKeyTypes: cfg.acceptedKeyTypes,
       ipRequestsPerMinute: cfg.ipRequestsPerMinute,
       now,

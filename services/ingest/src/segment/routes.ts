@@ -44,9 +44,7 @@ const SHORT: Record<string, string> = {
 export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const { cfg } = d
   const pipeline: PipelineDeps = {
-    eventLimiter: d.eventLimiter,
-    quota: d.quota,
-    shared: d.shared,
+    limits: d.limits,
     codec: d.codec,
     appender: d.appender,
     topics: cfg.topics,
@@ -55,8 +53,7 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const auth = (authorization: AuthenticateDeps['authorization']) =>
     authenticate({
       keys: d.keys,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
+      limits: d.limits,
       acceptedKeyTypes: cfg.acceptedKeyTypes,
       ipRequestsPerMinute: cfg.ipRequestsPerMinute,
       now: d.now,
