@@ -1,8 +1,8 @@
-// The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes, in the order of
-// H2: error-middleware.ts (renders every error, adds rate-limit headers), cors-middleware.ts (H15),
-// authenticate.ts (key, per-minute limit), json-body.ts (type, size, JSON), event-routes.ts
-// (validation; segment/ the same for Segment's API), then pipeline/accept-items.ts (per-second and monthly limits, records, Kafka);
-// 200 is sent once Kafka has the records (A4).
+// The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes error-middleware.ts
+// (renders every error, adds rate-limit headers), cors-middleware.ts (H15), then event-routes.ts,
+// which runs H2's steps in order: authenticate.ts (key, per-minute limit), json-body.ts (type, size,
+// JSON), validation, pipeline/accept-items.ts (per-second and monthly limits, records, Kafka), and
+// the answer (segment/ the same for Segment's API); 200 is sent once Kafka has the records (A4).
 import Koa from 'koa'
 import Router from '@koa/router'
 import type { IngestConfig } from '../config.js'
@@ -16,8 +16,6 @@ import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
 import { cors } from './cors-middleware.js'
-import { authenticate } from './authenticate.js'
-import { jsonBody } from './json-body.js'
 import { eventRoutes } from './event-routes.js'
 import { segmentRoutes } from '../segment/index.js'
 import { addPublicRoutes } from './health-routes.js'
@@ -68,7 +66,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     }),
   )
   app.use(cors(cfg.corsOrigins))
-  app.use(eventRoutesOf(d, now, inFlight))
+  app.use(eventRoutes({ ...d, now, inFlight }))
   app.use(segmentRoutes({ ...d, now, inFlight }))
   addPublicRoutes(router)
   app.use(router.routes())
@@ -79,37 +77,4 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   })
   app.on('error', (err) => d.log.error('koa error', { err }))
   return app
-}
-
-/** Our own event endpoints (docs/api.md) with their steps: authentication, the body, the pipeline. */
-function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFlight): Koa.Middleware<State> {
-  const { cfg } = d
-  return eventRoutes({
-    pipeline: {
-      limits: d.limits,
-      codec: d.codec,
-      appender: d.appender,
-      topics: cfg.topics,
-      metrics: d.metrics,
-      erasures: d.erasures,
-    },
-    bodyLimits: cfg.bodyLimits,
-    now,
-    authenticate: authenticate({
-      keys: d.keys,
-      limits: d.limits,
-      acceptedKeyTypes: cfg.acceptedKeyTypes,
-      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      now,
-      accepting: d.accepting,
-    }),
-    jsonBody: (kind, limit) =>
-      jsonBody({
-        kind,
-        limit,
-        maxInflateRatio: cfg.body.maxInflateRatio,
-        readTimeoutMs: cfg.body.readTimeoutMs,
-        inFlight,
-      }),
-  })
 }
