@@ -10,6 +10,7 @@ import { parseAuthorization } from '../auth/index.js'
 import { accountBucket, ipBucket, rateLimitError, refusedBucket, type Limits } from '../limits/index.js'
 import { refusedRequestsPerMinute } from '../../../shared/src/accounts/plans.js'
 import type { Ctx } from './context.js'
+import type { IngestConfig } from '../config.js'
 
 export interface AuthenticateDeps {
   keys: KeyTable
@@ -22,6 +23,25 @@ export interface AuthenticateDeps {
   accepting?: () => boolean
   /** Where the key is read, as a Bearer header: the Authorization header by default; the Segment routes' own (segment/write-key.ts). */
   authorization?: (ctx: Ctx) => string | undefined
+}
+
+/** What the ingest app has (app.ts IngestDeps) for authenticate(): its clients and configuration. */
+export type AppAuthDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> & {
+  cfg: Pick<IngestConfig, 'acceptedKeyTypes' | 'ipRequestsPerMinute'>
+}
+
+/** authenticate() with the app's clients, the configured key types and the per-address limit; the key
+ *  read from the Authorization header unless `authorization` says where else. */
+export function appAuthenticate(d: AppAuthDeps, authorization?: AuthenticateDeps['authorization']) {
+  return authenticate({
+    keys: d.keys,
+    limits: d.limits,
+    acceptedKeyTypes: d.cfg.acceptedKeyTypes,
+    ipRequestsPerMinute: d.cfg.ipRequestsPerMinute,
+    now: d.now,
+    accepting: d.accepting,
+    authorization,
+  })
 }
 
 export function authenticate(d: AuthenticateDeps) {

@@ -11,7 +11,7 @@
 import { errors, ServiceError } from '../errors.js'
 import type { IngestConfig } from '../config.js'
 import type { BodyBytesInFlight } from '../limits/index.js'
-import { authenticate, type AuthenticateDeps } from './authenticate.js'
+import { appAuthenticate, type AppAuthDeps } from './authenticate.js'
 import { jsonBody } from './json-body.js'
 import { validateSingle, validateBatch, type BatchItemResult, type FieldError, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
@@ -22,7 +22,7 @@ import type { BodyKind } from './json-values.js'
 import type Koa from 'koa'
 
 /** What the ingest app has (app.ts IngestDeps): the clients and limits the steps use. */
-export type EventRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> &
+export type EventRoutesDeps = AppAuthDeps &
   Omit<PipelineDeps, 'topics'> & { cfg: IngestConfig; inFlight: BodyBytesInFlight }
 
 /** The steps of a route, in H2's order, made once. */
@@ -66,14 +66,7 @@ function stepsOf(d: EventRoutesDeps): Steps {
       erasures: d.erasures,
     },
     now: d.now,
-    authenticate: authenticate({
-      keys: d.keys,
-      limits: d.limits,
-      acceptedKeyTypes: cfg.acceptedKeyTypes,
-      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      now: d.now,
-      accepting: d.accepting,
-    }),
+    authenticate: appAuthenticate(d),
     readBody: (kind) =>
       jsonBody({
         kind,

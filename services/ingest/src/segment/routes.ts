@@ -10,7 +10,7 @@ import { errors } from '../errors.js'
 import { validateBatch, type BatchItemResult, type FieldError } from '../validation/index.js'
 import { acceptCheckedItems } from '../http/event-routes.js'
 import type { PipelineDeps } from '../pipeline/accept-items.js'
-import { authenticate, type AuthenticateDeps } from '../http/authenticate.js'
+import { appAuthenticate, type AuthenticateDeps } from '../http/authenticate.js'
 import { jsonBody } from '../http/json-body.js'
 import type { BodyBytesInFlight } from '../limits/index.js'
 import type { IngestConfig } from '../config.js'
@@ -50,16 +50,7 @@ export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
     topics: cfg.topics,
     metrics: d.metrics,
   }
-  const auth = (authorization: AuthenticateDeps['authorization']) =>
-    authenticate({
-      keys: d.keys,
-      limits: d.limits,
-      acceptedKeyTypes: cfg.acceptedKeyTypes,
-      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      now: d.now,
-      accepting: d.accepting,
-      authorization,
-    })
+  const auth = (authorization: AuthenticateDeps['authorization']) => appAuthenticate(d, authorization)
   const fromHeader = auth((ctx) => headerAuthorization(ctx.get('authorization') || undefined))
   const fromBody = auth((ctx) => bodyAuthorization((ctx.request as { body?: unknown }).body))
   // Both bodies are read with the single event's structure bound (H25, H53): the size limit bounds a batch.
