@@ -29,9 +29,7 @@ async function serve(port: number, root: string) {
   const { loadIngestConfig } = await dist('services/ingest/src/config.ts')
   const { KeyTable } = await dist('services/shared/src/accounts/key-table.ts')
   const { hashKey } = await dist('services/shared/src/accounts/key-hash.ts')
-  const { RequestLimiter, EventRateLimiter, MemoryLimiterStore, MonthlyQuota } = await dist(
-    'services/ingest/src/limits/index.ts',
-  )
+  const { MemoryLimits, localLimiters } = await dist('services/ingest/src/limits/index.ts')
   const { Codec, createRegistry } = await dist('schemas/codec.ts')
   const { createLogger } = await dist('services/shared/src/log.ts')
   const suffix = randomBytes(4).toString('hex')
@@ -70,9 +68,7 @@ async function serve(port: number, root: string) {
   const app = createIngestApp({
     cfg,
     keys,
-    requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
-    eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
-    quota: new MonthlyQuota(),
+    limits: new MemoryLimits(localLimiters()),
     codec,
     appender: { append: async () => undefined },
     log: createLogger('warn', { svc: 'http-path' }),

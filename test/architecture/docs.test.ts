@@ -134,3 +134,23 @@ t.test('no file of the repository cites an issue number', async (t) => {
   )
   t.same(found, [])
 })
+
+/** The `.ts` files a section of a markdown text names in backticks, from its heading to the next heading. */
+export function filesNamedIn(markdown: string, heading: string): string[] {
+  const start = markdown.indexOf(`${heading}\n`)
+  if (start < 0) return []
+  const next = markdown.indexOf('\n#', start + heading.length)
+  const section = markdown.slice(start, next < 0 ? undefined : next)
+  return [...new Set([...section.matchAll(/`([\w./-]+\.ts)`/g)].map((m) => m[1]!))]
+}
+
+t.test("design.md's walk of one event names files that exist", async (t) => {
+  const design = readFileSync(join(root, 'docs/design.md'), 'utf8')
+  const named = filesNamedIn(design, '### Ingest: one event, file by file')
+  t.ok(named.length >= 20, `the walk names the files it passes (${named.length})`)
+  // Paths are from the repository's root, under services/ingest/src/, or under services/ (shared/src/...).
+  const missing = named.filter(
+    (f) => !['', 'services/ingest/src', 'services'].some((d) => existsSync(join(root, d, f))),
+  )
+  t.same(missing, [], 'every file the walk names exists')
+})

@@ -9,7 +9,7 @@ import { startServices, waitUntil } from '../support/harness.js'
 import { http, expectError, checkJsonSchema } from '../support/contract.js'
 import { createIngestApp, type Appender } from '../../services/ingest/src/http/app.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
-import { RequestLimiter, EventRateLimiter, MemoryLimiterStore } from '../../services/ingest/src/limits/index.js'
+import { MemoryLimits, localLimiters } from '../../services/ingest/src/limits/index.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import type { Codec } from '../../schemas/codec.js'
 import { RecordAppender } from '../../services/ingest/src/kafka/record-appender.js'
@@ -44,9 +44,7 @@ t.test('unavailable Kafka and internal errors', async (t) => {
     const app = createIngestApp({
       cfg: loadIngestConfig(s.env),
       keys: deps.keys,
-      requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
-      eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
-      quota: deps.quota,
+      limits: new MemoryLimits({ ...localLimiters(), quota: deps.quota }),
       codec: parts.codec ?? deps.codec,
       appender: parts.appender ?? { append: async (r) => void (appended += r.length) },
       log: createLogger('error' as any, { test: 'unavailable' }),

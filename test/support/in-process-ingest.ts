@@ -13,12 +13,7 @@ import { createAdminApp } from '../../services/ingest/src/http/admin-app.js'
 import { IngestMetrics } from '../../services/ingest/src/http/metrics.js'
 import { readinessOf } from '../../services/ingest/src/http/readiness.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
-import {
-  RequestLimiter,
-  EventRateLimiter,
-  MonthlyQuota,
-  MemoryLimiterStore,
-} from '../../services/ingest/src/limits/index.js'
+import { MemoryLimits, localLimiters } from '../../services/ingest/src/limits/index.js'
 import type { OutRecord } from '../../services/ingest/src/kafka/record-appender.js'
 import { KeyTable } from '../../services/shared/src/accounts/key-table.js'
 import { DEFAULT_PLANS } from '../../services/shared/src/accounts/plans.js'
@@ -99,9 +94,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
   const app = createIngestApp({
     cfg,
     keys,
-    requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
-    eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
-    quota: new MonthlyQuota({ inFlightMs: cfg.usageInFlightMs }),
+    limits: new MemoryLimits(localLimiters(cfg.usageInFlightMs)),
     codec,
     appender,
     log,

@@ -9,7 +9,7 @@ import { createAdminApp } from './admin-app.js'
 import { IngestMetrics } from './metrics.js'
 import { loadIngestConfig } from '../config.js'
 import { KeyTable } from '../auth/index.js'
-import { RequestLimiter, EventRateLimiter, MonthlyQuota, MemoryLimiterStore } from '../limits/index.js'
+import { MemoryLimits, localLimiters } from '../limits/index.js'
 import { createLogger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 
@@ -43,9 +43,7 @@ t.test('the public port answers liveness and 404 for readiness and metrics', asy
   const app = createIngestApp({
     cfg: loadIngestConfig({}),
     keys: new KeyTable(),
-    requestLimiter: new RequestLimiter(new MemoryLimiterStore()),
-    eventLimiter: new EventRateLimiter(new MemoryLimiterStore()),
-    quota: new MonthlyQuota(),
+    limits: new MemoryLimits(localLimiters()),
     codec: {} as Codec,
     appender: { append: async () => undefined },
     log,

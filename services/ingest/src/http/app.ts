@@ -1,8 +1,8 @@
-// The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes, in the order of
-// H2: error-middleware.ts (renders every error, adds rate-limit headers), cors-middleware.ts (H15),
-// authenticate.ts (key, per-minute limit), json-body.ts (type, size, JSON), event-routes.ts
-// (validation; segment/ the same for Segment's API), then pipeline/accept-items.ts (per-second and monthly limits, records, Kafka);
-// 200 is sent once Kafka has the records (A4).
+// The ingest HTTP surface (docs/api.md Endpoints), wiring only. A request passes error-middleware.ts
+// (renders every error, adds rate-limit headers), cors-middleware.ts (H15), then event-routes.ts,
+// which runs H2's steps in order: authenticate.ts (key, per-minute limit), json-body.ts (type, size,
+// JSON), validation, pipeline/accept-items.ts (per-second and monthly limits, records, Kafka), and
+// the answer (segment/ the same for Segment's API); 200 is sent once Kafka has the records (A4).
 import Koa from 'koa'
 import Router from '@koa/router'
 import type { IngestConfig } from '../config.js'
@@ -10,21 +10,12 @@ import type { Logger } from '../../../shared/src/log.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { errors } from '../errors.js'
-import {
-  BodyBytesInFlight,
-  monotonicClock,
-  type RequestLimiter,
-  type EventRateLimiter,
-  type MonthlyQuota,
-  type SharedLimits,
-} from '../limits/index.js'
+import { BodyBytesInFlight, monotonicClock, type Limits } from '../limits/index.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
-import type { Appender, PipelineDeps } from '../pipeline/accept-items.js'
+import type { Appender } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
 import { cors } from './cors-middleware.js'
-import { authenticate } from './authenticate.js'
-import { jsonBody } from './json-body.js'
 import { eventRoutes } from './event-routes.js'
 import { segmentRoutes } from '../segment/index.js'
 import { addPublicRoutes } from './health-routes.js'
@@ -35,11 +26,8 @@ export type { Appender } from '../pipeline/accept-items.js'
 export interface IngestDeps {
   cfg: IngestConfig
   keys: KeyTable
-  requestLimiter: RequestLimiter
-  eventLimiter: EventRateLimiter
-  quota: MonthlyQuota
-  /** With REDIS_URL: the limits of every instance, falling back to the three above while Redis is away. */
-  shared?: SharedLimits
+  /** In memory, or with REDIS_URL those of every instance (chosen in main.ts: limits/choose-limits.ts). */
+  limits: Limits
   codec: Codec
   appender: Appender
   log: Logger
@@ -70,8 +58,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     errorMiddleware({
       trustedProxies: cfg.trustedProxies,
       ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
+      limits: d.limits,
       log: d.log,
       now,
       metrics: d.metrics,
@@ -79,10 +66,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     }),
   )
   app.use(cors(cfg.corsOrigins))
-  // One pipeline for both contracts: the same limits, records, suppression (H55) and append.
-  const pipeline = pipelineOf(d)
-  app.use(eventRoutesOf(d, pipeline, now, inFlight))
-  app.use(segmentRoutes({ ...d, now, inFlight, pipeline }))
+  app.use(eventRoutes({ ...d, now, inFlight }))
+  app.use(segmentRoutes({ ...d, now, inFlight }))
   addPublicRoutes(router)
   app.use(router.routes())
   app.use(async (ctx, next) => {
@@ -92,50 +77,4 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   })
   app.on('error', (err) => d.log.error('koa error', { err }))
   return app
-}
-
-/** Our own event endpoints (docs/api.md) with their steps: authentication, the body, the pipeline. */
-function eventRoutesOf(
-  d: IngestDeps,
-  pipeline: PipelineDeps,
-  now: () => number,
-  inFlight: BodyBytesInFlight,
-): Koa.Middleware<State> {
-  const { cfg } = d
-  return eventRoutes({
-    pipeline,
-    bodyLimits: cfg.bodyLimits,
-    now,
-    authenticate: authenticate({
-      keys: d.keys,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
-      acceptedKeyTypes: cfg.acceptedKeyTypes,
-      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      now,
-      accepting: d.accepting,
-    }),
-    jsonBody: (kind, limit) =>
-      jsonBody({
-        kind,
-        limit,
-        maxInflateRatio: cfg.body.maxInflateRatio,
-        readTimeoutMs: cfg.body.readTimeoutMs,
-        inFlight,
-      }),
-  })
-}
-
-/** What every accepted item goes through after its checks (pipeline/accept-items.ts). */
-function pipelineOf(d: IngestDeps): PipelineDeps {
-  return {
-    eventLimiter: d.eventLimiter,
-    quota: d.quota,
-    shared: d.shared,
-    codec: d.codec,
-    appender: d.appender,
-    topics: d.cfg.topics,
-    metrics: d.metrics,
-    erasures: d.erasures,
-  }
 }

@@ -7,22 +7,15 @@ import type { KeyTable } from '../../../shared/src/accounts/key-table.js'
 import { hashKey } from '../../../shared/src/accounts/key-hash.js'
 import { errors } from '../errors.js'
 import { parseAuthorization } from '../auth/index.js'
-import {
-  accountBucket,
-  ipBucket,
-  rateLimitError,
-  refusedBucket,
-  type RequestLimiter,
-  type SharedLimits,
-} from '../limits/index.js'
+import { accountBucket, ipBucket, rateLimitError, refusedBucket, type Limits } from '../limits/index.js'
 import { refusedRequestsPerMinute } from '../../../shared/src/accounts/plans.js'
 import type { Ctx } from './context.js'
+import type { IngestConfig } from '../config.js'
 
 export interface AuthenticateDeps {
   keys: KeyTable
-  requestLimiter: RequestLimiter
-  /** With REDIS_URL: the per-minute counts of every instance (one script call per request). */
-  shared?: SharedLimits
+  /** The per-minute counts: this instance's, or with REDIS_URL every instance's (one script call per request). */
+  limits: Limits
   acceptedKeyTypes: ReadonlySet<'live' | 'test'>
   ipRequestsPerMinute: number
   now: () => number
@@ -30,6 +23,25 @@ export interface AuthenticateDeps {
   accepting?: () => boolean
   /** Where the key is read, as a Bearer header: the Authorization header by default; the Segment routes' own (segment/write-key.ts). */
   authorization?: (ctx: Ctx) => string | undefined
+}
+
+/** What the ingest app has (app.ts IngestDeps) for authenticate(): its clients and configuration. */
+export type AppAuthDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> & {
+  cfg: Pick<IngestConfig, 'acceptedKeyTypes' | 'ipRequestsPerMinute'>
+}
+
+/** authenticate() with the app's clients, the configured key types and the per-address limit; the key
+ *  read from the Authorization header unless `authorization` says where else. */
+export function appAuthenticate(d: AppAuthDeps, authorization?: AuthenticateDeps['authorization']) {
+  return authenticate({
+    keys: d.keys,
+    limits: d.limits,
+    acceptedKeyTypes: d.cfg.acceptedKeyTypes,
+    ipRequestsPerMinute: d.cfg.ipRequestsPerMinute,
+    now: d.now,
+    accepting: d.accepting,
+    authorization,
+  })
 }
 
 export function authenticate(d: AuthenticateDeps) {
@@ -45,9 +57,7 @@ export function authenticate(d: AuthenticateDeps) {
     if (!found) {
       // Unauthenticated requests are throttled per client IP and carry that bucket's headers (H2).
       const ipb = ipBucket(ctx.state.ip)
-      const ipr = d.shared
-        ? await d.shared.checkRequest(ipb, d.ipRequestsPerMinute, t)
-        : d.requestLimiter.check(ipb, d.ipRequestsPerMinute, t)
+      const ipr = await d.limits.checkRequest(ipb, d.ipRequestsPerMinute, t)
       ctx.state.rl = ipr
       if (!ipr.allowed) throw rateLimitError(ipr)
       throw parsed.ok ? errors.invalidKey() : parsed.error
@@ -56,9 +66,7 @@ export function authenticate(d: AuthenticateDeps) {
     const refused = refusedBucket(found.key.key_id, ctx.state.ip)
     const limit = found.plan.requestsPerMinute
     const refusedLimit = refusedRequestsPerMinute(found.plan)
-    const rl = d.shared
-      ? await d.shared.checkGuarded(bucket, limit, refused, refusedLimit, t)
-      : d.requestLimiter.checkGuarded(bucket, limit, refused, refusedLimit, t)
+    const rl = await d.limits.checkGuarded(bucket, limit, refused, refusedLimit, t)
     ctx.state.rl = rl
     if (!rl.allowed) throw rateLimitError(rl)
     ctx.state.auth = found
@@ -66,8 +74,7 @@ export function authenticate(d: AuthenticateDeps) {
       await next()
     } catch (err) {
       if (REFUSED_FOR_BODY.has((err as { status?: number } | undefined)?.status ?? 0)) {
-        if (d.shared) await d.shared.refusedBody(bucket, refused, t)
-        else d.requestLimiter.refusedBody(bucket, refused, t)
+        await d.limits.refusedBody(bucket, refused, t)
         ctx.state.rl = { ...rl, remaining: Math.min(rl.limit, rl.remaining + 1) } // its headers say it was given back
       }
       throw err

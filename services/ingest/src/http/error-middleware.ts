@@ -3,7 +3,7 @@
 import type Koa from 'koa'
 import type { Logger } from '../../../shared/src/log.js'
 import { errors, ServiceError } from '../errors.js'
-import { ipBucket, rateLimitHeaders, type RequestLimiter, type SharedLimits } from '../limits/index.js'
+import { ipBucket, rateLimitHeaders, type Limits } from '../limits/index.js'
 import { clientIp } from './client-ip.js'
 import type { Ctx } from './context.js'
 import type { IngestMetrics } from './metrics.js'
@@ -11,8 +11,7 @@ import type { IngestMetrics } from './metrics.js'
 export interface ErrorMiddlewareDeps {
   trustedProxies: ReadonlySet<string>
   ipRequestsPerMinute: number
-  requestLimiter: RequestLimiter
-  shared?: SharedLimits
+  limits: Limits
   log: Logger
   now: () => number
   metrics?: IngestMetrics
@@ -37,9 +36,7 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
     // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
     if (!ctx.state.rl) {
       const b = ipBucket(ctx.state.ip)
-      ctx.state.rl = d.shared
-        ? await d.shared.peekRequest(b, d.ipRequestsPerMinute, d.now())
-        : d.requestLimiter.peek(b, d.ipRequestsPerMinute, d.now())
+      ctx.state.rl = await d.limits.peekRequest(b, d.ipRequestsPerMinute, d.now())
     }
     if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)

@@ -1,36 +1,46 @@
-// The two ingest endpoints (docs/api.md Endpoints): validation of the body (H8-H11), then the
-// pipeline (pipeline/accept-items.ts), then the response: 200 with one result per item, or the
-// error a request with no accepted item gets (H5, H11).
+// The two ingest endpoints (docs/api.md Endpoints), their steps in H2's order: the key and the
+// per-minute limit (authenticate.ts), the body (json-body.ts), validation (H8-H11, validation/),
+// then the pipeline (pipeline/accept-items.ts: limits, records, the Kafka append), then the answer,
+// assembled here: 200 with one result per item, or the error a request with no accepted item gets
+// (H5, H11).
 //
 // They are the hot path, so they are one Koa middleware that matches the two paths itself rather
 // than routes of @koa/router, whose matching, params and layer stack cost per request what a
 // comparison does here (bench/HISTORY.md). Matching is the router's: case-insensitive, one optional
 // trailing slash.
 import { errors, ServiceError } from '../errors.js'
+import type { IngestConfig } from '../config.js'
+import type { BodyBytesInFlight } from '../limits/index.js'
+import { appAuthenticate, type AppAuthDeps } from './authenticate.js'
+import { jsonBody } from './json-body.js'
 import { validateSingle, validateBatch, type BatchItemResult, type FieldError, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
 import { keptIp } from '../records/ip-handling.js'
-import { acceptItems, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
+import { acceptItems, pipelineOf, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
 import type { Ctx, State } from './context.js'
 import type { BodyKind } from './json-values.js'
 import type Koa from 'koa'
 
-export interface EventRoutesDeps {
+/** What the ingest app has (app.ts IngestDeps): the clients and limits the steps use. */
+export type EventRoutesDeps = AppAuthDeps &
+  Omit<PipelineDeps, 'topics'> & { cfg: IngestConfig; inFlight: BodyBytesInFlight }
+
+/** The steps of a route, in H2's order, made once. */
+interface Steps {
   pipeline: PipelineDeps
-  bodyLimits: { single: number; batch: number }
   now: () => number
-  /** Middleware before the body is read: authentication and the per-minute limit (H2). */
-  authenticate: Koa.Middleware<State>
-  jsonBody: (kind: BodyKind, limit: number) => Koa.Middleware<State>
+  authenticate: (ctx: Ctx, next: Koa.Next) => Promise<void>
+  readBody: (kind: BodyKind) => Koa.Middleware<State>
 }
 
 const SINGLE_PATH = /^\/v1\/event\/?$/i
 const BATCH_PATH = /^\/v1\/events\/?$/i
 
 /** POST /v1/event and POST /v1/events; anything else goes on to `next`. */
-export function eventRoutes(d: EventRoutesDeps): Koa.Middleware<State> {
-  const readSingle = d.jsonBody('single', d.bodyLimits.single)
-  const readBatch = d.jsonBody('batch', d.bodyLimits.batch)
+export function eventRoutes(deps: EventRoutesDeps): Koa.Middleware<State> {
+  const d = stepsOf(deps)
+  const readSingle = d.readBody('single')
+  const readBatch = d.readBody('batch')
   // authenticate, then the body, then the handler (H2's order), as a router's middleware list would.
   const single = (ctx: Ctx) => d.authenticate(ctx, () => readSingle(ctx, () => acceptSingle(ctx, d)))
   const batch = (ctx: Ctx) => d.authenticate(ctx, () => readBatch(ctx, () => acceptBatch(ctx, d)))
@@ -44,7 +54,24 @@ export function eventRoutes(d: EventRoutesDeps): Koa.Middleware<State> {
   }
 }
 
-async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
+function stepsOf(d: EventRoutesDeps): Steps {
+  const { cfg } = d
+  return {
+    pipeline: pipelineOf(d),
+    now: d.now,
+    authenticate: appAuthenticate(d),
+    readBody: (kind) =>
+      jsonBody({
+        kind,
+        limit: cfg.bodyLimits[kind],
+        maxInflateRatio: cfg.body.maxInflateRatio,
+        readTimeoutMs: cfg.body.readTimeoutMs,
+        inFlight: d.inFlight,
+      }),
+  }
+}
+
+async function acceptSingle(ctx: Ctx, d: Steps): Promise<void> {
   // One receipt time for validation and the record: the stored time is checked as H13 makes it.
   const receivedAt = d.now()
   const v = validateSingle((ctx.request as any).body, receivedAt)
@@ -60,7 +87,7 @@ async function acceptSingle(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
   jsonAnswer(ctx, successJson(results))
 }
 
-async function acceptBatch(ctx: Ctx, d: EventRoutesDeps): Promise<void> {
+async function acceptBatch(ctx: Ctx, d: Steps): Promise<void> {
   const receivedAt = d.now()
   const v = validateBatch((ctx.request as any).body, receivedAt)
   if (!v.ok)

@@ -23,6 +23,10 @@ export { MonthlyQuota, monthKeyOf, quotaCounter, type QuotaReservation } from '.
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
+export type { Limits, Answer } from './limits.js'
+export { MemoryLimits, localLimiters, type LocalLimiters } from './memory-limits.js'
+export { chooseLimits, type ChosenLimits } from './choose-limits.js'
+export { usageRefresh, type UsageRefresh } from './usage-refresh.js'
 export {
   SharedLimits,
   admitLocally,

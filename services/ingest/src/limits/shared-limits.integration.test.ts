@@ -110,9 +110,7 @@ function setup(t: Test, url = URL, append: () => Promise<void> = async () => {})
     onFallback: () => fallbacks++,
   })
   const d: PipelineDeps = {
-    eventLimiter: local.events,
-    quota: local.quota,
-    shared,
+    limits: shared,
     codec: { encode: (name, value) => Buffer.from(JSON.stringify({ name, value })) },
     appender: { append },
     topics: { events: 'ev', identifies: 'id' },

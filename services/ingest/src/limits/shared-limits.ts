@@ -1,8 +1,7 @@
 // The limits of several ingest instances enforced together (docs/scaling.md): every check goes to Redis
 // (redis-limits.ts) and, when Redis fails or is slower than its call timeout, is answered by this
 // instance's own in-memory limiters instead (limiter-fallback.ts), so Redis never causes a 5xx.
-// Without REDIS_URL there is no SharedLimits: the HTTP layer calls the in-memory limiters directly and
-// the pipeline calls admitLocally, synchronously, as before.
+// Without REDIS_URL main.ts chooses MemoryLimits instead (memory-limits.ts); both are the Limits of limits.ts.
 import type { RequestLimiter, RateLimitResult } from './request-limiter.js'
 import type { EventRateLimiter, EventRateResult } from './event-rate-limiter.js'
 import { quotaCounter, type MonthlyQuota, type QuotaReservation } from './monthly-quota.js'
@@ -10,6 +9,7 @@ import type { RedisLimits } from './redis-limits.js'
 import type { LimiterFallback } from './limiter-fallback.js'
 import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
 import { eventRateResult, peekResult, requestResult, reservationOf } from './windows.js'
+import type { Limits } from './limits.js'
 
 const MINUTE_MS = REQUEST_WINDOW_SECONDS * 1000
 const SECOND_MS = EVENT_WINDOW_SECONDS * 1000
@@ -76,7 +76,7 @@ export interface SharedLimitsDeps {
   onError?: (what: string, err: unknown) => void
 }
 
-export class SharedLimits {
+export class SharedLimits implements Limits {
   constructor(private readonly d: SharedLimitsDeps) {}
 
   get mode(): 'redis' | 'local' {

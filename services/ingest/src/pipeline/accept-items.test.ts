@@ -3,7 +3,7 @@
 import t from 'tap'
 import { DEFAULT_PLANS, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
-import { EventRateLimiter, MonthlyQuota } from '../limits/index.js'
+import { EventRateLimiter, MemoryLimits, MonthlyQuota, RequestLimiter } from '../limits/index.js'
 import { validateBatch, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
@@ -68,9 +68,9 @@ const rc = (environment: 'live' | 'test'): RequestContext => ({
 
 function deps(append: (r: OutRecord[]) => Promise<void> = async () => {}) {
   const appended: OutRecord[][] = []
+  const quota = new MonthlyQuota()
   const d: PipelineDeps = {
-    eventLimiter: new EventRateLimiter(),
-    quota: new MonthlyQuota(),
+    limits: new MemoryLimits({ requests: new RequestLimiter(), events: new EventRateLimiter(), quota }),
     codec: { encode: (name, value) => Buffer.from(JSON.stringify({ name, value })) },
     appender: {
       append: async (r) => {
@@ -80,7 +80,7 @@ function deps(append: (r: OutRecord[]) => Promise<void> = async () => {}) {
     },
     topics: { events: 'ev', identifies: 'id' },
   }
-  return { d, appended }
+  return { d, appended, quota }
 }
 
 t.test('every item becomes one record on its topic, appended once, one result per item', async (t) => {
@@ -165,13 +165,13 @@ t.test('over the per-second limit the request is refused whole before anything i
 
 t.test('when Kafka does not take the records: 503 and the quota is given back (A4)', async (t) => {
   const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 2 }
-  const { d } = deps(async () => {
+  const { d, quota } = deps(async () => {
     throw new Error('broker down')
   })
   const err = await acceptItems(d, lookup('live', plan), items(2), rc('live')).catch((e) => e)
   t.ok(err instanceof ServiceError)
   t.same([err.code, err.status, err.retriable], ['SERVICE_UNAVAILABLE', 503, true])
-  t.equal(d.quota.used('acme', NOW), 0, 'the reservation was released')
+  t.equal(quota.used('acme', NOW), 0, 'the reservation was released')
 })
 
 t.test('the success answer as text is the JSON of the success body, for every kind of outcome', async (t) => {

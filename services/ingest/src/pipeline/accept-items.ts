@@ -8,16 +8,12 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
 import {
-  admitLocally,
   eventRateError,
   monthlyLimitError,
-  quotaCounter,
   type EventAdmission,
-  type EventRateLimiter,
+  type Limits,
   type MonthlyAsk,
-  type MonthlyQuota,
   type RateLimitResult,
-  type SharedLimits,
 } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
 import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
@@ -30,16 +26,32 @@ export interface Appender {
 }
 
 export interface PipelineDeps {
-  eventLimiter: EventRateLimiter
-  quota: MonthlyQuota
-  /** With REDIS_URL: per-second and monthly counts of every instance, in one script call per request. */
-  shared?: SharedLimits
+  /** Per-second and monthly counts: this instance's, or with REDIS_URL every instance's (one script call per request). */
+  limits: Limits
   codec: Pick<Codec, 'encode'>
   appender: Appender
   topics: { events: string; identifies: string }
   metrics?: Pick<IngestMetrics, 'item'>
   /** H55: the erasures in force, whose suppressed user ids are refused. */
   erasures?: Pick<ErasureSet, 'suppressedOf'>
+}
+
+/**
+ * The pipeline of both contracts, built from what the app has: our own routes (http/event-routes.ts) and
+ * the Segment-compatible ones (segment/routes.ts) go through the same limits, records, suppression (H55)
+ * and append. One source, so a step added here cannot be missing from one of them.
+ */
+export function pipelineOf(
+  d: Omit<PipelineDeps, 'topics'> & { cfg: { topics: PipelineDeps['topics'] } },
+): PipelineDeps {
+  return {
+    limits: d.limits,
+    codec: d.codec,
+    appender: d.appender,
+    topics: d.cfg.topics,
+    metrics: d.metrics,
+    erasures: d.erasures,
+  }
 }
 
 export interface ItemOutcome {
@@ -128,8 +140,7 @@ async function acceptAll(
   try {
     await d.appender.append(records)
   } catch (err) {
-    if (d.shared !== undefined) d.shared.release(admission, account.account_id, env, t)
-    else if (q !== undefined) d.quota.release(quotaCounter(account.account_id, env), q, t)
+    d.limits.release(admission, account.account_id, env, t)
     // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
     if (err instanceof RecordsTooLargeError) throw errors.recordsTooLarge(err.limitBytes, err)
     throw errors.unavailable(2, err)
@@ -165,16 +176,7 @@ function admit(
     ids,
     limit: rc.environment === 'live' ? plan.eventsPerMonth : plan.testEventsPerMonth,
   }
-  return d.shared !== undefined
-    ? d.shared.admitEvents(account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
-    : admitLocally(
-        { events: d.eventLimiter, quota: d.quota },
-        account.account_id,
-        items.length,
-        plan.eventsPerSecond,
-        month,
-        rc.receivedAt,
-      )
+  return d.limits.admitEvents(account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
 }
 
 /**

@@ -9,8 +9,8 @@ import type Koa from 'koa'
 import { errors } from '../errors.js'
 import { validateBatch, type BatchItemResult, type FieldError } from '../validation/index.js'
 import { acceptCheckedItems } from '../http/event-routes.js'
-import type { PipelineDeps } from '../pipeline/accept-items.js'
-import { authenticate, type AuthenticateDeps } from '../http/authenticate.js'
+import { pipelineOf, type PipelineDeps } from '../pipeline/accept-items.js'
+import { appAuthenticate, type AuthenticateDeps } from '../http/authenticate.js'
 import { jsonBody } from '../http/json-body.js'
 import type { BodyBytesInFlight } from '../limits/index.js'
 import type { IngestConfig } from '../config.js'
@@ -22,13 +22,9 @@ import { segmentPath, toItem, type SegmentType } from './to-items.js'
 export const SEGMENT_CALL_BODY_LIMIT = 32 * 1024
 export const SEGMENT_BATCH_BODY_LIMIT = 500 * 1024
 
-/** What the ingest app has (http/app.ts IngestDeps): the same clients, limits and pipeline as our own routes. */
-export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> & {
-  cfg: IngestConfig
-  inFlight: BodyBytesInFlight
-  /** The same pipeline as our own endpoints' (http/app.ts), suppression (H55) included. */
-  pipeline: PipelineDeps
-}
+/** What the ingest app has (http/app.ts IngestDeps): the same clients and limits as our own routes. */
+export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> &
+  Omit<PipelineDeps, 'topics'> & { cfg: IngestConfig; inFlight: BodyBytesInFlight }
 
 // As the libraries call them: one optional trailing slash, any case (as our own paths). `import` is
 // the batch endpoint some libraries use.
@@ -47,18 +43,8 @@ const SHORT: Record<string, string> = {
 /** POST /v1/{track,identify,page,screen,group,alias,batch,import} and the short forms; anything else goes on to `next`. */
 export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const { cfg } = d
-  const { pipeline } = d
-  const auth = (authorization: AuthenticateDeps['authorization']) =>
-    authenticate({
-      keys: d.keys,
-      requestLimiter: d.requestLimiter,
-      shared: d.shared,
-      acceptedKeyTypes: cfg.acceptedKeyTypes,
-      ipRequestsPerMinute: cfg.ipRequestsPerMinute,
-      now: d.now,
-      accepting: d.accepting,
-      authorization,
-    })
+  const pipeline = pipelineOf(d)
+  const auth = (authorization: AuthenticateDeps['authorization']) => appAuthenticate(d, authorization)
   const fromHeader = auth((ctx) => headerAuthorization(ctx.get('authorization') || undefined))
   const fromBody = auth((ctx) => bodyAuthorization((ctx.request as { body?: unknown }).body))
   // Both bodies are read with the single event's structure bound (H25, H53): the size limit bounds a batch.

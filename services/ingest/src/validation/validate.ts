@@ -309,13 +309,13 @@ const wellFormed: (s: string) => boolean =
 const pointer = (key: string) =>
   key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
 
-// What scan found: nothing, or the first problem.
+// What scan found: nothing (CLEAN, or any length bound >= 0), or the first problem (< 0).
 const CLEAN = 0
-const LONE_IN_STRING = 1
-const HUGE_NUMBER = 2
-const TOO_DEEP = 3
-const LONE_IN_KEY = 4
-const PROTO_KEY = 5
+const LONE_IN_STRING = -1
+const HUGE_NUMBER = -2
+const TOO_DEEP = -3
+const LONE_IN_KEY = -4
+const PROTO_KEY = -5
 
 // A `__proto__` key parses as an own property, but any copy by assignment (out[k] = v, Object.assign)
 // would set the copy's prototype instead: such an item is refused here, naming the key, so no record
@@ -326,43 +326,33 @@ const PROTO = '__proto__'
  * Recursion is bounded: it stops at MAX_NESTING_DEPTH + 1 levels, however deep the value, so no
  * body can overflow the stack (the JSON.stringify of checkSize would, at a few thousand levels).
  */
-// While scan walks a value it adds to this an upper bound of the length of its JSON.stringify
-// text: a string at most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32,
-// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, bench/HISTORY.md).
-let lengthBound = 0
-
+// A clean value's scan returns an upper bound of the length of its JSON.stringify text: a string at
+// most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32, a literal 5, a key as a
+// string plus colon and comma, brackets 2 (checkSize). A problem is returned instead, as a negative code.
 function scan(v: unknown, depth: number): number {
-  if (typeof v === 'string') {
-    lengthBound += 2 + 6 * v.length
-    return wellFormed(v) ? CLEAN : LONE_IN_STRING
-  }
-  if (typeof v === 'number') {
-    lengthBound += 32
-    return Number.isFinite(v) ? CLEAN : HUGE_NUMBER
-  }
-  if (typeof v !== 'object' || v === null) {
-    lengthBound += 5
-    return CLEAN
-  }
+  if (typeof v === 'string') return wellFormed(v) ? 2 + 6 * v.length : LONE_IN_STRING
+  if (typeof v === 'number') return Number.isFinite(v) ? 32 : HUGE_NUMBER
+  if (typeof v !== 'object' || v === null) return 5
   if (depth > MAX_NESTING_DEPTH) return TOO_DEEP
   if (Array.isArray(v)) {
-    lengthBound += 2 + v.length
+    let bound = 2 + v.length
     for (let i = 0; i < v.length; i++) {
       const p = scan(v[i], depth + 1)
-      if (p !== CLEAN) return p
+      if (p < 0) return p
+      bound += p
     }
-    return CLEAN
+    return bound
   }
-  lengthBound += 2
+  let bound = 2
   // for-in: JSON.parse objects inherit no enumerable keys, and it allocates no key array.
   for (const k in v) {
-    lengthBound += 4 + 6 * k.length
     if (!wellFormed(k)) return LONE_IN_KEY
     if (k === PROTO) return PROTO_KEY
     const p = scan((v as Obj)[k], depth + 1)
-    if (p !== CLEAN) return p
+    if (p < 0) return p
+    bound += 4 + 6 * k.length + p
   }
-  return CLEAN
+  return bound
 }
 
 function scanMessage(problem: number, name: string): string {
@@ -397,17 +387,19 @@ function protoKeyPath(v: unknown, at: string): string | undefined {
  * by JSON.stringify): nesting deeper than MAX_NESTING_DEPTH, an unpaired surrogate in a string
  * or a key, or a number too large for a double (JSON.parse makes it Infinity, which would be
  * stored as null). Reports the first problem under each top-level field by that field's path,
- * or under user by /user/<field>. Returns false when something nests too deep, so the caller
- * must not stringify the event.
+ * or under user by /user/<field>. Returns TOO_DEEP when something nests too deep, so the caller
+ * must not stringify the event; else an upper bound of its JSON text's length (checkSize), or
+ * UNKNOWN_BOUND when a problem stopped the scan of part of it.
  */
-function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
+function checkJsonValues(o: Obj, path: string, errs: FieldError[]): number {
   let shallow = true
   let clean = true
-  lengthBound = 2
+  let bound = 2
   // The path is built only for a problem: most events have none.
   const check = (v: unknown, depth: number, key: string, at: () => string) => {
-    lengthBound += 4 + 6 * key.length
-    const problem = scan(v, depth)
+    const scanned = scan(v, depth)
+    const problem = scanned < 0 ? scanned : CLEAN
+    if (scanned >= 0) bound += 4 + 6 * key.length + scanned
     // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
     const keyOk = wellFormed(key) && key !== PROTO
@@ -426,25 +418,26 @@ function checkJsonValues(o: Obj, path: string, errs: FieldError[]): boolean {
     const at = () => `${path}/${pointer(key)}`
     if (key === 'user' && isObject(v)) {
       // The key 'user' and its braces; check() counts each field's key and value.
-      lengthBound += 4 + 6 * key.length + 2
+      bound += 4 + 6 * key.length + 2
       for (const k in v) check(v[k], 2, k, () => `${at()}/${pointer(k)}`)
     } else {
       check(v, 1, key, at)
     }
   }
+  if (!shallow) return TOO_DEEP
   // A scan that stopped at a problem saw only part of the event: no bound then.
-  boundKnown = clean
-  return shallow
+  return clean ? bound : UNKNOWN_BOUND
 }
 
-// Whether lengthBound covers the whole event checkJsonValues last saw.
-let boundKnown = false
+/** checkJsonValues saw only part of the event: its size is measured. */
+const UNKNOWN_BOUND = Number.POSITIVE_INFINITY
 
-/** H9: one event's JSON at most 32 KB, measured as JSON.stringify's UTF-8 bytes. */
-function checkSize(raw: unknown, path: string, errs: FieldError[]): void {
+/** H9: one event's JSON at most 32 KB, measured as JSON.stringify's UTF-8 bytes; `bound` is
+ *  checkJsonValues' upper bound of its length. */
+function checkSize(raw: unknown, path: string, errs: FieldError[], bound: number): void {
   // UTF-8 takes 1 to 3 bytes per UTF-16 unit: an event whose JSON cannot reach a third of the
-  // limit in UTF-16 units needs no JSON.stringify at all (the common case; see lengthBound).
-  if (boundKnown && lengthBound * 3 <= MAX_EVENT_BYTES) return
+  // limit in UTF-16 units needs no JSON.stringify at all (the common case).
+  if (bound * 3 <= MAX_EVENT_BYTES) return
   const json = JSON.stringify(raw)
   // UTF-8 takes 1 to 3 bytes per UTF-16 unit: skip the exact count when the answer is certain.
   if (json.length * 3 <= MAX_EVENT_BYTES) return
@@ -520,7 +513,8 @@ export function validateSingle(
   }
   const common = checkCommon(body, '', { receivedAt, sentAt: null }, errors)
   const properties = checkOptionalObject(body.properties, '/properties', 'properties', errors)
-  if (checkJsonValues(body, '', errors)) checkSize(body, '', errors)
+  const bound = checkJsonValues(body, '', errors)
+  if (bound !== TOO_DEEP) checkSize(body, '', errors, bound)
   if (errors.length > 0) return { ok: false, errors }
   return { ok: true, item: eventItem(name!, common, properties) }
 }
@@ -542,7 +536,8 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
     })
   }
   const common = checkCommon(raw, path, clock, errors)
-  const shallow = checkJsonValues(raw, path, errors)
+  const bound = checkJsonValues(raw, path, errors)
+  const shallow = bound !== TOO_DEEP
 
   if (type === 'event') {
     // H10: `event` and `name` are both accepted; `event` is read when both are present, and both
@@ -556,14 +551,14 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
       errors.push({ path: `${path}/event`, message: 'event name is required: give "event" (or "name")' })
     }
     const properties = checkOptionalObject(raw.properties, `${path}/properties`, 'properties', errors)
-    if (shallow) checkSize(raw, path, errors)
+    if (shallow) checkSize(raw, path, errors, bound)
     if (errors.length > 0) return { index, ok: false, errors }
     return { index, ok: true, item: eventItem(name!, common, properties) }
   }
 
   const traits = type === 'identify' ? checkOptionalObject(raw.traits, `${path}/traits`, 'traits', errors) : undefined
   if (traits !== undefined) checkIdentifyTraits(traits, common.user?.traits, `${path}/traits`, errors)
-  if (shallow) checkSize(raw, path, errors)
+  if (shallow) checkSize(raw, path, errors, bound)
   if (errors.length > 0) return { index, ok: false, errors }
 
   // type === 'identify' here. H10: user.traits and top-level traits merged, top level winning;
