@@ -2,11 +2,11 @@
 // them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
 // the record's place in the log (A3, A5). Records that cannot be mapped to rows are found when their
 // rows are built: as they are decoded, or in the write when rows are built after the H16 lookup
-// (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
+// (prepared.ts, RowBuilding). A batch the server refuses for its data is split one record at a time
 // to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from '../../../shared/src/kafka/client.js'
 import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
-import type { DeadLetterRecord } from '../../../../schemas/records.js'
+import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
 import {
@@ -42,8 +42,16 @@ export interface PipelineMetrics {
   inserted(events: number, identifies: number, seconds: number): void
 }
 
+/**
+ * When a record's rows are built, chosen by the caller (H69): as it is decoded (cheapest when the
+ * records are then written: the live projector, a replay into tables that held no ids), or after the
+ * H16 lookup, for the records it keeps (cheapest when it drops most: a replay over rows already stored).
+ */
+export type RowBuilding = 'at-decode' | 'after-lookup'
+
 export interface PipelineOptions {
   dlqTopic: string
+  rows: RowBuilding
   retries: number
   /** Backoff of ClickHouse retries; tests pass small values. */
   initialRetryMs?: number
@@ -65,6 +73,10 @@ export interface ErasureFilter {
   keepUsage(stubs: UsageStub[]): Promise<void>
 }
 
+type DecodedRecord =
+  | { kind: 'event'; p: PreparedRecord<EventRecord> }
+  | { kind: 'identify'; p: PreparedRecord<IdentifyRecord> }
+
 export interface WriteOutcome {
   /** The records that are in ClickHouse now. */
   written: ProjectionBatch
@@ -75,12 +87,6 @@ export interface WriteOutcome {
 export class ProjectionPipeline {
   // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
   private readonly arenas = newArenas()
-  /**
-   * Build rows as records are decoded (cheapest when they are then written), or after the H16
-   * lookup, for the records it keeps (cheapest when it drops most: a replay over rows already
-   * stored). Set from the last write: rows at decode while it kept at least half of its records.
-   */
-  rowsAtDecode = true
 
   constructor(
     private readonly producer: Producer,
@@ -94,7 +100,7 @@ export class ProjectionPipeline {
   ) {}
 
   /**
-   * Decodes one partition's messages and builds their rows (see rowsAtDecode); records that do not
+   * Decodes one partition's messages and builds their rows (see RowBuilding); records that do not
    * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
@@ -117,35 +123,17 @@ export class ProjectionPipeline {
     for (const m of messages) {
       if (rows >= maxRows) break
       taken++
-      const events = part.events.length
-      const identifies = part.identifies.length
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       // A12: matched by the record key (the person's, A3) before anything is decoded.
       const erasure = erasures?.set.forKey(origin.key)
       if (erasure !== undefined && m.value && (await this.erased(erasure, m.value, stubs))) continue
       try {
-        if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
-        // An event written with our own Event schema, whose record is not needed: bytes to rows
-        // directly (event-transcoder.ts); null leaves it to the general path below.
-        if (this.rowsAtDecode && !keep && this.codec.readerLayout(m.value) === 'Event') {
-          const p = transcodeEvent(m.value, this.arenas, origin)
-          if (p !== null) {
-            part.events.push(p)
-            rows += recordRows(p)
-            continue
-          }
-        }
-        const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
-        if (d.name === 'Event')
-          part.events.push(
-            this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
-          )
-        else if (d.name === 'Identify')
-          part.identifies.push(
-            this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
-          )
-        else
-          throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
+        // Awaited only when the registry is asked: a promise per record costs the replay's rate.
+        const pending = this.decodeRecord(topic, m.value, origin, keep)
+        const decoded = pending instanceof Promise ? await pending : pending
+        if (decoded.kind === 'event') part.events.push(decoded.p)
+        else part.identifies.push(decoded.p)
+        rows += recordRows(decoded.p)
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
         if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
@@ -154,8 +142,6 @@ export class ProjectionPipeline {
         if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
         dead.push(d)
       }
-      if (part.events.length > events) rows += recordRows(part.events[events]!)
-      else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
     if (stubs.length > 0)
       await withRetry(() => erasures!.keepUsage(stubs), {
@@ -165,6 +151,43 @@ export class ProjectionPipeline {
         signal: this.stopping,
       })
     return { part, dead, taken }
+  }
+
+  /**
+   * The one step where a record's bytes become a value and its rows (built now or later, RowBuilding).
+   * An event written with our own Event schema whose record is not kept goes from bytes to rows
+   * directly (event-transcoder.ts); anything else is decoded through the registry (codec.ts).
+   */
+  private decodeRecord(
+    topic: string,
+    value: Buffer | null | undefined,
+    origin: RecordOrigin,
+    keep: boolean,
+  ): DecodedRecord | Promise<DecodedRecord> {
+    if (!value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
+    if (this.opts.rows === 'at-decode' && !keep && this.codec.readerLayout(value) === 'Event') {
+      const p = transcodeEvent(value, this.arenas, origin)
+      // null: a layout the transcoder does not take; the general path below does.
+      if (p !== null) return { kind: 'event', p }
+    }
+    const d = this.codec.decodeKnown(value)
+    if (d) return this.prepare(topic, d, origin, keep)
+    return this.decodeWaiting(value).then((w) => this.prepare(topic, w, origin, keep))
+  }
+
+  private prepare(topic: string, d: Decoded, origin: RecordOrigin, keep: boolean): DecodedRecord {
+    const atDecode = this.opts.rows === 'at-decode'
+    if (d.name === 'Event')
+      return {
+        kind: 'event',
+        p: atDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+      }
+    if (d.name === 'Identify')
+      return {
+        kind: 'identify',
+        p: atDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+      }
+    throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
   }
 
   /** Whether the erasure covers this record (then an event leaves a usage stub); a record that does
@@ -259,11 +282,7 @@ export class ProjectionPipeline {
     const started = process.hrtime.bigint()
     let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
     try {
-      const stats = (await this.writeRetrying(batch)) as { events?: unknown; identifies?: unknown } | undefined
-      if (typeof stats?.events === 'number' && typeof stats.identifies === 'number') {
-        // What the writer stored, against what it was given: the rest were retries H16 dropped.
-        this.rowsAtDecode = 2 * (stats.events + stats.identifies) >= batch.events.length + batch.identifies.length
-      }
+      await this.writeRetrying(batch)
     } catch (err) {
       if (isRetriable(err) || this.stopping.aborted) throw err
       outcome = await this.isolateBadRecords(batch, err)

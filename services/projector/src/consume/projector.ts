@@ -72,6 +72,8 @@ export class Projector {
       sink,
       {
         dlqTopic: opts.topics.dlq,
+        // Live records are new: they are written, so their rows are built as they are decoded (H69).
+        rows: 'at-decode',
         retries: opts.retries,
         initialRetryMs: opts.initialRetryMs,
         maxRetryMs: opts.maxRetryMs,

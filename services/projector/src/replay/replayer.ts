@@ -32,6 +32,7 @@ import {
   type ErasureFilter,
   type PipelineMetrics,
   type ProjectionSink,
+  type RowBuilding,
 } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -51,6 +52,9 @@ export interface ReplayDeps {
 export interface ReplayOptions {
   ranges: PartitionRange[]
   dlqTopic: string
+  /** When rows are built (H69): after the H16 lookup when the target tables held ids as the replay
+   * began (most records are then dropped), else at decode (the default). */
+  rows?: RowBuilding
   /** Send undecodable and unwritable records to the DLQ (default); false only counts them. */
   dlq?: boolean
   retries: number
@@ -103,7 +107,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.producer,
     deps.codec,
     deps.sink,
-    { dlqTopic: o.dlqTopic, retries: o.retries, erasures: deps.erasures },
+    { dlqTopic: o.dlqTopic, rows: o.rows ?? 'at-decode', retries: o.retries, erasures: deps.erasures },
     deps.metrics,
     deps.log,
     stopping,
