@@ -18,7 +18,7 @@ import {
   type RecordOrigin,
 } from '../clickhouse/prepared.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
-import { transcodeEvent } from '../clickhouse/event-transcoder.js'
+import { EventTranscoder } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { ProjectionBatch } from './batcher.js'
 import { recordRows } from './record-rows.js'
@@ -87,6 +87,7 @@ export interface WriteOutcome {
 export class ProjectionPipeline {
   // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
   private readonly arenas = newArenas()
+  private readonly transcoder = new EventTranscoder()
 
   constructor(
     private readonly producer: Producer,
@@ -166,7 +167,7 @@ export class ProjectionPipeline {
   ): DecodedRecord | Promise<DecodedRecord> {
     if (!value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
     if (this.opts.rows === 'at-decode' && !keep && this.codec.readerLayout(value) === 'Event') {
-      const p = transcodeEvent(value, this.arenas, origin)
+      const p = this.transcoder.transcode(value, this.arenas, origin)
       // null: a layout the transcoder does not take; the general path below does.
       if (p !== null) return { kind: 'event', p }
     }
