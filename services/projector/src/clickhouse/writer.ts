@@ -107,7 +107,9 @@ const RETRY_LOOKUP_CHARS = 6 * 1024 * 1024
 const RETRY_LOOKUP_SETTINGS = { max_query_size: String(16 * 1024 * 1024) }
 const idSet = (values: string[]) => raw(`(SELECT arrayJoin([${values.map((v) => literal(v)).join(', ')}]))`)
 
-export interface WriteBatch {
+/** Decoded records, not a batch: a batch is a PreparedBatch (prepared.ts), which keeps each record's
+ * rows; these are what writer.write() takes from tests and what the live feed is shown. */
+export interface RecordsByKind {
   events: EventRecord[]
   identifies: IdentifyRecord[]
 }
@@ -161,7 +163,7 @@ export const CLUSTER_INSERT_SETTINGS: ClickHouseSettings = {
  * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
  */
 export function prepareBatch(
-  batch: WriteBatch,
+  batch: RecordsByKind,
   arenas: RowArenas = newArenas(64 * 1024),
 ): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
   const all: PreparedBatch = {
@@ -295,7 +297,7 @@ export class ClickHouseWriter {
    * INVALID_RECORD error lists them, so the caller can dead-letter those and write
    * the rest.
    */
-  async write(batch: WriteBatch): Promise<WriteStats> {
+  async write(batch: RecordsByKind): Promise<WriteStats> {
     const { prepared, invalid } = prepareBatch(batch)
     if (invalid.length > 0) throw invalidRecords(invalid)
     return this.writePrepared(prepared)

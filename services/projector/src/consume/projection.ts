@@ -20,7 +20,7 @@ import {
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import { EventTranscoder } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
-import type { ProjectionBatch } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { recordRows } from './record-rows.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
@@ -32,7 +32,7 @@ import type { UsageStub } from '../privacy/usage-stubs.js'
 export type { RecordOrigin } from '../clickhouse/prepared.js'
 
 export interface ProjectionSink {
-  writePrepared(batch: ProjectionBatch): Promise<unknown>
+  writePrepared(batch: PreparedBatch): Promise<unknown>
 }
 
 export interface PipelineMetrics {
@@ -79,7 +79,7 @@ type DecodedRecord =
 
 export interface WriteOutcome {
   /** The records that are in ClickHouse now. */
-  written: ProjectionBatch
+  written: PreparedBatch
   /** How many records of the batch went to the DLQ instead. */
   deadLettered: number
 }
@@ -113,8 +113,8 @@ export class ProjectionPipeline {
     partition: number,
     messages: KafkaMessage[],
     maxRows = Infinity,
-  ): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
-    const part: ProjectionBatch = { events: [], identifies: [] }
+  ): Promise<{ part: PreparedBatch; dead: DeadLetterRecord[]; taken: number }> {
+    const part: PreparedBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
     const erasures = this.opts.erasures
@@ -279,7 +279,7 @@ export class ProjectionPipeline {
    * thrown (the caller must not commit their offsets); records that can never be written are
    * dead-lettered and the rest is written.
    */
-  async write(batch: ProjectionBatch): Promise<WriteOutcome> {
+  async write(batch: PreparedBatch): Promise<WriteOutcome> {
     const started = process.hrtime.bigint()
     let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
     try {
@@ -293,7 +293,7 @@ export class ProjectionPipeline {
     return outcome
   }
 
-  private async writeRetrying(batch: ProjectionBatch): Promise<unknown> {
+  private async writeRetrying(batch: PreparedBatch): Promise<unknown> {
     for (let round = 1; ; round++) {
       try {
         return await this.writeRetryingOnce(batch)
@@ -308,7 +308,7 @@ export class ProjectionPipeline {
     }
   }
 
-  private writeRetryingOnce(batch: ProjectionBatch) {
+  private writeRetryingOnce(batch: PreparedBatch) {
     return withRetry(() => this.sink.writePrepared(batch), {
       retries: this.opts.retries,
       initialMs: this.opts.initialRetryMs ?? 200,
@@ -324,12 +324,12 @@ export class ProjectionPipeline {
     })
   }
 
-  private async isolateBadRecords(batch: ProjectionBatch, cause: unknown): Promise<WriteOutcome> {
+  private async isolateBadRecords(batch: PreparedBatch, cause: unknown): Promise<WriteOutcome> {
     if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
       // Rows built after the lookup: the writer named the records it cannot map and inserted
       // nothing. Dead-letter those, write the rest.
       const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
-      const rest: ProjectionBatch = { events: [], identifies: [] }
+      const rest: PreparedBatch = { events: [], identifies: [] }
       const dead: DeadLetterRecord[] = []
       for (const e of batch.events) {
         const r = bad.get(`event\u0000${e.event_id}`)
@@ -353,7 +353,7 @@ export class ProjectionPipeline {
     }
     // The server refused the batch for its data: find the records at fault one at a time.
     this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
-    const written: ProjectionBatch = { events: [], identifies: [] }
+    const written: PreparedBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     for (const e of batch.events) {
       try {

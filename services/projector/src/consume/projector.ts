@@ -12,8 +12,9 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from '../../../share
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
-import { InsertBatcher, type ProjectionBatch } from './batcher.js'
-import type { WriteBatch } from '../clickhouse/writer.js'
+import { InsertBatcher } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
+import type { RecordsByKind } from '../clickhouse/writer.js'
 import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './projection.js'
 import { OffsetCommitter } from './offset-committer.js'
 import type { Metrics } from './metrics.js'
@@ -42,7 +43,7 @@ export interface ProjectorOptions {
   erasures?: ErasureFilter
 }
 
-export type RecordListener = (batch: WriteBatch) => void
+export type RecordListener = (batch: RecordsByKind) => void
 
 export class Projector {
   private consumer: Consumer | null = null
@@ -272,11 +273,11 @@ export class Projector {
   }
 
   /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
-  private async writeAndPublish(batch: ProjectionBatch): Promise<void> {
+  private async writeAndPublish(batch: PreparedBatch): Promise<void> {
     const { written } = await this.pipeline.write(batch)
     if (this.listeners.length === 0) return
     // The pipeline keeps each record beside its rows for this (keepRecords).
-    const records: WriteBatch = {
+    const records: RecordsByKind = {
       events: written.events.map((p) => p.record!),
       identifies: written.identifies.map((p) => p.record!),
     }

@@ -25,7 +25,8 @@ import type {
 } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
-import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
+import { InsertBatcher } from '../consume/batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { batchRows } from '../consume/record-rows.js'
 import {
   ProjectionPipeline,
@@ -113,7 +114,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     stopping,
   )
   const batcher = new InsertBatcher(
-    async (b: ProjectionBatch) => {
+    async (b: PreparedBatch) => {
       const { written } = await pipeline.write(b)
       summary.events += written.events.length
       summary.identifies += written.identifies.length
