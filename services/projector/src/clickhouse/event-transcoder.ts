@@ -257,7 +257,7 @@ export class EventTranscoder {
       )
     )
       return null
-    // avsc refuses trailing bytes and a record that this.ends early.
+    // avsc refuses trailing bytes and a record that ends early.
     if (this.pos !== this.src.length) return null
     if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
       return null

@@ -71,29 +71,32 @@ const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
   ...over,
 })
 
+/** A writer over a fake client: the H16 lookup answers `stored`, and each insert's event_ids are kept. */
+function tsvWriter(inserts: Array<{ table: string; values: any[] }>, stored: string[] = []) {
+  return new ClickHouseWriter(
+    {
+      query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
+      // The body is TabSeparated text: each line's first field is the event_id column.
+      insert: async (q: any) => {
+        let text = ''
+        for await (const chunk of q.values) text += chunk.toString()
+        inserts.push({
+          table: q.table,
+          values: text
+            .split('\n')
+            .slice(0, -1)
+            .map((line) => ({ event_id: line.split('\t')[0] })),
+        })
+      },
+    } as any,
+    'db',
+  )
+}
+
 t.test(
   'records that cannot be mapped to rows go to the DLQ as they are decoded, with their place in the log; the rest is written',
   async (t) => {
-    const { codec, pipeline, sent, inserts } = await setup(
-      (inserts) =>
-        new ClickHouseWriter(
-          {
-            // The body is TabSeparated text: each line's first field is the event_id column.
-            insert: async (q: any) => {
-              let text = ''
-              for await (const chunk of q.values) text += chunk.toString()
-              inserts.push({
-                table: q.table,
-                values: text
-                  .split('\n')
-                  .slice(0, -1)
-                  .map((line) => ({ event_id: line.split('\t')[0] })),
-              })
-            },
-          } as any,
-          'db',
-        ),
-    )
+    const { codec, pipeline, sent, inserts } = await setup((inserts) => tsvWriter(inserts))
     const good = [event(1), event(3)]
     const bad = event(2, { timestamp: 9e15 })
     const messages = [good[0]!, bad, good[1]!].map((e, i) => ({
@@ -269,24 +272,7 @@ t.test(
   'rows built after the lookup (a replay over stored rows, H69): a record that cannot be mapped is dead-lettered at write',
   async (t) => {
     const stored: string[] = []
-    const writerFor = (inserts: Array<{ table: string; values: any[] }>) =>
-      new ClickHouseWriter(
-        {
-          query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
-          insert: async (q: any) => {
-            let text = ''
-            for await (const chunk of q.values) text += chunk.toString()
-            inserts.push({
-              table: q.table,
-              values: text
-                .split('\n')
-                .slice(0, -1)
-                .map((line) => ({ event_id: line.split('\t')[0] })),
-            })
-          },
-        } as any,
-        'db',
-      )
+    const writerFor = (inserts: Array<{ table: string; values: any[] }>) => tsvWriter(inserts, stored)
     const { codec, pipeline, sent, inserts } = await setup(writerFor, { rows: 'after-lookup' })
     const msgs = (from: number, records: EventRecord[]) =>
       records.map((e, i) => ({ offset: String(from + i), key: null, value: codec.encode('Event', e) }))
