@@ -13,7 +13,7 @@ import { waitUntil } from '../support/harness.js'
 import { Projector, type ProjectorOptions } from '../../services/projector/src/consume/projector.js'
 import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { ClickHouseWriter } from '../../services/projector/src/clickhouse/writer.js'
-import type { ProjectionBatch } from '../../services/projector/src/consume/batcher.js'
+import type { PreparedBatch } from '../../services/projector/src/clickhouse/prepared.js'
 import { createTestDatabase, makeEvent, queryRows } from '../support/clickhouse-helpers.js'
 import { startTcpGate } from '../support/tcp-gate.js'
 
@@ -190,7 +190,7 @@ t.test('stop() drains: the batch being written when it is called is written and 
   const released = new Promise<void>((r) => (release = r))
   // The first insert waits until the test has called stop(), so records are in flight then.
   const sink = {
-    async writePrepared(b: ProjectionBatch) {
+    async writePrepared(b: PreparedBatch) {
       entered()
       await released
       return writer.writePrepared(b)
@@ -232,7 +232,7 @@ t.test(
     let failing = false
     let failures = 0
     const sink = {
-      async writePrepared(b: ProjectionBatch) {
+      async writePrepared(b: PreparedBatch) {
         calls++
         // Retriable, but not ClickHouse being away: the pipeline gives up after its retries.
         if (failing) {

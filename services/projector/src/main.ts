@@ -3,6 +3,7 @@
 // and starts consuming. A dependency that is down at start or lost later is waited
 // for, never a reason to exit; /health says which one is missing meanwhile (H27).
 // `close()` drains, also while start() is still waiting.
+import type { Server } from 'node:http'
 import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
@@ -17,7 +18,7 @@ import { Readiness, waitFor } from '../../shared/src/wait-for.js'
 import { isKafkaUnavailable } from '../../shared/src/unavailable.js'
 import { loadProjectorConfig, type ProjectorConfig } from './config.js'
 import { ClickHouseWriter } from './clickhouse/writer.js'
-import { Projector } from './consume/projector.js'
+import { Projector, type ProjectorOptions } from './consume/projector.js'
 import { Metrics } from './consume/metrics.js'
 import { LiveHub } from './live/live-hub.js'
 import { DEFAULT_LIVE_STREAM } from './live/sse.js'
@@ -38,7 +39,68 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const metrics = new Metrics()
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
-  const writer = new ClickHouseWriter(ch, cfg.clickhouse.database, {
+  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
+  const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
+  const writer = createWriter(ch, cfg, metrics, log)
+  const options = projectorOptions(cfg, ch, readiness, erasures)
+  const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
+  projector.onWritten((b) => hub.publish(b))
+
+  const server = createProjectorServer({
+    metrics,
+    hub,
+    live: { bufferBytes: cfg.live.bufferBytes, pingMs: DEFAULT_LIVE_STREAM.pingMs },
+    auth: { liveToken: cfg.liveToken },
+    health: () => health(ch, readiness),
+  })
+
+  const retention = testRetention(cfg, ch, log)
+
+  const accountRetention = accountRetentionJob(cfg, { ch, kafka, codec, metrics }, log, stopping.signal, waits)
+  const deps: ProjectorDeps = {
+    ch,
+    kafka,
+    codec,
+    producer,
+    metrics,
+    hub,
+    projector,
+    readiness,
+    retention,
+    erasures,
+    accountRetention,
+  }
+  return {
+    deps,
+    /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
+    server,
+    start: () => startProjector(cfg, log, deps, server, waits),
+    close: () => {
+      stopping.abort()
+      return closeProjector(deps, server)
+    },
+  }
+}
+
+type ClickHouse = ReturnType<typeof openClickHouse>
+interface ProjectorDeps {
+  ch: ClickHouse
+  kafka: ReturnType<typeof createEventLogClients>['kafka']
+  codec: ReturnType<typeof createEventLogClients>['codec']
+  producer: ReturnType<typeof createProducer>
+  metrics: Metrics
+  hub: LiveHub
+  projector: Projector
+  readiness: Readiness
+  retention: TestRetention | undefined
+  erasures: ErasureWorker
+  accountRetention: ReturnType<typeof accountRetentionJob> | undefined
+}
+type Waits = { signal: AbortSignal; readiness: Readiness }
+
+/** The writer of the live tables; each duplicate it drops (H16) is counted and logged. */
+function createWriter(ch: ClickHouse, cfg: ProjectorConfig, metrics: Metrics, log: Logger) {
+  return new ClickHouseWriter(ch, cfg.clickhouse.database, {
     clustered: cfg.clickhouse.cluster !== undefined,
     onDuplicates: (dropped) => {
       for (const d of dropped) {
@@ -52,122 +114,134 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       }
     },
   })
-  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
-  const erasures = new ErasureWorker({
-    kafka,
-    codec,
-    producer,
-    ch,
+}
+
+function projectorOptions(
+  cfg: ProjectorConfig,
+  ch: ClickHouse,
+  readiness: Readiness,
+  erasures: ErasureWorker,
+): ProjectorOptions {
+  return {
+    groupId: cfg.groupId,
+    topics: cfg.topics,
+    maxRows: cfg.maxRows,
+    maxWaitMs: cfg.maxWaitMs,
+    retries: cfg.retries,
+    fromBeginning: true,
+    drainMs: cfg.drainMs,
+    readiness,
+    erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
+  }
+}
+
+/** H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours. */
+function testRetention(cfg: ProjectorConfig, ch: ClickHouse, log: Logger): TestRetention | undefined {
+  if (cfg.testRetentionDays <= 0) return undefined
+  return new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log)
+}
+
+/** ClickHouse is asked now; the others report what the consume loop last saw. */
+async function health(ch: ClickHouse, readiness: Readiness) {
+  if (readiness.snapshot().clickhouse !== 'starting') {
+    const ping = await ch.ping().catch((err: unknown) => ({ success: false as const, error: err as Error }))
+    readiness.set('clickhouse', ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`)
+  }
+  return { ok: readiness.ready, checks: readiness.snapshot() }
+}
+
+/** Drains: stops serving and consuming (the projector writes and commits what it fetched), then the clients. */
+async function closeProjector(deps: ProjectorDeps, server: Server) {
+  deps.retention?.close()
+  server.close()
+  server.closeAllConnections?.()
+  await deps.projector.stop()
+  await deps.erasures.stop()
+  await deps.accountRetention?.stop()
+  await deps.producer.disconnect()
+  await deps.ch.close()
+}
+
+/** Listens first, then waits for ClickHouse (the migrations), the topics, Kafka and the erasures before consuming. */
+async function startProjector(cfg: ProjectorConfig, log: Logger, deps: ProjectorDeps, server: Server, waits: Waits) {
+  const { ch, kafka, codec, producer, projector, retention, erasures } = deps
+  await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
+  const addr = server.address()
+  log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
+
+  const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
+    ...waits,
+    step: () => applyMigrations(cfg.clickhouse, cfg.clickhouse.database, (m: string) => log.info(m)),
+  })
+  log.info('clickhouse migrations applied', {
+    database: cfg.clickhouse.database,
+    applied: applied.applied.map((m) => m.file),
+  })
+  retention?.start(6 * 3600_000)
+
+  await prepareEventLog(kafka, codec, cfg, log, waits)
+  await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
+  await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
+  await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
+  deps.accountRetention?.start()
+  log.info('projector consuming', { groupId: cfg.groupId })
+  return server
+}
+
+/** The erasure worker (A12): it follows the erasures topic, purges the person's rows, and ends their live streams. */
+function erasureWorker(
+  cfg: ProjectorConfig,
+  c: Pick<ProjectorDeps, 'kafka' | 'codec' | 'producer' | 'ch'>,
+  hub: LiveHub,
+  settled: () => Promise<void>,
+  log: Logger,
+): ErasureWorker {
+  return new ErasureWorker({
+    ...c,
     database: cfg.clickhouse.database,
     topic: cfg.topics.erasures!,
-    settled: (): Promise<void> => projector.settled(),
+    settled,
     closeLiveStreams: (accountId) =>
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
   })
-  const projector = new Projector(
-    kafka,
-    producer,
-    codec,
-    writer,
-    {
-      groupId: cfg.groupId,
-      topics: cfg.topics,
-      maxRows: cfg.maxRows,
-      maxWaitMs: cfg.maxWaitMs,
-      retries: cfg.retries,
-      fromBeginning: true,
-      drainMs: cfg.drainMs,
-      readiness,
-      erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
-    },
-    metrics,
-    log,
-  )
-  projector.onWritten((b) => hub.publish(b))
+}
 
-  const server = createProjectorServer({
-    metrics,
-    hub,
-    live: { bufferBytes: cfg.live.bufferBytes, pingMs: DEFAULT_LIVE_STREAM.pingMs },
-    auth: { liveToken: cfg.liveToken },
-    health: async () => {
-      // ClickHouse is asked now; the others report what the consume loop last saw.
-      if (readiness.snapshot().clickhouse !== 'starting') {
-        const ping = await ch.ping().catch((err: unknown) => ({ success: false as const, error: err as Error }))
-        readiness.set(
-          'clickhouse',
-          ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`,
-        )
-      }
-      return { ok: readiness.ready, checks: readiness.snapshot() }
-    },
-  })
-
-  // H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours.
-  const retention =
-    cfg.testRetentionDays > 0 ? new TestRetention(ch, cfg.clickhouse.database, cfg.testRetentionDays, log) : undefined
-
-  // H60: each account's retention, followed from the accounts topic; expired rows are deleted at start
-  // and every hour. Not on a cluster: its mutations would have to go to the _local tables ON CLUSTER
-  // (docs/privacy.md, "The cluster profile").
-  const retentionRules = new RetentionRules()
-  const accountRetention = cfg.clickhouse.cluster
-    ? undefined
-    : new AccountRetention(ch, cfg.clickhouse.database, retentionRules, log, { registry: metrics.registry })
-  let retentionFollower: AccountsFollower | undefined
-  // In the background: the consume loop and a stop never wait for it (a registry away stalls the follower).
-  const startAccountRetention = async (job: AccountRetention) => {
+/**
+ * H60: each account's retention, followed from the accounts topic; expired rows are deleted at start and
+ * every hour. In the background: the consume loop and a stop never wait for it (a registry away stalls
+ * the follower). Not on a cluster, whose mutations would have to go to the _local tables ON CLUSTER
+ * (docs/privacy.md, "The cluster profile").
+ */
+function accountRetentionJob(
+  cfg: ProjectorConfig,
+  c: Pick<ProjectorDeps, 'ch' | 'kafka' | 'codec' | 'metrics'>,
+  log: Logger,
+  signal: AbortSignal,
+  waits: Waits,
+) {
+  if (cfg.clickhouse.cluster) return undefined
+  const rules = new RetentionRules()
+  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry: c.metrics.registry })
+  let follower: AccountsFollower | undefined
+  const run = async () => {
     try {
       const follow = () =>
-        followRetention(kafka, codec, cfg.topics.accounts, retentionRules, log, 'projector-retention', stopping.signal)
-      retentionFollower = await waitFor('kafka', follow, log, { ...waits, retryIf: isKafkaUnavailable })
-      if (stopping.signal.aborted) return void (await retentionFollower.stop())
-      await retentionFollower.ready
-      if (!stopping.signal.aborted) job.start(3600_000)
+        followRetention(c.kafka, c.codec, cfg.topics.accounts, rules, log, 'projector-retention', signal)
+      follower = await waitFor('kafka', follow, log, { ...waits, retryIf: isKafkaUnavailable })
+      if (signal.aborted) return void (await follower.stop())
+      await follower.ready
+      if (!signal.aborted) job.start(3600_000)
     } catch (err) {
-      if (!stopping.signal.aborted) log.error('account retention (H60) not started', { err: err as Error })
+      if (!signal.aborted) log.error('account retention (H60) not started', { err: err as Error })
     }
   }
-
   return {
-    deps: { ch, kafka, codec, producer, metrics, hub, projector, readiness, retention, erasures, accountRetention },
-    /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
-    server,
-    async start() {
-      await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
-      const addr = server.address()
-      log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
-
-      const applied = await waitForClickHouse(ch, cfg.clickhouse.url, log, {
-        ...waits,
-        step: () => applyMigrations(cfg.clickhouse, cfg.clickhouse.database, (m: string) => log.info(m)),
-      })
-      log.info('clickhouse migrations applied', {
-        database: cfg.clickhouse.database,
-        applied: applied.applied.map((m) => m.file),
-      })
-      retention?.start(6 * 3600_000)
-
-      await prepareEventLog(kafka, codec, cfg, log, waits)
-      await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
-      await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
-      await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
-      if (accountRetention) void startAccountRetention(accountRetention)
-      log.info('projector consuming', { groupId: cfg.groupId })
-      return server
-    },
-    async close() {
-      stopping.abort()
-      retention?.close()
-      accountRetention?.close()
-      server.close()
-      server.closeAllConnections?.()
-      await projector.stop()
-      await erasures.stop()
-      await retentionFollower?.stop()
-      await producer.disconnect()
-      await ch.close()
+    job,
+    start: () => void run(),
+    async stop() {
+      job.close()
+      await follower?.stop()
     },
   }
 }

@@ -6,10 +6,12 @@ import avro from 'avsc'
 import { loadAvsc } from '../../../../schemas/codec.js'
 import type { EventRecord } from '../../../../schemas/records.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
-import { transcodeEvent } from './event-transcoder.js'
+import { EventTranscoder } from './event-transcoder.js'
 import { newArenas, prepareEvent, type PreparedRecord, type RowArenas } from './prepared.js'
 
 const type = avro.Type.forSchema(loadAvsc('Event') as any)
+const transcoder = new EventTranscoder()
+const transcodeEvent = (value: Buffer, arenas: RowArenas, origin: null) => transcoder.transcode(value, arenas, origin)
 const wire = (r: EventRecord) => Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), type.toBuffer(r)])
 
 // Deterministic pseudo-random choices, so a failure names a reproducible case.

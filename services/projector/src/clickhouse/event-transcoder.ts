@@ -40,150 +40,8 @@ const MESSAGE_ID = 12
 const ANONYMOUS_ID = 13
 const FIELDS = 14
 
-// Field bounds of the record being read ([start, end) in its buffer; start -1 for a null). The
-// transcoder is synchronous, so one set serves every call.
-const starts = new Int32Array(FIELDS)
-const ends = new Int32Array(FIELDS)
-let src: Buffer = Buffer.alloc(0)
-let pos = 0
-
 // Below 2^52: exactly what avsc reads as a safe long. Anything larger goes the general way.
 const LONG_LIMIT = 2 ** 52
-
-/** A zigzag varint long (Avro int and long), or NaN when it is not a long this path takes. */
-function readLong(): number {
-  let n = 0
-  let k = 0
-  let b: number
-  do {
-    b = src[pos++]!
-    n |= (b & 0x7f) << k
-    k += 7
-  } while (b & 0x80 && k < 28)
-  if (!(b & 0x80)) return (n >>> 1) ^ -(n & 1)
-  // More than 28 bits: float arithmetic, as avsc does, up to 10 bytes.
-  let f = n >>> 0
-  let fk = 268435456
-  let bytes = 4
-  do {
-    if (++bytes > 10) return NaN
-    b = src[pos++]!
-    f += (b & 0x7f) * fk
-    fk *= 128
-  } while (b & 0x80)
-  const v = (f % 2 ? -(f + 1) : f) / 2
-  return Math.abs(v) < LONG_LIMIT ? v : NaN
-}
-
-function readString(field: number): boolean {
-  const len = readLong()
-  if (!(len >= 0)) return false
-  starts[field] = pos
-  pos += len
-  ends[field] = pos
-  return pos <= src.length
-}
-
-/** A ["null", "string"] union. */
-function readOptionalString(field: number): boolean {
-  const index = readLong()
-  if (index === 0) {
-    starts[field] = -1
-    ends[field] = -1
-    return true
-  }
-  return index === 1 && readString(field)
-}
-
-/** A ["null", "long"] union: the value, null, or NaN when it is neither. */
-function readOptionalLong(): number | null {
-  const index = readLong()
-  return index === 0 ? null : index === 1 ? readLong() : NaN
-}
-
-/** Reads the fields; false when the bytes are not an Event as this path takes it. */
-function readEvent(): {
-  timestamp: number
-  originalTimestamp: number | null
-  receivedAt: number
-  sentAt: number | null
-  flagged: boolean
-} | null {
-  if (
-    !(
-      readString(EVENT_ID) &&
-      readString(ACCOUNT_ID) &&
-      readString(ENVIRONMENT) &&
-      readString(KEY_ID) &&
-      readString(EVENT) &&
-      readString(USER_ID)
-    )
-  )
-    return null
-  if (!(readOptionalString(USER_EMAIL) && readOptionalString(USER_TRAITS))) return null
-  const timestamp = readLong()
-  const originalTimestamp = readOptionalLong()
-  const receivedAt = readLong()
-  const sentAt = readOptionalLong()
-  if (pos >= src.length) return null
-  const flagged = src[pos++] !== 0
-  if (
-    !(
-      readString(PROPERTIES) &&
-      readString(CONTEXT) &&
-      readOptionalString(IP) &&
-      readOptionalString(USER_AGENT) &&
-      readOptionalString(MESSAGE_ID) &&
-      readOptionalString(ANONYMOUS_ID)
-    )
-  )
-    return null
-  // avsc refuses trailing bytes and a record that ends early.
-  if (pos !== src.length) return null
-  if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
-    return null
-  return { timestamp, originalTimestamp, receivedAt, sentAt, flagged }
-}
-
-const text = (field: number) => (starts[field]! < 0 ? null : src.toString('utf8', starts[field], ends[field]))
-const isInstant = (ms: number) => ms >= 0 && ms <= MAX_MS
-
-/** Whether the environment field is `live` or `test` (rows.ts refuses any other). */
-function environmentOk(): boolean {
-  const s = starts[ENVIRONMENT]!
-  if (ends[ENVIRONMENT]! - s !== 4) return false
-  const word = src.readUInt32BE(s)
-  return word === 0x6c697665 /* live */ || word === 0x74657374 /* test */
-}
-
-/**
- * Copies a field's bytes to `dst` at `o` with TabSeparated's escapes; returns the next offset, or
- * -1 when the field is not well-formed UTF-8. A null field writes nothing ('' in the row).
- */
-function copyField(field: number, dst: Buffer, o: number): number {
-  const s = starts[field]!
-  if (s < 0) return o
-  const e = ends[field]!
-  let high = 0
-  for (let i = s; i < e; i++) {
-    const b = src[i]!
-    high |= b
-    if (b === 92) {
-      dst[o++] = 92
-      dst[o++] = 92
-    } else if (b === 9) {
-      dst[o++] = 92
-      dst[o++] = 116
-    } else if (b === 10) {
-      dst[o++] = 92
-      dst[o++] = 110
-    } else if (b === 13) {
-      dst[o++] = 92
-      dst[o++] = 114
-    } else dst[o++] = b
-  }
-  return high & 0x80 && !isUtf8(src.subarray(s, e)) ? -1 : o
-}
 
 const TAB = 9
 // The events row's string columns around its times (EVENT_COLUMNS, rows.ts); user_email is the
@@ -201,103 +59,249 @@ const ROW_FIELDS_AFTER_TIMES = [
   ANONYMOUS_ID,
 ]
 
+const isInstant = (ms: number) => ms >= 0 && ms <= MAX_MS
+
 /**
- * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema
- * id, which the caller has checked is the reader's Event schema), its rows appended to the arenas;
- * or null, nothing appended, when the general path must take it.
+ * Reads Event records' bytes into rows. Its fields hold the record being read ([start, end) of each
+ * field in its buffer; start -1 for a null): it is synchronous, so one instance serves every record
+ * of its owner (the projection pipeline has one), and nothing is allocated per record for them.
  */
-export function transcodeEvent(
-  value: Buffer,
-  arenas: RowArenas,
-  origin: RecordOrigin | null,
-): PreparedRecord<EventRecord> | null {
-  src = value
-  pos = 5
-  const f = readEvent()
-  if (f === null || !environmentOk() || !isInstant(f.timestamp) || !isInstant(f.receivedAt)) return null
-  const eventId = text(EVENT_ID)!
-  const accountId = text(ACCOUNT_ID)!
-  const traitsJson = text(USER_TRAITS)
-  let emailFromTraits = ''
-  let traitLines = ''
-  if (traitsJson !== null) {
-    try {
-      const userId = text(USER_ID)!
-      const environment = text(ENVIRONMENT) as 'live' | 'test'
-      for (const v of traitValues(
-        accountId,
-        userId,
-        traitsJson,
-        traitVersionMs(f.timestamp, f.receivedAt),
-        environment,
-        eventId,
-      ))
-        traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
-      if (starts[USER_EMAIL]! < 0 || ends[USER_EMAIL] === starts[USER_EMAIL]) {
-        emailFromTraits = traitEmail(traitsJson, eventId)
-        // The general path writes it through tsvLine: escaped, and refused if not well-formed.
-        emailFromTraits = tsvLine([emailFromTraits], ['user_email'], eventId).slice(0, -1)
+export class EventTranscoder {
+  private readonly starts = new Int32Array(FIELDS)
+  private readonly ends = new Int32Array(FIELDS)
+  private src: Buffer = Buffer.alloc(0)
+  private pos = 0
+
+  /**
+   * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema
+   * id, which the caller has checked is the reader's Event schema), its rows appended to the arenas;
+   * or null, nothing appended, when the general path must take it.
+   */
+  transcode(value: Buffer, arenas: RowArenas, origin: RecordOrigin | null): PreparedRecord<EventRecord> | null {
+    this.src = value
+    this.pos = 5
+    const f = this.readEvent()
+    if (f === null || !this.environmentOk() || !isInstant(f.timestamp) || !isInstant(f.receivedAt)) return null
+    const eventId = this.text(EVENT_ID)!
+    const accountId = this.text(ACCOUNT_ID)!
+    const traitsJson = this.text(USER_TRAITS)
+    let emailFromTraits = ''
+    let traitLines = ''
+    if (traitsJson !== null) {
+      try {
+        const userId = this.text(USER_ID)!
+        const environment = this.text(ENVIRONMENT) as 'live' | 'test'
+        for (const v of traitValues(
+          accountId,
+          userId,
+          traitsJson,
+          traitVersionMs(f.timestamp, f.receivedAt),
+          environment,
+          eventId,
+        ))
+          traitLines += tsvLine(v, TRAIT_COLUMNS, eventId)
+        if (this.starts[USER_EMAIL]! < 0 || this.ends[USER_EMAIL] === this.starts[USER_EMAIL]) {
+          emailFromTraits = traitEmail(traitsJson, eventId)
+          // The general path writes it through tsvLine: escaped, and refused if not well-formed.
+          emailFromTraits = tsvLine([emailFromTraits], ['user_email'], eventId).slice(0, -1)
+        }
+      } catch {
+        return null
       }
-    } catch {
-      return null
     }
+
+    // The events row, in EVENT_COLUMNS order (rows.ts), written past the arena's end and kept only
+    // when every field could be written. Each field at most doubles; 256 bytes cover the numbers.
+    const rows = arenas.rows
+    const start = rows.reserve(2 * value.length + 3 * emailFromTraits.length + 256)
+    const dst = rows.chunk!
+    let o = start
+    for (const field of ROW_FIELDS_BEFORE_TIMES) {
+      if (field !== EVENT_ID) dst[o++] = TAB
+      if ((o = this.copyField(field, dst, o)) < 0) return null
+    }
+    o += dst.write(
+      '\t' +
+        dateTimeText(f.timestamp) +
+        '\t' +
+        f.timestamp +
+        '\t' +
+        (f.originalTimestamp ?? 0) +
+        '\t' +
+        dateTimeText(f.receivedAt) +
+        '\t' +
+        f.receivedAt +
+        '\t' +
+        (f.sentAt ?? 0) +
+        '\t' +
+        (f.flagged ? '1' : '0'),
+      o,
+      'latin1',
+    )
+    for (const field of ROW_FIELDS_AFTER_TIMES) {
+      dst[o++] = TAB
+      if (field === USER_EMAIL && emailFromTraits !== '') o += dst.write(emailFromTraits, o, 'utf8')
+      else if ((o = this.copyField(field, dst, o)) < 0) return null
+    }
+    dst[o++] = 10
+    rows.pos = o
+
+    const p: PreparedRecord<EventRecord> = {
+      event_id: eventId,
+      account_id: accountId,
+      message_id: this.text(MESSAGE_ID),
+      timestamp: f.timestamp,
+      received_at: f.receivedAt,
+      rowChunk: dst,
+      rowStart: start,
+      rowEnd: o,
+      traitChunk: null,
+      traitStart: 0,
+      traitEnd: 0,
+      origin,
+      record: null,
+    }
+    if (traitLines !== '') {
+      p.traitStart = arenas.traits.append(traitLines)
+      p.traitChunk = arenas.traits.chunk
+      p.traitEnd = arenas.traits.pos
+    }
+    return p
   }
 
-  // The events row, in EVENT_COLUMNS order (rows.ts), written past the arena's end and kept only
-  // when every field could be written. Each field at most doubles; 256 bytes cover the numbers.
-  const rows = arenas.rows
-  const start = rows.reserve(2 * value.length + 3 * emailFromTraits.length + 256)
-  const dst = rows.chunk!
-  let o = start
-  for (const field of ROW_FIELDS_BEFORE_TIMES) {
-    if (field !== EVENT_ID) dst[o++] = TAB
-    if ((o = copyField(field, dst, o)) < 0) return null
+  /** A zigzag varint long (Avro int and long), or NaN when it is not a long this path takes. */
+  private readLong(): number {
+    let n = 0
+    let k = 0
+    let b: number
+    do {
+      b = this.src[this.pos++]!
+      n |= (b & 0x7f) << k
+      k += 7
+    } while (b & 0x80 && k < 28)
+    if (!(b & 0x80)) return (n >>> 1) ^ -(n & 1)
+    // More than 28 bits: float arithmetic, as avsc does, up to 10 bytes.
+    let f = n >>> 0
+    let fk = 268435456
+    let bytes = 4
+    do {
+      if (++bytes > 10) return NaN
+      b = this.src[this.pos++]!
+      f += (b & 0x7f) * fk
+      fk *= 128
+    } while (b & 0x80)
+    const v = (f % 2 ? -(f + 1) : f) / 2
+    return Math.abs(v) < LONG_LIMIT ? v : NaN
   }
-  o += dst.write(
-    '\t' +
-      dateTimeText(f.timestamp) +
-      '\t' +
-      f.timestamp +
-      '\t' +
-      (f.originalTimestamp ?? 0) +
-      '\t' +
-      dateTimeText(f.receivedAt) +
-      '\t' +
-      f.receivedAt +
-      '\t' +
-      (f.sentAt ?? 0) +
-      '\t' +
-      (f.flagged ? '1' : '0'),
-    o,
-    'latin1',
-  )
-  for (const field of ROW_FIELDS_AFTER_TIMES) {
-    dst[o++] = TAB
-    if (field === USER_EMAIL && emailFromTraits !== '') o += dst.write(emailFromTraits, o, 'utf8')
-    else if ((o = copyField(field, dst, o)) < 0) return null
-  }
-  dst[o++] = 10
-  rows.pos = o
 
-  const p: PreparedRecord<EventRecord> = {
-    event_id: eventId,
-    account_id: accountId,
-    message_id: text(MESSAGE_ID),
-    timestamp: f.timestamp,
-    received_at: f.receivedAt,
-    rowChunk: dst,
-    rowStart: start,
-    rowEnd: o,
-    traitChunk: null,
-    traitStart: 0,
-    traitEnd: 0,
-    origin,
-    record: null,
+  private readString(field: number): boolean {
+    const len = this.readLong()
+    if (!(len >= 0)) return false
+    this.starts[field] = this.pos
+    this.pos += len
+    this.ends[field] = this.pos
+    return this.pos <= this.src.length
   }
-  if (traitLines !== '') {
-    p.traitStart = arenas.traits.append(traitLines)
-    p.traitChunk = arenas.traits.chunk
-    p.traitEnd = arenas.traits.pos
+
+  /** A ["null", "string"] union. */
+  private readOptionalString(field: number): boolean {
+    const index = this.readLong()
+    if (index === 0) {
+      this.starts[field] = -1
+      this.ends[field] = -1
+      return true
+    }
+    return index === 1 && this.readString(field)
   }
-  return p
+
+  /** A ["null", "long"] union: the value, null, or NaN when it is neither. */
+  private readOptionalLong(): number | null {
+    const index = this.readLong()
+    return index === 0 ? null : index === 1 ? this.readLong() : NaN
+  }
+
+  /** Reads the fields; false when the bytes are not an Event as this path takes it. */
+  private readEvent(): {
+    timestamp: number
+    originalTimestamp: number | null
+    receivedAt: number
+    sentAt: number | null
+    flagged: boolean
+  } | null {
+    if (
+      !(
+        this.readString(EVENT_ID) &&
+        this.readString(ACCOUNT_ID) &&
+        this.readString(ENVIRONMENT) &&
+        this.readString(KEY_ID) &&
+        this.readString(EVENT) &&
+        this.readString(USER_ID)
+      )
+    )
+      return null
+    if (!(this.readOptionalString(USER_EMAIL) && this.readOptionalString(USER_TRAITS))) return null
+    const timestamp = this.readLong()
+    const originalTimestamp = this.readOptionalLong()
+    const receivedAt = this.readLong()
+    const sentAt = this.readOptionalLong()
+    if (this.pos >= this.src.length) return null
+    const flagged = this.src[this.pos++] !== 0
+    if (
+      !(
+        this.readString(PROPERTIES) &&
+        this.readString(CONTEXT) &&
+        this.readOptionalString(IP) &&
+        this.readOptionalString(USER_AGENT) &&
+        this.readOptionalString(MESSAGE_ID) &&
+        this.readOptionalString(ANONYMOUS_ID)
+      )
+    )
+      return null
+    // avsc refuses trailing bytes and a record that ends early.
+    if (this.pos !== this.src.length) return null
+    if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
+      return null
+    return { timestamp, originalTimestamp, receivedAt, sentAt, flagged }
+  }
+
+  private text(field: number): string | null {
+    return this.starts[field]! < 0 ? null : this.src.toString('utf8', this.starts[field], this.ends[field])
+  }
+
+  /** Whether the environment field is `live` or `test` (rows.ts refuses any other). */
+  private environmentOk(): boolean {
+    const s = this.starts[ENVIRONMENT]!
+    if (this.ends[ENVIRONMENT]! - s !== 4) return false
+    const word = this.src.readUInt32BE(s)
+    return word === 0x6c697665 /* live */ || word === 0x74657374 /* test */
+  }
+
+  /**
+   * Copies a field's bytes to `dst` at `o` with TabSeparated's escapes; returns the next offset, or
+   * -1 when the field is not well-formed UTF-8. A null field writes nothing ('' in the row).
+   */
+  private copyField(field: number, dst: Buffer, o: number): number {
+    const s = this.starts[field]!
+    if (s < 0) return o
+    const e = this.ends[field]!
+    let high = 0
+    for (let i = s; i < e; i++) {
+      const b = this.src[i]!
+      high |= b
+      if (b === 92) {
+        dst[o++] = 92
+        dst[o++] = 92
+      } else if (b === 9) {
+        dst[o++] = 92
+        dst[o++] = 116
+      } else if (b === 10) {
+        dst[o++] = 92
+        dst[o++] = 110
+      } else if (b === 13) {
+        dst[o++] = 92
+        dst[o++] = 114
+      } else dst[o++] = b
+    }
+    return high & 0x80 && !isUtf8(this.src.subarray(s, e)) ? -1 : o
+  }
 }

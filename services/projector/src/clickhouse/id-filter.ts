@@ -19,6 +19,8 @@ const HASHES = 7
 export class IdFilter {
   private readonly words: Uint32Array
   private readonly mask: number
+  /** The second hash of the id hash1 last hashed (see hash1). */
+  private hash2 = 0
 
   constructor(expected: number) {
     let bits = MIN_BITS
@@ -32,8 +34,8 @@ export class IdFilter {
   }
 
   mightContain(id: string): boolean {
-    let h1 = hash1(id)
-    const h2 = lastHash2 | 1
+    let h1 = this.hash1(id)
+    const h2 = this.hash2 | 1
     for (let i = 0; i < HASHES; i++) {
       const bit = h1 & this.mask
       if ((this.words[bit >>> 5]! & (1 << (bit & 31))) === 0) return false
@@ -44,8 +46,8 @@ export class IdFilter {
 
   /** Adds `id` and says whether it may have been there before (every one of its bits was set). */
   checkAndAdd(id: string): boolean {
-    let h1 = hash1(id)
-    const h2 = lastHash2 | 1
+    let h1 = this.hash1(id)
+    const h2 = this.hash2 | 1
     let present = true
     for (let i = 0; i < HASHES; i++) {
       const bit = h1 & this.mask
@@ -82,23 +84,22 @@ export class IdFilter {
       h1 = (h1 + h2) >>> 0
     }
   }
-}
 
-// Two independent 32-bit hashes of the UTF-16 code units (double hashing, Kirsch-Mitzenmacher):
-// FNV-1a and a multiply-xorshift mix, computed in one pass (about half the cost of two loops over
-// the id: a replay hashes every record's id). hash1 returns the first and leaves
-// the second in lastHash2, so no pair is allocated per id.
-let lastHash2 = 0
-function hash1(s: string): number {
-  let h1 = 0x811c9dc5
-  let h2 = 0x9e3779b9 ^ s.length
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    h1 = Math.imul(h1 ^ c, 0x01000193)
-    h2 = Math.imul(h2 ^ c, 0x85ebca6b)
-    h2 ^= h2 >>> 13
+  // Two independent 32-bit hashes of the UTF-16 code units (double hashing, Kirsch-Mitzenmacher):
+  // FNV-1a and a multiply-xorshift mix, computed in one pass over the id (a replay hashes every
+  // record's id). hash1 returns the first and leaves the second in this.hash2, so no pair is
+  // allocated per id.
+  private hash1(s: string): number {
+    let h1 = 0x811c9dc5
+    let h2 = 0x9e3779b9 ^ s.length
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i)
+      h1 = Math.imul(h1 ^ c, 0x01000193)
+      h2 = Math.imul(h2 ^ c, 0x85ebca6b)
+      h2 ^= h2 >>> 13
+    }
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35)
+    this.hash2 = (h2 ^ (h2 >>> 16)) >>> 0
+    return h1 >>> 0
   }
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35)
-  lastHash2 = (h2 ^ (h2 >>> 16)) >>> 0
-  return h1 >>> 0
 }

@@ -2,12 +2,13 @@
 // group of partitions when the batch spans more months than one insert may touch (H26).
 // Retrying is the caller's job; every failure is a ClickHouseWriteError that says
 // whether a retry can help (H27). Writes are idempotent (A5), so retrying a batch that
-// partly landed is safe.
+// partly landed is safe. The retries of a message_id are dropped first (deduplication.ts, H16);
+// the rows come from prepared.ts.
 
 import { Readable } from 'node:stream'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
-import { assertIdentifier, ident, literal, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { assertIdentifier } from '../../../../schemas/clickhouse/sql.js'
 import { isTooManyPartitionsPerInsert, serverErrorCode } from '../../../../schemas/clickhouse/server-error.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, RowMappingError, TRAIT_COLUMNS } from './rows.js'
 import {
@@ -21,16 +22,13 @@ import {
   type RowArenas,
 } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
+import { Deduplication, droppedBetween, type DroppedDuplicate } from './deduplication.js'
+import { TABLES } from './tables.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
 
-export const TABLES = {
-  events: 'events',
-  identifies: 'identifies',
-  userTraits: 'user_traits',
-  /** Written by materialized views, never by the writer: the ids the H16 lookup reads (006_retry_ids.sql). */
-  retryIds: 'retry_ids',
-} as const
+export { TABLES } from './tables.js'
+export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
 
 export type ClickHouseWriteErrorCode =
   | 'INVALID_RECORD' // a record cannot be mapped to a row: send it to the DLQ
@@ -91,23 +89,7 @@ const DATA_ERRORS = new Set([
   691, // UNKNOWN_ELEMENT_OF_ENUM (18.16 says LOGICAL_ERROR, which is not the data's)
 ])
 
-/** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
-export const RETRY_WINDOW_MS = 48 * 3600 * 1000
-// IN sets for the lookup (bench/HISTORY.md, measured on 18.16 against 1M rows): a tuple of N literals
-// is parsed and evaluated literal by literal, so the lookup cost more CPU than the insert. One array
-// literal is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: about a
-// third of the cost, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
-// max_query_size than the default 256 KiB. The primary key index is used with such a set as with a tuple.
-// Random ids hit most granules of retry_ids, so a lookup reads about the whole table whatever its
-// size: one lookup of a whole 50,000-record insert instead of three of 20,000 cost ClickHouse
-// 6-30% less CPU in a replay into the live tables (bench/HISTORY.md). A lookup is also cut
-// by its text, so ids of any length stay below max_query_size.
-const RETRY_LOOKUP_CHUNK = 50_000
-const RETRY_LOOKUP_CHARS = 6 * 1024 * 1024
-const RETRY_LOOKUP_SETTINGS = { max_query_size: String(16 * 1024 * 1024) }
-const idSet = (values: string[]) => raw(`(SELECT arrayJoin([${values.map((v) => literal(v)).join(', ')}]))`)
-
-export interface WriteBatch {
+export interface RecordsByKind {
   events: EventRecord[]
   identifies: IdentifyRecord[]
 }
@@ -116,14 +98,6 @@ export interface WriteStats {
   events: number
   identifies: number
   traits: number
-}
-
-/** A record the writer did not insert because its event_id is stored already or earlier in the batch. */
-export interface DroppedDuplicate {
-  kind: 'event' | 'identify'
-  event_id: string
-  account_id: string
-  message_id: string | null
 }
 
 export interface WriterOptions {
@@ -161,7 +135,7 @@ export const CLUSTER_INSERT_SETTINGS: ClickHouseSettings = {
  * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
  */
 export function prepareBatch(
-  batch: WriteBatch,
+  batch: RecordsByKind,
   arenas: RowArenas = newArenas(64 * 1024),
 ): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
   const all: PreparedBatch = {
@@ -202,69 +176,6 @@ function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecor
   return invalid
 }
 
-/**
- * Which records of a batch are dropped as repeats of an earlier record of the batch (same event_id,
- * both with a message_id), and which must be looked up in ClickHouse (the first of each event_id).
- *
- * With a filter of the ids that may be stored (a replay's, id-filter.ts), an id it answers
- * "not seen" for was never added: it is neither stored nor earlier in this batch (every record is
- * added as it is checked), so it needs neither the lookup nor the batch's earlier ids. Only the
- * ids it answers "maybe" for (stored, earlier in the batch, or about 1% false positives) are
- * followed through the batch. Ids are added here, before the insert: an insert that fails may
- * still have stored rows, so the filter must hold every id that may be stored. (Tracking every id
- * of a 50,000-record batch in a Map was 4.5% of a fresh replay's CPU, bench/HISTORY.md.)
- */
-export function retryCandidates<R extends { event_id: string; message_id: string | null }>(
-  records: R[],
-  seen?: IdFilter,
-): { drop: Set<R>; lookup: R[] } {
-  const drop = new Set<R>()
-  const lookup: R[] = []
-  let maybe: Set<string> | undefined
-  let wasSeen: boolean[] | undefined
-  if (seen) {
-    maybe = new Set<string>()
-    wasSeen = new Array<boolean>(records.length)
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!
-      if (r.message_id && (wasSeen[i] = seen.checkAndAdd(r.event_id))) maybe.add(r.event_id)
-    }
-    if (maybe.size === 0) return { drop, lookup }
-  }
-  const first = new Set<string>()
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!
-    if (!r.message_id || (maybe && !maybe.has(r.event_id))) continue
-    if (first.has(r.event_id)) drop.add(r)
-    else {
-      first.add(r.event_id)
-      // The first of its id in the batch: if the filter had not seen it, it is not stored.
-      if (!wasSeen || wasSeen[i]) lookup.push(r)
-    }
-  }
-  return { drop, lookup }
-}
-
-/** Cuts the ids to look up into lookups of at most RETRY_LOOKUP_CHUNK ids and about RETRY_LOOKUP_CHARS of text. */
-export function lookupChunks<R extends { event_id: string; account_id: string }>(records: R[]): R[][] {
-  const chunks: R[][] = []
-  let from = 0
-  let chars = 0
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]!
-    // A literal is at most twice its text (every character escaped), plus quotes and a separator.
-    const c = 2 * (r.event_id.length + r.account_id.length) + 8
-    if (i > from && (i - from >= RETRY_LOOKUP_CHUNK || chars + c > RETRY_LOOKUP_CHARS)) {
-      chunks.push(records.slice(from, i))
-      from = i
-      chars = 0
-    }
-    chars += c
-  }
-  if (from < records.length) chunks.push(from === 0 ? records : records.slice(from))
-  return chunks
-}
-
 function invalidRecords(invalid: InvalidRecord[]): ClickHouseWriteError {
   return new ClickHouseWriteError(
     'INVALID_RECORD',
@@ -276,6 +187,7 @@ function invalidRecords(invalid: InvalidRecord[]): ClickHouseWriteError {
 
 export class ClickHouseWriter {
   private readonly database: string
+  private readonly deduplication: Deduplication
   // Where rows built at write time go (records prepared without rows, prepared.ts).
   private arenas: RowArenas | null = null
   // Lowered when the server refuses an insert for its partitions (a `max_partitions_per_insert_block`
@@ -288,6 +200,21 @@ export class ClickHouseWriter {
     private readonly opts: WriterOptions = {},
   ) {
     this.database = assertIdentifier(database)
+    this.deduplication = new Deduplication(
+      this.database,
+      (query, table, settings) => this.query(query, table, settings),
+      opts.storedIds,
+    )
+  }
+
+  private async query(query: string, table: string, settings: ClickHouseSettings) {
+    try {
+      return await (await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: settings })).json<{
+        event_id: string
+      }>()
+    } catch (cause) {
+      throw classify(cause, table)
+    }
   }
 
   /**
@@ -295,7 +222,7 @@ export class ClickHouseWriter {
    * INVALID_RECORD error lists them, so the caller can dead-letter those and write
    * the rest.
    */
-  async write(batch: WriteBatch): Promise<WriteStats> {
+  async write(batch: RecordsByKind): Promise<WriteStats> {
     const { prepared, invalid } = prepareBatch(batch)
     if (invalid.length > 0) throw invalidRecords(invalid)
     return this.writePrepared(prepared)
@@ -307,7 +234,7 @@ export class ClickHouseWriter {
    * INVALID_RECORD error lists them (their rows stay built for the retry without them).
    */
   async writePrepared(batch: PreparedBatch): Promise<WriteStats> {
-    const kept = await this.dropRetries(batch)
+    const kept = await this.deduplication.dropRetries(batch)
     this.buildRows(kept)
     const all =
       kept.identifies.length === 0
@@ -333,59 +260,6 @@ export class ClickHouseWriter {
     if (!unbuiltRecords) return
     const invalid = buildMissingRows(batch, (this.arenas ??= newArenas()))
     if (invalid.length > 0) throw invalidRecords(invalid)
-  }
-
-  /**
-   * H16/A5: a client's retry of a `message_id` is a second record with the same event_id but,
-   * when the client sent no timestamp (or clock-skew correction moved it), another timestamp, so
-   * another sort key, which ReplacingMergeTree would keep as a second row even under FINAL. The
-   * first write wins: such records are dropped when their event_id is already stored within
-   * RETRY_WINDOW_MS of their timestamp (looked up in retry_ids, which materialized views fill from
-   * the stored rows) or appears earlier in the batch. Records without a message_id are
-   * byte-identical on redelivery and need no lookup. A replay of records already stored simply writes nothing new.
-   */
-  async dropRetries(batch: PreparedBatch): Promise<PreparedBatch> {
-    const [events, identifies] = await Promise.all([
-      this.withoutStored(TABLES.events, batch.events),
-      this.withoutStored(TABLES.identifies, batch.identifies),
-    ])
-    return events === batch.events && identifies === batch.identifies ? batch : { events, identifies }
-  }
-
-  private async withoutStored<
-    R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number },
-  >(table: typeof TABLES.events | typeof TABLES.identifies, records: R[]): Promise<R[]> {
-    const { drop, lookup: unique } = retryCandidates(records, this.opts.storedIds)
-    if (drop.size === 0 && unique.length === 0) return records
-    for (const chunk of lookupChunks(unique)) {
-      let lo = Infinity
-      let hi = -Infinity
-      for (const r of chunk) {
-        lo = Math.min(lo, r.timestamp)
-        hi = Math.max(hi, r.timestamp)
-      }
-      // retry_ids holds (source, account_id, event_id, timestamp) of every stored row with a message_id,
-      // sorted by event_id within an account: the lookup reads about ids x granule rows, not every
-      // row of the accounts in the window as a lookup in the table itself did (006_retry_ids.sql).
-      // toDateTime of a negative number wraps to 2106 on 18.16: the window starts at the epoch at the earliest.
-      const query = sql`SELECT DISTINCT event_id FROM ${ident(this.database, TABLES.retryIds)}
-WHERE source = ${table}
-  AND account_id IN ${idSet([...new Set(chunk.map((r) => r.account_id))])}
-  AND event_id IN ${idSet(chunk.map((r) => r.event_id))}
-  AND timestamp >= toDateTime(${Math.max(0, Math.floor((lo - RETRY_WINDOW_MS) / 1000))})
-  AND timestamp <= toDateTime(${Math.ceil((hi + RETRY_WINDOW_MS) / 1000)})`
-      let stored: Array<{ event_id: string }>
-      try {
-        stored = await (
-          await this.client.query({ query, format: 'JSONEachRow', clickhouse_settings: RETRY_LOOKUP_SETTINGS })
-        ).json<{ event_id: string }>()
-      } catch (cause) {
-        throw classify(cause, table)
-      }
-      const ids = new Set(stored.map((x) => x.event_id))
-      for (const r of chunk) if (ids.has(r.event_id)) drop.add(r)
-    }
-    return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
   }
 
   /**
@@ -432,17 +306,6 @@ function countLines(chunks: Buffer[]): number {
   let n = 0
   for (const c of chunks) for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) n++
   return n
-}
-
-function droppedBetween(batch: PreparedBatch, kept: PreparedBatch): DroppedDuplicate[] {
-  const out: DroppedDuplicate[] = []
-  const keptEvents = new Set(kept.events)
-  const keptIdentifies = new Set(kept.identifies)
-  const one = (kind: DroppedDuplicate['kind'], r: PreparedRecord) =>
-    out.push({ kind, event_id: r.event_id, account_id: r.account_id, message_id: r.message_id })
-  for (const r of batch.events) if (!keptEvents.has(r)) one('event', r)
-  for (const r of batch.identifies) if (!keptIdentifies.has(r)) one('identify', r)
-  return out
 }
 
 export function classify(cause: unknown, table?: string): ClickHouseWriteError {

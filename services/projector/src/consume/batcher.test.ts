@@ -1,10 +1,11 @@
 // The insert batcher without servers: when rows are written, and that each caller's promise
 // settles with the write that held its rows.
 import t from 'tap'
-import { InsertBatcher, type ProjectionBatch } from './batcher.js'
+import { InsertBatcher } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { ManualTimers } from '../../../../test/support/manual-timers.js'
 
-const rows = (n: number, from = 0): ProjectionBatch => ({
+const rows = (n: number, from = 0): PreparedBatch => ({
   events: Array.from({ length: n }, (_, i) => ({ id: from + i }) as any),
   identifies: [],
 })
@@ -12,7 +13,7 @@ const rows = (n: number, from = 0): ProjectionBatch => ({
 /** A flush function whose writes end when the test says so. */
 function writes() {
   const seen: Array<{ rows: number; end: (err?: Error) => void }> = []
-  const flushFn = (b: ProjectionBatch) =>
+  const flushFn = (b: PreparedBatch) =>
     new Promise<void>((resolve, reject) => {
       seen.push({ rows: b.events.length + b.identifies.length, end: (err) => (err ? reject(err) : resolve()) })
     })
@@ -178,7 +179,7 @@ const identifyWithTraits = (id: number, traits: number) =>
     record: null,
   }) as any
 /** Rows a write holds, counted in the bytes it was given: one line per row. */
-const linesIn = (b: ProjectionBatch) =>
+const linesIn = (b: PreparedBatch) =>
   [...b.events, ...b.identifies].reduce(
     (n, p: any) =>
       n + 1 + (p.traitChunk ? p.traitChunk.subarray(p.traitStart, p.traitEnd).toString().split('\n').length - 1 : 0),
@@ -196,7 +197,7 @@ t.test(
       { maxRows: 5_000, maxWaitMs: 60_000 },
     )
     // One fetch of old records with 3,000 traits each, then one record larger than maxRows.
-    const part: ProjectionBatch = {
+    const part: PreparedBatch = {
       events: [],
       identifies: Array.from({ length: 5 }, (_, i) => identifyWithTraits(i, 3_000)),
     }

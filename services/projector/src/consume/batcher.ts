@@ -9,7 +9,6 @@ import { recordRows } from './record-rows.js'
 import { realTimers, type Timers } from '../../../shared/src/timers.js'
 
 /** Decoded records with their rows built (prepared.ts). */
-export type ProjectionBatch = PreparedBatch
 
 export interface BatcherOptions {
   /** Rows (all tables) per insert. */
@@ -32,7 +31,7 @@ interface Waiter {
 }
 
 export class InsertBatcher {
-  private buf: ProjectionBatch = { events: [], identifies: [] }
+  private buf: PreparedBatch = { events: [], identifies: [] }
   private bufRows = 0
   private waiters: Waiter[] = []
   private timer: unknown = null
@@ -48,7 +47,7 @@ export class InsertBatcher {
   private readonly timers: Timers
 
   constructor(
-    private readonly flushFn: (batch: ProjectionBatch) => Promise<void>,
+    private readonly flushFn: (batch: PreparedBatch) => Promise<void>,
     private readonly opts: BatcherOptions,
   ) {
     this.timers = opts.timers ?? realTimers
@@ -73,7 +72,7 @@ export class InsertBatcher {
    * Buffers the part's records; resolves once every write holding them succeeded. A part that
    * would take the buffer past maxRows is cut there: the rows before the cut are written first.
    */
-  add(part: ProjectionBatch): Promise<void> {
+  add(part: PreparedBatch): Promise<void> {
     const writes: Promise<void>[] = []
     for (const e of part.events) this.push('events', e, writes)
     for (const i of part.identifies) this.push('identifies', i, writes)

@@ -44,7 +44,7 @@ async function pipelineOver(refuse: (eventIds: string[]) => Error | undefined) {
     producer as any,
     codec,
     new ClickHouseWriter(client as any, 'db'),
-    { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2 },
+    { dlqTopic: 'dlq', rows: 'at-decode', retries: 2, initialRetryMs: 1, maxRetryMs: 2 },
     undefined,
     createLogger('error', {}, () => undefined),
   )

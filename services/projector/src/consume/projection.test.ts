@@ -3,14 +3,14 @@ import { Codec } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { ClickHouseWriter, ClickHouseWriteError, prepareBatch } from '../clickhouse/writer.js'
-import { ProjectionPipeline } from './projection.js'
+import { ProjectionPipeline, type RowBuilding } from './projection.js'
 import { WaitAbortedError } from '../../../shared/src/wait-for.js'
 
 const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
 async function setup(
   sinkFor: (inserts: Array<{ table: string; values: any[] }>) => any,
-  over: { waitForClickHouse?: boolean; stopping?: { aborted: boolean } } = {},
+  over: { waitForClickHouse?: boolean; stopping?: { aborted: boolean }; rows?: RowBuilding } = {},
 ) {
   let id = 1
   const codec = new Codec({
@@ -31,7 +31,14 @@ async function setup(
     producer as any,
     codec,
     sinkFor(inserts),
-    { dlqTopic: 'dlq', retries: 2, initialRetryMs: 1, maxRetryMs: 2, waitForClickHouse: over.waitForClickHouse },
+    {
+      dlqTopic: 'dlq',
+      rows: over.rows ?? 'at-decode',
+      retries: 2,
+      initialRetryMs: 1,
+      maxRetryMs: 2,
+      waitForClickHouse: over.waitForClickHouse,
+    },
     undefined,
     createLogger('error', {}, () => undefined),
     over.stopping,
@@ -64,29 +71,32 @@ const event = (i: number, over: Partial<EventRecord> = {}): EventRecord => ({
   ...over,
 })
 
+/** A writer over a fake client: the H16 lookup answers `stored`, and each insert's event_ids are kept. */
+function tsvWriter(inserts: Array<{ table: string; values: any[] }>, stored: string[] = []) {
+  return new ClickHouseWriter(
+    {
+      query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
+      // The body is TabSeparated text: each line's first field is the event_id column.
+      insert: async (q: any) => {
+        let text = ''
+        for await (const chunk of q.values) text += chunk.toString()
+        inserts.push({
+          table: q.table,
+          values: text
+            .split('\n')
+            .slice(0, -1)
+            .map((line) => ({ event_id: line.split('\t')[0] })),
+        })
+      },
+    } as any,
+    'db',
+  )
+}
+
 t.test(
   'records that cannot be mapped to rows go to the DLQ as they are decoded, with their place in the log; the rest is written',
   async (t) => {
-    const { codec, pipeline, sent, inserts } = await setup(
-      (inserts) =>
-        new ClickHouseWriter(
-          {
-            // The body is TabSeparated text: each line's first field is the event_id column.
-            insert: async (q: any) => {
-              let text = ''
-              for await (const chunk of q.values) text += chunk.toString()
-              inserts.push({
-                table: q.table,
-                values: text
-                  .split('\n')
-                  .slice(0, -1)
-                  .map((line) => ({ event_id: line.split('\t')[0] })),
-              })
-            },
-          } as any,
-          'db',
-        ),
-    )
+    const { codec, pipeline, sent, inserts } = await setup((inserts) => tsvWriter(inserts))
     const good = [event(1), event(3)]
     const bad = event(2, { timestamp: 9e15 })
     const messages = [good[0]!, bad, good[1]!].map((e, i) => ({
@@ -246,7 +256,7 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
     } as any,
     reader,
     { writePrepared: async () => undefined },
-    { dlqTopic: 'dlq', retries: 2, initialRetryMs: 40, maxRetryMs: 80 },
+    { dlqTopic: 'dlq', rows: 'at-decode', retries: 2, initialRetryMs: 40, maxRetryMs: 80 },
     undefined,
     createLogger('error', {}, () => undefined),
     stopping.signal,
@@ -259,29 +269,11 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
 })
 
 t.test(
-  'after a write whose records were mostly stored already, rows are built after the lookup; a record that cannot be mapped is then dead-lettered at write',
+  'rows built after the lookup (a replay over stored rows, H69): a record that cannot be mapped is dead-lettered at write',
   async (t) => {
     const stored: string[] = []
-    const { codec, pipeline, sent, inserts } = await setup(
-      (inserts) =>
-        new ClickHouseWriter(
-          {
-            query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
-            insert: async (q: any) => {
-              let text = ''
-              for await (const chunk of q.values) text += chunk.toString()
-              inserts.push({
-                table: q.table,
-                values: text
-                  .split('\n')
-                  .slice(0, -1)
-                  .map((line) => ({ event_id: line.split('\t')[0] })),
-              })
-            },
-          } as any,
-          'db',
-        ),
-    )
+    const writerFor = (inserts: Array<{ table: string; values: any[] }>) => tsvWriter(inserts, stored)
+    const { codec, pipeline, sent, inserts } = await setup(writerFor, { rows: 'after-lookup' })
     const msgs = (from: number, records: EventRecord[]) =>
       records.map((e, i) => ({ offset: String(from + i), key: null, value: codec.encode('Event', e) }))
 
@@ -293,8 +285,8 @@ t.test(
       msgs(0, [event(1, { message_id: 'm1' }), event(2, { message_id: 'm2' })]) as any,
     )
     t.ok(
-      first.part.events.every((p) => p.rowChunk !== null),
-      'rows built at decode at first',
+      first.part.events.every((p) => p.rowChunk === null),
+      'rows left for after the lookup',
     )
     await pipeline.write(first.part)
     t.same(inserts, [], 'both dropped')
@@ -330,8 +322,13 @@ t.test(
     ])
     t.same((await codec.decode(sent[0]!.value!)).value.event_id, 'e4', 'the original record bytes')
 
-    const third = await pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
-    t.not(third.part.events[0]!.rowChunk, null, 'the last write kept its records: rows at decode again')
+    // The live projector's choice holds whatever its last write dropped.
+    const live = await setup(writerFor, { rows: 'at-decode' })
+    const replayed = await live.pipeline.decode('ev', 0, msgs(0, [event(1, { message_id: 'm1' })]) as any)
+    await live.pipeline.write(replayed.part)
+    t.same(live.inserts, [], 'a stored record, dropped')
+    const third = await live.pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
+    t.not(third.part.events[0]!.rowChunk, null, 'the live projector builds rows at decode')
   },
 )
 
@@ -351,9 +348,9 @@ t.test('decode stops at the record that brings its rows, trait rows included, to
   t.same([rest.taken, rest.part.events.map((e) => e.event_id)], [1, ['e4']])
   t.equal((await pipeline.decode('ev', 0, messages as any)).taken, 4, 'no bound: all of them')
   // The general path, rows not built yet (after the H16 lookup): counted from the traits.
-  pipeline.rowsAtDecode = false
+  const afterLookup = await setup(() => ({ writePrepared: async () => undefined }), { rows: 'after-lookup' })
   t.equal(
-    (await pipeline.decode('ev', 0, messages as any, 6)).taken,
+    (await afterLookup.pipeline.decode('ev', 0, messages as any, 6)).taken,
     3,
     'the same cut for records whose rows are built later',
   )

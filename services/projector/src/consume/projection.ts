@@ -2,11 +2,11 @@
 // them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
 // the record's place in the log (A3, A5). Records that cannot be mapped to rows are found when their
 // rows are built: as they are decoded, or in the write when rows are built after the H16 lookup
-// (prepared.ts, rowsAtDecode). A batch the server refuses for its data is split one record at a time
+// (prepared.ts, RowBuilding). A batch the server refuses for its data is split one record at a time
 // to find the records at fault. Either way the rest of the batch is written.
 import type { KafkaMessage, Producer } from '../../../shared/src/kafka/client.js'
 import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
-import type { DeadLetterRecord } from '../../../../schemas/records.js'
+import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
 import {
@@ -18,9 +18,9 @@ import {
   type RecordOrigin,
 } from '../clickhouse/prepared.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
-import { transcodeEvent } from '../clickhouse/event-transcoder.js'
+import { EventTranscoder } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
-import type { ProjectionBatch } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { recordRows } from './record-rows.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
@@ -32,7 +32,7 @@ import type { UsageStub } from '../privacy/usage-stubs.js'
 export type { RecordOrigin } from '../clickhouse/prepared.js'
 
 export interface ProjectionSink {
-  writePrepared(batch: ProjectionBatch): Promise<unknown>
+  writePrepared(batch: PreparedBatch): Promise<unknown>
 }
 
 export interface PipelineMetrics {
@@ -42,8 +42,16 @@ export interface PipelineMetrics {
   inserted(events: number, identifies: number, seconds: number): void
 }
 
+/**
+ * When a record's rows are built, chosen by the caller (H69): as it is decoded (cheapest when the
+ * records are then written: the live projector, a replay into tables that held no ids), or after the
+ * H16 lookup, for the records it keeps (cheapest when it drops most: a replay over rows already stored).
+ */
+export type RowBuilding = 'at-decode' | 'after-lookup'
+
 export interface PipelineOptions {
   dlqTopic: string
+  rows: RowBuilding
   retries: number
   /** Backoff of ClickHouse retries; tests pass small values. */
   initialRetryMs?: number
@@ -74,9 +82,13 @@ export interface ErasureFilter {
   keepUsage(stubs: UsageStub[]): Promise<void>
 }
 
+type DecodedRecord =
+  | { kind: 'event'; p: PreparedRecord<EventRecord> }
+  | { kind: 'identify'; p: PreparedRecord<IdentifyRecord> }
+
 export interface WriteOutcome {
   /** The records that are in ClickHouse now. */
-  written: ProjectionBatch
+  written: PreparedBatch
   /** How many records of the batch went to the DLQ instead. */
   deadLettered: number
 }
@@ -104,12 +116,7 @@ function accountOfKey(key: Buffer | null): string {
 export class ProjectionPipeline {
   // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
   private readonly arenas = newArenas()
-  /**
-   * Build rows as records are decoded (cheapest when they are then written), or after the H16
-   * lookup, for the records it keeps (cheapest when it drops most: a replay over rows already
-   * stored). Set from the last write: rows at decode while it kept at least half of its records.
-   */
-  rowsAtDecode = true
+  private readonly transcoder = new EventTranscoder()
 
   constructor(
     private readonly producer: Producer,
@@ -123,7 +130,7 @@ export class ProjectionPipeline {
   ) {}
 
   /**
-   * Decodes one partition's messages and builds their rows (see rowsAtDecode); records that do not
+   * Decodes one partition's messages and builds their rows (see RowBuilding); records that do not
    * decode or cannot be mapped to rows become dead letters (not yet sent). A registry that does not answer says
    * nothing about the record: that is waited out, never dead-lettered; when the owner stops
    * meanwhile, RegistryUnavailableError is thrown and the caller must not resolve the offsets.
@@ -135,8 +142,8 @@ export class ProjectionPipeline {
     partition: number,
     messages: KafkaMessage[],
     maxRows = Infinity,
-  ): Promise<{ part: ProjectionBatch; dead: DeadLetterRecord[]; taken: number }> {
-    const part: ProjectionBatch = { events: [], identifies: [] }
+  ): Promise<{ part: PreparedBatch; dead: DeadLetterRecord[]; taken: number }> {
+    const part: PreparedBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     const keep = this.opts.keepRecords === true
     const erasures = this.opts.erasures
@@ -146,8 +153,6 @@ export class ProjectionPipeline {
     for (const m of messages) {
       if (rows >= maxRows) break
       taken++
-      const events = part.events.length
-      const identifies = part.identifies.length
       const origin: RecordOrigin = { topic, partition, offset: m.offset, key: m.key ?? null, value: m.value ?? null }
       // A12: matched by the record key (the person's, A3) before anything is decoded.
       const erasure = erasures?.set.forKey(origin.key)
@@ -157,28 +162,12 @@ export class ProjectionPipeline {
       if (cutoff !== undefined && m.value && (await this.withheld(m.value, stubs, (r) => Number(r.timestamp) < cutoff)))
         continue
       try {
-        if (!m.value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
-        // An event written with our own Event schema, whose record is not needed: bytes to rows
-        // directly (event-transcoder.ts); null leaves it to the general path below.
-        if (this.rowsAtDecode && !keep && this.codec.readerLayout(m.value) === 'Event') {
-          const p = transcodeEvent(m.value, this.arenas, origin)
-          if (p !== null) {
-            part.events.push(p)
-            rows += recordRows(p)
-            continue
-          }
-        }
-        const d = this.codec.decodeKnown(m.value) ?? (await this.decodeWaiting(m.value))
-        if (d.name === 'Event')
-          part.events.push(
-            this.rowsAtDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
-          )
-        else if (d.name === 'Identify')
-          part.identifies.push(
-            this.rowsAtDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
-          )
-        else
-          throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
+        // Awaited only when the registry is asked: a promise per record costs the replay's rate.
+        const pending = this.decodeRecord(topic, m.value, origin, keep)
+        const decoded = pending instanceof Promise ? await pending : pending
+        if (decoded.kind === 'event') part.events.push(decoded.p)
+        else part.identifies.push(decoded.p)
+        rows += recordRows(decoded.p)
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
         if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
@@ -187,8 +176,6 @@ export class ProjectionPipeline {
         if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
         dead.push(d)
       }
-      if (part.events.length > events) rows += recordRows(part.events[events]!)
-      else if (part.identifies.length > identifies) rows += recordRows(part.identifies[identifies]!)
     }
     if (stubs.length > 0)
       await withRetry(() => (erasures ?? this.opts.retention)!.keepUsage(stubs), {
@@ -198,6 +185,43 @@ export class ProjectionPipeline {
         signal: this.stopping,
       })
     return { part, dead, taken }
+  }
+
+  /**
+   * The one step where a record's bytes become a value and its rows (built now or later, RowBuilding).
+   * An event written with our own Event schema whose record is not kept goes from bytes to rows
+   * directly (event-transcoder.ts); anything else is decoded through the registry (codec.ts).
+   */
+  private decodeRecord(
+    topic: string,
+    value: Buffer | null | undefined,
+    origin: RecordOrigin,
+    keep: boolean,
+  ): DecodedRecord | Promise<DecodedRecord> {
+    if (!value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
+    if (this.opts.rows === 'at-decode' && !keep && this.codec.readerLayout(value) === 'Event') {
+      const p = this.transcoder.transcode(value, this.arenas, origin)
+      // null: a layout the transcoder does not take; the general path below does.
+      if (p !== null) return { kind: 'event', p }
+    }
+    const d = this.codec.decodeKnown(value)
+    if (d) return this.prepare(topic, d, origin, keep)
+    return this.decodeWaiting(value).then((w) => this.prepare(topic, w, origin, keep))
+  }
+
+  private prepare(topic: string, d: Decoded, origin: RecordOrigin, keep: boolean): DecodedRecord {
+    const atDecode = this.opts.rows === 'at-decode'
+    if (d.name === 'Event')
+      return {
+        kind: 'event',
+        p: atDecode ? prepareEvent(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+      }
+    if (d.name === 'Identify')
+      return {
+        kind: 'identify',
+        p: atDecode ? prepareIdentify(d.value, this.arenas, origin, keep) : unbuilt(d.value, origin),
+      }
+    throw new CodedError('UNEXPECTED_TYPE', `unexpected record type ${d.name} on ${topic}`, { retriable: false })
   }
 
   /** Whether `covers` withholds this event or identify (an erasure, A12, or a retention, H60; then an
@@ -277,15 +301,11 @@ export class ProjectionPipeline {
    * thrown (the caller must not commit their offsets); records that can never be written are
    * dead-lettered and the rest is written.
    */
-  async write(batch: ProjectionBatch): Promise<WriteOutcome> {
+  async write(batch: PreparedBatch): Promise<WriteOutcome> {
     const started = process.hrtime.bigint()
     let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
     try {
-      const stats = (await this.writeRetrying(batch)) as { events?: unknown; identifies?: unknown } | undefined
-      if (typeof stats?.events === 'number' && typeof stats.identifies === 'number') {
-        // What the writer stored, against what it was given: the rest were retries H16 dropped.
-        this.rowsAtDecode = 2 * (stats.events + stats.identifies) >= batch.events.length + batch.identifies.length
-      }
+      await this.writeRetrying(batch)
     } catch (err) {
       if (isRetriable(err) || this.stopping.aborted) throw err
       outcome = await this.isolateBadRecords(batch, err)
@@ -295,7 +315,7 @@ export class ProjectionPipeline {
     return outcome
   }
 
-  private async writeRetrying(batch: ProjectionBatch): Promise<unknown> {
+  private async writeRetrying(batch: PreparedBatch): Promise<unknown> {
     for (let round = 1; ; round++) {
       try {
         return await this.writeRetryingOnce(batch)
@@ -310,7 +330,7 @@ export class ProjectionPipeline {
     }
   }
 
-  private writeRetryingOnce(batch: ProjectionBatch) {
+  private writeRetryingOnce(batch: PreparedBatch) {
     return withRetry(() => this.sink.writePrepared(batch), {
       retries: this.opts.retries,
       initialMs: this.opts.initialRetryMs ?? 200,
@@ -326,12 +346,12 @@ export class ProjectionPipeline {
     })
   }
 
-  private async isolateBadRecords(batch: ProjectionBatch, cause: unknown): Promise<WriteOutcome> {
+  private async isolateBadRecords(batch: PreparedBatch, cause: unknown): Promise<WriteOutcome> {
     if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
       // Rows built after the lookup: the writer named the records it cannot map and inserted
       // nothing. Dead-letter those, write the rest.
       const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
-      const rest: ProjectionBatch = { events: [], identifies: [] }
+      const rest: PreparedBatch = { events: [], identifies: [] }
       const dead: DeadLetterRecord[] = []
       for (const e of batch.events) {
         const r = bad.get(`event\u0000${e.event_id}`)
@@ -355,7 +375,7 @@ export class ProjectionPipeline {
     }
     // The server refused the batch for its data: find the records at fault one at a time.
     this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
-    const written: ProjectionBatch = { events: [], identifies: [] }
+    const written: PreparedBatch = { events: [], identifies: [] }
     const dead: DeadLetterRecord[] = []
     for (const e of batch.events) {
       try {

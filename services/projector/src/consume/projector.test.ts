@@ -10,7 +10,7 @@ import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.
 import { createLogger } from '../../../shared/src/log.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import { FakeKafka } from '../../../../test/support/fake-consumer.js'
-import type { ProjectionBatch } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { Metrics } from './metrics.js'
 import { Projector, type ProjectorOptions, type ProjectionSink } from './projector.js'
 
@@ -80,7 +80,7 @@ async function setup(sink: ProjectionSink['writePrepared'], over: Partial<Projec
   return { codec, kafka, projector, dlq, events: (...ids: number[]) => ids.map((i) => codec.encode('Event', event(i))) }
 }
 
-const ids = (b: ProjectionBatch) => b.events.map((e) => e.event_id)
+const ids = (b: PreparedBatch) => b.events.map((e) => e.event_id)
 
 /** Lets the projector's callbacks run until `cond` holds (no clock involved; gives up after many turns). */
 async function until(cond: () => boolean, what: string) {

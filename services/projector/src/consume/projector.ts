@@ -8,14 +8,16 @@
 // While a batch waits for ClickHouse or the registry the member keeps heartbeating, so a slow
 // dependency does not get it evicted from the group (H27, A5). stop() drains: it stops
 // fetching, writes what is buffered and commits it, giving up only after drainMs.
-import type { Consumer, EachBatchPayload, Kafka, Producer } from '../../../shared/src/kafka/client.js'
+import type { Consumer, Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
-import { InsertBatcher, type ProjectionBatch } from './batcher.js'
-import type { WriteBatch } from '../clickhouse/writer.js'
+import { InsertBatcher } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
+import type { RecordsByKind } from '../clickhouse/writer.js'
 import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './projection.js'
 import { OffsetCommitter } from './offset-committer.js'
+import { ConsumeLoop, onMarkerFetches } from './consume-loop.js'
 import type { Metrics } from './metrics.js'
 
 export type { ProjectionSink } from './projection.js'
@@ -42,7 +44,7 @@ export interface ProjectorOptions {
   erasures?: ErasureFilter
 }
 
-export type RecordListener = (batch: WriteBatch) => void
+export type RecordListener = (batch: RecordsByKind) => void
 
 export class Projector {
   private consumer: Consumer | null = null
@@ -51,9 +53,7 @@ export class Projector {
   private readonly listeners: RecordListener[] = []
   private readonly abort = new AbortController()
   private readonly committer: OffsetCommitter
-  /** eachBatch calls in progress, and who waits for there to be none (stop). */
-  private activeBatches = 0
-  private batchesIdle: Array<() => void> = []
+  private readonly loop: ConsumeLoop
   private stopping = false
   private restarting: Promise<void> | null = null
 
@@ -72,6 +72,8 @@ export class Projector {
       sink,
       {
         dlqTopic: opts.topics.dlq,
+        // Live records are new: they are written, so their rows are built as they are decoded (H69).
+        rows: 'at-decode',
         retries: opts.retries,
         initialRetryMs: opts.initialRetryMs,
         maxRetryMs: opts.maxRetryMs,
@@ -104,10 +106,27 @@ export class Projector {
       log,
       (topic, partition, next, high) => metrics.committedOffset(topic, partition, (next - 1n).toString(), high),
     )
-  }
-
-  private get maxPendingRows() {
-    return this.opts.maxPendingRows ?? 2 * this.opts.maxRows
+    this.loop = new ConsumeLoop(
+      this.pipeline,
+      this.batcher,
+      {
+        maxRows: opts.maxRows,
+        maxPendingRows: opts.maxPendingRows ?? 2 * opts.maxRows,
+        heartbeatIntervalMs: this.heartbeatIntervalMs,
+      },
+      {
+        deadLetters: (dead) => this.pipeline.sendToDlq(dead),
+        queued: (written) => {
+          written.catch((err) => this.writeFailed(err))
+        },
+        // The offset is committed when the write ends, if no join came after the batch's fetch.
+        resolved: (s, written) =>
+          this.commitAfter(written, s.topic, s.partition, s.lastOffset, s.highWatermark, s.epoch),
+        halted: () => this.committer.poisoned,
+        epoch: () => this.committer.epoch,
+      },
+      log,
+    )
   }
 
   /** Resolves once every row fetched so far is written. */
@@ -134,15 +153,17 @@ export class Projector {
       this.committer.newEpoch()
       this.metrics.groupJoined()
     })
-    // Batches of only transaction markers or aborted records never reach eachBatch: kafkajs resolves
-    // them itself. Their offsets are committed once the rows fetched before them are written, or a
-    // partition whose last records are markers would never show its lag as 0.
-    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-      if (e.payload.batchSize !== 0) return
-      const { topic, partition, lastOffset, highWatermark } = e.payload
-      // After every row fetched so far is written.
-      this.commitAfter(this.batcher.settled(), topic, partition, lastOffset, highWatermark, this.committer.epoch)
-    })
+    // Markers' offsets are committed once every row fetched before them is written.
+    onMarkerFetches(consumer, (m) =>
+      this.commitAfter(
+        this.batcher.settled(),
+        m.topic,
+        m.partition,
+        m.lastOffset,
+        m.highWatermark,
+        this.committer.epoch,
+      ),
+    )
     consumer.on(consumer.events.CRASH, (e) => {
       this.opts.readiness?.set('kafka', `consumer crashed: ${String(e.payload.error?.message ?? '').slice(0, 120)}`)
     })
@@ -158,57 +179,12 @@ export class Projector {
       eachBatchAutoResolve: false,
       // All partitions' batches of one fetch join the same insert (see InsertBatcher).
       partitionsConsumedConcurrently: 64,
-      eachBatch: (p) => this.eachBatch(p),
+      eachBatch: (p) => this.loop.eachBatch(p),
     })
   }
 
   private get heartbeatIntervalMs() {
     return this.opts.heartbeatIntervalMs ?? 3_000
-  }
-
-  private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
-    // A batch fetched after stop() began is left for the next member; after a failed write the
-    // consumer is about to rejoin and fetch from the committed offsets again.
-    if (batch.messages.length === 0 || !isRunning() || this.committer.poisoned) return
-    this.activeBatches++
-    // kafkajs heartbeats only between batches; a batch waiting out a ClickHouse or registry outage
-    // longer than the session would get the member evicted and the group rebalancing over and over.
-    const beat = setInterval(() => {
-      heartbeat().catch((err) => this.log.debug('heartbeat while waiting failed', { err }))
-    }, this.heartbeatIntervalMs)
-    try {
-      const epoch = this.committer.epoch
-      // A fetch is decoded about maxRows rows at a time (H40): a fetch of records with thousands of
-      // trait keys each would otherwise build all its rows before the buffer's bound is checked.
-      for (let messages = batch.messages; messages.length > 0; ) {
-        const { part, dead, taken } = await this.pipeline.decode(
-          batch.topic,
-          batch.partition,
-          messages,
-          this.opts.maxRows,
-        )
-        await this.pipeline.sendToDlq(dead)
-        const written = this.batcher.add(part)
-        written.catch((err) => this.writeFailed(err))
-        // Not the write: room for the next rows. The offset is committed when the write ends.
-        await this.batcher.whenRoom(this.maxPendingRows)
-        // Queued: resolve even while stopping (stop() writes and commits what is queued), unless the
-        // partition was taken from us meanwhile. The last slice ends at the batch's last offset,
-        // which counts the transaction markers fetched with the records.
-        if (isStale()) return
-        const last = taken === messages.length ? batch.lastOffset() : messages[taken - 1]!.offset
-        resolveOffset(last)
-        this.commitAfter(written, batch.topic, batch.partition, last, batch.highWatermark, epoch)
-        messages = messages.slice(taken)
-        // The rest is left for the next member (stop() waits for this batch), or read again after a
-        // failed write (writeFailed: the consumer rejoins from the committed offsets).
-        if (messages.length > 0 && (!isRunning() || this.committer.poisoned)) break
-      }
-    } finally {
-      clearInterval(beat)
-      if (--this.activeBatches === 0) this.batchesIdle.splice(0).forEach((f) => f())
-    }
-    if (isRunning()) await heartbeat()
   }
 
   /** Commits `lastOffset` + 1 once `written` resolves; its failure poisons the commits (writeFailed). */
@@ -270,11 +246,11 @@ export class Projector {
   }
 
   /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
-  private async writeAndPublish(batch: ProjectionBatch): Promise<void> {
+  private async writeAndPublish(batch: PreparedBatch): Promise<void> {
     const { written } = await this.pipeline.write(batch)
     if (this.listeners.length === 0) return
     // The pipeline keeps each record beside its rows for this (keepRecords).
-    const records: WriteBatch = {
+    const records: RecordsByKind = {
       events: written.events.map((p) => p.record!),
       identifies: written.identifies.map((p) => p.record!),
     }
@@ -304,7 +280,7 @@ export class Projector {
       } catch {
         // not running yet: nothing was fetched
       }
-      if (this.activeBatches > 0) await new Promise<void>((resolve) => this.batchesIdle.push(resolve))
+      await this.loop.idle()
       await this.batcher.flush()
       // The commits follow each write's settlement; let those callbacks run, then wait for them.
       await new Promise((resolve) => setImmediate(resolve))

@@ -3,7 +3,7 @@
 // count these, not records (H40): one identify may carry thousands of trait keys (records written
 // before ingest capped them), so a bound on records bounded nothing.
 import type { PreparedRecord } from '../clickhouse/prepared.js'
-import type { ProjectionBatch } from './batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 
 const NEWLINE = 10
 
@@ -15,7 +15,7 @@ export function recordRows(p: PreparedRecord): number {
   return 1
 }
 
-export function batchRows(b: ProjectionBatch): number {
+export function batchRows(b: PreparedBatch): number {
   let n = 0
   for (const p of b.events) n += recordRows(p)
   for (const p of b.identifies) n += recordRows(p)

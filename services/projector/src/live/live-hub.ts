@@ -2,7 +2,7 @@
 // account only. Each item is serialized to its server-sent-events frame once per publish and the
 // same bytes go to every subscriber that wants it. A subscriber that cannot keep up is cut off,
 // so a slow browser never slows projection. Streams are capped per account and in total (U3).
-import type { WriteBatch } from '../clickhouse/writer.js'
+import type { RecordsByKind } from '../clickhouse/writer.js'
 
 export interface LiveItem {
   type: 'event' | 'identify'
@@ -53,7 +53,7 @@ const parse = (s: string | null) => {
   }
 }
 
-export function toLiveItems(batch: WriteBatch): LiveItem[] {
+export function toLiveItems(batch: RecordsByKind): LiveItem[] {
   const items: LiveItem[] = []
   for (const e of batch.events) {
     items.push({
@@ -126,7 +126,7 @@ export class LiveHub {
     }
   }
 
-  publish(batch: WriteBatch) {
+  publish(batch: RecordsByKind) {
     if (this.byAccount.size === 0) return
     const perAccount = new Map<string, LiveFrame[]>()
     for (const item of toLiveItems(batch)) {

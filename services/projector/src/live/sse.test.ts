@@ -7,11 +7,11 @@ import { connect, type Socket, type AddressInfo } from 'node:net'
 import { createServer, type Server } from 'node:http'
 import { LiveHub, type LiveFrame, type Subscriber } from './live-hub.js'
 import { handleLive } from './sse.js'
-import type { WriteBatch } from '../clickhouse/writer.js'
+import type { RecordsByKind } from '../clickhouse/writer.js'
 
 const TOKEN = 'x'.repeat(32)
 
-function eventsOf(accountId: string, n: number, propertyBytes: number): WriteBatch {
+function eventsOf(accountId: string, n: number, propertyBytes: number): RecordsByKind {
   const properties = JSON.stringify({ pad: 'p'.repeat(propertyBytes) })
   const events = Array.from({ length: n }, (_, i) => ({
     event_id: `e-${accountId}-${i}-${Math.random()}`,
@@ -24,7 +24,7 @@ function eventsOf(accountId: string, n: number, propertyBytes: number): WriteBat
     properties,
     context: '{}',
   }))
-  return { events, identifies: [] } as unknown as WriteBatch
+  return { events, identifies: [] } as unknown as RecordsByKind
 }
 
 async function serve(t: Test, hub: LiveHub, opts = { bufferBytes: 64 * 1024, pingMs: 5 }): Promise<number> {

@@ -11,6 +11,7 @@ import type { ProjectorConfig } from '../config.js'
 import { ClickHouseWriter } from '../clickhouse/writer.js'
 import type { IdFilter } from '../clickhouse/id-filter.js'
 import type { Metrics } from '../consume/metrics.js'
+import type { RowBuilding } from '../consume/projection.js'
 import type { ReplayCommand } from './args.js'
 import { createFreshDatabase, freshDatabaseName, swapDatabases, type SwapResult } from './fresh.js'
 import { planReplay, totalRecords, type PartitionRange } from './plan.js'
@@ -81,7 +82,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     }
     // The ids stored when the replay begins (none in a new fresh database) and those it writes: only
     // records whose id may be among them need the H16 lookup (stored-ids.ts).
-    const storedIds = await storedIdFilter(ch, database, totalRecords(ranges), note, log)
+    const stored = await storedIdFilter(ch, database, totalRecords(ranges), note, log)
     const common = {
       dlqTopic: cfg.topics.dlq,
       dlq: cmd.dlq,
@@ -118,11 +119,12 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         ...deps,
         erasures: erasures(database),
         retention: retention(database),
-        sink: new ClickHouseWriter(ch, database, { storedIds }),
+        sink: new ClickHouseWriter(ch, database, { storedIds: stored.filter }),
       },
       {
         ...common,
         ranges,
+        rows: stored.rows,
         onProgress: progress('replay'),
       },
     )
@@ -141,6 +143,8 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         {
           ...common,
           ranges: rest,
+          // Records appended while the fresh replay ran: new ones, written (H69).
+          rows: 'at-decode',
           onProgress: progress('catch-up'),
         },
       )
@@ -179,6 +183,7 @@ async function loadErasures(
 /**
  * The ids stored in the live tables at the start, for the H16 lookups (stored-ids.ts). Without them
  * (too many, or the read failed) every record with a message_id is looked up, which is only slower.
+ * Rows are built after the lookup unless the tables were known to hold no ids (H69).
  */
 async function storedIdFilter(
   ch: Awaited<ReturnType<typeof createClickHouse>>,
@@ -186,22 +191,22 @@ async function storedIdFilter(
   records: number,
   note: (line: string) => void,
   log: Logger,
-): Promise<IdFilter | undefined> {
+): Promise<{ filter: IdFilter | undefined; rows: RowBuilding }> {
   try {
     const loaded = await loadStoredIds(ch, database, records)
     if (!loaded.filter) {
       note(`every record with a message_id is looked up before it is written (H16): ${loaded.reason}`)
-      return undefined
+      return { filter: undefined, rows: 'after-lookup' }
     }
     note(
       `${loaded.ids.toLocaleString('en-US')} stored ids read in ${(loaded.ms / 1000).toFixed(1)}s: only records whose id may be among them are looked up before they are written (H16)`,
     )
-    return loaded.filter
+    return { filter: loaded.filter, rows: loaded.ids > 0 ? 'after-lookup' : 'at-decode' }
   } catch (err) {
     log.warn('stored ids not read: every record with a message_id is looked up', { err })
     note(
       `every record with a message_id is looked up before it is written (H16): the stored ids could not be read (${(err as Error).message})`,
     )
-    return undefined
+    return { filter: undefined, rows: 'after-lookup' }
   }
 }

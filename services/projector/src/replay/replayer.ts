@@ -4,35 +4,26 @@
 // partition to its start, pauses partitions that are done or not planned, and stops once every
 // partition reached the end offset captured when the replay began.
 //
-// Fetch positions: with eachBatchAutoResolve off, kafkajs fetches a partition again from its last
-// resolved offset, so each batch's last offset is resolved once its records are handed to the
-// insert buffer (bench/HISTORY.md: without it a partition larger than one fetch re-read its first fetch
-// forever). A fetch that holds only transaction markers or aborted records never reaches
-// eachBatch (kafkajs resolves it itself), so the replay follows END_BATCH_PROCESS too, or a
-// partition whose log ends in markers would never count as done.
-//
-// Reading and writing overlap: a batch's records go to the insert buffer and the next fetch starts
-// while ClickHouse takes the insert; fetching waits only when more than two inserts' worth of rows
-// are not written yet. Nothing is committed to Kafka, so this needs no ordering beyond the
-// buffer's own (flushes run one at a time, in order) and the final flush before returning.
+// It runs the live projector's consume loop (consume/consume-loop.ts: slices of about maxRows rows,
+// back-pressure at two inserts' worth of rows not yet written, fetch positions resolved as slices are
+// queued, fetches of only transaction markers followed) with its own hooks: only the records in its
+// ranges are projected, each resolved offset moves the partition's cursor, and nothing is committed
+// to Kafka, so this needs no ordering beyond the buffer's own (flushes run one at a time, in order)
+// and the final flush before returning.
 import { randomBytes } from 'node:crypto'
-import type {
-  Consumer,
-  ConsumerEndBatchProcessEvent,
-  EachBatchPayload,
-  Kafka,
-  Producer,
-} from '../../../shared/src/kafka/client.js'
+import type { Consumer, Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
-import { InsertBatcher, type ProjectionBatch } from '../consume/batcher.js'
-import { batchRows } from '../consume/record-rows.js'
+import { InsertBatcher } from '../consume/batcher.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
+import { ConsumeLoop, onMarkerFetches } from '../consume/consume-loop.js'
 import {
   ProjectionPipeline,
   type ErasureFilter,
   type RetentionFilter,
   type PipelineMetrics,
   type ProjectionSink,
+  type RowBuilding,
 } from '../consume/projection.js'
 import { rangeKey, totalRecords, type PartitionRange } from './plan.js'
 import { progressOf, trimSamples, type ProgressSample, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -54,6 +45,9 @@ export interface ReplayDeps {
 export interface ReplayOptions {
   ranges: PartitionRange[]
   dlqTopic: string
+  /** When rows are built (H69): after the H16 lookup when the target tables held ids as the replay
+   * began (most records are then dropped), else at decode (the default). */
+  rows?: RowBuilding
   /** Send undecodable and unwritable records to the DLQ (default); false only counts them. */
   dlq?: boolean
   retries: number
@@ -65,6 +59,8 @@ export interface ReplayOptions {
   onProgress?: (p: ReplayProgress) => void
   progressEveryMs?: number
 }
+
+const HEARTBEAT_MS = 3_000
 
 interface Cursor {
   range: PartitionRange
@@ -106,13 +102,19 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.producer,
     deps.codec,
     deps.sink,
-    { dlqTopic: o.dlqTopic, retries: o.retries, erasures: deps.erasures, retention: deps.retention },
+    {
+      dlqTopic: o.dlqTopic,
+      rows: o.rows ?? 'at-decode',
+      retries: o.retries,
+      erasures: deps.erasures,
+      retention: deps.retention,
+    },
     deps.metrics,
     deps.log,
     stopping,
   )
   const batcher = new InsertBatcher(
-    async (b: ProjectionBatch) => {
+    async (b: PreparedBatch) => {
       const { written } = await pipeline.write(b)
       summary.events += written.events.length
       summary.identifies += written.identifies.length
@@ -131,23 +133,11 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     if (remaining() === 0) resolveDone()
   }
 
-  // Rows handed to the buffer and not yet written, oldest first (flushes settle in this order).
-  const unwritten: Array<{ rows: number; written: Promise<void> }> = []
-  let unwrittenRows = 0
-  const track = (rows: number, written: Promise<void>) => {
-    const entry = { rows, written }
-    unwritten.push(entry)
-    unwrittenRows += rows
-    written.then(
-      () => {
-        unwrittenRows -= rows
-        unwritten.splice(unwritten.indexOf(entry), 1)
-      },
-      (err) => rejectDone(err),
-    )
-  }
-  const backpressure = async () => {
-    while (unwrittenRows > 2 * o.maxRows && unwritten.length > 0) await unwritten[0]!.written
+  // A write that failed: the replay fails, also when it comes after the last offset was read.
+  let failure = null as { err: unknown } | null
+  const writeFailed = (err: unknown) => {
+    failure ??= { err }
+    rejectDone(err)
   }
 
   const groupId = `replay-${Date.now()}-${randomBytes(4).toString('hex')}`
@@ -155,7 +145,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     groupId,
     maxWaitTimeInMs: 200,
     sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    heartbeatInterval: HEARTBEAT_MS,
     maxBytesPerPartition: o.fetchPartitionBytes,
     allowAutoTopicCreation: false,
   })
@@ -171,32 +161,37 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     }
   }
 
-  const eachBatch = async ({ batch, resolveOffset, heartbeat }: EachBatchPayload) => {
-    const c = cursors.get(rangeKey(batch.topic, batch.partition))
-    if (!c || c.pos >= c.range.end) return
-    const messages = batch.messages.filter((m) => {
-      const off = BigInt(m.offset)
-      return off >= c.pos && off < c.range.end
-    })
-    // About maxRows rows (all tables, H40) at a time, each slice waiting for room before the next.
-    for (let rest = messages; rest.length > 0; ) {
-      const { part, dead, taken } = await pipeline.decode(batch.topic, batch.partition, rest, o.maxRows)
-      if (dead.length) {
+  // The projector's loop (consume-loop.ts) with the replay's ranges; nothing is committed.
+  const loop = new ConsumeLoop(
+    pipeline,
+    batcher,
+    { maxRows: o.maxRows, maxPendingRows: 2 * o.maxRows, heartbeatIntervalMs: HEARTBEAT_MS },
+    {
+      select: (topic, partition, messages) => {
+        const c = cursors.get(rangeKey(topic, partition))
+        if (!c || c.pos >= c.range.end) return null
+        return messages.filter((m) => {
+          const off = BigInt(m.offset)
+          return off >= c.pos && off < c.range.end
+        })
+      },
+      deadLetters: async (dead) => {
+        if (dead.length === 0) return
         if (o.dlq !== false) await pipeline.sendToDlq(dead)
         summary.deadLettered += dead.length
-      }
-      track(batchRows(part), batcher.add(part))
-      summary.records += taken
-      summary.byTopic[batch.topic] = (summary.byTopic[batch.topic] ?? 0) + taken
-      rest = rest.slice(taken)
-      if (rest.length > 0) await backpressure()
-    }
-    // lastOffset() counts the transaction markers fetched with the records.
-    advance(c, batch.lastOffset())
-    resolveOffset(batch.lastOffset())
-    await backpressure()
-    await heartbeat()
-  }
+      },
+      queued: (written) => {
+        written.catch(writeFailed)
+      },
+      resolved: (s) => {
+        summary.records += s.records
+        summary.byTopic[s.topic] = (summary.byTopic[s.topic] ?? 0) + s.records
+        const c = cursors.get(rangeKey(s.topic, s.partition))
+        if (c) advance(c, s.lastOffset)
+      },
+    },
+    deps.log,
+  )
 
   const topics = [...new Set(o.ranges.map((r) => r.topic))]
   const samples: ProgressSample[] = [{ atMs: started, done: 0, remaining: remaining() }]
@@ -217,10 +212,9 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     consumer.on(consumer.events.CRASH, (e: any) =>
       rejectDone(e?.payload?.error ?? new Error('replay consumer crashed')),
     )
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload: p }: ConsumerEndBatchProcessEvent) => {
-      // Fetches of markers or aborted records only: eachBatch never saw them.
-      const c = cursors.get(rangeKey(p.topic, p.partition))
-      if (p.batchSize === 0 && c && c.pos < c.range.end) advance(c, p.lastOffset)
+    onMarkerFetches(consumer, (m) => {
+      const c = cursors.get(rangeKey(m.topic, m.partition))
+      if (c && c.pos < c.range.end) advance(c, m.lastOffset)
     })
     await consumer.subscribe({ topics, fromBeginning: true })
     await consumer.run({
@@ -228,7 +222,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 16,
       eachBatch: (p) =>
-        eachBatch(p).catch((err) => {
+        loop.eachBatch(p).catch((err) => {
           rejectDone(err)
           throw err
         }),
@@ -241,7 +235,8 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     checkDone()
     await done
     await batcher.flush()
-    await Promise.all(unwritten.map((u) => u.written))
+    await batcher.settled()
+    if (failure) throw failure.err
   } finally {
     stopping.aborted = true
     clearInterval(timer)
