@@ -1,0 +1,41 @@
+import { fmtTime, h } from './core.js'
+import { detailRow } from './detail.js'
+
+/** @param {{ value?: string | null } & import('./core.js').Attrs} attrs */
+export function envSelect({ value, ...attrs }) {
+  const sel = h(
+    'select',
+    attrs,
+    h('option', { value: '' }, 'All'),
+    h('option', { value: 'live' }, 'Live'),
+    h('option', { value: 'test' }, 'Test'),
+  )
+  sel.value = value || ''
+  return sel
+}
+/** @param {string} first */
+export const eventsHead = (first) =>
+  h('thead', {}, h('tr', {}, ...[first, 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
+
+/** @param {import('./core.js').EventItem[]} rows */
+export function eventsTable(rows) {
+  return h(
+    'table',
+    { id: 'events-table', class: 'events' },
+    eventsHead('Time'),
+    h(
+      'tbody',
+      {},
+      ...(rows.length
+        ? rows.map((r) =>
+            detailRow(
+              { type: 'event', ...r },
+              { 'data-event-id': r.event_id },
+              fmtTime(r.timestamp),
+              h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, title: r.user_id }, r.user_id),
+            ),
+          )
+        : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))]),
+    ),
+  )
+}
