@@ -1,4 +1,4 @@
-// `npx tsx bench/compression.ts [--records 200000] [--per-send 2500] [--rounds 2]` (issue 10: "measure
+// `npx tsx bench/compression.ts [--records 200000] [--per-send 2500] [--rounds 2]` (bench/HISTORY.md: "measure
 // compression for batches"). Produces real Avro event records (bench/replay.ts's events, 553 bytes
 // each) to a fresh topic on the local stack with kafkajs, as ingest's group commit sends batches
 // (idempotent producer, acks=all, one send of --per-send records at a time; 2,500 is the records per

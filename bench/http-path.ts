@@ -1,4 +1,4 @@
-// The ingest request path without Kafka (issue 10): the real app (createIngestApp from dist/, as
+// The ingest request path without Kafka (bench/HISTORY.md): the real app (createIngestApp from dist/, as
 // production runs it) with the real key table, limits, validation, records and Avro encoding, but
 // an appender that acknowledges at once. It shows what HTTP, Koa, body parsing, validation and
 // encoding cost per event, apart from kafkajs and the broker; `npm run bench` measures the whole.

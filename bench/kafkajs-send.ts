@@ -1,4 +1,4 @@
-// `npx tsx bench/kafkajs-send.ts [--per-send 2500] [--records 200000]` (issue 10): what kafkajs alone costs
+// `npx tsx bench/kafkajs-send.ts [--per-send 2500] [--records 200000]` (bench/HISTORY.md): what kafkajs alone costs
 // per record. Sends pre-encoded bench events (bench/replay.ts) to a fresh 6-partition topic on the local
 // stack as ingest's group commit does (idempotent producer, acks=all, ingest's partitioner), one send at a
 // time, and prints this process's CPU per record, with the client it ran (the vendored kafkajs,

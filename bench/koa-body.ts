@@ -1,4 +1,4 @@
-// `npx tsx bench/koa-body.ts [--pairs 6] [--rate 5000] [--seconds 8]` (issue 10): what Koa charges for
+// `npx tsx bench/koa-body.ts [--pairs 6] [--rate 5000] [--seconds 8]` (bench/HISTORY.md): what Koa charges for
 // answering with an object rather than the same JSON as text. Both put the same bytes on the wire.
 // First in process: a Koa context on a real ServerResponse, the body set as ingest sets it and the
 // length as Koa's respond() sets it, timed per request over 50,000 requests, five rounds. Then over

@@ -1,4 +1,4 @@
-// `npx tsx bench/projector-catchup.ts [--records 600000] [--rounds 2] [--root DIR,DIR]` (issue 10): how fast
+// `npx tsx bench/projector-catchup.ts [--records 600000] [--rounds 2] [--root DIR,DIR]` (bench/HISTORY.md): how fast
 // the live projector works off a backlog, apart from how fast ingest fills it. Fills a fresh events topic
 // once with bench events straight through Kafka (as `--only replay` does), then, per round and per
 // checkout given to --root (each built: its dist/), starts that checkout's compiled projector on the

@@ -1,4 +1,4 @@
-// Live projection under flat-out batched ingest (issue 10: "lag stays flat while ingest runs flat
+// Live projection under flat-out batched ingest (bench/HISTORY.md: "lag stays flat while ingest runs flat
 // out with batches"). Samples the projector group's lag every second while a load runs, then keeps
 // sampling until the lag is 0 again, so the bench shows whether the projector keeps up and how long
 // it takes to drain what was left when the load stopped.

@@ -1,4 +1,4 @@
-// `npm run bench -- --only replay` (issue 10): fills a fresh events topic once with real Avro
+// `npm run bench -- --only replay` (bench/HISTORY.md): fills a fresh events topic once with real Avro
 // records produced straight to Kafka in large batches, then times `npm run replay` -- the compiled
 // CLI from dist/, in a process of its own, as an operator runs it -- into a fresh database, into
 // empty live tables, and into the same live tables again (A5: the second live replay must leave

@@ -1,4 +1,4 @@
-// `npm run bench` (issue 5): starts or reuses the local stack, runs ingest and projector as child
+// `npm run bench` (BENCHMARKS.md): starts or reuses the local stack, runs ingest and projector as child
 // processes on a fresh topic set and ClickHouse database, and drives them over loopback with
 // autocannon: a bare node:http baseline, single events, batches of 100, end to end at a fixed
 // rate, and what the default plans allow. Prints a table, writes bench/results/<timestamp>.json,
@@ -113,7 +113,7 @@ interface VariantResult {
   env: Record<string, string>
   single?: Measured
   batch?: Measured
-  /** The projector while the batch run went on (issue 10, live projection). */
+  /** The projector while the batch run went on (bench/HISTORY.md, live projection). */
   batchProjection?: LagFigures & { projectorCpuUsPerEvent: number | null }
 }
 
@@ -646,7 +646,7 @@ function printTable(
   lines.push('')
   lines.push('targets (first variant):')
   const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a ' : ok ? 'met ' : 'MISS')
-  // Issue 10's targets.
+  // the targets in BENCHMARKS.md.
   lines.push(
     `  ${mark(s && s.eventsPerSec >= 6000 && s.latencyMs.p99 <= 50 && errs(s) === 0)} /v1/event >= 6,000 events/s, p99 <= 50 ms, zero errors`,
   )

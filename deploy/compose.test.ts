@@ -1,4 +1,4 @@
-// Issue 12: the compose deployment publishes only ingest and the dashboard, and no secret has a
+// docs/security.md: the compose deployment publishes only ingest and the dashboard, and no secret has a
 // default. Docker is not on these machines, so the file is parsed here (the `yaml` package tap
 // already brings) and its shape checked.
 import t from 'tap'

@@ -1,5 +1,5 @@
 // Decoding failures are told apart: a record that can never be decoded (dead-letter it) from a
-// registry that did not answer (wait, never dead-letter: issue 9, item 5).
+// registry that did not answer (wait, never dead-letter: H27, A5).
 import t from 'tap'
 import avro from 'avsc'
 import { Codec, RegistryUnavailableError, SchemaMissingError, UndecodableRecordError, loadAvsc } from './codec.js'

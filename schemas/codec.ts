@@ -58,7 +58,7 @@ export class UndecodableRecordError extends Error {
 }
 
 /** The registry could not answer (connection refused, timeout, 5xx, auth): says nothing about
- * the record. Retry it; never dead-letter or skip the record for this (issue 9, item 5). */
+ * the record. Retry it; never dead-letter or skip the record for this (H27, A5). */
 export class RegistryUnavailableError extends Error {
   readonly code: string = 'REGISTRY_UNAVAILABLE'
   readonly retriable = true
@@ -139,7 +139,7 @@ export class Codec {
 
   // Encoding space reused by every encode() (it is synchronous). toBuffer() would encode into
   // avsc's own scratch, copy into a new buffer, and the header would need a second buffer and
-  // copy: per record of a batch that showed in ingest profiles (issue 10).
+  // copy: per record of a batch that showed in ingest profiles (bench/HISTORY.md).
   private scratch = Buffer.allocUnsafe(64 * 1024)
 
   encode(name: SchemaName, value: unknown): Buffer {
@@ -165,7 +165,7 @@ export class Codec {
   /**
    * decode() without a promise when the writer schema is known already (every record after the
    * first of its schema): undefined when it must be fetched, then call decode(). Replays decode
-   * millions of records, and a promise per record showed in their profiles (issue 10).
+   * millions of records, and a promise per record showed in their profiles (bench/HISTORY.md).
    */
   decodeKnown(buf: Buffer): Decoded | undefined {
     if (!buf || buf.length < 5 || buf[0] !== 0) throw new UnknownSchemaError('not in the Confluent wire format')
@@ -198,7 +198,7 @@ export class Codec {
     const reader = this.types.get(writer.name as SchemaName)
     try {
       // decode() at offset 5 reads the body in place; fromBuffer wanted a Buffer view of it, one more
-      // object per record in a replay of millions (issue 10). The checks are fromBuffer's own.
+      // object per record in a replay of millions (bench/HISTORY.md). The checks are fromBuffer's own.
       const { value, offset } =
         reader && writer.type !== reader ? reader.decode(buf, 5, writer.resolver) : writer.type.decode(buf, 5)
       if (offset < 0) throw new Error('truncated buffer')

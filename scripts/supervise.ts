@@ -1,6 +1,6 @@
 // Keeps a service of `npm start` running: a child that exits without being asked to is started again,
 // with a log line saying so, after a delay that doubles while it keeps crashing soon after its start.
-// After several such crashes in a row it gives up with a message, rather than loop for ever (issue 9, item 6).
+// After several such crashes in a row it gives up with a message, rather than loop for ever (H27).
 import type { ChildProcess } from 'node:child_process'
 
 export interface RestartPolicy {

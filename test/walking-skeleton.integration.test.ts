@@ -1,4 +1,4 @@
-// Issue 2's done-when, as a test: a key made with the CLI's admin works at ingest, the event is
+// The README's quick start (A1, A4) as a test: a key made with the CLI's admin works at ingest, the event is
 // acknowledged with an event_id, it reaches ClickHouse, and a revoked key stops working.
 import t from 'tap'
 import { startServices, waitUntil } from './support/harness.js'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cluster profile of the local stack (issue 14): the production shape on one machine. Three Kafka
+# The cluster profile of the local stack (docs/scaling.md): the production shape on one machine. Three Kafka
 # KRaft nodes (each broker and controller, a quorum of three; topics with replication factor 3 and
 # min.insync.replicas 2), the registry, a ClickHouse cluster (four servers, two shards of two replicas, and
 # ZooKeeper: deploy/local/cluster/clickhouse.sh, docs/design.md A10), Redis, the projector, two ingest instances and the

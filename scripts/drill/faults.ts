@@ -1,4 +1,4 @@
-// The faults the drill injects, one at a time (issue 9). Each reports notes (how long a restart or
+// The faults the drill injects, one at a time (docs/reliability.md). Each reports notes (how long a restart or
 // drain took) and problems (a drain that did not finish), which fail the run; the drill measures
 // everything else from the load's answers.
 import type { OwnStack } from './own-stack.js'
@@ -115,7 +115,7 @@ export const FAULTS: Record<FaultName, Fault> = {
       await stack.stop('registry')
       const drain = await projector.signal('SIGTERM', 30_000)
       projector.start()
-      // The projector should wait for the registry (issue 9 item 6); give it until the outage ends.
+      // The projector should wait for the registry (H27); give it until the outage ends.
       const healthy = projector.waitHealthy(Math.max(1000, outageSeconds * 1000 - (Date.now() - t0))).then(
         () => 'healthy while the registry was down',
         () =>

@@ -1,4 +1,4 @@
-// npm run drill -- [options]: fault drills with full reconciliation (issue 9; docs/reliability.md).
+// npm run drill -- [options]: fault drills with full reconciliation (docs/reliability.md).
 // Exits 1 when an acknowledged event was lost or duplicated, an answer broke the contract or a
 // service died on its own; 2 on bad options.
 import { writeFileSync } from 'node:fs'
@@ -46,7 +46,7 @@ async function main(): Promise<number> {
   return 1
 }
 
-/** npm run drill -- --profile cluster: the drills on the cluster profile (issue 14; docs/scaling.md). */
+/** npm run drill -- --profile cluster: the drills on the cluster profile (docs/scaling.md). */
 async function clusterMain(): Promise<number> {
   let opts: ClusterDrillOptions
   try {

@@ -1,4 +1,4 @@
-// One run of the cluster drill (issue 14): its own cluster profile (three brokers, Redis, two ingest
+// One run of the cluster drill (docs/scaling.md): its own cluster profile (three brokers, Redis, two ingest
 // instances behind HAProxy), then (a) a Hobby key's requests spread over both instances against the
 // plan's per-minute limit, (b) a steady load through HAProxy while one broker is SIGKILLed and later
 // restarted, (c) one ingest instance SIGKILLed under the same load and restarted; then every

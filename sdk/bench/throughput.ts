@@ -1,4 +1,4 @@
-// The SDK's throughput from one Node process against the local stack (issue 13): a real ingest
+// The SDK's throughput from one Node process against the local stack (sdk/README.md): a real ingest
 // runs as a child process on a fresh topic set; this process tracks N events with one client and
 // times track() of the first to flush() resolving (every event acknowledged: on Kafka, A4), and
 // the CPU this process spent per event (building, serializing, gzip, HTTP), which the machine's

@@ -3,7 +3,7 @@
 // has failed for good. "A 200 means stored": an item leaves the queue only on a 200 that accepted
 // it, or with a call to onError saying why it never will be.
 import { TrackingError } from './errors.js'
-import { buildEvent, buildIdentify, toUser, type ItemOptions, type UserInput } from './items.js'
+import { buildAlias, buildEvent, buildIdentify, toUser, type ItemOptions, type UserInput } from './items.js'
 import { batchBody, bodyBytes, takeCount, utf8Bytes, type Queued } from './batches.js'
 import { nextDelay, type RetryPolicy } from './retry.js'
 import { post, type Outcome } from './transport.js'
@@ -52,8 +52,13 @@ export interface ClientOptions {
   gzip?: boolean
   /** Merged into every item's context (a `library` entry is added; browsers add page, locale, ...). */
   context?: JsonObject
-  /** Default user of track() (a browser without one uses an anonymous id kept in localStorage). */
+  /** Default user of track() (without one, track() uses the anonymous id). */
   user?: UserInput
+  /**
+   * The visitor's anonymous id, sent on every item so that identify() links it to the user once known
+   * (docs/api.md, H50, H71). Browsers default to one kept in localStorage; elsewhere none unless given.
+   */
+  anonymousId?: string
   /** Called with every failure and the items it concerns; those items will not be stored. */
   onError?: (error: TrackingError, items: readonly WireItem[]) => void
   /** Browsers: send what is queued with keepalive fetch when the page is hidden or left. Default true. */
@@ -113,6 +118,7 @@ export class TrackingClient {
   private readonly fetchFn: typeof fetch
 
   private user: WireUser | undefined
+  private anonymous: string | undefined
   private readonly queue: Queued[] = []
   private readonly inFlight = new Set<Queued[]>()
   private seq = 0
@@ -152,7 +158,8 @@ export class TrackingClient {
     const f = o.fetch ?? globalThis.fetch
     if (typeof f !== 'function') throw new TypeError('no fetch: pass options.fetch')
     this.fetchFn = f.bind(globalThis)
-    this.user = toUser(o.user) ?? (isBrowser ? { id: anonymousId() } : undefined)
+    this.anonymous = o.anonymousId ?? (isBrowser ? anonymousId() : undefined)
+    this.user = toUser(o.user) ?? (this.anonymous !== undefined ? { id: this.anonymous } : undefined)
     this.removePageHide = (o.flushOnPageHide ?? true) ? onPageHide(() => this.sendOnPageHide()) : () => undefined
   }
 
@@ -172,6 +179,22 @@ export class TrackingClient {
     this.user = { id: userId }
     this.enqueue(item)
     return item.message_id!
+  }
+
+  /**
+   * Links `previousId` (an anonymous id, or a known user id being merged) to `userId` and makes
+   * `userId` this client's default user; stored as Segment's alias is (H50). Returns its message_id.
+   */
+  alias(previousId: string, userId: string, options: Omit<ItemOptions, 'user'> = {}): string {
+    const item = buildAlias(previousId, userId, options, this.env())
+    this.user = { id: userId }
+    this.enqueue(item)
+    return item.message_id!
+  }
+
+  /** The anonymous id sent with every item (undefined when there is none). */
+  get anonymousId(): string | undefined {
+    return this.anonymous
   }
 
   /** Resolves when every item queued before the call has been accepted or reported to onError. */
@@ -226,7 +249,13 @@ export class TrackingClient {
   // ---- internals
 
   private env() {
-    return { now: new Date(), newId: randomId, context: this.context, user: this.user }
+    return {
+      now: new Date(),
+      newId: randomId,
+      context: this.context,
+      user: this.user,
+      anonymousId: this.anonymous,
+    }
   }
 
   private held(): number {

@@ -29,6 +29,8 @@ export interface BuildEnv {
   newId: () => string
   context?: JsonObject
   user?: WireUser
+  /** The client's anonymous id, sent on every item so ingest can link it to the known user (H50, H71). */
+  anonymousId?: string
 }
 
 export function toUser(u: UserInput | undefined): WireUser | undefined {
@@ -72,6 +74,7 @@ export function buildEvent(
   const item: WireEventItem = { type: 'event', event, user, timestamp: c.timestamp, message_id: c.messageId }
   if (properties !== undefined) item.properties = properties
   if (c.context) item.context = c.context
+  if (env.anonymousId !== undefined) item.anonymous_id = env.anonymousId
   return item
 }
 
@@ -88,5 +91,21 @@ export function buildIdentify(
   const item: WireIdentifyItem = { type: 'identify', user, timestamp: c.timestamp, message_id: c.messageId }
   if (traits !== undefined) item.traits = traits
   if (c.context) item.context = c.context
+  if (env.anonymousId !== undefined) item.anonymous_id = env.anonymousId
   return item
+}
+
+/**
+ * alias(): an identify of `userId` with no traits whose anonymous id is `previousId`, the identity
+ * link previousId -> userId, as Segment's alias is stored (H50). `previousId` may be an anonymous id
+ * or a known user id being merged into `userId`.
+ */
+export function buildAlias(
+  previousId: string,
+  userId: string,
+  opts: Omit<ItemOptions, 'user'>,
+  env: BuildEnv,
+): WireIdentifyItem {
+  checkName('previousId', previousId)
+  return buildIdentify(userId, undefined, opts, { ...env, anonymousId: previousId })
 }

@@ -32,6 +32,8 @@ export interface WireEventItem {
   properties?: JsonObject
   context?: JsonObject
   message_id?: string
+  /** The visitor's anonymous id (docs/api.md, H71). */
+  anonymous_id?: string
   [key: string]: unknown
 }
 
@@ -42,6 +44,8 @@ export interface WireIdentifyItem {
   timestamp?: string
   context?: JsonObject
   message_id?: string
+  /** With an anonymous id, the identify links it to user.id (H50, H71). */
+  anonymous_id?: string
   [key: string]: unknown
 }
 

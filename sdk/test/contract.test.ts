@@ -130,6 +130,52 @@ t.test('what a client really sends validates, item JSON within the API limit', a
   t.same(body.events[1].user, { id: 'user_1' }, 'identify set the default user')
 })
 
+t.test('an anonymous visitor, then identify and alias: the bodies validate against the document', async (t) => {
+  const check = validator('BatchBody')
+  const bodies: string[] = []
+  const fetch = (async (_url: string, init: RequestInit) => {
+    bodies.push(init.body as string)
+    return new Response(
+      JSON.stringify({
+        success: true,
+        data: { processed_count: 4, failed_count: 0, results: [] },
+        events_processed: 4,
+      }),
+      { status: 200 },
+    )
+  }) as unknown as typeof globalThis.fetch
+  const c = new TrackingClient({
+    apiKey: 'svc_test_x',
+    baseUrl: 'http://127.0.0.1:1',
+    fetch,
+    gzip: false,
+    anonymousId: 'anon_42',
+    onError: () => t.fail('no error'),
+  })
+  t.equal(c.anonymousId, 'anon_42')
+  c.track('page_viewed', { path: '/pricing' })
+  c.identify('ada', { plan: 'pro' })
+  c.track('order_paid', { total: 3 })
+  c.alias('ada_old_account', 'ada')
+  await c.flush()
+  const body = JSON.parse(bodies[0]!)
+  t.ok(check(body), JSON.stringify(check.errors))
+  t.same(
+    body.events.map((e: { type: string; user: { id: string }; anonymous_id?: string }) => [
+      e.type,
+      e.user.id,
+      e.anonymous_id,
+    ]),
+    [
+      ['event', 'anon_42', 'anon_42'],
+      ['identify', 'ada', 'anon_42'],
+      ['event', 'ada', 'anon_42'],
+      ['identify', 'ada', 'ada_old_account'],
+    ],
+    'anonymous first, then known; every item carries the anonymous id, the alias its previous id',
+  )
+})
+
 t.test('the API answers the SDK reads validate against the document too', async (t) => {
   const ok = validator('SuccessBody')
   t.ok(

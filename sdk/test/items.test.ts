@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildEvent, buildIdentify } from '../src/items.js'
+import { buildAlias, buildEvent, buildIdentify } from '../src/items.js'
 
 const env = { now: new Date('2024-05-01T12:00:00.000Z'), newId: () => 'id-1', context: { library: { name: 'x' } } }
 
@@ -53,4 +53,21 @@ t.test('identify puts traits at the top level and email on the user', async (t) 
     traits: { plan: 'pro' },
     context: { library: { name: 'x' } },
   })
+})
+
+t.test("the client's anonymous id rides on every item; alias links the previous id (H50, H71)", async (t) => {
+  const anon = { ...env, anonymousId: 'anon_1' }
+  t.equal(buildEvent('page_viewed', undefined, { user: 'anon_1' }, anon).anonymous_id, 'anon_1')
+  t.equal(buildIdentify('ada', { plan: 'pro' }, {}, anon).anonymous_id, 'anon_1', 'the identify links it')
+  t.notOk('anonymous_id' in buildEvent('x', undefined, { user: 'u' }, env), 'none without one')
+  t.same(buildAlias('old_id', 'ada', {}, anon), {
+    type: 'identify',
+    user: { id: 'ada' },
+    timestamp: '2024-05-01T12:00:00.000Z',
+    message_id: 'id-1',
+    context: { library: { name: 'x' } },
+    anonymous_id: 'old_id',
+  })
+  t.throws(() => buildAlias('', 'ada', {}, env), TypeError)
+  t.throws(() => buildAlias('old', '', {}, env), TypeError)
 })

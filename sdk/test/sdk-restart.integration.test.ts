@@ -1,4 +1,4 @@
-// Issue 13's first done-when: 10,000 events sent by the SDK through a real ingest that is killed
+// The SDK's delivery promise (sdk/README.md "Tests"): 10,000 events sent by the SDK through a real ingest that is killed
 // (SIGKILL, no drain) and restarted mid-stream all reach ClickHouse exactly once. The ingest runs
 // as a child process; the projector in this process (harness). Requests cut off by the kill are
 // retried with the same message_ids, so items Kafka already had are stored once (H16, A5).

@@ -158,3 +158,35 @@ t.test('batches respect the item and byte limits; per-item failures are reported
   )
   t.same(rows.map((r) => r.message_id).sort(), [...ids].sort(), 'the 280 good ones stored once each')
 })
+
+t.test('anonymous first, then known: identify and alias link the ids, one person across the switch', async (t) => {
+  const s = await startServices(t)
+  const { key } = await s.createKey({ type: 'live' })
+  const e = collect()
+  const c = new TrackingClient({ apiKey: key, baseUrl: s.ingestUrl, anonymousId: 'anon_visitor', onError: e.onError })
+  c.track('page_viewed', { path: '/pricing' })
+  c.track('page_viewed', { path: '/signup' })
+  c.identify('ada', { plan: 'pro' })
+  c.track('order_completed', { total: 42 })
+  // Ada also had an account under another id: merged into this one.
+  c.track('old_login', {}, { user: 'ada_old' })
+  c.alias('ada_old', 'ada')
+  await c.shutdown()
+  t.same(e.errors, [], 'no failure')
+
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, 4)
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.identity_links`, 2)
+  t.same(
+    await s.query(`SELECT id, person_id FROM ${s.database}.identity_map ORDER BY id`),
+    [
+      { id: 'ada_old', person_id: 'ada' },
+      { id: 'anon_visitor', person_id: 'ada' },
+    ],
+    'both earlier ids map to the known person',
+  )
+  t.same(
+    await s.query(`SELECT uniqExact(person_id) AS people, count() AS events FROM ${s.database}.events_by_person`),
+    [{ people: '1', events: '4' }],
+    'counted once across the switch',
+  )
+})

@@ -1,4 +1,4 @@
-// The import boundary (issue 11): each service is changed without reading the others. A file under
+// The import boundary (docs/design.md "Code layout"): each service is changed without reading the others. A file under
 // services/<name>/ may import its own service, services/shared and schemas/; services/shared and
 // the scripts (admin CLI, start, drill) import only shared code and schemas. Test files may also
 // use the harnesses in test/support. The system tests (test/), the bench and the SDK's own tests

@@ -1,4 +1,4 @@
-// The repo describes itself (issue 11): every environment variable the code reads is in the
+// The repo describes itself (docs/design.md "Code layout"): every environment variable the code reads is in the
 // README's configuration tables, and no link in the README or docs leaves the repository or
 // points to a missing file.
 import t from 'tap'
@@ -99,4 +99,38 @@ t.test('README and docs links stay inside the repository and resolve', async (t)
     }
   }
   t.same(bad, [])
+})
+
+/**
+ * Lines that cite an issue number. Issues are not in the repository, so a reader cannot follow such a
+ * reference; comments cite docs/ (decision numbers), BENCHMARKS.md or bench/HISTORY.md instead.
+ */
+export function issueCitations(source: string): string[] {
+  return source.split('\n').filter((line) => /\bissue\s+#?\d/i.test(line))
+}
+
+t.test('the helper finds issue citations', async (t) => {
+  t.same(issueCitations('// fixed in issue 9\nconst a = 1 // Issue #12 said so\n// see docs/design.md H27'), [
+    '// fixed in issue 9',
+    'const a = 1 // Issue #12 said so',
+  ])
+})
+
+t.test('no file of the repository cites an issue number', async (t) => {
+  // The benchmark history is a dated notebook whose entries name the work they measured; an applied
+  // migration's text is checksummed (schemas/clickhouse/migrate.ts), so editing it would stop every
+  // existing database; the vendored kafkajs cites its own upstream issues (packages/kafkajs/CHANGES.md).
+  const kept = new Set(['BENCHMARKS.md', 'bench/HISTORY.md', 'schemas/clickhouse/006_retry_ids.sql'])
+  const files = walk(
+    '',
+    (p) =>
+      /\.(ts|js|mjs|sh|sql|md|jsonc|ya?ml|html|css)$/.test(p) &&
+      !kept.has(p) &&
+      !p.startsWith('packages/kafkajs/') &&
+      p !== 'test/architecture/docs.test.ts',
+  )
+  const found = files.flatMap((p) =>
+    issueCitations(readFileSync(join(root, p), 'utf8')).map((l) => `${p}: ${l.trim()}`),
+  )
+  t.same(found, [])
 })

@@ -1,4 +1,4 @@
-// Production runs compiled JavaScript (issue 10): `npm run build` emits dist/, and the compiled
+// Production runs compiled JavaScript (bench/HISTORY.md): `npm run build` emits dist/, and the compiled
 // projector and ingest start from it with nothing but node -- the Avro schemas, migrations and
 // static files they read at run time are there too -- and carry an event from HTTP to ClickHouse.
 import t from 'tap'

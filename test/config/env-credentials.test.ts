@@ -1,4 +1,4 @@
-// Issue 12: credentials are configuration the services pass through (Kafka SASL/TLS, registry basic
+// docs/security.md: credentials are configuration the services pass through (Kafka SASL/TLS, registry basic
 // auth, ClickHouse user and password), and REQUIRE_SECRETS makes a missing one stop start-up by name.
 import t from 'tap'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'

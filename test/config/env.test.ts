@@ -69,7 +69,7 @@ t.test('producer deadlines and bounds have defaults and limits', async (t) => {
   } as any)
 })
 
-t.test('REDIS_URL: unset keeps the in-memory limiters; set, the limits are shared (issue 14)', async (t) => {
+t.test('REDIS_URL: unset keeps the in-memory limiters; set, the limits are shared (docs/scaling.md)', async (t) => {
   t.equal(loadIngestConfig({}).redis, undefined, 'no Redis by default')
   t.same(loadIngestConfig({ REDIS_URL: 'redis://127.0.0.1:16379' }).redis, {
     url: 'redis://127.0.0.1:16379',

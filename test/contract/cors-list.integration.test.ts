@@ -1,4 +1,4 @@
-// CORS_ORIGINS as a list (issue 12.5): Access-Control-Allow-Origin carries one origin, so the
+// CORS_ORIGINS as a list (docs/security.md): Access-Control-Allow-Origin carries one origin, so the
 // browser's own Origin is echoed when it is allowed (with Vary: Origin) and nothing is sent for
 // another origin. Sending the list verbatim, as before, made browsers refuse every answer.
 import t from 'tap'

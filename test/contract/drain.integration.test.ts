@@ -1,4 +1,4 @@
-// Health and graceful drain of ingest (issue 9): liveness and readiness answer separately, and on
+// Health and graceful drain of ingest (H36): liveness and readiness answer separately, and on
 // close (SIGTERM) every request already being handled gets its answer after its records are on
 // Kafka, with `Connection: close` so keep-alive clients move to another instance; then the port is
 // closed. The events answered 200 are in ClickHouse exactly once.

@@ -1,4 +1,4 @@
-// A valid batch is stored whatever its size within the limits (issue 9: no 200 for something then
+// A valid batch is stored whatever its size within the limits (A4, H9, H26: no 200 for something then
 // dropped, and no valid input refused forever). 40 items of ~30 KB about one user are one record
 // batch of ~1.2 MB in one partition: above the broker's default 1 MB message limit, which refused
 // it with 503 on every retry, and took down every small request grouped into the same flush.

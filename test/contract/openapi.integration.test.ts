@@ -1,4 +1,4 @@
-// Contract suite, OpenAPI (issue 3 item 7): GET /openapi.json, then real responses of the
+// Contract suite, OpenAPI (docs/api.md "OpenAPI"): GET /openapi.json, then real responses of the
 // service (200 single and batch, 400, 401, 413, 415, 429) are checked against the response
 // schemas and headers that document declares for them. No JSON-schema dependency: a small
 // checker (test/support/contract.ts) covers the keywords the document uses.

@@ -1,4 +1,4 @@
-// Revoking a key is terminal (issue 12.5). Two concurrent requests -- a reactivate and a revoke --
+// Revoking a key is terminal (docs/security.md). Two concurrent requests -- a reactivate and a revoke --
 // could leave the reactivate's record after the revoke's on the accounts topic; every reader then
 // brought the revoked key back. Here that order is written directly: ingest must keep refusing the
 // key, and an admin (the dashboard or the keys CLI) starting up writes the revocation again, so

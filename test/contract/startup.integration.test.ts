@@ -1,4 +1,4 @@
-// Issue 9, item 6, for ingest: started while the schema registry is down, ingest does not exit. It
+// H27, for ingest: started while the schema registry is down, ingest does not exit. It
 // listens at once, is live but not ready (naming what it waits for), answers /v1/* with 503 and
 // Retry-After (never a 401 from a key table not yet loaded), and accepts events once the registry
 // answers -- without a restart. The registry is the real one behind a TCP gate opened later.

@@ -1,4 +1,4 @@
-// Contract suite, issue 9 items 2-4: an input answered 200 is stored, and no input gets a 5xx.
+// Contract suite, A4 and H9, H13, H25, H26: an input answered 200 is stored, and no input gets a 5xx.
 // Times ClickHouse cannot hold are refused with 400 naming the field (pre-1970) or stored
 // flagged (far future, H13); nesting is bounded; unpaired surrogates are refused; a test-key
 // event never takes the event_id of a live one; dropped duplicates show on projector /metrics.

@@ -1,4 +1,4 @@
-// Issue 9 item 2, property style: whatever ingest validation accepts must map to ClickHouse rows.
+// H9, H13, H26, as a property test: whatever ingest validation accepts must map to ClickHouse rows.
 // Random bodies (seeded, so a failure repeats) go through the path a record takes: validation,
 // toEventRecord/toIdentifyRecord, the Avro round trip, then the projector's row mapping, which
 // must never throw, and must produce only values ClickHouse 18.16 takes (DateTime text within

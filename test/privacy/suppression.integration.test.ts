@@ -41,7 +41,32 @@ t.test('a suppressed user is refused, and nothing of them is stored or counted',
   )
   t.equal(mixed.body.data.processed_count, 1)
 
-  await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'stays'`, 1)
+  // The Segment-compatible endpoints (H49-H53) refuse the person too: a track, an identify, and an alias
+  // that would link an anonymous id to them. None may bring the erased person back.
+  const segmentKey = { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } }
+  const segmentCalls: Array<[string, Record<string, unknown>]> = [
+    ['/v1/track', { userId: 'gone', event: 'opened', messageId: 'seg-track-gone' }],
+    ['/v1/identify', { userId: 'gone', traits: { email: 'gone@example.com' }, messageId: 'seg-identify-gone' }],
+    ['/v1/alias', { userId: 'gone', previousId: 'anon-gone', messageId: 'seg-alias-gone' }],
+  ]
+  for (const [path, body] of segmentCalls) {
+    const seg = await s.post(path, body, segmentKey)
+    t.not(seg.status, 200, `${path} for the suppressed user is not accepted`)
+    t.match(JSON.stringify(seg.body), /USER_SUPPRESSED/, `${path} says why`)
+  }
+  const segBatch = await s.post(
+    '/v1/batch',
+    {
+      batch: [
+        { type: 'track', userId: 'gone', event: 'opened', messageId: 'seg-batch-gone' },
+        { type: 'track', userId: 'stays', event: 'opened', messageId: 'seg-batch-stays' },
+      ],
+    },
+    segmentKey,
+  )
+  t.equal(segBatch.status, 200, 'a Segment batch stores its other items')
+
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = 'stays'`, 2)
   t.same(
     await s.query(`SELECT event_id FROM ${s.database}.events WHERE user_id = 'gone'`),
     [],
@@ -52,10 +77,15 @@ t.test('a suppressed user is refused, and nothing of them is stored or counted',
     [],
     'no identify either',
   )
+  t.same(
+    await s.query(`SELECT user_id FROM ${s.database}.identity_links WHERE user_id = 'gone'`),
+    [],
+    'no identity link either',
+  )
   const [u] = await s.query<{ n: string }>(
     `SELECT sum(events) AS n FROM ${s.database}.usage_monthly_view WHERE account_id = '${accountId}'`,
   )
-  t.equal(Number(u?.n), 1, 'only the stored event counts')
+  t.equal(Number(u?.n), 2, 'only the stored events count')
 
   const allGone = await s.post('/v1/events', batch([{ type: 'event', name: 'opened', user: { id: 'gone' } }]), { key })
   t.equal(allGone.status, 400, 'a batch of only suppressed items stores nothing')

@@ -1,4 +1,4 @@
-// Issue 4 (A3, A5): records the projector cannot decode go to the DLQ topic with the reason and
+// A3, A5: records the projector cannot decode go to the DLQ topic with the reason and
 // their place in the log, the projector goes on, and /metrics and /health report it.
 import t from 'tap'
 import { createProducer } from '../../services/shared/src/kafka/client.js'

@@ -1,5 +1,5 @@
-// Issue 4 (U1): GET /live streams an account's new records as server-sent events to the dashboard's
-// server (LIVE_TOKEN and an account_id); other accounts' records never reach it. Issue 12: an API key,
+// U1: GET /live streams an account's new records as server-sent events to the dashboard's
+// server (LIVE_TOKEN and an account_id); other accounts' records never reach it. docs/security.md: an API key,
 // live or test, never reads the feed.
 import t from 'tap'
 import { startServices, waitUntil, LIVE_TOKEN } from '../support/harness.js'

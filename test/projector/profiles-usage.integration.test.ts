@@ -1,4 +1,4 @@
-// Issue 4 (H5, H6, H10, A6): identify and event traits merge into one profile, usage counts live
+// H5, H6, H10, A6: identify and event traits merge into one profile, usage counts live
 // events only, and a bulk historical import lands in the partitions of its event times.
 import t from 'tap'
 import { startServices, waitUntil } from '../support/harness.js'

@@ -1,4 +1,4 @@
-// Issue 10: a replay of partitions that need many fetches reads every record exactly once and
+// bench/HISTORY.md: a replay of partitions that need many fetches reads every record exactly once and
 // ends, also when a partition's last offsets are transaction markers or aborted records (the
 // ingest writes requests that span partitions in Kafka transactions). Records are produced
 // straight to Kafka in many small sends, so each partition holds many record batches, and the

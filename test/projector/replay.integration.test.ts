@@ -1,4 +1,4 @@
-// Issue 4 (A1, A5): replaying a topic range into the live tables twice leaves exact counts
+// A1, A5: replaying a topic range into the live tables twice leaves exact counts
 // unchanged; replaying into a fresh database gives the same counts; swapping the fresh tables in
 // keeps the live projector and the materialized views (users, usage) working.
 import t from 'tap'

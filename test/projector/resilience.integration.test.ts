@@ -1,4 +1,4 @@
-// Issue 9, item 5: the projector survives its dependencies. A registry that does not answer is
+// H27, A5: the projector survives its dependencies. A registry that does not answer is
 // waited out (never a dead letter); a ClickHouse outage longer than the group session does not get
 // the member evicted; stop() commits what it wrote. The registry and ClickHouse are the real
 // servers, reached through a TCP gate the test closes and opens.

@@ -1,4 +1,4 @@
-// Issue 9, item 6: a projector started while the registry and ClickHouse are down does not exit:
+// H27: a projector started while the registry and ClickHouse are down does not exit:
 // it reports not-ready naming what it waits for, stays live, and projects once they answer,
 // without a restart. Both are the real servers behind TCP gates that open after a while.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Redis missing at start, then dying, hanging and coming back under a running ingest (issue 14): requests keep getting 200/429
+// Redis missing at start, then dying, hanging and coming back under a running ingest (docs/scaling.md): requests keep getting 200/429
 // from the instance's own limiter, never a 5xx; the fallback metric moves; /health/ready stays 200
 // and says where limits are enforced; once Redis answers again the shared counts are used again.
 // The test runs its own redis-server (Debian's, as the local stack installs it) on a free port, so it

@@ -1,4 +1,4 @@
-// The monthly counter in Redis is reconciled from the projector's exact usage (issue 14): when Redis
+// The monthly counter in Redis is reconciled from the projector's exact usage (docs/scaling.md): when Redis
 // has lost it (restarted empty, flushed), the next reconciliation (USAGE_RECONCILE_MS, 300 ms in the harness)
 // puts back the projection (H34: max(projected, min(counter, projected + in flight))), so the limit holds again without a restart of ingest.
 import t from 'tap'

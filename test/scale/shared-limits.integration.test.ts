@@ -1,4 +1,4 @@
-// Limits across two ingest instances (issue 14): both on the same topics and database, requests
+// Limits across two ingest instances (docs/scaling.md): both on the same topics and database, requests
 // alternating between them as a load balancer would send them. With the same REDIS_URL the plan's
 // limits hold for the pair; the same scenarios without Redis show each instance enforcing its own
 // (so the Redis half fails on an ingest that ignores REDIS_URL). Needs the local stack with Redis

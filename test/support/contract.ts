@@ -1,4 +1,4 @@
-// Helpers of the HTTP contract suite (test/contract/*.integration.test.ts, issue 3). They live
+// Helpers of the HTTP contract suite (test/contract/*.integration.test.ts, docs/api.md). They live
 // here, not under test/, because tap runs every file below a test/ folder as a test.
 import { request } from 'node:http'
 import { randomBytes } from 'node:crypto'

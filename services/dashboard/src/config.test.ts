@@ -40,7 +40,7 @@ t.test('account ids derived from the email are valid and distinct', async (t) =>
   t.not(accountIdFor('a@x.io'), accountIdFor('a@x.io'))
 })
 
-t.test('COOKIE_SECURE defaults to on when the dashboard is served over https (issue 12.5)', async (t) => {
+t.test('COOKIE_SECURE defaults to on when the dashboard is served over https (docs/security.md)', async (t) => {
   t.equal(loadDashboardConfig({}).cookieSecure, false, 'plain http on loopback: off')
   t.equal(
     loadDashboardConfig({ DASHBOARD_PUBLIC_URL: 'https://dash.example.com' }).cookieSecure,

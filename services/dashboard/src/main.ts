@@ -1,7 +1,7 @@
 // Composition root of the dashboard: builds the Kafka producer, registry codec and ClickHouse client
 // at the edge, follows the accounts topic (AccountsAdmin: every account and key change is a record
 // there, A1), and serves the front end and its JSON API on one origin. start() listens first, then
-// waits for Kafka, the registry, ClickHouse and the accounts table (issue 9, item 6); meanwhile
+// waits for Kafka, the registry, ClickHouse and the accounts table (H27); meanwhile
 // /health says which is missing and the API answers 503 with Retry-After.
 import type { Server } from 'node:http'
 import { join, dirname } from 'node:path'

@@ -1,4 +1,4 @@
-// Issue 9, item 6: a dashboard started while the registry and ClickHouse are down does not exit:
+// H27: a dashboard started while the registry and ClickHouse are down does not exit:
 // /health names what it waits for, /health/live answers, the API answers 503 with Retry-After, and
 // it becomes ready when they answer. Both are the real servers behind TCP gates.
 import t from 'tap'

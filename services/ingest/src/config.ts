@@ -35,7 +35,7 @@ const spec = {
   /** H34: how long a counted message id is not counted again, and how far back counts are taken as
    *  still on their way to ClickHouse when reconciliation lowers a monthly count. */
   USAGE_IN_FLIGHT_MS: v.int(600_000, 1000, 7 * 24 * 3600_000),
-  /** Shared limiter state of several instances (issue 14); empty: each instance limits from its own memory. */
+  /** Shared limiter state of several instances (docs/scaling.md); empty: each instance limits from its own memory. */
   REDIS_URL: v.optionalStr(),
   /** A Redis limiter call slower than this is answered by the local limiter instead. */
   REDIS_TIMEOUT_MS: v.int(1000, 5, 10_000),

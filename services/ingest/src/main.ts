@@ -2,7 +2,7 @@
 // edge (no I/O), and in start() listens first -- /health/ready says what it waits for, /v1/* answers
 // 503 with Retry-After -- then waits for Kafka and the registry, connects the producers, follows the
 // accounts topic into the key table (A1) and starts accepting. A dependency that is down at start is
-// waited for, never a reason to exit (issue 9, item 6). `close()` drains: stop taking requests,
+// waited for, never a reason to exit (H27). `close()` drains: stop taking requests,
 // answer those in flight, flush the appender, disconnect.
 import { createServer, type Server } from 'node:http'
 import { Redis } from 'ioredis'
@@ -258,7 +258,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
         adminPort: portOf(adminServer, cfg.admin.port),
       })
       // Redis is never waited for beyond one connect and one ping: without an answer the limits are
-      // enforced per instance until it comes (issue 14). The ping matters: until some call has been
+      // enforced per instance until it comes (docs/scaling.md). The ping matters: until some call has been
       // answered the limiter is in local mode, where only one check per REDIS_RETRY_MS asks Redis, so
       // the first burst of requests after start would be counted per instance (CI saw 101 of 250).
       const redisConnected = redis

@@ -44,7 +44,7 @@ export interface ProjectorConfig extends CommonConfig {
   live: { bufferBytes: number; maxStreams: number; maxStreamsPerAccount: number }
   /** How many bytes a replay fetches per partition in one Kafka fetch (kafkajs maxBytesPerPartition). */
   replayFetchPartitionBytes: number
-  /** Rows per ClickHouse insert in a replay (issue 10: larger inserts cost the server less per row than the live projector's). */
+  /** Rows per ClickHouse insert in a replay (bench/HISTORY.md: larger inserts cost the server less per row than the live projector's). */
   replayMaxRows: number
   /** Days test-key rows are kept (H35); 0: kept for ever. */
   testRetentionDays: number

@@ -1,7 +1,7 @@
 // Composition root of the projector: builds the clients at the edge (no I/O), and in start()
 // listens first, then waits for ClickHouse (applying the migrations), Kafka and the registry, the
 // and starts consuming. A dependency that is down at start or lost later is waited
-// for, never a reason to exit; /health says which one is missing meanwhile (issue 9, item 6).
+// for, never a reason to exit; /health says which one is missing meanwhile (H27).
 // `close()` drains, also while start() is still waiting.
 import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'

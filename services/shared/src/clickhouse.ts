@@ -7,8 +7,7 @@ import { CodedError } from './errors.js'
 
 /**
  * How long one request of a migration may run. A migration can copy a whole table (006_retry_ids.sql
- * backfills retry_ids from events and identifies: about 2 µs per row on 18.16, so half an hour for
- * a billion rows), and the client gives up on a request after its request_timeout while the server
+ * backfills retry_ids from events and identifies: on 18.16 about half an hour for a billion rows), and the client gives up on a request after its request_timeout while the server
  * goes on: the migration would count as failed, be run again, and never finish.
  */
 export const MIGRATION_TIMEOUT_MS = 6 * 3600_000

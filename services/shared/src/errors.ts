@@ -1,4 +1,4 @@
-// The one error base of every service (issue 11): a typed value with `code` (stable, for logs, the
+// The one error base of every service (docs/design.md "Code layout"): a typed value with `code` (stable, for logs, the
 // DLQ reason and HTTP bodies), `status` (the HTTP status it maps to, 500 when it is not an answer
 // to a client), `retriable` (whether waiting and trying again can help) and `cause`. Each service
 // derives its own errors from it; each HTTP service renders them in one error middleware.

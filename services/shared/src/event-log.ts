@@ -1,7 +1,7 @@
 // What every process that touches the log does first: a Kafka client named for its role, the
 // topics of A3 created when missing, and the Avro schemas registered (A2) so ids are cached.
 // Kafka and the registry are waited for (waitFor): a service started while either is down waits,
-// says so in its log and its readiness, and carries on when they answer (issue 9, item 6).
+// says so in its log and its readiness, and carries on when they answer (H27).
 import type { Kafka } from './kafka/client.js'
 import { Codec, createRegistry } from '../../../schemas/codec.js'
 import { createKafka, ensureTopics, topicMaxMessageBytes } from './kafka.js'

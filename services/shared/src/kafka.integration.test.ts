@@ -1,4 +1,4 @@
-// Topic layout is configuration (issue 9): replication factor and min.insync.replicas reach the
+// Topic layout is configuration (A3): replication factor and min.insync.replicas reach the
 // broker, so production can ask for 3 copies with 2 in sync, and a layout the cluster cannot
 // satisfy fails at start with the broker's reason instead of silently using one replica.
 import t from 'tap'

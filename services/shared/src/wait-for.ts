@@ -1,7 +1,7 @@
 // Waiting for a dependency (Kafka, the schema registry, ClickHouse) instead of exiting: a service
 // that starts while one is down, or loses one later, retries with capped exponential backoff, says
 // in the log what it waits for, reports not-ready meanwhile (Readiness) and carries on when the
-// dependency returns (issue 9, item 6).
+// dependency returns (H27).
 import type { Logger } from './log.js'
 import { AppError, isRetriable } from './errors.js'
 

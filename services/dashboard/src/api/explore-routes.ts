@@ -37,11 +37,14 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
     countRead(ctx)
     const userId = str(ctx.params.userId, 'user id', { required: true })!
     const environment = envParam(ctx)
+    // The person's history across the anonymous-to-known switch (H50): their own events and those
+    // stored under the anonymous ids that now map to them.
+    const anonymousIds = await ch('user', () => d.queries.anonymousIds(a.account_id, userId, environment))
     const [profiles, events] = await ch('user', () =>
       Promise.all([
         d.queries.userProfiles(a.account_id, userId, environment),
         d.queries.recentEvents(a.account_id, {
-          userId,
+          userIds: [userId, ...anonymousIds],
           environment,
           from: new Date(0),
           to: new Date(Date.now() + 60_000),
@@ -50,7 +53,10 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
       ]),
     )
     if (profiles.length === 0 && events.length === 0) throw notFound('User')
-    ctx.body = { success: true, data: { user_id: userId, profiles, recent_events: events } }
+    ctx.body = {
+      success: true,
+      data: { user_id: userId, anonymous_ids: anonymousIds, profiles, recent_events: events },
+    }
   })
   addLiveRoute(r, d, h)
 }

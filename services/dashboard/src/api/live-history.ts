@@ -20,7 +20,7 @@ export class LiveHistory {
   private async window(accountId: string, from: number, limit: number): Promise<EventRow[]> {
     const rows = await (
       await this.ch.query({
-        query: sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
+        query: sql`SELECT event_id, environment, key_id, event, user_id, anonymous_id, user_email, timestamp_ms, received_at_ms, properties, context
 FROM ${ident(this.database, 'events')}
 WHERE account_id = ${accountId} AND timestamp >= toDateTime(${new Date(from)}, 'UTC')
 ORDER BY received_at_ms DESC, event_id DESC
@@ -35,6 +35,7 @@ LIMIT ${limit}`,
       key_id: r.key_id!,
       event: r.event!,
       user_id: r.user_id!,
+      anonymous_id: r.anonymous_id ?? '',
       user_email: r.user_email!,
       timestamp: new Date(Number(r.timestamp_ms)).toISOString(),
       received_at: new Date(Number(r.received_at_ms)).toISOString(),

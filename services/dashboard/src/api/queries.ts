@@ -2,7 +2,7 @@
 // bound by schemas/clickhouse/sql.ts (18.16 has no server-side parameters): never concatenated.
 // Every query is scoped to one account id, which the caller takes from the session only.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
+import { ident, literal, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import { accountUsage, type AccountUsage } from '../../../shared/src/usage/usage-query.js'
 
 export type Environment = 'live' | 'test'
@@ -13,6 +13,8 @@ export interface EventRow {
   key_id: string
   event: string
   user_id: string
+  /** The anonymous id the record carried (H52); '' for none. */
+  anonymous_id: string
   user_email: string
   timestamp: string
   received_at: string
@@ -113,6 +115,8 @@ ORDER BY hour`
     f: {
       event?: string
       userId?: string
+      /** Any of these user ids: a person's own and the anonymous ids that map to them (H50). */
+      userIds?: string[]
       eventContains?: string
       userContains?: string
       environment?: Environment
@@ -122,11 +126,12 @@ ORDER BY hour`
     },
   ): Promise<EventRow[]> {
     const q =
-      sql`SELECT event_id, environment, key_id, event, user_id, user_email, timestamp_ms, received_at_ms, properties, context
+      sql`SELECT event_id, environment, key_id, event, user_id, anonymous_id, user_email, timestamp_ms, received_at_ms, properties, context
 FROM ${this.t('events')} FINAL
 WHERE account_id = ${accountId} AND timestamp >= toDateTime(${f.from}, 'UTC') AND timestamp < toDateTime(${f.to}, 'UTC')` +
       (f.event ? sql` AND event = ${f.event}` : '') +
       (f.userId ? sql` AND user_id = ${f.userId}` : '') +
+      (f.userIds?.length ? ` AND user_id IN (${f.userIds.map((id) => literal(id)).join(', ')})` : '') +
       // Substring matches, as the Live page filters (U7).
       (f.eventContains ? sql` AND position(event, ${f.eventContains}) > 0` : '') +
       (f.userContains ? sql` AND position(user_id, ${f.userContains}) > 0` : '') +
@@ -141,6 +146,7 @@ LIMIT ${f.limit}`
       key_id: r.key_id!,
       event: r.event!,
       user_id: r.user_id!,
+      anonymous_id: r.anonymous_id ?? '',
       user_email: r.user_email!,
       timestamp: iso(r.timestamp_ms!),
       received_at: iso(r.received_at_ms!),
@@ -167,6 +173,25 @@ LIMIT ${f.limit}`
   }
 
   /** The user's profile per environment (test-key data stays apart from live), with current traits. */
+  /**
+   * The anonymous ids whose current person is this user (identity_map, H50): the visits from before
+   * they were known. At most 100, the most recently linked first.
+   */
+  async anonymousIds(accountId: string, userId: string, environment?: Environment): Promise<string[]> {
+    const rows = await this.rows<{ id: string }>(
+      sql`SELECT anonymous_id AS id, argMax(user_id, linked_at_ms) AS person, max(linked_at_ms) AS last_ms
+FROM ${this.t('identity_links')}
+WHERE account_id = ${accountId}` +
+        this.envFilter(environment).text +
+        sql` AND anonymous_id IN (SELECT anonymous_id FROM ${this.t('identity_links')} WHERE account_id = ${accountId} AND user_id = ${userId})
+GROUP BY anonymous_id
+HAVING person = ${userId}
+ORDER BY last_ms DESC
+LIMIT 100`,
+    )
+    return rows.map((r) => r.id)
+  }
+
   async userProfiles(accountId: string, userId: string, environment?: Environment) {
     const env = this.envFilter(environment).text
     const profiles = await this.rows<{

@@ -1,4 +1,4 @@
-// Issue 12 against the real stack: sign-in bursts held at the limit before scrypt runs, limits per
+// The dashboard's caps (docs/security.md) against the real stack: sign-in bursts held at the limit before scrypt runs, limits per
 // email and client address (from X-Forwarded-For of a trusted proxy), sign-up throttling, sessions
 // revoked on the server (sign-out, sign out everywhere, password change), CSRF tokens bound to their
 // session, and API keys never reading dashboard data.

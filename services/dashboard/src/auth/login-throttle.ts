@@ -1,4 +1,4 @@
-// Sign-in and sign-up throttling (issue 12). An attempt is counted the moment it is let through,
+// Sign-in and sign-up throttling (docs/security.md). An attempt is counted the moment it is let through,
 // before the asynchronous scrypt call, so a parallel burst cannot all pass the check before any
 // failure is recorded. Sliding windows, in memory: a restart forgets attempts, which only loosens
 // the throttle; several dashboard instances each apply their own.

@@ -19,7 +19,7 @@ import {
   type SharedLimits,
 } from '../limits/index.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
-import type { Appender } from '../pipeline/accept-items.js'
+import type { Appender, PipelineDeps } from '../pipeline/accept-items.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
 import { cors } from './cors-middleware.js'
@@ -79,8 +79,10 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     }),
   )
   app.use(cors(cfg.corsOrigins))
-  app.use(eventRoutesOf(d, now, inFlight))
-  app.use(segmentRoutes({ ...d, now, inFlight }))
+  // One pipeline for both contracts: the same limits, records, suppression (H55) and append.
+  const pipeline = pipelineOf(d)
+  app.use(eventRoutesOf(d, pipeline, now, inFlight))
+  app.use(segmentRoutes({ ...d, now, inFlight, pipeline }))
   addPublicRoutes(router)
   app.use(router.routes())
   app.use(async (ctx, next) => {
@@ -93,19 +95,15 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
 }
 
 /** Our own event endpoints (docs/api.md) with their steps: authentication, the body, the pipeline. */
-function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFlight): Koa.Middleware<State> {
+function eventRoutesOf(
+  d: IngestDeps,
+  pipeline: PipelineDeps,
+  now: () => number,
+  inFlight: BodyBytesInFlight,
+): Koa.Middleware<State> {
   const { cfg } = d
   return eventRoutes({
-    pipeline: {
-      eventLimiter: d.eventLimiter,
-      quota: d.quota,
-      shared: d.shared,
-      codec: d.codec,
-      appender: d.appender,
-      topics: cfg.topics,
-      metrics: d.metrics,
-      erasures: d.erasures,
-    },
+    pipeline,
     bodyLimits: cfg.bodyLimits,
     now,
     authenticate: authenticate({
@@ -126,4 +124,18 @@ function eventRoutesOf(d: IngestDeps, now: () => number, inFlight: BodyBytesInFl
         inFlight,
       }),
   })
+}
+
+/** What every accepted item goes through after its checks (pipeline/accept-items.ts). */
+function pipelineOf(d: IngestDeps): PipelineDeps {
+  return {
+    eventLimiter: d.eventLimiter,
+    quota: d.quota,
+    shared: d.shared,
+    codec: d.codec,
+    appender: d.appender,
+    topics: d.cfg.topics,
+    metrics: d.metrics,
+    erasures: d.erasures,
+  }
 }

@@ -8,7 +8,7 @@ export function cors(origins: CorsPolicy) {
     if (ctx.path.startsWith('/v1/')) {
       const allow = allowedOrigin(origins, ctx.get('origin') || undefined)
       // Every /v1 request passes here: on the node response directly, as ctx.set would end up
-      // doing after allocating arrays per call (issue 10). Nothing is sent yet at this point.
+      // doing after allocating arrays per call (bench/HISTORY.md). Nothing is sent yet at this point.
       const res = ctx.res
       if (allow) res.setHeader('Access-Control-Allow-Origin', allow)
       res.setHeader(

@@ -1,4 +1,4 @@
-// Graceful drain (issue 9): on SIGTERM the server stops accepting connections, requests already
+// Graceful drain (H36): on SIGTERM the server stops accepting connections, requests already
 // being handled run to their answer (their records are flushed to Kafka first), and keep-alive
 // connections are closed as soon as they fall idle -- responses sent while draining carry
 // `Connection: close`, so clients reconnect to another instance rather than to a closing one.

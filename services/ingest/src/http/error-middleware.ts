@@ -43,7 +43,7 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
     }
     if (d.draining?.()) ctx.set('Connection', 'close')
     const h = rateLimitHeaders(ctx.state.rl)
-    // On the node response directly: ctx.set allocates arrays per call (issue 10); same effect.
+    // On the node response directly: ctx.set allocates arrays per call (bench/HISTORY.md); same effect.
     const res = ctx.res
     if (!res.headersSent) for (const k in h) if (!res.getHeader(k)) res.setHeader(k, h[k]!)
   }

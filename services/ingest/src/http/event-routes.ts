@@ -4,7 +4,7 @@
 //
 // They are the hot path, so they are one Koa middleware that matches the two paths itself rather
 // than routes of @koa/router, whose matching, params and layer stack cost per request what a
-// comparison does here (issue 10). Matching is the router's: case-insensitive, one optional
+// comparison does here (bench/HISTORY.md). Matching is the router's: case-insensitive, one optional
 // trailing slash.
 import { errors, ServiceError } from '../errors.js'
 import { validateSingle, validateBatch, type BatchItemResult, type FieldError, type Item } from '../validation/index.js'
@@ -108,7 +108,7 @@ export async function acceptCheckedItems(
 // The answer as the JSON text Koa would send for the success body, with the content type Koa would
 // set for it: the same bytes on the wire. A string body takes Koa's shortest path; an object goes
 // through its stream/Blob/Response checks, a Content-Length removal and content-type parsing, then
-// is stringified in respond(): 1-3 µs more per request in process (bench/koa-body.ts, issue 10).
+// is stringified in respond(): measurably more per request (bench/koa-body.ts; figures in bench/HISTORY.md).
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 function jsonAnswer(ctx: Ctx, json: string) {
   ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE)

@@ -96,7 +96,7 @@ export class IngestMetrics {
   }
 
   // Children by label values: prom-client hashes the label object on every inc(), which costs
-  // more per request than the counting (issue 10). The label sets are few and bounded.
+  // more per request than the counting (bench/HISTORY.md). The label sets are few and bounded.
   private readonly requestChildren = new Map<string, { inc(n?: number): void }>()
   private readonly itemChildren = new Map<string, { inc(n?: number): void }>()
 

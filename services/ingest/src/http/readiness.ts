@@ -1,4 +1,4 @@
-// What "ready" means for an ingest instance (issue 9): a request sent here now could be accepted.
+// What "ready" means for an ingest instance (H36): a request sent here now could be accepted.
 // That needs a producer that can deliver to Kafka and a key table that is still hearing from the
 // accounts topic (a silent follower may be missing a key revocation), and an instance that is not
 // draining. Liveness is separate and needs none of these: restarting a process does not bring
@@ -18,7 +18,7 @@ export interface ReadinessSources {
   accounts: { silenceMs(): number }
   draining: () => boolean
   /** With REDIS_URL: where limits are enforced now. Never makes the instance unready: with Redis
-   *  down every instance would be, and a load balancer would drop them all (issue 14). */
+   *  down every instance would be, and a load balancer would drop them all (docs/scaling.md). */
   limits?: { describe(): string }
 }
 

@@ -2,7 +2,7 @@
 // topic and one message key lands in one partition, and Kafka appends one partition's record batch
 // atomically, so those requests (every single event, and batches about one user) need no
 // transaction: they take the plain idempotent lane, which keeps several flushes in flight. Only
-// requests that span partitions pay for a transaction (issue 5: the transaction round trips capped
+// requests that span partitions pay for a transaction (A4: the transaction round trips capped
 // single events at connections / transaction latency).
 import type { AppenderHealth, AppenderStats, OutRecord } from './record-appender.js'
 

@@ -1,5 +1,5 @@
 // kafkajs's DefaultPartitioner (Java-compatible murmur2 of the key) with a bounded cache of the
-// partition per key (issue 5). Every ingest record is keyed by account and user, and the same users
+// partition per key (A4). Every ingest record is keyed by account and user, and the same users
 // send again and again; the default recomputes murmur2 over a fresh Buffer and filters the
 // partition list for every message, a few per cent of ingest CPU under load. Results are exactly
 // the default's: a hit is only used while the topic's partition count is unchanged.

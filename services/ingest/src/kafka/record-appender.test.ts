@@ -136,7 +136,7 @@ t.test('a failed flush rejects every request in it as maybe-stored and aborts th
   await a.close()
 })
 
-// The durability bug of issue 9: kafkajs rolls a partition's sequence number back after a failed
+// The durability bug A4 guards against: kafkajs rolls a partition's sequence number back after a failed
 // send, so a producer that sent again after a failure could have its next batch acknowledged as a
 // duplicate and never stored. The producer that failed must never send again.
 t.test('after a failed flush that producer never sends again; a new one takes over', async (t) => {

@@ -4,7 +4,7 @@
 // request's promise settles only after the flush holding its records is acknowledged by all
 // in-sync replicas (acks=all, idempotent producer).
 //
-// Why a producer never sends again after a failure (issue 9): kafkajs numbers each partition's
+// Why a producer never sends again after a failure (A4): kafkajs numbers each partition's
 // records for the broker's duplicate detection, and when a produce request fails it rolls that
 // sequence back. If the broker had in fact written the failed batch, the next batch reuses the
 // same sequence numbers and the broker acknowledges it as a duplicate without storing it -- a 200

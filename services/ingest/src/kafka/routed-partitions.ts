@@ -1,4 +1,4 @@
-// kafkajs 2.2.4 can resolve a send for records it never sent (found by the cluster drill, issue 14).
+// kafkajs 2.2.4 can resolve a send for records it never sent (found by the cluster drill, docs/scaling.md).
 // sendMessages remembers which brokers answered and, when it retries after another broker failed,
 // sends only to brokers without an answer. If a partition's leadership moved meanwhile to a broker
 // that had already answered for other partitions (a broker killed, its partitions taken over by the

@@ -1,5 +1,5 @@
 // When the shared limiter state (Redis) does not answer, each instance enforces the limits from its
-// own memory rather than failing requests (issue 14): a limit N times too loose for a while is a far
+// own memory rather than failing requests (docs/scaling.md): a limit N times too loose for a while is a far
 // smaller harm than refusing every request, or a load balancer dropping every instance, because a
 // cache is down. This is the switch between the two, kept free of I/O so it is unit-tested alone.
 //

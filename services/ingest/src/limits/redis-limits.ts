@@ -1,4 +1,4 @@
-// Limiter counters in Redis, shared by every ingest instance (issue 14). Each check is one atomic
+// Limiter counters in Redis, shared by every ingest instance (docs/scaling.md). Each check is one atomic
 // Lua script (one round trip, EVALSHA after the first call), over the same fixed windows and with
 // the same "count before this call" answers as MemoryLimiterStore, so windows.ts turns them into
 // the same results and headers. Keys expire with their window; a month's counter a few days after

@@ -1,4 +1,4 @@
-// The limits of several ingest instances enforced together (issue 14): every check goes to Redis
+// The limits of several ingest instances enforced together (docs/scaling.md): every check goes to Redis
 // (redis-limits.ts) and, when Redis fails or is slower than its call timeout, is answered by this
 // instance's own in-memory limiters instead (limiter-fallback.ts), so Redis never causes a 5xx.
 // Without REDIS_URL there is no SharedLimits: the HTTP layer calls the in-memory limiters directly and

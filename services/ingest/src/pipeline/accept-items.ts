@@ -197,8 +197,8 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
  * `JSON.stringify(successBody(results))`, the same text, written without stringifying an object
- * per result: for a batch of 100 that was 27-34 µs of the request, by hand it is 15-18 µs including
- * the flattening the socket write does (bench/HISTORY.md). An accepted item's text is
+ * per result: by hand it costs about half as much for a batch of 100, the flattening the socket write
+ * does included (figures in bench/HISTORY.md). An accepted item's text is
  * written from its parts; any other outcome (a refused item, with an error message from the client's
  * data) goes through JSON.stringify.
  */
@@ -213,7 +213,7 @@ export function successJson(results: readonly ItemOutcome[]): string {
       continue
     }
     // An accepted item's event_id is a UUID this service made (records/event-id.ts), which JSON
-    // never escapes; the check (about 0.05 µs) keeps any other string on JSON.stringify's path.
+    // never escapes; the cheap check keeps any other string on JSON.stringify's path.
     if (
       r.success === true &&
       r.error === undefined &&

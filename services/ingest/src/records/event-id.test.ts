@@ -50,7 +50,7 @@ t.test('eventIdFor: v5 from account, environment and message_id (H16), else v7',
   t.equal(eventIdFor('acc_1', 'live', 'msg-1', now + 5000), a, 'retry gives the same id')
   t.not(eventIdFor('acc_2', 'live', 'msg-1', now), a, 'other account, other id')
   t.not(eventIdFor('acc_1', 'live', 'msg-2', now), a)
-  // issue 9 item 3: a test-key event must not take the id of the live event with the same message_id
+  // H16: a test-key event must not take the id of the live event with the same message_id
   t.not(eventIdFor('acc_1', 'test', 'msg-1', now), a, 'other environment, other id')
   // the parts cannot run into each other: no separator inside an account id or message_id collides
   t.not(eventIdFor('acc:1', 'live', 'x', now), eventIdFor('acc', 'live', '1:x', now))

@@ -5,9 +5,9 @@ import { hash, randomFillSync } from 'node:crypto'
 /** Fixed namespace of this project's UUIDv5 event ids (H16). Never change it: ids would change. */
 export const EVENT_ID_NAMESPACE = 'ae69e083-47d3-419d-953c-92366d9c0ef6'
 
-// The text of an id is written as bytes into one buffer and read back as one flat string: 150-180
-// against 310-340 ns an id for 16 two-digit strings joined by `+` (a rope of 20 pieces, which the
-// Avro encoder's byte count then flattens), about 0.2 µs of every accepted event (issue 10).
+// The text of an id is written as bytes into one buffer and read back as one flat string: half the
+// cost of 16 two-digit strings joined by `+` (a rope of 20 pieces, which the Avro encoder's byte count
+// then flattens), paid by every accepted event (figures in bench/HISTORY.md).
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1')
 /** Where each of the 16 bytes' two digits go in the 36 characters. */
 const DIGITS_AT = Uint8Array.from([0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34])
@@ -42,8 +42,8 @@ export function uuidv5(namespace: string, name: string): string {
     ns = parseUuid(namespace)
     if (namespaceCache.size < 16) namespaceCache.set(namespace, ns)
   }
-  // One-shot crypto.hash over namespace and name in one buffer: 1.5 against 2.0 µs an id for a Hash
-  // object fed twice (issue 10). Every event from the SDK carries a message_id, so takes this path.
+  // One-shot crypto.hash over namespace and name in one buffer: a quarter cheaper than a Hash object
+  // fed twice (bench/HISTORY.md). Every event from the SDK carries a message_id, so takes this path.
   if (16 + 3 * name.length > nameBytes.length) nameBytes = Buffer.allocUnsafe(16 + 3 * name.length)
   ns.copy(nameBytes, 0)
   const n = nameBytes.write(name, 16, 'utf8')
@@ -118,7 +118,7 @@ export function uuidv7Time(id: string): number {
  * message_id]), so a retry of the same message maps to the same record; otherwise a fresh UUIDv7
  * (H12). The environment is part of the name because the projector stores the first record of an
  * event_id and drops later ones: a test-key event (H6) must never take the id of a live one with
- * the same message_id (issue 9). JSON keeps the parts apart whatever characters they hold.
+ * the same message_id (H16). JSON keeps the parts apart whatever characters they hold.
  */
 export function eventIdFor(
   accountId: string,

@@ -22,13 +22,13 @@ export interface RequestContext {
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
 function contextJson(context: Record<string, unknown>, rc: RequestContext): string {
   // The common context names neither: its JSON with the server's two fields appended is the
-  // JSON of the merged object (same keys, same order), without building that object (issue 10).
+  // JSON of the merged object (same keys, same order), without building that object (bench/HISTORY.md).
   if (!hasOwn(context, 'ip') && !hasOwn(context, 'user_agent') && !hasOwn(context, '__proto__')) {
     const json = JSON.stringify(context)
     return json.length === 2 ? '{' + serverFields(rc) : json.slice(0, -1) + ',' + serverFields(rc)
   }
   // A for-in copy, not an object spread: V8's spread of a JSON.parse object is several times
-  // slower (issue 10; the same as clickhouse/rows.ts). Same keys in the same order. A
+  // slower (bench/HISTORY.md; the same as clickhouse/rows.ts). Same keys in the same order. A
   // `__proto__` key (an item holding one is refused by validation, H31) would set the prototype here.
   const out: Record<string, unknown> = {}
   for (const k in context) {

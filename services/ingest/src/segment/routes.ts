@@ -22,9 +22,13 @@ import { segmentPath, toItem, type SegmentType } from './to-items.js'
 export const SEGMENT_CALL_BODY_LIMIT = 32 * 1024
 export const SEGMENT_BATCH_BODY_LIMIT = 500 * 1024
 
-/** What the ingest app has (http/app.ts IngestDeps): the same clients and limits as our own routes. */
-export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> &
-  Omit<PipelineDeps, 'topics'> & { cfg: IngestConfig; inFlight: BodyBytesInFlight }
+/** What the ingest app has (http/app.ts IngestDeps): the same clients, limits and pipeline as our own routes. */
+export type SegmentRoutesDeps = Omit<AuthenticateDeps, 'acceptedKeyTypes' | 'ipRequestsPerMinute' | 'authorization'> & {
+  cfg: IngestConfig
+  inFlight: BodyBytesInFlight
+  /** The same pipeline as our own endpoints' (http/app.ts), suppression (H55) included. */
+  pipeline: PipelineDeps
+}
 
 // As the libraries call them: one optional trailing slash, any case (as our own paths). `import` is
 // the batch endpoint some libraries use.
@@ -43,15 +47,7 @@ const SHORT: Record<string, string> = {
 /** POST /v1/{track,identify,page,screen,group,alias,batch,import} and the short forms; anything else goes on to `next`. */
 export function segmentRoutes(d: SegmentRoutesDeps): Koa.Middleware<State> {
   const { cfg } = d
-  const pipeline: PipelineDeps = {
-    eventLimiter: d.eventLimiter,
-    quota: d.quota,
-    shared: d.shared,
-    codec: d.codec,
-    appender: d.appender,
-    topics: cfg.topics,
-    metrics: d.metrics,
-  }
+  const { pipeline } = d
   const auth = (authorization: AuthenticateDeps['authorization']) =>
     authenticate({
       keys: d.keys,

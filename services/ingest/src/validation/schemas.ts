@@ -24,7 +24,7 @@ export const MAX_EVENT_BYTES = 32 * 1024
 /**
  * Objects and arrays may nest this many levels inside an event, counted from its top-level
  * field (properties: {a: {b: 1}} is 2 levels). Deeper bodies are refused with 400 rather than
- * overflow the stack (issue 9); 32 is far beyond what analytics properties use.
+ * overflow the stack (H25); 32 is far beyond what analytics properties use.
  */
 export const MAX_NESTING_DEPTH = 32
 /** docs/api.md Limits: events per batch request. */
@@ -117,6 +117,10 @@ const MessageId = Type.String({
   description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
 })
 
+const AnonymousId = Name(
+  "The visitor's anonymous id (a browser's or device's id from before they were known; H52, H71). With an identify, it links the anonymous id to user.id (H50).",
+)
+
 const User = Type.Object(
   {
     id: Name('Unique user identifier.'),
@@ -144,6 +148,7 @@ export const EventBodySchema = Type.Object(
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
+    anonymous_id: Type.Optional(AnonymousId),
   },
   {
     $id: 'EventBody',
@@ -167,6 +172,7 @@ const batchEventItem = Type.Object(
     properties: Type.Optional(Properties),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
+    anonymous_id: Type.Optional(AnonymousId),
   },
   {
     title: 'BatchEventItem',
@@ -189,6 +195,7 @@ const batchIdentifyItem = Type.Object(
     timestamp: Type.Optional(Timestamp('Time of the identify; corrected and bounded like event times (H13).')),
     context: Type.Optional(Context),
     message_id: Type.Optional(MessageId),
+    anonymous_id: Type.Optional(AnonymousId),
   },
   {
     title: 'BatchIdentifyItem',

@@ -36,7 +36,7 @@ function daysInMonth(year: number, month: number): number {
 }
 
 // The last text read and its value: validation and the record mapping both read an item's
-// timestamp, and the items of one batch often share it (issue 10).
+// timestamp, and the items of one batch often share it (bench/HISTORY.md).
 let lastText: string | undefined
 let lastMs = NaN
 

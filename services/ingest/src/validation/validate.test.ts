@@ -157,7 +157,7 @@ t.test('single: 32 KB per event (H9)', async (t) => {
 })
 
 t.test(
-  '32 KB is measured on the JSON text, escapes and all, though most events skip JSON.stringify (issue 10)',
+  '32 KB is measured on the JSON text, escapes and all, though most events skip JSON.stringify (bench/HISTORY.md)',
   async (t) => {
     const base = { event: 'x', user: { id: 'u' } }
     // 6,000 control characters are 6,000 UTF-16 units but 36,000 bytes of JSON (\u0001 each).
@@ -336,7 +336,7 @@ t.test('batch: oversized item is an item error at the item path', async (t) => {
   t.same(!r.items[1]!.ok && paths(r.items[1]!.errors), ['/events/1'])
 })
 
-// ---- issue 9: what is answered 200 must be storable
+// ---- A4, H9, H26: what is answered 200 must be storable
 
 const RECEIVED = Date.UTC(2024, 4, 1, 12)
 const batchOf = (items: unknown[], sentAt = '2024-05-01T12:00:00Z') => {
@@ -350,7 +350,7 @@ const deep = (levels: number, leaf: unknown = 1): unknown => {
   return v
 }
 
-t.test('timestamps stored before 1970 are refused, naming the field (issue 9 item 2)', async (t) => {
+t.test('timestamps stored before 1970 are refused, naming the field (H9, H13, H26)', async (t) => {
   for (const ts of [
     '1969-12-31T23:59:59Z',
     '1900-01-01T00:00:00Z',
@@ -382,7 +382,7 @@ t.test('timestamps stored before 1970 are refused, naming the field (issue 9 ite
   )
 })
 
-t.test('the check is on the time H13 stores: clock-skew correction counts (issue 9 item 2)', async (t) => {
+t.test('the check is on the time H13 stores: clock-skew correction counts (H9, H13, H26)', async (t) => {
   // a device whose clock reads 1969 sends sent_at in 1969 too: corrected, the event is recent
   const [a] = batchOf(
     [{ type: 'event', event: 'x', user: { id: 'u' }, timestamp: '1969-12-31T23:00:00Z' }],
@@ -416,7 +416,7 @@ t.test('sent_at is read as validation reads it: no offset means UTC', async (t) 
   if (r.ok) t.equal(r.sentAtMs, RECEIVED)
 })
 
-t.test('nesting deeper than 32 levels is a validation error, not a stack overflow (issue 9 item 4)', async (t) => {
+t.test('nesting deeper than 32 levels is a validation error, not a stack overflow (H25)', async (t) => {
   const errs = single({ event: 'x', user: { id: 'u' }, properties: deep(6000) as object })
   t.same(paths(errs), ['/properties'])
   t.match(errs[0]!.message, /more than 32 levels/)
@@ -445,7 +445,7 @@ t.test('nesting deeper than 32 levels is a validation error, not a stack overflo
   t.ok(c!.ok, 'the other items of the batch stand')
 })
 
-t.test('unpaired surrogates and overflowing numbers are refused where they are (issue 9 item 2)', async (t) => {
+t.test('unpaired surrogates and overflowing numbers are refused where they are (H9, H13, H26)', async (t) => {
   const lone = JSON.parse('"a\\ud800b"') as string
   const trail = JSON.parse('"\\udc00"') as string
   const pair = JSON.parse('"\\ud83d\\ude00"') as string
@@ -655,5 +655,34 @@ t.test('a __proto__ key fails only the item that holds it, naming the key (H31)'
   t.ok(
     validateSingle({ event: '__proto__', user: { id: '__proto__' }, properties: { k: '__proto__' } }).ok,
     'as a value it is text',
+  )
+})
+
+// ---- H71: our own items may carry the visitor's anonymous id
+t.test('anonymous_id: kept on events and identifies, checked as user.id is', async (t) => {
+  const ok = validateSingle({ event: 'page_viewed', user: { id: 'anon_1' }, anonymous_id: 'anon_1' })
+  t.same(ok.ok && ok.item.anonymous_id, 'anon_1', 'a single event keeps it')
+  const b = validateBatch(
+    {
+      sent_at: '2024-05-01T12:00:00Z',
+      events: [
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 'anon_1' },
+        { type: 'event', name: 'signed_up', user: { id: 'ada' }, anonymous_id: 'anon_1' },
+        { type: 'event', name: 'no_anon', user: { id: 'ada' } },
+        { type: 'event', name: 'bad', user: { id: 'ada' }, anonymous_id: '' },
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 7 },
+        { type: 'identify', user: { id: 'ada' }, anonymous_id: 'a\u202Eb' },
+      ],
+    },
+    Date.parse('2024-05-01T12:00:00Z'),
+  )
+  if (!b.ok) throw new Error('envelope refused')
+  t.same(
+    b.items.map((r) => (r.ok ? (r.item.anonymous_id ?? null) : paths(r.errors))),
+    ['anon_1', 'anon_1', null, ['/events/3/anonymous_id'], ['/events/4/anonymous_id'], ['/events/5/anonymous_id']],
+  )
+  t.same(
+    single({ event: 'x', user: { id: 'u' }, anonymous_id: 'x'.repeat(256) }).map((e) => e.path),
+    ['/anonymous_id'],
   )
 })

@@ -30,7 +30,7 @@ export interface EventItem {
   properties: Record<string, unknown>
   context: Record<string, unknown>
   message_id?: string
-  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  /** The visitor's anonymous id (H52): our own items' optional `anonymous_id` (H71), or a Segment call's `anonymousId`. */
   anonymous_id?: string
 }
 
@@ -44,7 +44,7 @@ export interface IdentifyItem {
   timestamp?: string
   context: Record<string, unknown>
   message_id?: string
-  /** Set by the Segment routes only (segment/to-items.ts, H52); our own contract has no anonymous id. */
+  /** As on EventItem (H52, H71); on an identify it links the anonymous id to user.id (H50). */
   anonymous_id?: string
 }
 
@@ -222,7 +222,7 @@ interface Clock {
 
 /**
  * An event time that would be stored before the epoch cannot be written to ClickHouse: refuse
- * it here rather than answer 200 for a record the projector must dead-letter (issue 9). The
+ * it here rather than answer 200 for a record the projector must dead-letter (A4, H9, H26). The
  * check is on the time H13 stores, so a client whose clock and sent_at are both pre-1970 is
  * corrected and accepted, and a sent_at far ahead of the timestamp can push it out of range.
  */
@@ -328,7 +328,7 @@ const PROTO = '__proto__'
  */
 // While scan walks a value it adds to this an upper bound of the length of its JSON.stringify
 // text: a string at most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32,
-// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, issue 10).
+// a literal 5, a key as a string plus colon and comma, brackets 2 (checkSize, bench/HISTORY.md).
 let lengthBound = 0
 
 function scan(v: unknown, depth: number): number {
@@ -459,6 +459,7 @@ interface Common {
   timestamp: string | undefined
   context: Obj | undefined
   message_id: string | undefined
+  anonymous_id: string | undefined
 }
 
 function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Common {
@@ -473,6 +474,11 @@ function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Co
     timestamp,
     context: checkOptionalObject(o.context, `${path}/context`, 'context', errs),
     message_id: checkMessageId(o.message_id, `${path}/message_id`, errs),
+    // H71: optional, with the rules of user.id (H9, H29).
+    anonymous_id:
+      o.anonymous_id === undefined
+        ? undefined
+        : checkName(o.anonymous_id, `${path}/anonymous_id`, 'anonymous_id', errs),
   }
 }
 
@@ -486,6 +492,7 @@ function eventItem(name: string, c: Common, properties: Obj | undefined): EventI
   }
   if (c.timestamp !== undefined) item.timestamp = c.timestamp
   if (c.message_id !== undefined) item.message_id = c.message_id
+  if (c.anonymous_id !== undefined) item.anonymous_id = c.anonymous_id
   return item
 }
 
@@ -570,6 +577,7 @@ function validateItem(raw: unknown, index: number, clock: Clock): BatchItemResul
   if (email !== undefined) item.email = email
   if (common.timestamp !== undefined) item.timestamp = common.timestamp
   if (common.message_id !== undefined) item.message_id = common.message_id
+  if (common.anonymous_id !== undefined) item.anonymous_id = common.anonymous_id
   return { index, ok: true, item }
 }
 

@@ -2,7 +2,7 @@
 // reader's own Event schema (schemas/avro/event.avsc): the same bytes in the same arenas as
 // `prepareEvent(codec.decode(value))` (prepared.ts), without building the record.
 //
-// Why (issue 10, replay profile): decoding every string of a record into a JS string (avsc's
+// Why (bench/HISTORY.md, replay profile): decoding every string of a record into a JS string (avsc's
 // readString, utf8Slice), then escaping it with a regular expression and encoding it back to UTF-8
 // into the arena, was about a third of a replay's CPU per record, and the strings were most of its
 // garbage. A UTF-8 field needs no decoding to be written as TabSeparated: the four bytes that

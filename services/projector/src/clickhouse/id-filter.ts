@@ -1,6 +1,6 @@
 // A Bloom filter of event_ids: "certainly not seen" or "maybe seen".
 //
-// Why (issue 10): before each insert the writer looks up which of the batch's event_ids are stored
+// Why (bench/HISTORY.md): before each insert the writer looks up which of the batch's event_ids are stored
 // already (H16, writer.ts). That lookup scans the event_id column of the stored rows in the batch's
 // time window, so over a replay its cost grows with the table: a replay of 1,000,000 records into a
 // fresh database spent about as much ClickHouse CPU on lookups as on inserts. A replay loads the ids
@@ -85,8 +85,8 @@ export class IdFilter {
 }
 
 // Two independent 32-bit hashes of the UTF-16 code units (double hashing, Kirsch-Mitzenmacher):
-// FNV-1a and a multiply-xorshift mix, computed in one pass (two loops over the id were 0.59 µs
-// per UUID, one loop 0.33: a replay hashes every record's id). hash1 returns the first and leaves
+// FNV-1a and a multiply-xorshift mix, computed in one pass (about half the cost of two loops over
+// the id: a replay hashes every record's id). hash1 returns the first and leaves
 // the second in lastHash2, so no pair is allocated per id.
 let lastHash2 = 0
 function hash1(s: string): number {

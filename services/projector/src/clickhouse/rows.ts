@@ -73,7 +73,7 @@ export class RowMappingError extends AppError {
 // table ends there): a later text is silently stored as 0 or wrapped, so it is refused here.
 export const MAX_MS = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
 // ClickHouse's JSON parser refuses an unpaired surrogate escape (code 25), and a String column
-// holds UTF-8, which has no form for one. Ingest refuses them (issue 9); older records may not.
+// holds UTF-8, which has no form for one. Ingest refuses them (H9); older records may not.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 function instant(ms: number, field: string, eventId: string): { text: string; ms: number } {
@@ -83,8 +83,8 @@ function instant(ms: number, field: string, eventId: string): { text: string; ms
   return { text: dateTimeText(ms), ms }
 }
 
-// formatDateTime builds a Date and pads six parts: about 1.5 µs, and a row has two or three
-// instants (issue 10, replay profile). The day part is cached (a replay's records fall on a few
+// formatDateTime builds a Date and pads six parts, and a row has two or three instants: it showed
+// in the replay profile (bench/HISTORY.md). The day part is cached (a replay's records fall on a few
 // thousand days at most; the cache is cleared past DAY_CACHE_MAX) and the time part is arithmetic.
 // Numbers are not an option: current servers refuse a short number as DateTime text.
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'))
@@ -147,7 +147,7 @@ export type RowValues = Array<string | number>
 
 // Column lists, in the order of the values the functions below return. The writer builds each
 // row's TabSeparated line straight from the values (tsv.ts): a row object per record, and
-// Object.values of it, cost about a fifth of a replay's CPU per record (issue 10).
+// Object.values of it, cost about a fifth of a replay's CPU per record (bench/HISTORY.md).
 const COMMON_COLUMNS = [
   'event_id',
   'account_id',

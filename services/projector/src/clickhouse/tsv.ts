@@ -1,9 +1,8 @@
-// Rows as TabSeparated text, the insert format of the projector and the replay (issue 10).
+// Rows as TabSeparated text, the insert format of the projector and the replay (bench/HISTORY.md).
 //
 // Measured on 18.16 with 50,000 event rows over HTTP (bench/HISTORY.md, "Replay"): the server parses
-// TabSeparated in about 3 µs a row against 5 for JSONEachRow, and building a row's line here
-// costs 3-5 µs against about 6 for the client's JSON.stringify of it, which was the largest single
-// item of a replay's Node CPU.
+// TabSeparated faster than JSONEachRow, and building a row's line here costs less than the
+// client's JSON.stringify of it, which was the largest single item of a replay's Node CPU.
 //
 // In TabSeparated a backslash starts an escape sequence and a tab or a newline ends the field or
 // the row, so exactly those are escaped (and \r, so that no value can look like a CRLF line end).
@@ -45,7 +44,7 @@ export function tsvLine(values: RowValues, columns: readonly string[], eventId: 
 
 // Rows are written into Buffers of CHUNK_BYTES (outside the JS heap) rather than kept as strings:
 // a replay holds tens of thousands of rows until their insert, and as strings they were copied by
-// every young-generation GC and then promoted (issue 10: GC was a quarter of the replay's CPU).
+// every young-generation GC and then promoted (bench/HISTORY.md: GC was a quarter of the replay's CPU).
 // A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
 const CHUNK_BYTES = 1 << 20
 

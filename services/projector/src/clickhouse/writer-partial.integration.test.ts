@@ -1,8 +1,8 @@
 // Against the real ClickHouse: a write that fails part way (one table's insert refused) and is
 // then retried leaves every row of the batch stored: events, identifies and trait rows, also for
-// records with a message_id, whose retry the writer de-duplicates (issue 9 item 5). The failure
+// records with a message_id, whose retry the writer de-duplicates (H27, A5). The failure
 // is real: the table is renamed away for the first attempt and back for the retry. Also the
-// duplicate report (issue 9 item 3) and 1970 times at the edge of DateTime.
+// duplicate report (H16) and 1970 times at the edge of DateTime.
 import t from 'tap'
 import { ClickHouseWriter, type DroppedDuplicate } from './writer.js'
 import { createTestDatabase, makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
@@ -83,7 +83,7 @@ for (const table of ['user_traits', 'events', 'identifies']) {
   })
 }
 
-t.test('dropped duplicates are reported once the write succeeds (issue 9 item 3)', async (t) => {
+t.test('dropped duplicates are reported once the write succeeds (H16)', async (t) => {
   dropped.length = 0
   const first = makeEvent({
     event_id: 'dup-1',

@@ -51,7 +51,7 @@ t.test('one TabSeparated insert per table, empty tables skipped', async (t) => {
     identifies: [makeIdentify({ traits: '{"a":1,"b":2}' })],
   })
   t.same(stats, { events: 2, identifies: 1, traits: 3 })
-  // trait rows first: a retry after a partial write drops stored records, trait rows included (issue 9)
+  // trait rows first: a retry after a partial write drops stored records, trait rows included (H16)
   t.same(
     calls.map((c) => [c.table, c.values.length, c.format]),
     [

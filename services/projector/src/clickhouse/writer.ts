@@ -93,10 +93,10 @@ const DATA_ERRORS = new Set([
 
 /** How far apart a message's first write and its retry may be for the retry to be recognised (H16). */
 export const RETRY_WINDOW_MS = 48 * 3600 * 1000
-// IN sets for the lookup. Issue 10, measured on 18.16 against 1M rows: a tuple of N literals costs the server about 20 µs
-// per literal to parse and evaluate, so the lookup cost more CPU than the insert. One array literal
-// is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: 20,000 ids then
-// cost about 7 µs each, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
+// IN sets for the lookup (bench/HISTORY.md, measured on 18.16 against 1M rows): a tuple of N literals
+// is parsed and evaluated literal by literal, so the lookup cost more CPU than the insert. One array
+// literal is parsed in one go, and `IN (SELECT arrayJoin([...]))` builds the set from it: about a
+// third of the cost, scan included. The query text of 20,000 ids (~0.9 MB) needs a larger
 // max_query_size than the default 256 KiB. The primary key index is used with such a set as with a tuple.
 // Random ids hit most granules of retry_ids, so a lookup reads about the whole table whatever its
 // size: one lookup of a whole 50,000-record insert instead of three of 20,000 cost ClickHouse
@@ -127,7 +127,7 @@ export interface DroppedDuplicate {
 }
 
 export interface WriterOptions {
-  /** Told of the duplicates of each successful write, for the metric and the debug log (issue 9). */
+  /** Told of the duplicates of each successful write, for the metric and the debug log (H16). */
   onDuplicates?: (dropped: DroppedDuplicate[]) => void
   /**
    * Every event_id that may be stored in the target tables, as a Bloom filter (id-filter.ts): ids it
@@ -212,7 +212,7 @@ function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecor
  * ids it answers "maybe" for (stored, earlier in the batch, or about 1% false positives) are
  * followed through the batch. Ids are added here, before the insert: an insert that fails may
  * still have stored rows, so the filter must hold every id that may be stored. (Tracking every id
- * of a 50,000-record batch in a Map was 4.5% of a fresh replay's CPU, issue 10.)
+ * of a 50,000-record batch in a Map was 4.5% of a fresh replay's CPU, bench/HISTORY.md.)
  */
 export function retryCandidates<R extends { event_id: string; message_id: string | null }>(
   records: R[],
@@ -318,7 +318,7 @@ export class ClickHouseWriter {
     const traits = insertBody(all, 'traits')
     // Trait rows go first. A record whose events/identifies row is stored is dropped from a retry
     // (dropRetries), trait rows included, so a partial write that stored the record's row but not
-    // its trait rows would lose them for good (issue 9). Trait rows are idempotent (same key, same
+    // its trait rows would lose them for good (H16). Trait rows are idempotent (same key, same
     // version), so writing them again on a retry is harmless.
     await this.insert(TABLES.userTraits, TRAIT_COLUMNS, traits.chunks)
     await this.insertByPartitions(TABLES.events, EVENT_COLUMNS, kept.events, this.maxPartitions)

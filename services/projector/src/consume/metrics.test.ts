@@ -22,7 +22,7 @@ function parse(text: string): Map<string, number> {
 
 const quiet = () => new Metrics({ processMetrics: false })
 
-t.test('dropped duplicates are counted by kind (issue 9 item 3)', async (t) => {
+t.test('dropped duplicates are counted by kind (H16)', async (t) => {
   const m = quiet()
   t.equal(
     parse(await m.render()).get('projector_duplicate_records_dropped_total{kind="event"}'),
@@ -39,7 +39,7 @@ t.test('dropped duplicates are counted by kind (issue 9 item 3)', async (t) => {
   t.equal(v.get('projector_duplicate_records_dropped_total{kind="identify"}'), 1)
 })
 
-t.test('every metric parses as Prometheus text and moves with what it counts (issue 10)', async (t) => {
+t.test('every metric parses as Prometheus text and moves with what it counts (bench/HISTORY.md)', async (t) => {
   const m = quiet()
   const before = parse(await m.render())
   t.equal(before.get('projector_rows_inserted_total{kind="event"}'), 0)

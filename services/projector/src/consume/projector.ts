@@ -6,7 +6,7 @@
 // so memory stays bounded while ClickHouse is slow or away.
 // Records that can never be written go to the DLQ topic with the reason, and consumption goes on.
 // While a batch waits for ClickHouse or the registry the member keeps heartbeating, so a slow
-// dependency does not get it evicted from the group (issue 9, item 5). stop() drains: it stops
+// dependency does not get it evicted from the group (H27, A5). stop() drains: it stops
 // fetching, writes what is buffered and commits it, giving up only after drainMs.
 import type { Consumer, EachBatchPayload, Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'

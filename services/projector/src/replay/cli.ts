@@ -1,4 +1,4 @@
-// npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (issue 4).
+// npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (A1, A5).
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,4 +1,4 @@
-// The replay subsystem (issue 4, A1): rebuild the ClickHouse projections from the topics, into the
+// The replay subsystem (A1, A5): rebuild the ClickHouse projections from the topics, into the
 // live tables (idempotent, A5) or into a fresh database that can then be swapped in. Entered
 // through runReplayCommand, which the CLI (cli.ts, `npm run replay`) and the tests call.
 import { createProducer, type Admin, type Kafka } from '../../../shared/src/kafka/client.js'

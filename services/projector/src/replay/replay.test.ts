@@ -158,7 +158,7 @@ t.test('progress: the rate and ETA follow the recent pace, and a 2-second run sh
     done,
     remaining,
   })
-  // Issue 10: a 2-second run that wrote 18,635 records showed 0 rec/s.
+  // bench/HISTORY.md: a 2-second run that wrote 18,635 records showed 0 rec/s.
   const short = progressOf([at(0, 0, 18_640), at(1, 9_000, 9_640), at(2, 18_635, 0)])
   t.equal(Math.round(short.rate), 9_318, 'records per second since the start')
   t.equal(short.etaMs, 0, 'nothing left: ETA 0')

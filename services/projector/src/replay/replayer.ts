@@ -6,7 +6,7 @@
 //
 // Fetch positions: with eachBatchAutoResolve off, kafkajs fetches a partition again from its last
 // resolved offset, so each batch's last offset is resolved once its records are handed to the
-// insert buffer (issue 10: without it a partition larger than one fetch re-read its first fetch
+// insert buffer (bench/HISTORY.md: without it a partition larger than one fetch re-read its first fetch
 // forever). A fetch that holds only transaction markers or aborted records never reaches
 // eachBatch (kafkajs resolves it itself), so the replay follows END_BATCH_PROCESS too, or a
 // partition whose log ends in markers would never count as done.

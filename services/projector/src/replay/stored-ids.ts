@@ -1,8 +1,8 @@
 // The ids already stored in the live tables, loaded once into the replay's IdFilter, so that a replay
 // into the live tables looks up only the records whose id may be stored (H16).
 //
-// Why (issue 10): a replay into the live tables looked up every record with a message_id. Each
-// lookup of 50,000 ids cost ClickHouse about 8 µs per id, half of it parsing the ids' literal text,
+// Why (bench/HISTORY.md): a replay into the live tables looked up every record with a message_id. Each
+// lookup of 50,000 ids cost ClickHouse more than the insert, half of it parsing the ids' literal text,
 // and random ids hit most granules of retry_ids, so every lookup read about the whole table. Reading
 // the ids once (`SELECT event_id FROM retry_ids`, 37 MB per million ids) costs one scan of that
 // table, and then every id the filter has not seen skips the lookup.

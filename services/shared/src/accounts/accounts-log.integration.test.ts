@@ -1,4 +1,4 @@
-// Issue 9, item 5: a registry outage must not make the accounts follower skip a record (a key
+// H27, A5: a registry outage must not make the accounts follower skip a record (a key
 // revocation would be missed until restart). The registry is the real one behind a TCP gate.
 import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'

@@ -22,7 +22,7 @@ export function hashKey(key: string): string {
 }
 
 // Every request hashes its key. The one-shot `crypto.hash` (Node >= 20.12) skips the Hash
-// object and its stream machinery: 0.40 µs against 1.12 µs per key here (bench/HISTORY.md).
+// object and its stream machinery: about a third of the cost per key (bench/HISTORY.md).
 // Older Node 20 lacks it, so the Hash-object path stays as the fallback; both give the
 // same digest of the UTF-8 bytes.
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash

@@ -167,9 +167,9 @@ export function showNav() {
     a.classList.toggle('active', /** @type {HTMLElement} */ (a).dataset.page === page)
 }
 
-/** @param {...Node} nodes */
+/** @param {...(Node | Node[])} nodes */
 export function render(...nodes) {
-  main().replaceChildren(...nodes)
+  main().replaceChildren(...nodes.flat())
 }
 
 // Routes are async: a page still loading when the user moves on (or signs out) must not draw over

@@ -1,3 +1,4 @@
+import { callType } from './call-types.js'
 import { $, fmtTime, h } from './core.js'
 /** @typedef {import('./core.js').EventItem} EventItem */
 
@@ -123,6 +124,7 @@ export function detailRow(item, attrs, when, userCell) {
       },
     },
     h('td', {}, when),
+    h('td', {}, h('span', { class: 'calltype' }, callType(item))),
     h('td', { class: 'name' }, open),
     h('td', { class: 'mono clip' }, userCell),
     h('td', {}, h('span', { class: `badge ${item.environment}` }, item.environment)),

@@ -15,7 +15,7 @@ export function envSelect({ value, ...attrs }) {
 }
 /** @param {string} first */
 export const eventsHead = (first) =>
-  h('thead', {}, h('tr', {}, ...[first, 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
+  h('thead', {}, h('tr', {}, ...[first, 'Type', 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
 
 /** @param {import('./core.js').EventItem[]} rows */
 export function eventsTable(rows) {
@@ -35,7 +35,7 @@ export function eventsTable(rows) {
               h('a', { href: `#/users/${encodeURIComponent(r.user_id)}`, title: r.user_id }, r.user_id),
             ),
           )
-        : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, 'No events in this range.'))]),
+        : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, 'No events in this range.'))]),
     ),
   )
 }

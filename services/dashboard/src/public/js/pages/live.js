@@ -1,6 +1,7 @@
 import { $, api, fmtTime, h, hashRoute, qs, render, setHashParams, state, stillCurrent } from '../core.js'
 import { detailRow } from '../detail.js'
 import { envSelect, eventsHead } from '../events-table.js'
+import { TYPES, callType } from '../call-types.js'
 /** @typedef {import('../core.js').EventItem} EventItem */
 
 // ---- live stream ----
@@ -9,6 +10,28 @@ const LIVE_HISTORY = 50
 const sameDay = (a, b) => a.toDateString() === b.toDateString()
 /** @param {string} iso */
 const liveTime = (iso) => (sameDay(new Date(iso), new Date()) ? new Date(iso).toLocaleTimeString() : fmtTime(iso))
+/**
+ * @param {string} value
+ * @param {() => void} changed
+ * @param {(type: string) => void} set
+ */
+function typeSelect(value, changed, set) {
+  const sel = h(
+    'select',
+    {
+      id: 'filter-type',
+      onchange: (/** @type {Event & { target: HTMLSelectElement }} */ e) => {
+        set(e.target.value)
+        changed()
+      },
+    },
+    h('option', { value: '' }, 'All'),
+    ...TYPES.map((t) => h('option', { value: t }, t)),
+  )
+  sel.value = value
+  return sel
+}
+
 export function livePage() {
   const MAX = 500
   /** @type {EventItem[]} */
@@ -18,7 +41,13 @@ export function livePage() {
   let paused = false
   const seen = new Set()
   const { params } = hashRoute()
-  const f = { event: params.get('event') || '', user: params.get('user') || '', env: params.get('env') || '' }
+  const type = params.get('type') || ''
+  const f = {
+    event: params.get('event') || '',
+    user: params.get('user') || '',
+    env: params.get('env') || '',
+    type: TYPES.includes(type) ? type : '',
+  }
   let history = 'loading'
   const dot = h('span', { class: 'status-dot' })
   const status = h('span', {}, 'connecting…')
@@ -59,7 +88,8 @@ export function livePage() {
   const keep = (i) =>
     (!f.event || (i.event || '').includes(f.event)) &&
     (!f.user || i.user_id.includes(f.user)) &&
-    (!f.env || i.environment === f.env)
+    (!f.env || i.environment === f.env) &&
+    (!f.type || callType(i) === f.type)
   const draw = () => {
     const shown = items.filter(keep)
     const empty = items.length
@@ -76,7 +106,7 @@ export function livePage() {
         ? shown.map((i) =>
             detailRow(i, { 'data-event-id': i.event_id }, liveTime(i.received_at ?? i.timestamp), i.user_id),
           )
-        : [h('tr', {}, h('td', { colSpan: 4, class: 'muted' }, empty))]),
+        : [h('tr', {}, h('td', { colSpan: 5, class: 'muted' }, empty))]),
     )
     const again = focused && [...tbody.rows].find((r) => r.dataset.eventId === focused.dataset.eventId)
     if (again) $('button.rowlink', again).focus()
@@ -112,6 +142,12 @@ export function livePage() {
       { class: 'panel row' },
       input('event', 'Event name', { id: 'filter-event', placeholder: 'contains…' }),
       input('user', 'User id', { id: 'filter-user', placeholder: 'contains…' }),
+      h(
+        'label',
+        {},
+        'Type',
+        typeSelect(f.type, refilter, (v) => (f.type = v)),
+      ),
       h(
         'label',
         {},

@@ -44,7 +44,28 @@ export async function userPage(userId) {
         ),
       ),
     ),
+    anonymousIdsPanel(u.anonymous_ids),
     h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
     erasePanel(u.user_id),
+  )
+}
+
+/**
+ * The anonymous ids that now map to this person (H50): their events from before they were known are in the list below.
+ * @param {string[] | undefined} ids
+ * @returns {HTMLElement | HTMLElement[]}
+ */
+function anonymousIdsPanel(ids) {
+  if (!ids?.length) return []
+  return h(
+    'div',
+    { class: 'panel', id: 'anonymous-ids' },
+    h('h2', {}, 'Anonymous ids'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Visits from before this person was known (Segment identify or alias). Their events are part of the history below.',
+    ),
+    h('ul', { class: 'anonymous-ids' }, ...ids.map((id) => h('li', { class: 'mono', title: id }, id))),
   )
 }
