@@ -14,6 +14,7 @@ import { definitionsPage } from './js/pages/definitions.js'
 import { explorerPage } from './js/pages/explorer.js'
 import { keysPage } from './js/pages/keys.js'
 import { livePage } from './js/pages/live.js'
+import { personsPage } from './js/pages/persons.js'
 import { usagePage } from './js/pages/usage.js'
 import { userPage } from './js/pages/users.js'
 
@@ -29,6 +30,7 @@ const ROUTES = {
   usage: { title: 'Usage', open: usagePage },
   explorer: { title: 'Explorer', open: explorerPage },
   definitions: { title: 'Definitions', open: definitionsPage },
+  persons: { title: 'Persons', open: personsPage },
   users: { title: (arg) => `User ${arg}`, open: userPage },
   live: { title: 'Live stream', open: livePage },
   account: { title: 'Account', open: accountPage },

@@ -1,0 +1,92 @@
+// The Persons page's list (decision U11 of docs/design.md): the account's users, searched by id,
+// email or trait value, paged by user id. One query: the page's user ids are read first from the
+// users table, sorted by (account, environment, user); only they are then aggregated, so a page
+// costs about the same on a small account and a large one. Ids that identity_links maps to another
+// person (an anonymous visitor since identified, an aliased id; H50) are that person, not persons of
+// their own. Valid on ClickHouse 18.16 and current (A7). Scoped to the session's account.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { ident, raw, sql, type SqlIdentifier, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
+import type { Environment } from './queries.js'
+
+export interface PersonSummary {
+  user_id: string
+  email: string | null
+  first_seen: string
+  last_seen: string
+  environments: Environment[]
+}
+
+export interface PersonsPage {
+  persons: PersonSummary[]
+  /** The `after` of the next page, or null on the last one. */
+  next: string | null
+}
+
+export interface PersonsFilter {
+  /** Matched case-insensitively as a substring of the user id, an email the user had, or a trait value. */
+  search?: string
+  environment?: Environment
+  /** Only user ids sorted after this one (the previous page's `next`). */
+  after?: string
+  limit: number
+}
+
+const iso = (ms: string | number) => new Date(Number(ms)).toISOString()
+
+export class PersonQueries {
+  private readonly users: SqlIdentifier
+  private readonly traits: SqlIdentifier
+  private readonly links: SqlIdentifier
+
+  constructor(
+    private readonly ch: ClickHouseClient,
+    database: string,
+  ) {
+    this.users = ident(database, 'users')
+    this.traits = ident(database, 'user_traits')
+    this.links = ident(database, 'identity_links')
+  }
+
+  /** The rows of one page's ids: the filters a single users row can be tested on. */
+  private pageIds(accountId: string, f: PersonsFilter): SqlRaw {
+    const env = raw(f.environment ? sql` AND environment = ${f.environment}` : '')
+    const needle = f.search?.toLowerCase()
+    // An email is an aggregate state per row: finalizeAggregation reads the row's own (an email the
+    // user had), which is what a search for it means.
+    const search = raw(
+      needle
+        ? sql` AND (position(lower(user_id), ${needle}) > 0 OR position(lower(finalizeAggregation(email_state)), ${needle}) > 0
+    OR user_id IN (SELECT user_id FROM ${this.traits} WHERE account_id = ${accountId}${env} AND position(lower(value), ${needle}) > 0))`
+        : '',
+    )
+    return raw(sql`SELECT DISTINCT user_id FROM ${this.users}
+  WHERE account_id = ${accountId}${env} AND user_id > ${f.after ?? ''}${search}
+    AND user_id NOT IN (SELECT anonymous_id FROM ${this.links} WHERE account_id = ${accountId})
+  ORDER BY user_id
+  LIMIT ${f.limit + 1}`)
+  }
+
+  async list(accountId: string, f: PersonsFilter): Promise<PersonsPage> {
+    const env = raw(f.environment ? sql` AND environment = ${f.environment}` : '')
+    const rows = await (
+      await this.ch.query({
+        query: sql`SELECT user_id, argMaxMerge(email_state) AS email, minMerge(first_seen_state) AS first_ms,
+  maxMerge(last_seen_state) AS last_ms, groupUniqArray(toString(environment)) AS environments
+FROM ${this.users}
+WHERE account_id = ${accountId}${env} AND user_id IN (${this.pageIds(accountId, f)})
+GROUP BY user_id
+ORDER BY user_id`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ user_id: string; email: string; first_ms: string; last_ms: string; environments: Environment[] }>()
+    const more = rows.length > f.limit
+    const persons = rows.slice(0, f.limit).map((r) => ({
+      user_id: r.user_id,
+      email: r.email || null,
+      first_seen: iso(r.first_ms),
+      last_seen: iso(r.last_ms),
+      environments: [...r.environments].sort(),
+    }))
+    return { persons, next: more ? persons[persons.length - 1]!.user_id : null }
+  }
+}
