@@ -13,7 +13,7 @@ import { migrate } from '../schemas/clickhouse/migrate.js'
 import { DashboardQueries } from '../services/dashboard/src/api/queries.js'
 import { DefinitionQueries } from '../services/dashboard/src/api/definitions-queries.js'
 import { LiveHistory } from '../services/dashboard/src/api/live-history.js'
-import { PersonQueries } from '../services/dashboard/src/api/persons-queries.js'
+import { personQueries } from '../services/dashboard/src/api/persons-queries.js'
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '5' } },
@@ -96,7 +96,7 @@ async function main() {
   )
   await time('Live history: last 50 events', () => new LiveHistory(ch, db).recent(ACCOUNT, 50, now))
   await time('User page: profile', () => q.userProfiles(ACCOUNT, 'user_7'))
-  const persons = new PersonQueries(ch, db)
+  const persons = personQueries(ch, db)
   await time('Persons: first page', () => persons.list(ACCOUNT, { limit: 50 }))
   await time('Persons: a later page', () => persons.list(ACCOUNT, { limit: 50, after: 'user_5' }))
   await time('Persons: search by email', () => persons.list(ACCOUNT, { limit: 50, search: 'u29997@' }))

@@ -5,7 +5,7 @@
 // person (an anonymous visitor since identified, an aliased id; H50) are that person, not persons of
 // their own. Valid on ClickHouse 18.16 and current (A7). Scoped to the session's account.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, raw, sql, type SqlIdentifier, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
 
 export interface PersonSummary {
@@ -33,22 +33,14 @@ export interface PersonsFilter {
 
 const iso = (ms: string | number) => new Date(Number(ms)).toISOString()
 
-export class PersonQueries {
-  private readonly users: SqlIdentifier
-  private readonly traits: SqlIdentifier
-  private readonly links: SqlIdentifier
+/** The Persons reads of one database (`list`); a function of the client, as clients are passed in. */
+export function personQueries(ch: ClickHouseClient, database: string) {
+  const users = ident(database, 'users')
+  const traits = ident(database, 'user_traits')
+  const links = ident(database, 'identity_links')
 
-  constructor(
-    private readonly ch: ClickHouseClient,
-    database: string,
-  ) {
-    this.users = ident(database, 'users')
-    this.traits = ident(database, 'user_traits')
-    this.links = ident(database, 'identity_links')
-  }
-
-  /** The rows of one page's ids: the filters a single users row can be tested on. */
-  private pageIds(accountId: string, f: PersonsFilter): SqlRaw {
+  /** One page's user ids: the filters a single users row can be tested on. */
+  const pageIds = (accountId: string, f: PersonsFilter): SqlRaw => {
     const env = raw(f.environment ? sql` AND environment = ${f.environment}` : '')
     const needle = f.search?.toLowerCase()
     // An email is an aggregate state per row: finalizeAggregation reads the row's own (an email the
@@ -56,24 +48,24 @@ export class PersonQueries {
     const search = raw(
       needle
         ? sql` AND (position(lower(user_id), ${needle}) > 0 OR position(lower(finalizeAggregation(email_state)), ${needle}) > 0
-    OR user_id IN (SELECT user_id FROM ${this.traits} WHERE account_id = ${accountId}${env} AND position(lower(value), ${needle}) > 0))`
+    OR user_id IN (SELECT user_id FROM ${traits} WHERE account_id = ${accountId}${env} AND position(lower(value), ${needle}) > 0))`
         : '',
     )
-    return raw(sql`SELECT DISTINCT user_id FROM ${this.users}
+    return raw(sql`SELECT DISTINCT user_id FROM ${users}
   WHERE account_id = ${accountId}${env} AND user_id > ${f.after ?? ''}${search}
-    AND user_id NOT IN (SELECT anonymous_id FROM ${this.links} WHERE account_id = ${accountId})
+    AND user_id NOT IN (SELECT anonymous_id FROM ${links} WHERE account_id = ${accountId})
   ORDER BY user_id
   LIMIT ${f.limit + 1}`)
   }
 
-  async list(accountId: string, f: PersonsFilter): Promise<PersonsPage> {
+  const list = async (accountId: string, f: PersonsFilter): Promise<PersonsPage> => {
     const env = raw(f.environment ? sql` AND environment = ${f.environment}` : '')
     const rows = await (
-      await this.ch.query({
+      await ch.query({
         query: sql`SELECT user_id, argMaxMerge(email_state) AS email, minMerge(first_seen_state) AS first_ms,
   maxMerge(last_seen_state) AS last_ms, groupUniqArray(toString(environment)) AS environments
-FROM ${this.users}
-WHERE account_id = ${accountId}${env} AND user_id IN (${this.pageIds(accountId, f)})
+FROM ${users}
+WHERE account_id = ${accountId}${env} AND user_id IN (${pageIds(accountId, f)})
 GROUP BY user_id
 ORDER BY user_id`,
         format: 'JSONEachRow',
@@ -89,4 +81,8 @@ ORDER BY user_id`,
     }))
     return { persons, next: more ? persons[persons.length - 1]!.user_id : null }
   }
+
+  return { list }
 }
+
+export type PersonQueries = ReturnType<typeof personQueries>
