@@ -108,6 +108,15 @@ if (!existsSync(CHROMIUM)) {
     await page.waitForSelector('#anonymous-ids')
     t.match(page.url(), /#\/users\/p-007$/, 'Enter opens the user page')
     t.same(await page.$$eval('#anonymous-ids li', (li) => li.map((x) => x.textContent)), ['anon-zz'])
+    const identifies = await page.$$eval('#identifies-table tbody tr[data-event-id]', (rows) =>
+      rows.map((r) => `${r.children[1]!.textContent} ${r.children[3]!.textContent}`),
+    )
+    t.same(identifies, ['identify p-007'], "the person's identify is in their history, beside the events")
+    await page.click('#identifies-table button.rowlink')
+    await page.waitForSelector('#detail')
+    t.match(await page.textContent('#detail'), /grace@example\.com/, 'its traits open in the drawer')
+    await page.keyboard.press('Escape')
+    t.same(await axeFindings(page), [], 'the user page with its identifies: no serious or critical axe violation')
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto('about:blank')

@@ -17,11 +17,15 @@ export function envSelect({ value, ...attrs }) {
 export const eventsHead = (first) =>
   h('thead', {}, h('tr', {}, ...[first, 'Type', 'Event', 'User', 'Key type'].map((t) => h('th', { scope: 'col' }, t))))
 
-/** @param {import('./core.js').EventItem[]} rows */
-export function eventsTable(rows) {
+/**
+ * Events or identifies (a row's `type`, events by default), each row opening the detail drawer.
+ * @param {import('./core.js').EventItem[]} rows
+ * @param {string} [id]
+ */
+export function eventsTable(rows, id = 'events-table') {
   return h(
     'table',
-    { id: 'events-table', class: 'events' },
+    { id, class: 'events' },
     eventsHead('Time'),
     h(
       'tbody',

@@ -46,8 +46,19 @@ export async function userPage(userId) {
     ),
     anonymousIdsPanel(u.anonymous_ids),
     h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
+    identifiesPanel(u.recent_identifies),
     erasePanel(u.user_id),
   )
+}
+
+/**
+ * The person's identifies and aliases (H50), newest first: who they said they were, and when.
+ * @param {import('../core.js').EventItem[] | undefined} rows
+ * @returns {HTMLElement | HTMLElement[]}
+ */
+function identifiesPanel(rows) {
+  if (!rows?.length) return []
+  return h('div', { class: 'panel' }, h('h2', {}, 'Identifies'), eventsTable(rows, 'identifies-table'))
 }
 
 /**
