@@ -13,6 +13,7 @@ import { migrate } from '../schemas/clickhouse/migrate.js'
 import { DashboardQueries } from '../services/dashboard/src/api/queries.js'
 import { DefinitionQueries } from '../services/dashboard/src/api/definitions-queries.js'
 import { LiveHistory } from '../services/dashboard/src/api/live-history.js'
+import { personQueries } from '../services/dashboard/src/api/persons-queries.js'
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '5' } },
@@ -42,7 +43,8 @@ SELECT concat('e', toString(number)) AS event_id, '${ACCOUNT}' AS account_id,
   toDateTime(${nowS} - intDiv(number * ${span}, ${N}), 'UTC') AS timestamp, toInt64(${nowS} - intDiv(number * ${span}, ${N})) * 1000 AS timestamp_ms,
   timestamp_ms AS original_timestamp_ms, timestamp AS received_at, timestamp_ms AS received_at_ms, timestamp_ms AS sent_at_ms, 0 AS timestamp_flagged,
   concat('{"n":', toString(number % 1000), ',"plan":"', if(number % 3 = 0, 'pro', 'free'), '","path":"/p/', toString(number % 50), '"}') AS properties,
-  '{}' AS context, '' AS ip, '' AS user_agent, '' AS message_id, '' AS user_email, '' AS user_traits
+  '{}' AS context, '' AS ip, '' AS user_agent, '' AS message_id, '' AS user_email, '' AS user_traits,
+  '' AS anonymous_id
 FROM numbers(${N})`,
   })
   await ch.command({
@@ -94,6 +96,11 @@ async function main() {
   )
   await time('Live history: last 50 events', () => new LiveHistory(ch, db).recent(ACCOUNT, 50, now))
   await time('User page: profile', () => q.userProfiles(ACCOUNT, 'user_7'))
+  const persons = personQueries(ch, db)
+  await time('Persons: first page', () => persons.list(ACCOUNT, { limit: 50 }))
+  await time('Persons: a later page', () => persons.list(ACCOUNT, { limit: 50, after: 'user_5' }))
+  await time('Persons: search by email', () => persons.list(ACCOUNT, { limit: 50, search: 'u29997@' }))
+  await time('Persons: search by trait value (all match)', () => persons.list(ACCOUNT, { limit: 50, search: 'pro' }))
 }
 
 main()

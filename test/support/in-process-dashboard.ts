@@ -11,6 +11,7 @@ import { loadDashboardConfig } from '../../services/dashboard/src/config.js'
 import { LiveStreams } from '../../services/dashboard/src/api/live-streams.js'
 import type { DashboardQueries } from '../../services/dashboard/src/api/queries.js'
 import type { DefinitionQueries } from '../../services/dashboard/src/api/definitions-queries.js'
+import type { PersonQueries } from '../../services/dashboard/src/api/persons-queries.js'
 import type { LiveHistory } from '../../services/dashboard/src/api/live-history.js'
 import { HashGate, LoginThrottle, RequestThrottle, SignupThrottle } from '../../services/dashboard/src/auth/index.js'
 import { AccountsAdmin } from '../../services/shared/src/accounts/accounts-admin.js'
@@ -80,6 +81,7 @@ export async function startInProcessDashboard(
   } as unknown as DashboardQueries
   const definitions = { events: () => read([]), traits: () => read([]) } as unknown as DefinitionQueries
   const liveHistory = { recent: () => read(data.recentEvents) } as unknown as LiveHistory
+  const persons = { list: () => read({ persons: [], next: null }) } as unknown as PersonQueries
   const app = createDashboardApp({
     cfg,
     log,
@@ -87,6 +89,7 @@ export async function startInProcessDashboard(
     plans: DEFAULT_PLANS,
     queries,
     definitions,
+    persons,
     liveHistory,
     liveStreams: new LiveStreams({ perSession: cfg.liveStreamsPerSession, stillSignedIn: () => true, sweepMs: 60_000 }),
     requests: new RequestThrottle(),

@@ -201,6 +201,11 @@ t.test('dashboard API', async (t) => {
       },
       "alice's definitions",
     )
+    t.match(
+      (await alice.get('/api/persons?q=AL@X')).body.data,
+      { persons: [{ user_id: 'alice_user', email: 'al@x.io', environments: ['live'] }], next: null },
+      "alice's persons, found by email",
+    )
     t.same(
       (await alice.get('/api/events?event_contains=secret')).body.data.map((e: any) => e.event),
       ['secret_thing'],
@@ -214,6 +219,7 @@ t.test('dashboard API', async (t) => {
       'bob has no definitions (an account_id parameter is ignored)',
     )
     t.same((await bob.get('/api/top-events')).body.data, [])
+    t.same((await bob.get('/api/persons')).body.data, { persons: [], next: null }, 'bob has no persons')
     t.equal((await bob.get('/api/users/alice_user')).status, 404)
     t.equal(
       (await bob.get(`/api/events?account_id=${a.accountId}`)).body.data.length,
@@ -245,6 +251,7 @@ t.test('dashboard API', async (t) => {
       '/api/live',
       '/api/live/history',
       '/api/definitions',
+      '/api/persons',
     ])
       t.equal((await anon.get(path)).status, 401, `${path} needs a session`)
   })
@@ -253,8 +260,11 @@ t.test('dashboard API', async (t) => {
     const r = await fetch(`${s.dashboardUrl}/`)
     t.equal(r.status, 200)
     t.match(r.headers.get('content-security-policy'), /script-src 'self'/)
-    t.match(await r.text(), /<script src="\/app\.js"/)
+    t.match(await r.text(), /<script type="module" src="\/app\.js"/)
     t.equal((await fetch(`${s.dashboardUrl}/app.js`)).status, 200)
+    const page = await fetch(`${s.dashboardUrl}/js/pages/live.js`)
+    t.equal(page.status, 200, 'the modules in public/ subfolders are served (U10)')
+    t.match(page.headers.get('content-type'), /^text\/javascript/)
     t.equal((await fetch(`${s.dashboardUrl}/../package.json`)).status, 404)
   })
 })

@@ -40,7 +40,7 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
     // The person's history across the anonymous-to-known switch (H50): their own events and those
     // stored under the anonymous ids that now map to them.
     const anonymousIds = await ch('user', () => d.queries.anonymousIds(a.account_id, userId, environment))
-    const [profiles, events] = await ch('user', () =>
+    const [profiles, events, identifies] = await ch('user', () =>
       Promise.all([
         d.queries.userProfiles(a.account_id, userId, environment),
         d.queries.recentEvents(a.account_id, {
@@ -50,12 +50,19 @@ export function addExploreRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
           to: new Date(Date.now() + 60_000),
           limit: 50,
         }),
+        d.persons.identifies(a.account_id, [userId, ...anonymousIds], environment, 50),
       ]),
     )
     if (profiles.length === 0 && events.length === 0) throw notFound('User')
     ctx.body = {
       success: true,
-      data: { user_id: userId, anonymous_ids: anonymousIds, profiles, recent_events: events },
+      data: {
+        user_id: userId,
+        anonymous_ids: anonymousIds,
+        profiles,
+        recent_events: events,
+        recent_identifies: identifies,
+      },
     }
   })
   addLiveRoute(r, d, h)

@@ -1,5 +1,6 @@
-// Serves the front end in ../public (plain HTML, CSS and JS: no build step). Only files that exist
-// at start are served (no path is built from the request), with revalidation on every load.
+// Serves the front end in ../public (plain HTML, CSS and JS modules in its subfolders: no build step,
+// U10). Only files that exist at start are served (no path is built from the request), with
+// revalidation on every load.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, extname } from 'node:path'
 import { createHash } from 'node:crypto'
@@ -20,14 +21,17 @@ interface Asset {
   etag: string
 }
 
-export function loadAssets(dir: string): Map<string, Asset> {
-  const assets = new Map<string, Asset>()
+export function loadAssets(dir: string, prefix = '', assets = new Map<string, Asset>()): Map<string, Asset> {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
+    if (statSync(path).isDirectory()) {
+      loadAssets(path, `${prefix}/${name}`, assets)
+      continue
+    }
     const type = TYPES[extname(name)]
     if (!type || !statSync(path).isFile()) continue
     const body = readFileSync(path)
-    assets.set(`/${name}`, { body, type, etag: `"${createHash('sha1').update(body).digest('base64url')}"` })
+    assets.set(`${prefix}/${name}`, { body, type, etag: `"${createHash('sha1').update(body).digest('base64url')}"` })
   }
   return assets
 }

@@ -1,0 +1,119 @@
+import { api, errorBox, fmtNum, fmtTime, h, render, state } from '../core.js'
+import { chartWidth } from '../charts.js'
+
+// ---- usage ----
+/** @param {number} value @param {number} limit */
+function meter(value, limit) {
+  const bar = h('div')
+  bar.style.width = `${Math.min(100, limit ? (100 * value) / limit : 0)}%`
+  return h('div', { class: 'meter' }, bar)
+}
+
+/** @param {{ hour: string, live: number, test: number }[]} rows */
+function hourlyChart(rows) {
+  const W = chartWidth(1000),
+    H = 180,
+    P = 28
+  const max = Math.max(1, ...rows.map((r) => r.live + r.test))
+  const bw = (W - P) / Math.max(1, rows.length)
+  const svg = h('svg', {
+    viewBox: `0 0 ${W} ${H + 20}`,
+    width: '100%',
+    role: 'img',
+    'aria-label': 'Events per hour',
+    id: 'hourly-chart',
+  })
+  svg.append(
+    h('line', { class: 'axis', x1: P, y1: H, x2: W, y2: H }),
+    h('text', { x: 0, y: 12 }, fmtNum(max)),
+    h('text', { x: 0, y: H }, '0'),
+  )
+  rows.forEach((r, i) => {
+    const x = P + i * bw
+    const hl = (r.live / max) * (H - 10),
+      ht = (r.test / max) * (H - 10)
+    const tip = h('title', {}, `${new Date(r.hour).toLocaleString()}: ${r.live} live, ${r.test} test`)
+    const g = h('g', {}, tip)
+    if (r.live) g.append(h('rect', { class: 'bar-live', x, y: H - hl, width: Math.max(1, bw - 1), height: hl }))
+    if (r.test) g.append(h('rect', { class: 'bar-test', x, y: H - hl - ht, width: Math.max(1, bw - 1), height: ht }))
+    g.append(h('rect', { x, y: 0, width: bw, height: H, fill: 'transparent' }))
+    svg.append(g)
+    if (new Date(r.hour).getHours() === 0 && x < W - 70 && x > P + 20)
+      svg.append(h('text', { x, y: H + 14 }, new Date(r.hour).toLocaleDateString()))
+  })
+  return svg
+}
+
+export async function usagePage() {
+  const box = h('div')
+  render(h('h1', {}, 'Usage'), box)
+  const load = async () => {
+    const u = await api('GET', '/usage?days=3')
+    /** @param {string} id @param {string} title @param {number} value @param {number} limit @param {string} [note] */
+    const stat = (id, title, value, limit, note) =>
+      h(
+        'div',
+        { class: 'panel stat', id },
+        h('div', { class: 'muted' }, title),
+        h(
+          'div',
+          { class: 'num' },
+          h('span', { 'data-testid': 'value' }, fmtNum(value)),
+          h('span', { class: 'muted' }, ` / ${fmtNum(limit)}`),
+        ),
+        meter(value, limit),
+        note ? h('div', { class: 'muted' }, note) : null,
+      )
+    box.replaceChildren(
+      h(
+        'div',
+        { class: 'panel' },
+        h('strong', {}, 'Plan: '),
+        h('span', { id: 'plan-name' }, u.plan.name),
+        ' — ',
+        `${fmtNum(u.plan.requests_per_minute)} requests/minute, ${fmtNum(u.plan.events_per_month)} events/month, ${fmtNum(u.plan.emails_per_month)} emails/month. `,
+        h('span', { class: 'muted' }, `Month ${u.month} resets ${fmtTime(u.resets_at)}.`),
+      ),
+      h(
+        'div',
+        { class: 'grid' },
+        stat(
+          'usage-events',
+          'Events this month (live keys)',
+          u.events_this_month.live,
+          u.events_this_month.limit,
+          `${fmtNum(u.events_this_month.test)} of ${fmtNum(u.events_this_month.test_limit)} test-key events (counted apart)`,
+        ),
+        stat(
+          'usage-emails',
+          'Emails this month',
+          u.emails_this_month.sent,
+          u.emails_this_month.limit,
+          'No emails are sent yet.',
+        ),
+        stat(
+          'usage-requests',
+          'Requests this minute',
+          u.requests_this_minute.count,
+          u.requests_this_minute.limit,
+          'Accepted requests, as projected (a second behind).',
+        ),
+      ),
+      h(
+        'div',
+        { class: 'panel' },
+        h('h2', {}, 'Events per hour, last 3 days'),
+        h(
+          'div',
+          { class: 'legend muted' },
+          h('span', {}, h('span', { class: 'sw live' }), 'live'),
+          h('span', {}, h('span', { class: 'sw test' }), 'test'),
+        ),
+        hourlyChart(u.events_per_hour),
+      ),
+    )
+  }
+  await load()
+  const timer = setInterval(() => load().catch((e) => box.prepend(errorBox(e))), 5000)
+  state.cleanup.push(() => clearInterval(timer))
+}
