@@ -18,6 +18,7 @@ import { HashGate, LoginThrottle, SignupThrottle, RequestThrottle, sessionAllowe
 import { LiveStreams } from './api/live-streams.js'
 import { DashboardQueries } from './api/queries.js'
 import { DefinitionQueries } from './api/definitions-queries.js'
+import { TrendQueries } from './api/trends-queries.js'
 import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -61,6 +62,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     plans,
     queries: new DashboardQueries(ch, cfg.clickhouseRead.database),
     definitions: new DefinitionQueries(ch, cfg.clickhouseRead.database),
+    trends: new TrendQueries(ch, cfg.clickhouseRead.database),
     liveHistory: new LiveHistory(ch, cfg.clickhouseRead.database),
     liveStreams,
     requests: new RequestThrottle(),

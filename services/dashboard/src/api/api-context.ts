@@ -24,6 +24,7 @@ import {
 } from '../auth/index.js'
 import type { DashboardQueries } from './queries.js'
 import type { DefinitionQueries } from './definitions-queries.js'
+import type { TrendQueries } from './trends-queries.js'
 import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
@@ -36,6 +37,8 @@ export interface ApiDeps {
   privacy?: PrivacyAdmin
   queries: DashboardQueries
   definitions: DefinitionQueries
+  /** The Trends read (U13); without it /api/trends is absent. */
+  trends?: TrendQueries
   liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle
