@@ -25,6 +25,7 @@ import {
 import type { DashboardQueries } from './queries.js'
 import type { DefinitionQueries } from './definitions-queries.js'
 import type { PersonQueries } from './persons-queries.js'
+import type { TrendQueries } from './trends-queries.js'
 import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
@@ -38,6 +39,8 @@ export interface ApiDeps {
   queries: DashboardQueries
   definitions: DefinitionQueries
   persons: PersonQueries
+  /** The Trends read (U13); without it /api/trends is absent. */
+  trends?: TrendQueries
   liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle

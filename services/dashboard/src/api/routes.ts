@@ -1,7 +1,8 @@
 // The dashboard's JSON API under /api, wiring only. Every read and every change is scoped to the
 // account of the session (ctx.state.account); ids in paths are checked to belong to it. Account and
 // key changes go through AccountsAdmin, so they are records on the accounts topic (A1). One file
-// per resource: session-routes.ts, key-routes.ts, usage-routes.ts, explore-routes.ts, definitions-routes.ts, persons-routes.ts.
+// per resource: session-routes.ts, key-routes.ts, usage-routes.ts, explore-routes.ts, definitions-routes.ts,
+// persons-routes.ts, trends-routes.ts.
 import Router from '@koa/router'
 import { apiHelpers, type ApiDeps, type DashboardState } from './api-context.js'
 import { addSessionRoutes } from './session-routes.js'
@@ -11,6 +12,7 @@ import { addExploreRoutes } from './explore-routes.js'
 import { addDefinitionRoutes } from './definitions-routes.js'
 import { addPrivacyRoutes } from './privacy-routes.js'
 import { addPersonRoutes } from './persons-routes.js'
+import { addTrendRoutes } from './trends-routes.js'
 
 export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -26,5 +28,6 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   addDefinitionRoutes(r, d, h)
   addPrivacyRoutes(r, d, h)
   addPersonRoutes(r, d, h)
+  if (d.trends) addTrendRoutes(r, d.trends, h)
   return r
 }

@@ -1,0 +1,52 @@
+import t from 'tap'
+import { bucketStart, OTHER, toTrend, trendCsv, trendSql, type TrendSpec } from './trends-queries.js'
+
+const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({
+  from: new Date('2024-05-13T00:00:00Z'),
+  to: new Date('2024-05-16T00:00:00Z'),
+  interval: 'day',
+  filters: [],
+  ...over,
+})
+
+t.test('buckets start on the UTC hour, day and Monday', async (t) => {
+  const ms = Date.parse('2024-05-15T13:45:10Z') // a Wednesday
+  t.equal(new Date(bucketStart(ms, 'hour') * 1000).toISOString(), '2024-05-15T13:00:00.000Z')
+  t.equal(new Date(bucketStart(ms, 'day') * 1000).toISOString(), '2024-05-15T00:00:00.000Z')
+  t.equal(new Date(bucketStart(ms, 'week') * 1000).toISOString(), '2024-05-13T00:00:00.000Z')
+})
+
+t.test('every value is bound, never spliced', async (t) => {
+  const q = trendSql(
+    'db1',
+    "acc'1",
+    spec({ event: "a'b", breakdown: "k'", filters: [{ key: 'plan', value: "x' OR 1=1" }] }),
+  )
+  t.match(q, /account_id = 'acc\\'1'/)
+  t.match(q, /event = 'a\\'b'/)
+  t.match(q, /visitParamExtractString\(properties, 'k\\''\)/)
+  t.match(q, /= 'x\\' OR 1=1'/)
+  t.match(q, /LIMIT 10/)
+  t.throws(() => trendSql('db; DROP', 'a', spec()), { code: 'SQL_BIND_ERROR' })
+})
+
+t.test('rows become series over every bucket, other last, and CSV', async (t) => {
+  const trend = toTrend(
+    [
+      { t: bucketStart(Date.parse('2024-05-13T05:00:00Z'), 'day'), value: OTHER, events: '9' },
+      { t: bucketStart(Date.parse('2024-05-13T05:00:00Z'), 'day'), value: 'pro', events: '2' },
+      { t: bucketStart(Date.parse('2024-05-15T05:00:00Z'), 'day'), value: '=free', events: '3' },
+    ],
+    spec({ breakdown: 'plan' }),
+  )
+  t.same(trend.buckets, ['2024-05-13T00:00:00.000Z', '2024-05-14T00:00:00.000Z', '2024-05-15T00:00:00.000Z'])
+  t.same(trend.series, [
+    { value: '=free', counts: [0, 0, 3] },
+    { value: 'pro', counts: [2, 0, 0] },
+    { value: OTHER, counts: [9, 0, 0] },
+  ])
+  t.equal(
+    trendCsv(trend),
+    "bucket,'=free,pro,$other\r\n2024-05-13T00:00:00.000Z,0,2,9\r\n2024-05-14T00:00:00.000Z,0,0,0\r\n2024-05-15T00:00:00.000Z,3,0,0\r\n",
+  )
+})

@@ -1,0 +1,131 @@
+// The Trends page's read (decision U13 of docs/design.md): counts of one event (or all) per hour, day
+// or week over a period, optionally broken down by one property (its 10 most frequent values and
+// "$other"), filtered by property values. The SQL is built by a pure function, every value bound by
+// schemas/clickhouse/sql.ts; only functions ClickHouse 18.16 has are used (A9, A10): buckets are
+// integer arithmetic on the UTC second (no time-zone functions), and properties are read with
+// visitParamExtract*, which reads a top-level key of the stored JSON text.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
+import type { Environment } from './queries.js'
+
+export type Interval = 'hour' | 'day' | 'week'
+export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
+export interface TrendFilter {
+  key: string
+  value: string
+}
+export interface TrendSpec {
+  event?: string
+  environment?: Environment
+  from: Date
+  to: Date
+  interval: Interval
+  breakdown?: string
+  filters: TrendFilter[]
+}
+export interface TrendSeries {
+  value: string
+  counts: number[]
+}
+export interface Trend {
+  buckets: string[]
+  series: TrendSeries[]
+}
+
+/** Values of the breakdown property shown apart; the rest are summed as OTHER. */
+export const BREAKDOWN_TOP = 10
+export const OTHER = '$other'
+const SECONDS: Record<Interval, number> = { hour: 3600, day: 86_400, week: 7 * 86_400 }
+// 1970-01-01 was a Thursday: weeks start on Monday, 3 days before the epoch's week boundary.
+const WEEK_SHIFT_S = 3 * 86_400
+
+/** The bucket start (epoch seconds, UTC) of a time, as the SQL computes it. */
+export function bucketStart(ms: number, interval: Interval): number {
+  const s = Math.floor(ms / 1000)
+  const shift = interval === 'week' ? WEEK_SHIFT_S : 0
+  return Math.floor((s + shift) / SECONDS[interval]) * SECONDS[interval] - shift
+}
+
+function bucketSql(interval: Interval): SqlRaw {
+  const shift = interval === 'week' ? WEEK_SHIFT_S : 0
+  return raw(`(intDiv(toUInt32(timestamp) + ${shift}, ${SECONDS[interval]}) * ${SECONDS[interval]} - ${shift})`)
+}
+
+/** A property's value as text: a string without its quotes, any other JSON value as written. */
+function propertySql(key: string): SqlRaw {
+  return raw(
+    sql`if(visitParamExtractString(properties, ${key}) != '', visitParamExtractString(properties, ${key}), visitParamExtractRaw(properties, ${key}))`,
+  )
+}
+
+function whereSql(accountId: string, s: TrendSpec): SqlRaw {
+  return raw(
+    sql`account_id = ${accountId} AND timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${s.to}, 'UTC')` +
+      (s.event ? sql` AND event = ${s.event}` : '') +
+      (s.environment ? sql` AND environment = ${s.environment}` : '') +
+      s.filters.map((f) => sql` AND ${propertySql(f.key)} = ${f.value}`).join(''),
+  )
+}
+
+/** The query of a trend: rows of (bucket epoch seconds, breakdown value or '', events). */
+export function trendSql(database: string, accountId: string, s: TrendSpec): string {
+  const events = ident(database, 'events')
+  const where = whereSql(accountId, s)
+  const bucket = bucketSql(s.interval)
+  if (!s.breakdown)
+    return sql`SELECT ${bucket} AS t, '' AS value, count() AS events
+FROM ${events} FINAL
+WHERE ${where}
+GROUP BY t
+ORDER BY t`
+  const v = propertySql(s.breakdown)
+  return sql`SELECT t, if(v IN (
+    SELECT ${v} AS top FROM ${events} FINAL WHERE ${where} GROUP BY top ORDER BY count() DESC, top LIMIT ${BREAKDOWN_TOP}
+  ), v, ${OTHER}) AS value, count() AS events
+FROM (SELECT ${bucket} AS t, ${v} AS v FROM ${events} FINAL WHERE ${where})
+GROUP BY t, value
+ORDER BY t, value`
+}
+
+/** Rows of trendSql as series over every bucket of the period, empty buckets 0; OTHER last. */
+export function toTrend(
+  rows: Array<{ t: string | number; value: string; events: string | number }>,
+  s: TrendSpec,
+): Trend {
+  const step = SECONDS[s.interval]
+  const starts: number[] = []
+  for (let b = bucketStart(s.from.getTime(), s.interval); b * 1000 < s.to.getTime(); b += step) starts.push(b)
+  const index = new Map(starts.map((b, i) => [b, i]))
+  const byValue = new Map<string, number[]>()
+  for (const r of rows) {
+    const counts = byValue.get(r.value) ?? byValue.set(r.value, new Array(starts.length).fill(0)).get(r.value)!
+    const i = index.get(Number(r.t))
+    if (i !== undefined) counts[i]! += Number(r.events)
+  }
+  const total = (c: number[]) => c.reduce((a, b) => a + b, 0)
+  const series = [...byValue].map(([value, counts]) => ({ value, counts }))
+  series.sort((a, b) => Number(a.value === OTHER) - Number(b.value === OTHER) || total(b.counts) - total(a.counts))
+  return { buckets: starts.map((b) => new Date(b * 1000).toISOString()), series }
+}
+
+/** A trend as CSV: one row per bucket, one column per series (U13 of docs/design.md). */
+export function trendCsv(trend: Trend): string {
+  // A leading = + - @ would be a formula to a spreadsheet: the value is kept as text.
+  const text = (x: string) => (/^[=+\-@]/.test(x) ? `'${x}` : x)
+  const cell = (x: string) => (/[",\r\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x)
+  const head = ['bucket', ...trend.series.map((s) => s.value || 'events')].map((x) => cell(text(x))).join(',')
+  const lines = trend.buckets.map((b, i) => [b, ...trend.series.map((s) => String(s.counts[i]))].join(','))
+  return `${[head, ...lines].join('\r\n')}\r\n`
+}
+
+export class TrendQueries {
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+  ) {}
+
+  async trend(accountId: string, s: TrendSpec): Promise<Trend> {
+    const r = await this.ch.query({ query: trendSql(this.database, accountId, s), format: 'JSONEachRow' })
+    return toTrend(await r.json(), s)
+  }
+}
