@@ -20,44 +20,37 @@ import {
 } from './index.js'
 
 const MARK = 'mark-7f3a'
-const eventRecord = () => ({
-  event_id: 'ev1',
+// The fields both record types share, with the marker in every personal one.
+const common = () => ({
   account_id: 'acme',
   environment: 'live',
   key_id: 'k1',
-  event: '$group',
   user_id: `${MARK}-user`,
-  user_email: `${MARK}@example.com`,
-  user_traits: JSON.stringify({ name: MARK }),
   timestamp: 1_700_000_000_000,
   original_timestamp: null,
   received_at: 1_700_000_000_500,
   sent_at: null,
   timestamp_flagged: false,
-  properties: JSON.stringify({ group_id: MARK, traits: { plan: MARK } }),
-  context: JSON.stringify({ page: { url: `https://x/${MARK}` } }),
   ip: '203.0.113.7',
   user_agent: `UA ${MARK}`,
   message_id: `${MARK}-msg`,
+})
+const eventRecord = () => ({
+  ...common(),
+  event_id: 'ev1',
+  event: '$group',
+  user_email: `${MARK}@example.com`,
+  user_traits: JSON.stringify({ name: MARK }),
+  properties: JSON.stringify({ group_id: MARK, traits: { plan: MARK } }),
+  context: JSON.stringify({ page: { url: `https://x/${MARK}` } }),
   anonymous_id: `${MARK}-anon`,
 })
 const identifyRecord = () => ({
+  ...common(),
   event_id: 'id1',
-  account_id: 'acme',
-  environment: 'live',
-  key_id: 'k1',
-  user_id: `${MARK}-user`,
   email: `${MARK}@example.com`,
   traits: JSON.stringify({ name: MARK }),
-  timestamp: 1_700_000_000_000,
-  original_timestamp: null,
-  received_at: 1_700_000_000_500,
-  sent_at: null,
-  timestamp_flagged: false,
   context: JSON.stringify({ userAgent: MARK }),
-  ip: '203.0.113.7',
-  user_agent: `UA ${MARK}`,
-  message_id: `${MARK}-msg`,
   // alias (H50): the previous id travels as anonymous_id
   anonymous_id: `${MARK}-previous`,
 })
