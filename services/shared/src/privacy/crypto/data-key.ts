@@ -1,0 +1,51 @@
+// A13: one AES-256-GCM data key per person and received month. Dropping a month's keys makes that month
+// unreadable (per-account retention), tombstoning all of a person's keys erases them (A12 stage 2).
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+
+export const DATA_KEY_BYTES = 32
+export const NONCE_BYTES = 12
+export const TAG_BYTES = 16
+const CIPHER = 'aes-256-gcm'
+
+export function newDataKey(): Buffer {
+  return randomBytes(DATA_KEY_BYTES)
+}
+
+/** YYYY-MM of the received time (UTC): the period a data key covers. */
+export function keyMonth(receivedAtMs: number): string {
+  return new Date(receivedAtMs).toISOString().slice(0, 7)
+}
+
+/** The keys topic's record key and the `enc.key_id` of a record: account, pseudonym and month. */
+export function dataKeyId(accountId: string, pseudonym: string, month: string): string {
+  return `${accountId}\u0000${pseudonym}\u0000${month}`
+}
+
+/** nonce ‖ ciphertext ‖ tag, one buffer, so a field of type bytes carries it. */
+export function seal(key: Buffer, plaintext: Buffer, aad: Buffer): Buffer {
+  const nonce = randomBytes(NONCE_BYTES)
+  const cipher = createCipheriv(CIPHER, key, nonce)
+  cipher.setAAD(aad)
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()])
+  return Buffer.concat([nonce, body, cipher.getAuthTag()])
+}
+
+/** Throws if the key, the AAD or any byte of the sealed buffer is not the one sealed. */
+export function open(key: Buffer, sealed: Buffer, aad: Buffer): Buffer {
+  if (sealed.length < NONCE_BYTES + TAG_BYTES) throw new RangeError('sealed value too short')
+  const nonce = sealed.subarray(0, NONCE_BYTES)
+  const tag = sealed.subarray(sealed.length - TAG_BYTES)
+  const decipher = createDecipheriv(CIPHER, key, nonce)
+  decipher.setAAD(aad)
+  decipher.setAuthTag(tag)
+  return Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)), decipher.final()])
+}
+
+/** The master key wraps data keys; the key id is the AAD, so a wrapped key cannot be moved to another person. */
+export function wrapDataKey(masterKey: Buffer, keyId: string, dataKey: Buffer): Buffer {
+  return seal(masterKey, dataKey, Buffer.from(keyId, 'utf8'))
+}
+
+export function unwrapDataKey(masterKey: Buffer, keyId: string, wrapped: Buffer): Buffer {
+  return open(masterKey, wrapped, Buffer.from(keyId, 'utf8'))
+}

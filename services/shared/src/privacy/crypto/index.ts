@@ -1,0 +1,18 @@
+// A12 stage 2 and A13: crypto-shredding of the event topics' personal fields.
+export {
+  pseudonymOf,
+  pseudonymousRecordKey,
+  newAccountSecret,
+  PSEUDONYM_BYTES,
+  ACCOUNT_SECRET_BYTES,
+} from './pseudonym.js'
+export { newDataKey, keyMonth, dataKeyId, seal, open, wrapDataKey, unwrapDataKey } from './data-key.js'
+export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
+export {
+  encryptPersonalFields,
+  decryptRecord,
+  PERSONAL_FIELDS,
+  CLEAR_AAD_FIELDS,
+  type RecordKind,
+  type Sealed,
+} from './personal-fields.js'

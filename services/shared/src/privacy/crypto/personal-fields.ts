@@ -1,0 +1,86 @@
+// A12 stage 2: which fields of each record type on the event topics are personal (sealed with the
+// person's data key) and which stay clear because routing, ordering, billing and time need them. The
+// Segment types map onto these two (H50, H51): alias is an identify whose anonymous_id is the previous id,
+// group is an event whose properties hold the group id and traits; both are covered by the lists below.
+import { open, seal } from './data-key.js'
+
+export type RecordKind = 'event' | 'identify'
+
+/** Sealed together, as one JSON object, so the Avro record carries one bytes field. */
+export const PERSONAL_FIELDS: Record<RecordKind, readonly string[]> = {
+  event: [
+    'user_id',
+    'user_email',
+    'user_traits',
+    'properties',
+    'context',
+    'ip',
+    'user_agent',
+    'message_id',
+    'anonymous_id',
+  ],
+  identify: ['user_id', 'email', 'traits', 'context', 'ip', 'user_agent', 'message_id', 'anonymous_id'],
+}
+
+/** Clear, and bound to the ciphertext as AAD, so a sealed body cannot be moved to another record. */
+export const CLEAR_AAD_FIELDS: Record<RecordKind, readonly string[]> = {
+  event: ['event_id', 'account_id', 'environment', 'key_id', 'event', 'timestamp', 'received_at'],
+  identify: ['event_id', 'account_id', 'environment', 'key_id', 'timestamp', 'received_at'],
+}
+
+/** What an encrypted record holds in place of a personal field: the schema's fields stay, empty. */
+const PLACEHOLDER: Record<string, unknown> = { properties: '{}', context: '{}', traits: '{}' }
+
+export interface Sealed {
+  key_id: string
+  body: Buffer
+}
+
+type Rec = Record<string, unknown>
+
+function aadOf(kind: RecordKind, record: Rec): Buffer {
+  const values = CLEAR_AAD_FIELDS[kind].map((f) => {
+    const v = record[f]
+    return v instanceof Date ? v.getTime() : (v ?? null)
+  })
+  return Buffer.from(JSON.stringify(values), 'utf8')
+}
+
+/**
+ * The record with its personal fields sealed into `enc`; `user_id` becomes the pseudonym (the schema
+ * needs a string there, and the projector must not need the key to group a person's records).
+ */
+export function encryptPersonalFields<R extends Rec>(
+  kind: RecordKind,
+  record: R,
+  key: { id: string; bytes: Buffer },
+  pseudonym: string,
+): R & { enc: Sealed } {
+  const personal: Rec = {}
+  const out: Rec = { ...record }
+  for (const f of PERSONAL_FIELDS[kind]) {
+    personal[f] = record[f] ?? null
+    out[f] = f in PLACEHOLDER ? PLACEHOLDER[f] : null
+  }
+  out.user_id = pseudonym
+  const body = seal(key.bytes, Buffer.from(JSON.stringify(personal), 'utf8'), aadOf(kind, out))
+  out.enc = { key_id: key.id, body }
+  return out as R & { enc: Sealed }
+}
+
+/**
+ * The record as ingest received it. A record without `enc` (written before stage 2) is returned as it is;
+ * `undefined` when its key is gone (erased or past retention): the caller projects a usage stub only.
+ */
+export function decryptRecord<R extends Rec>(
+  kind: RecordKind,
+  record: R & { enc?: Sealed | null },
+  keyFor: (keyId: string) => Buffer | undefined,
+): R | undefined {
+  const { enc, ...rest } = record
+  if (!enc) return rest as unknown as R
+  const key = keyFor(enc.key_id)
+  if (!key) return undefined
+  const personal = JSON.parse(open(key, enc.body, aadOf(kind, rest)).toString('utf8')) as Rec
+  return { ...rest, ...personal } as R
+}
