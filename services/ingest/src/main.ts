@@ -40,6 +40,7 @@ import { createAdminApp } from './http/admin-app.js'
 import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
+import { createRefusals } from './refusals/index.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 
 export async function createIngestService(cfg: IngestConfig, log: Logger) {
@@ -202,6 +203,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
             Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }]),
           ),
         }
+  // H65, H66: refused requests of authenticated keys, counted per account and drained to their topic.
+  const refusals = createRefusals(kafka, codec, cfg, metrics, log)
   const app = createIngestApp({
     cfg,
     keys,
@@ -216,6 +219,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     draining: () => closing,
     accepting: () => accepting && !closing,
     metrics,
+    refusals: refusals.aggregator,
   })
 
   // H24: Node's defaults let a stalled client hold a connection for 60 s (headers) to 300 s (body),
@@ -280,7 +284,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       const flushes = planFlushes(eventLog.maxMessageBytes, cfg.producer.maxBatchBytes)
       for (const w of flushes.warnings) log.warn(w)
       for (const lane of [plain, atomic]) lane?.useTopicLimits(eventLog.maxMessageBytes, flushes.maxBatchBytes)
-      await Promise.all([plain.start(), atomic?.start()])
+      await Promise.all([plain.start(), atomic?.start(), refusals.start()])
       follower = await followAccounts(
         kafka,
         codec,
@@ -322,6 +326,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       // Readiness answers (503, draining) until the drain is done, so load balancers see it.
       if (adminServer.listening) await drainServer(adminServer, 1_000)
       await appender.close()
+      await refusals.close()
       await follower?.stop()
       await erasuresFollower?.stop()
       await ch.close()
