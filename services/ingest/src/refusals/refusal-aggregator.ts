@@ -2,6 +2,7 @@
 // (H65, H66): a flood of bad requests costs one count per account, environment, code, endpoint and minute,
 // plus at most a few samples per account per drain, never one record per request. Every bound is here, so
 // a public key can grow nothing but its own account's counters, and those only up to the caps.
+import type { RefusalCountRecord, RefusalSampleRecord } from '../../../../schemas/records.js'
 import { sampleBody } from './sample-body.js'
 
 export interface Refusal {
@@ -14,26 +15,14 @@ export interface Refusal {
   body?: string
 }
 
-export interface RefusalCount {
+/** A record's count (schemas/avro/refusals.avsc) with the account it belongs to. */
+export interface RefusalCount extends RefusalCountRecord {
   accountId: string
-  environment: string
-  code: string
-  endpoint: string
-  /** Start of the minute, epoch milliseconds. */
-  minute: number
-  count: number
 }
 
-export interface RefusalSample {
+/** A record's sample, its body key-free and truncated (sample-body.ts), with its account. */
+export interface RefusalSample extends RefusalSampleRecord {
   accountId: string
-  environment: string
-  code: string
-  endpoint: string
-  /** Epoch milliseconds. */
-  at: number
-  message: string
-  /** Key-free and truncated (sample-body.ts). */
-  body: string
 }
 
 export interface RefusalBatch {

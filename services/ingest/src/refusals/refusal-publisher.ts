@@ -33,23 +33,8 @@ export function toRefusalRecords(batch: RefusalBatch, instanceId: string, draine
     }
     return r
   }
-  for (const c of batch.counts)
-    of(c.accountId).counts.push({
-      environment: c.environment,
-      code: c.code,
-      endpoint: c.endpoint,
-      minute: c.minute,
-      count: c.count,
-    })
-  for (const s of batch.samples)
-    of(s.accountId).samples.push({
-      environment: s.environment,
-      code: s.code,
-      endpoint: s.endpoint,
-      at: s.at,
-      message: s.message,
-      body: s.body,
-    })
+  for (const { accountId, ...count } of batch.counts) of(accountId).counts.push(count)
+  for (const { accountId, ...sample } of batch.samples) of(accountId).samples.push(sample)
   return [...byAccount.values()]
 }
 
