@@ -27,6 +27,7 @@ export function subjectsFor(topics: Topics): Array<{ name: SchemaName; subject: 
     { name: 'ApiKey', subject: `${topics.accounts}-tracking.v1.ApiKey` },
     { name: 'DeadLetter', subject: `${topics.dlq}-value` },
     ...(topics.erasures ? [{ name: 'Erasure' as const, subject: `${topics.erasures}-value` }] : []),
+    ...(topics.refusals ? [{ name: 'Refusals' as const, subject: `${topics.refusals}-value` }] : []),
   ]
 }
 

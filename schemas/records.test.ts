@@ -13,6 +13,7 @@ const iface: Record<string, string> = {
   ApiKey: 'ApiKeyRecord',
   DeadLetter: 'DeadLetterRecord',
   Erasure: 'ErasureRecord',
+  Refusals: 'RefusalsRecord',
 }
 for (const name of Object.keys(SCHEMA_FILES)) {
   t.test(name, async (t) => {

@@ -133,6 +133,32 @@ export interface ErasureRecord {
   updated_at: number
 }
 
+/** One account's refused requests counted by one ingest instance since its last drain (H65, H66). */
+export interface RefusalsRecord {
+  account_id: string
+  instance_id: string
+  drained_at: number
+  counts: RefusalCountRecord[]
+  samples: RefusalSampleRecord[]
+}
+
+export interface RefusalCountRecord {
+  environment: string
+  code: string
+  endpoint: string
+  minute: number
+  count: number
+}
+
+export interface RefusalSampleRecord {
+  environment: string
+  code: string
+  endpoint: string
+  at: number
+  message: string
+  body: string
+}
+
 /** The record kinds the projector and ingest know, each with its .avsc file name. */
 export const SCHEMA_FILES = {
   Event: 'event.avsc',
@@ -142,6 +168,7 @@ export const SCHEMA_FILES = {
   ApiKey: 'api-key.avsc',
   DeadLetter: 'dlq.avsc',
   Erasure: 'erasure.avsc',
+  Refusals: 'refusals.avsc',
 } as const
 export type SchemaName = keyof typeof SCHEMA_FILES
 

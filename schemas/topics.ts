@@ -8,4 +8,6 @@ export interface Topics {
   /** Compacted: erasure requests and their receipts (A12). Every service's config names it; optional
    * for tools and tests that touch only the event topics. */
   erasures?: string
+  /** Refused requests per account, best effort, 7 days (H66). Optional like erasures. */
+  refusals?: string
 }

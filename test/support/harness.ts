@@ -31,7 +31,7 @@ export interface TestServices {
   admin: AccountsAdmin
   ch: ClickHouseClient
   database: string
-  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string }
+  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string; refusals?: string }
   kafka: Kafka
   ingest?: Awaited<ReturnType<typeof createIngestService>>
   projector?: Awaited<ReturnType<typeof createProjectorService>>
@@ -75,6 +75,7 @@ export function isolatedEnv(suffix: string, over: Record<string, string> = {}): 
     TOPIC_ACCOUNTS: `test.${suffix}.accounts`,
     TOPIC_DLQ: `test.${suffix}.dlq`,
     TOPIC_ERASURES: `test.${suffix}.erasures`,
+    TOPIC_REFUSALS: `test.${suffix}.refusals`,
     TOPIC_PARTITIONS: '2',
     CLICKHOUSE_DATABASE: `test_${suffix}`,
     PROJECTOR_GROUP_ID: `projector-${suffix}`,

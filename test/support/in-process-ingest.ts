@@ -11,6 +11,7 @@ import type Koa from 'koa'
 import { createIngestApp, type Appender } from '../../services/ingest/src/http/app.js'
 import { createAdminApp } from '../../services/ingest/src/http/admin-app.js'
 import { IngestMetrics } from '../../services/ingest/src/http/metrics.js'
+import { RefusalAggregator } from '../../services/ingest/src/refusals/refusal-aggregator.js'
 import { readinessOf } from '../../services/ingest/src/http/readiness.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 import { MemoryLimits, localLimiters } from '../../services/ingest/src/limits/index.js'
@@ -37,6 +38,8 @@ export interface InProcessIngest {
   appended: OutRecord[][]
   /** The time the app's limiters and validation read; tests move it. */
   clock: { now: number }
+  /** What the error middleware recorded for accounts (H65); tests drain it. */
+  refusals: RefusalAggregator
   /** Makes the next appends fail as Kafka not taking the records (A4), or succeed again with undefined. */
   failAppends(err: Error | undefined): void
   /** The instance is starting or draining (503, H36 readiness) or taking requests. */
@@ -73,6 +76,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     encode: (name: string, value: unknown) => Buffer.from(JSON.stringify({ name, value })),
   } as unknown as Codec
   const log = createLogger('error', {}, () => undefined)
+  const refusals = new RefusalAggregator(() => clock.now)
   const metrics = new IngestMetrics(
     {
       queuedRecords: () => 0,
@@ -102,6 +106,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     metrics,
     accepting: () => accepting && !draining,
     draining: () => draining,
+    refusals,
   })
   const readiness = () =>
     readinessOf({
@@ -127,6 +132,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     adminUrl,
     appended,
     clock,
+    refusals,
     failAppends: (err) => void (appendError = err),
     setAccepting: (on) => void (accepting = on),
     setDraining: (on) => void (draining = on),

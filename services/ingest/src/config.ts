@@ -58,6 +58,8 @@ const spec = {
   INGEST_HEADERS_TIMEOUT_MS: v.int(10_000, 100, 600_000),
   /** H24: open connections beyond which new ones are closed at once. */
   INGEST_MAX_CONNECTIONS: v.int(5_000, 1, 1_000_000),
+  /** H66: how often refused requests counted per account are appended to TOPIC_REFUSALS. */
+  REFUSALS_FLUSH_MS: v.int(5_000, 100, 600_000),
 }
 
 export interface IngestConfig extends CommonConfig {
@@ -91,6 +93,8 @@ export interface IngestConfig extends CommonConfig {
   body: { readTimeoutMs: number; maxInflateRatio: number; inFlight: { perAccount: number; perInstance: number } }
   /** H24: the HTTP server's own bounds (main.ts). */
   server: { headersTimeoutMs: number; maxConnections: number }
+  /** H66: the refusal aggregator's drain interval. */
+  refusalsFlushMs: number
 }
 
 export function loadIngestConfig(env: Record<string, string | undefined>): IngestConfig {
@@ -126,6 +130,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
     ...bodyConfig(e),
+    refusalsFlushMs: e.REFUSALS_FLUSH_MS,
   }
 }
 

@@ -36,6 +36,7 @@ import { drainServer } from './http/drain.js'
 import { readinessOf } from './http/readiness.js'
 import { IngestMetrics } from './http/metrics.js'
 import type { State } from './http/context.js'
+import { createRefusals } from './refusals/index.js'
 
 /** What the service is doing, read by readiness, the app and close(). */
 interface Phase {
@@ -71,6 +72,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     phase.accepting && phase.follower
       ? readinessOf({ appender, accounts: phase.follower, draining: () => phase.closing, limits })
       : { ready: false, checks: startupChecks(startup) }
+  // H65, H66: refused requests of authenticated keys, counted per account and drained to their topic.
+  const refusals = createRefusals(kafka, codec, cfg, metrics, log)
   const app = createIngestApp({
     cfg,
     keys,
@@ -82,11 +85,12 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     draining: () => phase.closing,
     accepting: () => phase.accepting && !phase.closing,
     metrics,
+    refusals: refusals.aggregator,
   })
   const server = publicServer(cfg, app)
   const afterReadiness = () => probeRedisAfterReadiness(limits, cfg.ipRequestsPerMinute)
   const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
-  const parts = { cfg, log, startup, stopping, phase, kafka, codec, ch, keys, erasures, chosen, usage, lanes }
+  const parts = { cfg, log, startup, stopping, phase, kafka, codec, ch, keys, erasures, chosen, usage, lanes, refusals }
   return {
     deps: { kafka, codec, keys, quota: chosen.local.quota, appender, ch, limits },
     /** Listening (for /health/live) before start() resolves. */
@@ -112,6 +116,7 @@ type Parts = {
   chosen: ChosenLimits
   usage: UsageRefresh
   lanes: Appenders
+  refusals: ReturnType<typeof createRefusals>
   server: Server
   adminServer: Server
 }
@@ -131,7 +136,7 @@ async function startService(p: Parts): Promise<Server> {
   const redisConnected = p.chosen.connect()
   const waits = { signal: p.stopping.signal, readiness: p.startup }
   const eventLog = await prepareEventLog(p.kafka, p.codec, cfg, log, waits)
-  await p.lanes.start(eventLog.maxMessageBytes, log)
+  await Promise.all([p.lanes.start(eventLog.maxMessageBytes, log), p.refusals.start()])
   Object.assign(p.phase, await followKeysAndErasures({ ...p, waits }))
   p.startup.set('accounts', 'ok')
   await redisConnected
@@ -156,6 +161,7 @@ async function closeService(p: Parts): Promise<void> {
   // Readiness answers (503, draining) until the drain is done, so load balancers see it.
   if (p.adminServer.listening) await drainServer(p.adminServer, 1_000)
   await p.lanes.appender.close()
+  await p.refusals.close()
   await p.phase.follower?.stop()
   await p.phase.erasures?.stop()
   await p.ch.close()

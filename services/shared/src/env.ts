@@ -129,6 +129,8 @@ export const commonSpec = {
   TOPIC_DLQ: v.str('tracking.dlq.v1'),
   /** Compacted: erasure requests and their receipts (A12, docs/privacy.md). */
   TOPIC_ERASURES: v.str('tracking.erasures.v1'),
+  /** Refused requests per account, 7 days (H66). */
+  TOPIC_REFUSALS: v.str('tracking.refusals.v1'),
   TOPIC_PARTITIONS: v.int(6, 1, 1024),
   /** Replicas of each topic created by the services: 1 for the single local broker; production uses 3. */
   TOPIC_REPLICATION_FACTOR: v.int(1, 1, 16),
@@ -152,7 +154,7 @@ export interface CommonConfig {
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
   clickhouse: { url: string; username: string; password: string; database: string; cluster?: string }
-  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string }
+  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string; refusals?: string }
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
@@ -165,6 +167,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
     accounts: e.TOPIC_ACCOUNTS,
     dlq: e.TOPIC_DLQ,
     erasures: e.TOPIC_ERASURES,
+    refusals: e.TOPIC_REFUSALS,
   }
   if (e.TOPIC_MIN_INSYNC_REPLICAS > e.TOPIC_REPLICATION_FACTOR) {
     throw new ConfigError(

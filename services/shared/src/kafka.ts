@@ -67,6 +67,17 @@ export async function ensureTopics(
           },
         ]
       : []),
+    // H66: best effort and short-lived; samples hold personal data (docs/privacy.md).
+    ...(topics.refusals
+      ? [
+          {
+            topic: topics.refusals,
+            numPartitions: 1,
+            replicationFactor,
+            configEntries: [{ name: 'retention.ms', value: String(7 * 24 * 3600_000) }, isr],
+          },
+        ]
+      : []),
   ].filter((t) => !existing.has(t.topic))
   if (wanted.length) {
     // kafkajs's own waitForLeaders gives up when the new topic's metadata has not reached the

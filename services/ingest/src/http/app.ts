@@ -20,6 +20,7 @@ import { eventRoutes } from './event-routes.js'
 import { segmentRoutes } from '../segment/index.js'
 import { addPublicRoutes } from './health-routes.js'
 import type { IngestMetrics } from './metrics.js'
+import type { RefusalAggregator } from '../refusals/refusal-aggregator.js'
 
 export type { Appender } from '../pipeline/accept-items.js'
 
@@ -42,6 +43,8 @@ export interface IngestDeps {
   bodyBytes?: BodyBytesInFlight
   /** H55: the erasures in force (followed from the erasures topic); suppressed users are refused. */
   erasures?: ErasureSet
+  /** H65: refusals of authenticated requests, aggregated per account for the refusals topic (H66). */
+  refusals?: RefusalAggregator
 }
 
 const API_PATHS = new Set(['/v1/event', '/v1/events'])
@@ -63,6 +66,7 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
       now,
       metrics: d.metrics,
       draining: d.draining,
+      refusals: d.refusals,
     }),
   )
   app.use(cors(cfg.corsOrigins))

@@ -7,6 +7,7 @@ import { ipBucket, rateLimitHeaders, type Limits } from '../limits/index.js'
 import { clientIp } from './client-ip.js'
 import type { Ctx } from './context.js'
 import type { IngestMetrics } from './metrics.js'
+import type { RefusalAggregator } from '../refusals/refusal-aggregator.js'
 
 export interface ErrorMiddlewareDeps {
   trustedProxies: ReadonlySet<string>
@@ -16,6 +17,8 @@ export interface ErrorMiddlewareDeps {
   now: () => number
   metrics?: IngestMetrics
   draining?: () => boolean
+  /** H65: refusals of authenticated requests, counted for their account. */
+  refusals?: RefusalAggregator
 }
 
 export function errorMiddleware(d: ErrorMiddlewareDeps) {
@@ -32,6 +35,7 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
       ctx.body = e.toBody()
       ctx.set(e.headers)
       d.metrics?.request(routeLabel(ctx.path), e.status, e.code)
+      recordRefusal(d.refusals, ctx, e)
     }
     // Responses that were not counted (404s, preflights, health) still carry the caller's bucket.
     if (!ctx.state.rl) {
@@ -50,6 +54,20 @@ const ROUTES = new Set(['/v1/event', '/v1/events', '/health/live', '/openapi.jso
 /** A bounded label: unknown paths are one series, not one per path a scanner tries. */
 function routeLabel(path: string): string {
   return ROUTES.has(path) ? path : 'other'
+}
+
+/** H65: only a client refusal of a request whose key authenticated has an account to show it to. */
+function recordRefusal(refusals: RefusalAggregator | undefined, ctx: Ctx, e: ServiceError): void {
+  const auth = ctx.state.auth
+  if (refusals === undefined || auth === undefined || e.status >= 500) return
+  refusals.record({
+    accountId: auth.account.account_id,
+    environment: auth.key.type,
+    code: e.code,
+    endpoint: routeLabel(ctx.path),
+    message: e.message,
+    body: (ctx.request as { rawBody?: string }).rawBody,
+  })
 }
 
 function toServiceError(err: unknown): ServiceError {

@@ -118,6 +118,21 @@ export class IngestMetrics {
     c.inc(n)
   }
 
+  private readonly refusals = new Counter({
+    name: 'ingest_refusal_records_total',
+    help: 'Refusals topic (H66): records written, and refusals dropped at the caps or with a failed drain.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  })
+
+  /** One drain of the refusal aggregator (refusals/refusal-publisher.ts). */
+  refusalDrain(o: { records: number; droppedCounts: number; droppedSamples: number; failed: boolean }) {
+    this.refusals.inc({ outcome: 'written' }, o.records)
+    this.refusals.inc({ outcome: 'dropped_count' }, o.droppedCounts)
+    this.refusals.inc({ outcome: 'dropped_sample' }, o.droppedSamples)
+    if (o.failed) this.refusals.inc({ outcome: 'failed_drain' })
+  }
+
   flush(lane: string, records: number, seconds: number, ok: boolean) {
     this.flushSeconds.observe({ lane, outcome: ok ? 'ok' : 'failed' }, seconds)
     this.flushRecords.observe({ lane }, records)
