@@ -36,30 +36,6 @@ export function singleEventBody(withMessageIds = false): string {
   })
 }
 
-/** The same event as singleEventBody, as a Segment track call (docs/api.md Segment-compatible API). */
-export function segmentTrackBody(): string {
-  return JSON.stringify({
-    event: 'bench_page_viewed',
-    userId: 'bench_user_1',
-    properties: { path: '/pricing', referrer: 'https://example.com/', value: 42 },
-    context: { platform: 'web', app_version: '1.2.3' },
-  })
-}
-
-/** The same items as batchBody, as a Segment batch of track calls. */
-export function segmentBatchBody(n: number): string {
-  const sentAt = new Date().toISOString()
-  const batch = Array.from({ length: n }, (_, i) => ({
-    type: 'track',
-    event: 'bench_item_added',
-    userId: `bench_user_${i % 17}`,
-    timestamp: sentAt,
-    properties: { sku: `sku_${i}`, quantity: 1 + (i % 3), price: 9.99 },
-    context: { platform: 'web' },
-  }))
-  return JSON.stringify({ sentAt, batch })
-}
-
 export function batchBody(n: number, withMessageIds = false): string {
   const sentAt = new Date().toISOString()
   const events = Array.from({ length: n }, (_, i) => ({

@@ -56,9 +56,8 @@ import {
   type LoadFigures,
   type E2EFigures,
   type PlanDemo,
-  segmentTrackBody,
-  segmentBatchBody,
 } from './load.js'
+import { segmentBatchBody, segmentTrackBody } from './segment-bodies.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -610,55 +609,25 @@ function printTable(
       base.ingestCpuUsPerEvent,
     ])
   const ratio = (f: LoadFigures) => (base ? (f.requestsPerSec / base.requestsPerSec).toFixed(2) : '-')
+  const variantRow = (scenario: string, m: Measured | undefined) => {
+    if (m)
+      row([
+        scenario,
+        m.eventsPerSec,
+        m.requestsPerSec,
+        m.latencyMs.p50,
+        m.latencyMs.p99,
+        errs(m),
+        ratio(m),
+        m.ingestCpuUsPerEvent,
+        m.recordsPerFlush,
+      ])
+  }
   for (const v of vs) {
-    if (v.single)
-      row([
-        `/v1/event [${v.label}]`,
-        v.single.eventsPerSec,
-        v.single.requestsPerSec,
-        v.single.latencyMs.p50,
-        v.single.latencyMs.p99,
-        errs(v.single),
-        ratio(v.single),
-        v.single.ingestCpuUsPerEvent,
-        v.single.recordsPerFlush,
-      ])
-    if (v.track)
-      row([
-        `/v1/track [${v.label}]`,
-        v.track.eventsPerSec,
-        v.track.requestsPerSec,
-        v.track.latencyMs.p50,
-        v.track.latencyMs.p99,
-        errs(v.track),
-        ratio(v.track),
-        v.track.ingestCpuUsPerEvent,
-        v.track.recordsPerFlush,
-      ])
-    if (v.segmentBatch)
-      row([
-        `/v1/batch x${BATCH} [${v.label}]`,
-        v.segmentBatch.eventsPerSec,
-        v.segmentBatch.requestsPerSec,
-        v.segmentBatch.latencyMs.p50,
-        v.segmentBatch.latencyMs.p99,
-        errs(v.segmentBatch),
-        ratio(v.segmentBatch),
-        v.segmentBatch.ingestCpuUsPerEvent,
-        v.segmentBatch.recordsPerFlush,
-      ])
-    if (v.batch)
-      row([
-        `/v1/events x${BATCH} [${v.label}]`,
-        v.batch.eventsPerSec,
-        v.batch.requestsPerSec,
-        v.batch.latencyMs.p50,
-        v.batch.latencyMs.p99,
-        errs(v.batch),
-        ratio(v.batch),
-        v.batch.ingestCpuUsPerEvent,
-        v.batch.recordsPerFlush,
-      ])
+    variantRow(`/v1/event [${v.label}]`, v.single)
+    variantRow(`/v1/track [${v.label}]`, v.track)
+    variantRow(`/v1/batch x${BATCH} [${v.label}]`, v.segmentBatch)
+    variantRow(`/v1/events x${BATCH} [${v.label}]`, v.batch)
   }
   for (const v of vs) {
     const p = v.batchProjection

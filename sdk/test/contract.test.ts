@@ -93,27 +93,34 @@ t.test('a sample of SDK payloads validates against the OpenAPI BatchBody', async
   )
 })
 
-t.test('what a client really sends validates, item JSON within the API limit', async (t) => {
-  const check = validator('BatchBody')
+/** A client whose requests are recorded and answered 200, as ingest answers them. */
+function recordingClient(t: { fail(msg: string): void }, options: { anonymousId?: string } = {}) {
   const bodies: string[] = []
   const fetch = (async (_url: string, init: RequestInit) => {
     bodies.push(init.body as string)
     return new Response(
       JSON.stringify({
         success: true,
-        data: { processed_count: 3, failed_count: 0, results: [] },
-        events_processed: 3,
+        data: { processed_count: 1, failed_count: 0, results: [] },
+        events_processed: 1,
       }),
       { status: 200 },
     )
   }) as unknown as typeof globalThis.fetch
-  const c = new TrackingClient({
+  const client = new TrackingClient({
     apiKey: 'svc_test_x',
     baseUrl: 'http://127.0.0.1:1',
     fetch,
     gzip: false,
     onError: () => t.fail('no error'),
+    ...options,
   })
+  return { bodies, client }
+}
+
+t.test('what a client really sends validates, item JSON within the API limit', async (t) => {
+  const check = validator('BatchBody')
+  const { bodies, client: c } = recordingClient(t)
   c.identify('user_1', { plan: 'pro' })
   c.track('page_viewed', { path: '/' })
   c.track('order_paid', { total: 3 }, { user: { id: 'u2', email: 'a@b.c' } })
@@ -132,26 +139,7 @@ t.test('what a client really sends validates, item JSON within the API limit', a
 
 t.test('an anonymous visitor, then identify and alias: the bodies validate against the document', async (t) => {
   const check = validator('BatchBody')
-  const bodies: string[] = []
-  const fetch = (async (_url: string, init: RequestInit) => {
-    bodies.push(init.body as string)
-    return new Response(
-      JSON.stringify({
-        success: true,
-        data: { processed_count: 4, failed_count: 0, results: [] },
-        events_processed: 4,
-      }),
-      { status: 200 },
-    )
-  }) as unknown as typeof globalThis.fetch
-  const c = new TrackingClient({
-    apiKey: 'svc_test_x',
-    baseUrl: 'http://127.0.0.1:1',
-    fetch,
-    gzip: false,
-    anonymousId: 'anon_42',
-    onError: () => t.fail('no error'),
-  })
+  const { bodies, client: c } = recordingClient(t, { anonymousId: 'anon_42' })
   t.equal(c.anonymousId, 'anon_42')
   c.track('page_viewed', { path: '/pricing' })
   c.identify('ada', { plan: 'pro' })
