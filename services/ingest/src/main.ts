@@ -136,7 +136,9 @@ async function startService(p: Parts): Promise<Server> {
   const redisConnected = p.chosen.connect()
   const waits = { signal: p.stopping.signal, readiness: p.startup }
   const eventLog = await prepareEventLog(p.kafka, p.codec, cfg, log, waits)
-  await Promise.all([p.lanes.start(eventLog.maxMessageBytes, log), p.refusals.start()])
+  await p.lanes.start(eventLog.maxMessageBytes, log)
+  // After the appenders: a topic that cannot take one valid item stops start() before another producer connects.
+  await p.refusals.start()
   Object.assign(p.phase, await followKeysAndErasures({ ...p, waits }))
   p.startup.set('accounts', 'ok')
   await redisConnected
