@@ -118,7 +118,15 @@ export async function createClusterDatabase(
 ): Promise<{ client: ClickHouseClient; database: string }> {
   const database = `test_${prefix}_${randomBytes(6).toString('hex')}`
   const client = nodeClient(1)
-  await migrate(client, database, { cluster: CLUSTER })
+  // The migrations run ON CLUSTER: each statement waits for all four servers through ZooKeeper, which on
+  // two shared cores under a full test run took longer than the services' 60 s request timeout. The
+  // server bounds each with its distributed_ddl_task_timeout (180 s), so the client waits longer than that.
+  const ddl = createClient({ url: nodeUrl(1), username: 'default', password: '', request_timeout: 240_000 })
+  try {
+    await migrate(ddl, database, { cluster: CLUSTER })
+  } finally {
+    await ddl.close()
+  }
   t.teardown(async () => {
     try {
       await client.command({ query: `DROP DATABASE IF EXISTS ${database} ON CLUSTER ${CLUSTER}` })
