@@ -121,9 +121,20 @@ export async function createClusterDatabase(
   // The migrations run ON CLUSTER: each statement waits for all four servers through ZooKeeper, which on
   // two shared cores under a full test run took longer than the services' 60 s request timeout. The
   // server bounds each with its distributed_ddl_task_timeout (180 s), so the client waits longer than that.
-  const ddl = createClient({ url: nodeUrl(1), username: 'default', password: '', request_timeout: 240_000 })
+  const ddl = createClient({ url: nodeUrl(1), username: 'default', password: '', request_timeout: 200_000 })
   try {
-    await migrate(ddl, database, { cluster: CLUSTER })
+    // A server restarted by the file before (a kill test) answers pings before its DDL worker is back
+    // in ZooKeeper; the statement then times out with that host "not active". Start what is down and try
+    // again (the migrations are idempotent: each records itself, and the DDL says IF NOT EXISTS).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await migrate(ddl, database, { cluster: CLUSTER })
+        break
+      } catch (err) {
+        if (attempt >= 3) throw err
+        await clusterUp()
+      }
+    }
   } finally {
     await ddl.close()
   }
