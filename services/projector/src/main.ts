@@ -204,6 +204,10 @@ function erasureWorker(
     closeLiveStreams: (accountId) =>
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
+    // H61: on a cluster the purge deletes on every shard and checks every server.
+    purge: cfg.clickhouse.cluster
+      ? { cluster: { name: cfg.clickhouse.cluster, user: cfg.clickhouse.username, password: cfg.clickhouse.password } }
+      : undefined,
   })
 }
 

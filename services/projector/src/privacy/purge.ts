@@ -7,8 +7,15 @@
 // the test-row retention does, H35); it rewrites the parts, so the rows are gone for every query,
 // FINAL or not, once system.mutations says it is done. A row inserted while the mutation ran is not
 // in the parts it rewrote: the purge counts afterwards and deletes again until nothing is left.
+//
+// On a cluster (H44, H61) the tables found are the servers' X_local tables (Replicated*MergeTree, one per
+// shard and replica) behind Distributed X. A delete on the connected server's X_local would reach its shard
+// only, and a count there would say "purged" while another shard keeps the person: so the delete goes
+// ON CLUSTER (every shard; the mutation replicates to each replica), and the count and the wait for
+// mutations read every server of the cluster through `remote()` over all their addresses (each address its
+// own shard, so every replica is read; 18.16 has no clusterAllReplicas).
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 
 export interface Person {
   account_id: string
@@ -24,6 +31,15 @@ export interface PurgeOptions {
   /** Waits between looks at system.mutations; tests inject their own. */
   sleep?: (ms: number) => Promise<void>
   pollMs?: number
+  /** The database is on this cluster (CLICKHOUSE_CLUSTER): purge and check every server of it. */
+  cluster?: ClusterAccess
+}
+
+/** A cluster of the servers' <remote_servers>, and the credentials `remote()` reads the other servers with. */
+export interface ClusterAccess {
+  name: string
+  user: string
+  password: string
 }
 
 export interface PurgeResult {
@@ -63,24 +79,50 @@ export async function purgePerson(
 ): Promise<PurgeResult> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const tables = await personTables(ch, database)
-  let left = await countRows(ch, database, tables, person)
+  const where = await placesOf(ch, database, opts.cluster)
+  let left = await countRows(ch, where, database, tables, person)
   const found = { ...left }
   let rounds = 0
   while (Object.values(left).some((n) => n > 0)) {
     if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
     rounds++
     for (const [table, n] of Object.entries(left)) {
-      if (n > 0)
-        await ch.command({ query: sql`ALTER TABLE ${ident(database, table)} DELETE WHERE ${ofPerson(person)}` })
+      if (n > 0) await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${ofPerson(person)}` })
     }
-    while (await mutating(ch, database)) await sleep(opts.pollMs ?? 100)
-    left = await countRows(ch, database, tables, person)
+    while (await mutating(ch, where, database)) await sleep(opts.pollMs ?? 100)
+    left = await countRows(ch, where, database, tables, person)
   }
   return { tables, found, rounds }
 }
 
+/** Where a table is altered and read: the connected server, or every server of the cluster. */
+interface Places {
+  alter(table: string): SqlRaw
+  read(db: string, table: string): SqlRaw
+}
+
+async function placesOf(ch: ClickHouseClient, database: string, cluster: ClusterAccess | undefined): Promise<Places> {
+  if (cluster === undefined)
+    return {
+      alter: (table) => raw(sql`ALTER TABLE ${ident(database, table)}`),
+      read: (db, table) => raw(sql`${ident(db, table)}`),
+    }
+  const servers = await json<{ address: string }>(
+    ch,
+    sql`SELECT concat(host_address, ':', toString(port)) AS address FROM system.clusters WHERE cluster = ${cluster.name}`,
+  )
+  if (servers.length === 0) throw new Error(`no server of cluster ${cluster.name} in system.clusters`)
+  const addresses = servers.map((s) => s.address).join(',')
+  return {
+    alter: (table) => raw(sql`ALTER TABLE ${ident(database, table)} ON CLUSTER ${ident(cluster.name)}`),
+    read: (db, table) =>
+      raw(sql`remote(${addresses}, ${ident(db)}, ${ident(table)}, ${cluster.user}, ${cluster.password})`),
+  }
+}
+
 async function countRows(
   ch: ClickHouseClient,
+  where: Places,
   database: string,
   tables: string[],
   person: Person,
@@ -89,17 +131,17 @@ async function countRows(
   for (const table of tables) {
     const [row] = await json<{ n: string }>(
       ch,
-      sql`SELECT count() AS n FROM ${ident(database, table)} WHERE ${ofPerson(person)}`,
+      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPerson(person)}`,
     )
     out[table] = Number(row?.n ?? 0)
   }
   return out
 }
 
-async function mutating(ch: ClickHouseClient, database: string): Promise<boolean> {
+async function mutating(ch: ClickHouseClient, where: Places, database: string): Promise<boolean> {
   const [row] = await json<{ n: string }>(
     ch,
-    sql`SELECT count() AS n FROM system.mutations WHERE database = ${database} AND is_done = 0`,
+    sql`SELECT count() AS n FROM ${where.read('system', 'mutations')} WHERE database = ${database} AND is_done = 0`,
   )
   return Number(row?.n ?? 0) > 0
 }
