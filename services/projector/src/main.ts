@@ -24,6 +24,7 @@ import { LiveHub } from './live/live-hub.js'
 import { DEFAULT_LIVE_STREAM } from './live/sse.js'
 import { createProjectorServer } from './http.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
+import type { ClusterAccess } from './clickhouse/mutation-places.js'
 import { ErasureWorker } from './privacy/erasure-worker.js'
 import { writeUsageStubs } from './privacy/usage-stubs.js'
 
@@ -204,18 +205,20 @@ function erasureWorker(
     closeLiveStreams: (accountId) =>
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
-    // H61: on a cluster the purge deletes on every shard and checks every server.
-    purge: cfg.clickhouse.cluster
-      ? { cluster: { name: cfg.clickhouse.cluster, user: cfg.clickhouse.username, password: cfg.clickhouse.password } }
-      : undefined,
+    purge: { cluster: clusterAccess(cfg) },
   })
+}
+
+/** H61: the cluster the mutations of the purge and the retention go to, with the projector's credentials. */
+function clusterAccess(cfg: ProjectorConfig): ClusterAccess | undefined {
+  const { cluster, username, password } = cfg.clickhouse
+  return cluster === undefined ? undefined : { name: cluster, user: username, password }
 }
 
 /**
  * H60: each account's retention, followed from the accounts topic; expired rows are deleted at start and
  * every hour. In the background: the consume loop and a stop never wait for it (a registry away stalls
- * the follower). Not on a cluster, whose mutations would have to go to the _local tables ON CLUSTER
- * (docs/privacy.md, "The cluster profile").
+ * the follower). Not on a cluster: its deletes of past months would wait for ever there (H61).
  */
 function accountRetentionJob(
   cfg: ProjectorConfig,

@@ -8,14 +8,12 @@
 // FINAL or not, once system.mutations says it is done. A row inserted while the mutation ran is not
 // in the parts it rewrote: the purge counts afterwards and deletes again until nothing is left.
 //
-// On a cluster (H44, H61) the tables found are the servers' X_local tables (Replicated*MergeTree, one per
-// shard and replica) behind Distributed X. A delete on the connected server's X_local would reach its shard
-// only, and a count there would say "purged" while another shard keeps the person: so the delete goes
-// ON CLUSTER (every shard; the mutation replicates to each replica), and the count and the wait for
-// mutations read every server of the cluster through `remote()` over all their addresses (each address its
-// own shard, so every replica is read; 18.16 has no clusterAllReplicas).
+// On a cluster (H61) it deletes and checks on every replica: clickhouse/mutation-places.ts.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
+
+export type { ClusterAccess }
 
 export interface Person {
   account_id: string
@@ -33,13 +31,6 @@ export interface PurgeOptions {
   pollMs?: number
   /** The database is on this cluster (CLICKHOUSE_CLUSTER): purge and check every server of it. */
   cluster?: ClusterAccess
-}
-
-/** A cluster of the servers' <remote_servers>, and the credentials `remote()` reads the other servers with. */
-export interface ClusterAccess {
-  name: string
-  user: string
-  password: string
 }
 
 export interface PurgeResult {
@@ -79,7 +70,7 @@ export async function purgePerson(
 ): Promise<PurgeResult> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const tables = await personTables(ch, database)
-  const where = await placesOf(ch, database, opts.cluster)
+  const where = await mutationPlaces(ch, database, opts.cluster)
   let left = await countRows(ch, where, database, tables, person)
   const found = { ...left }
   let rounds = 0
@@ -95,34 +86,9 @@ export async function purgePerson(
   return { tables, found, rounds }
 }
 
-/** Where a table is altered and read: the connected server, or every server of the cluster. */
-interface Places {
-  alter(table: string): SqlRaw
-  read(db: string, table: string): SqlRaw
-}
-
-async function placesOf(ch: ClickHouseClient, database: string, cluster: ClusterAccess | undefined): Promise<Places> {
-  if (cluster === undefined)
-    return {
-      alter: (table) => raw(sql`ALTER TABLE ${ident(database, table)}`),
-      read: (db, table) => raw(sql`${ident(db, table)}`),
-    }
-  const servers = await json<{ address: string }>(
-    ch,
-    sql`SELECT concat(host_address, ':', toString(port)) AS address FROM system.clusters WHERE cluster = ${cluster.name}`,
-  )
-  if (servers.length === 0) throw new Error(`no server of cluster ${cluster.name} in system.clusters`)
-  const addresses = servers.map((s) => s.address).join(',')
-  return {
-    alter: (table) => raw(sql`ALTER TABLE ${ident(database, table)} ON CLUSTER ${ident(cluster.name)}`),
-    read: (db, table) =>
-      raw(sql`remote(${addresses}, ${ident(db)}, ${ident(table)}, ${cluster.user}, ${cluster.password})`),
-  }
-}
-
 async function countRows(
   ch: ClickHouseClient,
-  where: Places,
+  where: MutationPlaces,
   database: string,
   tables: string[],
   person: Person,
@@ -136,14 +102,6 @@ async function countRows(
     out[table] = Number(row?.n ?? 0)
   }
   return out
-}
-
-async function mutating(ch: ClickHouseClient, where: Places, database: string): Promise<boolean> {
-  const [row] = await json<{ n: string }>(
-    ch,
-    sql`SELECT count() AS n FROM ${where.read('system', 'mutations')} WHERE database = ${database} AND is_done = 0`,
-  )
-  return Number(row?.n ?? 0) > 0
 }
 
 async function json<T>(ch: ClickHouseClient, query: string): Promise<T[]> {

@@ -1,12 +1,15 @@
-// The erasure purge on a cluster (docs/design.md H61), on the cluster profile's ClickHouse (four 18.16
-// servers, two shards of two replicas; test/support/clickhouse-cluster.ts starts them if needed). The purge
-// talks to ch-1 as the projector does; a person's rows live on one shard (sharding by account and user),
-// which for some people is the other shard. Every replica of every shard must hold none of the person's
-// rows afterwards, while everyone else's rows stay.
+// The erasure purge (A12) on a cluster (docs/design.md H61), on the
+// cluster profile's ClickHouse (four 18.16 servers, two shards of two replicas;
+// test/support/clickhouse-cluster.ts starts them if needed). Both talk to ch-1 as the projector does; a
+// person's rows live on one shard (sharding by account and user), which for some people is the other shard.
+// Every replica of every shard must hold none of the person's rows afterwards, while every other row stays.
+// The rows are all in one month, which the live traffic also writes to: a replicated table does not mutate
+// the last part each partition took with insert_quorum until another insert reaches that partition (H61).
 import t from 'tap'
-import { purgePerson } from './purge.js'
-import { ClickHouseWriter } from '../clickhouse/writer.js'
-import { makeEvent, makeIdentify, queryRows } from '../../../../test/support/clickhouse-helpers.js'
+import { randomBytes } from 'node:crypto'
+import { purgePerson } from '../privacy/purge.js'
+import { ClickHouseWriter } from './writer.js'
+import { makeEvent, makeIdentify, queryRows, type TeardownHost } from '../../../../test/support/clickhouse-helpers.js'
 import {
   CLUSTER,
   NODES,
@@ -67,34 +70,7 @@ t.test('a person whose rows are on the shard the purge is not connected to is pu
   t.ok(onShard2, 'someone lives on shard 2 only')
   t.ok(onShard1, 'someone lives on shard 1 only')
   const before = await totalRows(ACCOUNT)
-  // A replicated table does not mutate the last part written to it with insert_quorum (the writer's H45
-  // insert) until a later insert arrives: the live projector's next batch. As a live projector would,
-  // another account's events keep arriving while the purges wait.
-  let live = true
-  let liveBatches = 0
-  const traffic = (async () => {
-    while (live) {
-      liveBatches++
-      await writer.write({
-        events: USERS.map((u) =>
-          makeEvent({
-            event_id: `live-${liveBatches}-${u}`,
-            account_id: 'acc_other',
-            user_id: u,
-            user_traits: '{"a":1}',
-          }),
-        ),
-        identifies: USERS.map((u) =>
-          makeIdentify({ event_id: `live-${liveBatches}-${u}-i`, account_id: 'acc_other', user_id: u }),
-        ),
-      })
-      await new Promise((r) => setTimeout(r, 2000))
-    }
-  })()
-  t.teardown(() => {
-    live = false
-    return traffic
-  })
+  const traffic = liveTraffic(t)
   for (const p of [onShard2!, onShard1!]) {
     const result = await purgePerson(
       client,
@@ -106,11 +82,9 @@ t.test('a person whose rows are on the shard the purge is not connected to is pu
     t.equal(result.found.events_local, 10, `the purge counted ${p.user}'s events on both replicas of their shard`)
     t.same(await rowsPerNode(p.user), [0, 0, 0, 0], `no replica holds a row of ${p.user}`)
   }
-  live = false
-  await traffic
+  t.comment(`${await traffic.stop()} live batches of another account arrived while the purges waited`)
   // Five events and one identify of each purged person, on two replicas each.
   const purgedRows = 2 * 2 * (5 + 1)
-  t.comment(`${liveBatches} live batches of another account arrived while the purges waited`)
   t.equal(
     await totalRows(ACCOUNT),
     before - purgedRows,
@@ -135,4 +109,34 @@ async function totalRows(account = ACCOUNT): Promise<number> {
       n += Number(row!.n)
     }
   return n
+}
+
+/**
+ * A replicated table does not mutate the last part written to it with insert_quorum (the writer's H45
+ * insert) until a later insert arrives: the live projector's next batch. As a live projector would,
+ * another account's events and identifies keep arriving (every shard) until stopped.
+ */
+function liveTraffic(t: TeardownHost) {
+  let live = true
+  let batches = 0
+  const running = (async () => {
+    while (live) {
+      batches++
+      const tag = `live-${randomBytes(4).toString('hex')}`
+      await writer.write({
+        events: USERS.map((u) =>
+          makeEvent({ event_id: `${tag}-${u}`, account_id: 'acc_other', user_id: u, user_traits: '{"a":1}' }),
+        ),
+        identifies: USERS.map((u) => makeIdentify({ event_id: `${tag}-${u}-i`, account_id: 'acc_other', user_id: u })),
+      })
+      await new Promise((r) => setTimeout(r, 2000))
+    }
+  })()
+  const stop = async () => {
+    live = false
+    await running
+    return batches
+  }
+  t.teardown(stop)
+  return { stop }
 }
