@@ -11,6 +11,7 @@ import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.j
 import { AccountsAdmin } from '../../shared/src/accounts/accounts-admin.js'
 import { PrivacyAdmin } from '../../shared/src/privacy/privacy-admin.js'
 import type { Logger } from '../../shared/src/log.js'
+import { reportOf } from '../../shared/src/http/index.js'
 import { runService } from '../../shared/src/run-service.js'
 import { DEFAULT_PLANS, parsePlans } from '../../shared/src/accounts/plans.js'
 import { loadDashboardConfig, type DashboardConfig } from './config.js'
@@ -84,7 +85,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
           readiness.set('clickhouse', `unavailable: ${String((err as Error).message).slice(0, 120)}`)
         }
       }
-      return { ok: readiness.ready, checks: readiness.snapshot() }
+      return reportOf(readiness.snapshot())
     },
   })
 
