@@ -68,8 +68,9 @@ t.test('10,000 events through an ingest killed and restarted mid-stream: each st
   // Let the projector finish whatever Kafka still holds (a duplicate would come last), then count.
   await waitUntil(
     async () => {
-      const h = (await (await fetch(s.projectorUrl + '/health')).json()) as { lag?: number | string }
-      return Number(h.lag) === 0
+      // The projector's readiness carries its lag as a check: { lag: { ok: true, detail: '<n> records' } } (H62).
+      const h = (await (await fetch(s.projectorUrl + '/health')).json()) as { checks?: { lag?: { detail?: string } } }
+      return h.checks?.lag?.detail === '0 records'
     },
     60_000,
     'projector lag 0',

@@ -107,8 +107,17 @@ t.test(
     t.match(down, { status: 503, body: { success: false, error: { code: 'SERVICE_UNAVAILABLE' } } })
     t.ok(Number(down.headers.get('retry-after')) > 0)
     t.notMatch(JSON.stringify(down.body), /ECONNREFUSED|8123/, 'no internals in the answer')
-    t.equal((await fetch(`${d.url}/health`)).status, 503)
-    t.equal((await fetch(`${d.url}/health/live`)).status, 200, 'liveness does not depend on ClickHouse')
+    const health = await fetch(`${d.url}/health`)
+    t.equal(health.status, 503)
+    t.ok(Number(health.headers.get('retry-after')) > 0, 'readiness says when to ask again, as every 503 does')
+    t.same(
+      await health.json(),
+      { status: 'unavailable', checks: { clickhouse: { ok: false, detail: 'unavailable' } } },
+      "ingest's health shape (H62)",
+    )
+    const live = await fetch(`${d.url}/health/live`)
+    t.equal(live.status, 200, 'liveness does not depend on ClickHouse')
+    t.same(await live.json(), { status: 'ok' })
   },
 )
 
@@ -119,4 +128,12 @@ t.test('unknown API paths are 404 and known ones with another method 405', async
   const put = await c.request('PUT', '/api/keys', {})
   t.equal(put.status, 405)
   t.match(put.headers.get('allow'), /GET/)
+})
+
+t.test('a body that is not a JSON object is 400 in the error shape', async (t) => {
+  const d = await startInProcessDashboard(t)
+  const c = d.client()
+  const res = await c.request('POST', '/api/signin', '{"email": ')
+  t.equal(res.status, 400)
+  t.match(res.body, { success: false, error: { code: 'BAD_REQUEST', message: String } })
 })

@@ -4,6 +4,7 @@
 // once the registry has the id again. The 404 is the real registry's: the schema is registered
 // and deleted for good there; the proxy (test/support/registry-proxy.ts) plays the restore.
 import t from 'tap'
+import { failingChecks } from '../../services/shared/src/http/index.js'
 import avro from 'avsc'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { startServices, waitUntil } from '../support/harness.js'
@@ -93,7 +94,9 @@ t.test('a schema id the registry lost stalls its partition until the registry ha
   )
   const health = await fetch(`${s.projectorUrl}/health/ready`)
   t.equal(health.status, 503, 'not ready')
-  t.match(await health.json(), { missing: ['registry'], registry: /SCHEMA_MISSING/ }, 'readiness names the registry')
+  const body = await health.json()
+  t.match(body, { checks: { registry: { ok: false, detail: /SCHEMA_MISSING/ } } }, 'readiness names the registry')
+  t.same(failingChecks(body.checks), ['registry'], 'and only it')
 
   proxy.restore(lostId, lostSchema)
   await s.waitForRows(events, 3, 60_000)

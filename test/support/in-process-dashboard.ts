@@ -18,6 +18,7 @@ import { AccountsAdmin } from '../../services/shared/src/accounts/accounts-admin
 import type { AccountsEntry } from '../../services/shared/src/accounts/accounts-log.js'
 import { DEFAULT_PLANS } from '../../services/shared/src/accounts/plans.js'
 import { createLogger } from '../../services/shared/src/log.js'
+import { reportOf } from '../../services/shared/src/http/index.js'
 import { Codec } from '../../schemas/codec.js'
 import { DashboardClient } from './dashboard-client.js'
 import { listen } from './in-process-ingest.js'
@@ -98,7 +99,7 @@ export async function startInProcessDashboard(
     hashGate: new HashGate({ running: 2, waiting: 64 }),
     publicDir: join(ROOT, 'services/dashboard/src/public'),
     ready: () => true,
-    health: async () => ({ ok: !data.failing, checks: { clickhouse: data.failing ? 'unavailable' : 'ok' } }),
+    health: async () => reportOf({ clickhouse: data.failing ? 'unavailable' : 'ok' }),
   })
   const url = await listen(t, app)
   return { url, admin, data, client: () => new DashboardClient(url) }

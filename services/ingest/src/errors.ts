@@ -2,6 +2,7 @@
 // retriable, cause). The HTTP layer renders them in one place, the error middleware in
 // http/error-middleware.ts, as {success:false, error:{code, message, details?}}.
 import { AppError } from '../../shared/src/errors.js'
+import { errorBody } from '../../shared/src/http/index.js'
 
 export type ErrorCode =
   | 'MISSING_AUTH_HEADER'
@@ -39,12 +40,7 @@ export class ServiceError extends AppError {
 
   /** Shape 1 of docs/api.md's Errors section. */
   toBody() {
-    const error: { code: ErrorCode; message: string; details?: Record<string, unknown> } = {
-      code: this.code,
-      message: this.message,
-    }
-    if (this.details !== undefined) error.details = this.details
-    return { success: false as const, error }
+    return errorBody(this)
   }
 }
 

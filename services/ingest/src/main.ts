@@ -14,6 +14,7 @@ import { followAccounts, type AccountsFollower } from '../../shared/src/accounts
 import { ErasureSet } from '../../shared/src/privacy/erasure-set.js'
 import { followErasures } from '../../shared/src/privacy/erasures-log.js'
 import { Readiness } from '../../shared/src/wait-for.js'
+import { checksOf } from '../../shared/src/http/index.js'
 import type { Logger } from '../../shared/src/log.js'
 import { runService } from '../../shared/src/run-service.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -71,7 +72,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const readiness = () =>
     phase.accepting && phase.follower
       ? readinessOf({ appender, accounts: phase.follower, draining: () => phase.closing, limits })
-      : { ready: false, checks: startupChecks(startup) }
+      : { ready: false, checks: checksOf(startup.snapshot()) }
   // H65, H66: refused requests of authenticated keys, counted per account and drained to their topic.
   const refusals = createRefusals(kafka, codec, cfg, metrics, log)
   const app = createIngestApp({
@@ -168,11 +169,6 @@ async function closeService(p: Parts): Promise<void> {
   await p.phase.erasures?.stop()
   await p.ch.close()
   p.chosen.disconnect()
-}
-
-/** Readiness while starting: each dependency start() waits for, with what it is waiting on. */
-function startupChecks(startup: Readiness) {
-  return Object.fromEntries(Object.entries(startup.snapshot()).map(([k, v]) => [k, { ok: v === 'ok', detail: v }]))
 }
 
 // While limits are enforced locally, each readiness check, once answered, gives the fallback's probe

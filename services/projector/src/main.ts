@@ -4,6 +4,7 @@
 // for, never a reason to exit; /health says which one is missing meanwhile (H27).
 // `close()` drains, also while start() is still waiting.
 import type { Server } from 'node:http'
+import { reportOf } from '../../shared/src/http/index.js'
 import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
@@ -148,7 +149,7 @@ async function health(ch: ClickHouse, readiness: Readiness) {
     const ping = await ch.ping().catch((err: unknown) => ({ success: false as const, error: err as Error }))
     readiness.set('clickhouse', ping.success ? 'ok' : `unavailable: ${String(ping.error?.message ?? '').slice(0, 120)}`)
   }
-  return { ok: readiness.ready, checks: readiness.snapshot() }
+  return reportOf(readiness.snapshot())
 }
 
 /** Drains: stops serving and consuming (the projector writes and commits what it fetched), then the clients. */

@@ -3,6 +3,7 @@
 // health, routes (middleware.ts, ../api/routes.ts).
 import Koa from 'koa'
 import bodyParser from 'koa-bodyparser'
+import { notFoundAnswer, setAnswer } from '../../../shared/src/http/index.js'
 import { createApiRouter, type ApiDeps, type DashboardState } from '../api/routes.js'
 import { loadAssets, staticFiles } from './static-files.js'
 import { csrfGuard, healthAndReadiness, renderErrors, securityHeaders, session, type HealthDeps } from './middleware.js'
@@ -26,9 +27,6 @@ export function createDashboardApp(d: DashboardAppDeps): Koa<DashboardState> {
   app.use(api.routes())
   app.use(api.allowedMethods())
   app.use(staticFiles(loadAssets(d.publicDir)))
-  app.use(async (ctx) => {
-    ctx.status = 404
-    ctx.body = { success: false, error: { code: 'NOT_FOUND', message: 'No such page or endpoint' } }
-  })
+  app.use(async (ctx) => setAnswer(ctx, notFoundAnswer('No such page or endpoint')))
   return app
 }

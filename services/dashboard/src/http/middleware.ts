@@ -17,11 +17,17 @@ import {
   CSRF_HEADER,
 } from '../auth/index.js'
 import { clientIp } from '../../../shared/src/client-ip.js'
+import {
+  errorAnswer,
+  INTERNAL_ERROR,
+  type ReadinessReport,
+  type RenderableError,
+  serviceRoutes,
+  setAnswer,
+} from '../../../shared/src/http/index.js'
 
 /** Seconds a client is told to wait while the dashboard is not ready. */
 const NOT_READY_RETRY_AFTER_S = 5
-/** Retry-After of a 503 that names no figure of its own (ClickHouse or the accounts log away). */
-const DEFAULT_RETRY_AFTER_S = 5
 
 const CSP = [
   "default-src 'self'",
@@ -34,31 +40,29 @@ const CSP = [
   "form-action 'self'",
 ].join('; ')
 
-/** Renders every error as { success: false, error: { code, message, details? } }. */
+/** Renders every error in the shared error shape (H62): the dashboard's own errors as they are, a
+ *  client error of the body parser as BAD_REQUEST with its message, anything else as a 500 without
+ *  internals, logged through app.on('error'). */
 export function renderErrors() {
   return async (ctx: Ctx, next: Koa.Next) => {
     try {
       await next()
     } catch (err) {
-      const e = err instanceof DashboardError ? err : undefined
-      const status =
-        e?.status ?? ((err as any)?.status >= 400 && (err as any)?.status < 500 ? (err as any).status : 500)
-      ctx.status = status
-      // 429 and 503 always say when to come back: the error's own figure, else a default.
-      const retryAfter = e?.details?.retry_after_seconds ?? (status === 503 ? DEFAULT_RETRY_AFTER_S : undefined)
-      if ((status === 429 || status === 503) && retryAfter !== undefined && !ctx.response.get('Retry-After'))
-        ctx.set('Retry-After', String(retryAfter))
-      ctx.body = {
-        success: false,
-        error: e
-          ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
-          : status < 500
-            ? { code: 'BAD_REQUEST', message: (err as Error).message }
-            : { code: 'INTERNAL', message: 'Internal error' },
-      }
-      if (status >= 500) ctx.app.emit('error', err, ctx)
+      const e = asRenderable(err)
+      // A header set before the error (a 503's own Retry-After) is kept: the error's figure is a default.
+      const retryAfter = ctx.response.get('Retry-After')
+      setAnswer(ctx, errorAnswer(retryAfter ? { ...e, headers: { 'Retry-After': retryAfter } } : e))
+      if (e.status >= 500) ctx.app.emit('error', err, ctx)
     }
   }
+}
+
+function asRenderable(err: unknown): RenderableError {
+  if (err instanceof DashboardError) return err
+  const status = (err as { status?: unknown })?.status
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return { code: 'BAD_REQUEST', status, message: (err as Error).message }
+  return INTERNAL_ERROR
 }
 
 export function securityHeaders() {
@@ -123,31 +127,22 @@ export function csrfGuard(cfg: DashboardConfig, log: Logger) {
 }
 
 export interface HealthDeps {
-  /** Readiness: ok only when every dependency answers; checks names each one's state. */
-  health: () => Promise<{ ok: boolean; checks: Record<string, string> }>
+  /** Readiness: ready only when every dependency answers; checks names each one's state. */
+  health: () => Promise<ReadinessReport>
   /** False while start() still waits for Kafka, the registry, ClickHouse or the accounts table. */
   ready?: () => boolean
 }
 
+/** Liveness and readiness in the shape every service answers (H62); the API answers 503 until ready. */
 export function healthAndReadiness(d: HealthDeps) {
-  return async (ctx: Ctx, next: Koa.Next) => {
-    if (ctx.method === 'GET' && ctx.path === '/health/live') {
-      // Liveness never depends on the dependencies, so their outage does not get us restarted.
-      ctx.body = { status: 'ok' }
-      return
-    }
-    if (ctx.method === 'GET' && (ctx.path === '/health' || ctx.path === '/health/ready')) {
-      const h = await d.health()
-      ctx.status = h.ok ? 200 : 503
-      const missing = Object.keys(h.checks).filter((k) => h.checks[k] !== 'ok')
-      ctx.body = { status: h.ok ? 'ok' : 'not ready', ...(h.ok ? {} : { missing }), ...h.checks }
-      return
-    }
-    // Until the accounts table is loaded the API cannot answer truthfully (a sign-in would find no account).
-    if (ctx.path.startsWith('/api/') && d.ready && !d.ready()) {
-      ctx.set('Retry-After', String(NOT_READY_RETRY_AFTER_S))
-      throw unavailable('The dashboard (still waiting for its dependencies)')
-    }
-    await next()
-  }
+  const health = serviceRoutes({ readiness: d.health })
+  return async (ctx: Ctx, next: Koa.Next) =>
+    health(ctx, async () => {
+      // Until the accounts table is loaded the API cannot answer truthfully (a sign-in would find no account).
+      if (ctx.path.startsWith('/api/') && d.ready && !d.ready()) {
+        ctx.set('Retry-After', String(NOT_READY_RETRY_AFTER_S))
+        throw unavailable('The dashboard (still waiting for its dependencies)')
+      }
+      await next()
+    })
 }

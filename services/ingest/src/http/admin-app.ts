@@ -3,9 +3,8 @@
 // volumes, the error mix and producer state. Operators, load balancers' readiness checks and
 // Prometheus reach it from the private network; docs/security.md says what to put in front.
 import Koa from 'koa'
-import Router from '@koa/router'
 import type { Logger } from '../../../shared/src/log.js'
-import { addAdminRoutes } from './health-routes.js'
+import { serviceRoutes } from '../../../shared/src/http/index.js'
 import type { IngestMetrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 
@@ -20,9 +19,8 @@ export interface AdminDeps {
 
 export function createAdminApp(d: AdminDeps): Koa {
   const app = new Koa({ proxy: false })
-  const router = new Router()
-  addAdminRoutes(router, d)
-  app.use(router.routes())
+  // Liveness, readiness (twice: /health is its older name) and metrics, as every service answers them (H62).
+  app.use(serviceRoutes(d))
   app.on('error', (err) => d.log.error('admin koa error', { err }))
   return app
 }

@@ -1,7 +1,8 @@
-// The one place that renders every ingest error as shape 1 (docs/api.md Errors) and makes sure
+// The one place that renders every ingest error as shape 1 (docs/api.md Errors; the body is the shared skeleton's, H62) and makes sure
 // every response carries rate-limit headers (H2), counted ones or the client address's bucket.
 import type Koa from 'koa'
 import type { Logger } from '../../../shared/src/log.js'
+import { errorAnswer, INTERNAL_ERROR, setAnswer } from '../../../shared/src/http/index.js'
 import { errors, ServiceError } from '../errors.js'
 import { ipBucket, rateLimitHeaders, type Limits } from '../limits/index.js'
 import { clientIp } from './client-ip.js'
@@ -31,9 +32,7 @@ export function errorMiddleware(d: ErrorMiddlewareDeps) {
     } catch (err) {
       const e = toServiceError(err)
       if (e.status >= 500) d.log.error('request failed', { path: ctx.path, code: e.code, err: e.cause ?? err })
-      ctx.status = e.status
-      ctx.body = e.toBody()
-      ctx.set(e.headers)
+      setAnswer(ctx, errorAnswer(e))
       d.metrics?.request(routeLabel(ctx.path), e.status, e.code)
       recordRefusal(d.refusals, ctx, e)
     }
@@ -74,5 +73,5 @@ function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err
   const e = err as { status?: number }
   if (e?.status === 413) return errors.payloadTooLarge(0)
-  return new ServiceError('INTERNAL_ERROR', 500, 'Internal server error', undefined, { cause: err })
+  return new ServiceError(INTERNAL_ERROR.code, INTERNAL_ERROR.status, INTERNAL_ERROR.message, undefined, { cause: err })
 }

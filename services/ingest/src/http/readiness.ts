@@ -3,15 +3,14 @@
 // accounts topic (a silent follower may be missing a key revocation), and an instance that is not
 // draining. Liveness is separate and needs none of these: restarting a process does not bring
 // Kafka back.
+import type { ReadinessReport } from '../../../shared/src/http/index.js'
 import type { AppenderHealth } from '../kafka/record-appender.js'
 
 /** A key table that has not heard from Kafka for this long may be missing a revocation. */
 export const ACCOUNTS_STALE_MS = 15_000
 
-export interface Readiness {
-  ready: boolean
-  checks: Record<string, { ok: boolean; detail?: string }>
-}
+/** The shared health shape's report (H62). */
+export type Readiness = ReadinessReport
 
 export interface ReadinessSources {
   appender: { health(): AppenderHealth }

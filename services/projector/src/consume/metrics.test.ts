@@ -92,7 +92,7 @@ t.test('GET /metrics serves the registry with process metrics and the live subsc
     metrics,
     hub,
     auth: { liveToken: 'x'.repeat(32) },
-    health: async () => ({ ok: true, checks: {} }),
+    health: async () => ({ ready: true, checks: {} }),
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   t.teardown(() => server.close())
@@ -103,4 +103,43 @@ t.test('GET /metrics serves the registry with process metrics and the live subsc
   t.equal(v.get('projector_rows_inserted_total{kind="event"}'), 7)
   t.equal(v.get('projector_live_subscribers'), 0)
   t.ok((v.get('projector_process_resident_memory_bytes') ?? 0) > 0, 'process metrics, prefixed')
+})
+
+t.test("/health answers the services' one shape (H62), with the lag as a check; unknown paths 404", async (t) => {
+  const metrics = new Metrics()
+  let ready = false
+  const server = createProjectorServer({
+    metrics,
+    hub: new LiveHub(),
+    auth: { liveToken: 'x'.repeat(32) },
+    health: async () =>
+      ready
+        ? { ready: true, checks: { clickhouse: { ok: true, detail: 'ok' } } }
+        : { ready: false, checks: { clickhouse: { ok: false, detail: 'unavailable: ECONNREFUSED' } } },
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => server.close())
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const waiting = await fetch(`${base}/health`)
+  t.equal(waiting.status, 503)
+  t.equal(waiting.headers.get('retry-after'), '2', 'every 503 says when to ask again')
+  t.same(await waiting.json(), {
+    status: 'unavailable',
+    checks: {
+      clickhouse: { ok: false, detail: 'unavailable: ECONNREFUSED' },
+      lag: { ok: true, detail: '0 records' },
+    },
+  })
+  ready = true
+  const ok = await fetch(`${base}/health/ready`)
+  t.equal(ok.status, 200)
+  t.match(ok.headers.get('content-type'), /^application\/json/)
+  t.same(await ok.json(), {
+    status: 'ok',
+    checks: { clickhouse: { ok: true, detail: 'ok' }, lag: { ok: true, detail: '0 records' } },
+  })
+  t.same(await (await fetch(`${base}/health/live`)).json(), { status: 'ok' })
+  const nope = await fetch(`${base}/nope`)
+  t.equal(nope.status, 404)
+  t.same(await nope.json(), { success: false, error: { code: 'NOT_FOUND', message: 'No such endpoint' } })
 })

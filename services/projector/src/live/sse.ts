@@ -7,6 +7,7 @@
 // A stream that holds more than `bufferBytes` its client has not taken is cut off (U3): the socket
 // is destroyed rather than ended (an end() waits for a client that does not read), its ping timer
 // is cleared, and nothing is written to it again; errors on either side only end the stream.
+import { errorAnswer, sendAnswer } from '../../../shared/src/http/index.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { LiveHub, LiveItem, Subscriber } from './live-hub.js'
@@ -34,13 +35,13 @@ function safeEqual(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
+/** A refused stream, in the error shape every service answers (H62). */
 function refuse(res: ServerResponse, status: number, code: string, message: string) {
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    ...(status === 401 ? { 'www-authenticate': 'Bearer realm="live"' } : {}),
-    ...(status === 429 || status === 503 ? { 'retry-after': String(LIVE_RETRY_AFTER_S) } : {}),
-  })
-  res.end(JSON.stringify({ success: false, error: { code, message } }))
+  const headers = {
+    ...(status === 401 ? { 'WWW-Authenticate': 'Bearer realm="live"' } : {}),
+    ...(status === 429 || status === 503 ? { 'Retry-After': String(LIVE_RETRY_AFTER_S) } : {}),
+  }
+  sendAnswer(res, errorAnswer({ status, code, message, headers }))
 }
 
 export function handleLive(
