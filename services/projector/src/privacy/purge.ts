@@ -10,7 +10,7 @@
 //
 // On a cluster (H61) it deletes and checks on every replica: clickhouse/mutation-places.ts.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
 
 export type { ClusterAccess }
