@@ -1,0 +1,150 @@
+// `npm run bench -- --only dashboard` (BENCHMARKS.md, "Dashboard pages"): every dashboard page's API
+// call timed over HTTP on one account holding ten million events (issue 32's target: each under 1 s
+// on this machine). The projector applies the migrations to the bench's database, the dashboard runs
+// compiled from dist/ as production runs it, the bench signs up through it and fills that account
+// straight into ClickHouse (dashboard-fill.ts; not measured), then calls each page's endpoint as the
+// signed-in browser does: a cold first call, then `runs` more (median and max).
+import { loadavg } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import { openClickHouse } from '../services/shared/src/clickhouse.js'
+import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
+import { DashboardClient } from '../test/support/dashboard-client.js'
+import { fillAccount, type FillSizes } from './dashboard-fill.js'
+import { compiled, freePort, startNode, stopChild, waitHealthy } from './processes.js'
+
+export interface PageCall {
+  /** The page and what it asks, as the table shows it. */
+  page: string
+  /** The API call the page makes (under /api), with the query its view sends. */
+  path: string
+}
+
+/**
+ * One line per page's API call. A page merged later is one more line here: Funnels
+ * (`/api/funnels?...`), Retention cohorts, Refused requests (`/api/refused`).
+ */
+export const PAGE_CALLS: PageCall[] = [
+  { page: 'Definitions (events and traits)', path: '/definitions' },
+  { page: 'Explorer: recent events, 7 days', path: '/events?limit=100' },
+  { page: 'Explorer: event name contains', path: '/events?event_contains=checkout&limit=100' },
+  { page: 'Explorer: one user', path: '/events?user_id=user_7&limit=100' },
+  { page: 'Top events, 7 days', path: '/top-events' },
+  { page: 'Usage (month, minute, 3 days by hour)', path: '/usage' },
+  { page: 'Live history, last 50', path: '/live/history?limit=50' },
+  { page: 'Persons: first page', path: '/persons' },
+  { page: 'Persons: a later page', path: '/persons?after=user_5' },
+  { page: 'Persons: search by email', path: '/persons?q=person2999%40' },
+  { page: 'Persons: search by trait value', path: '/persons?q=business' },
+  { page: 'User page', path: '/users/user_7' },
+  { page: 'Trends: all events, 30 days by day', path: '/trends?period=30d&interval=day' },
+  { page: 'Trends: one event, 7 days, compare', path: '/trends?period=7d&interval=hour&event=page_viewed&compare=1' },
+  { page: 'Trends: breakdown by plan, 30 days', path: '/trends?period=30d&interval=day&breakdown=plan' },
+  { page: 'Trends: filter paid=true, 7 days', path: '/trends?period=7d&interval=day&filter=paid%3Dtrue' },
+]
+
+export interface PageTiming extends PageCall {
+  status: number
+  bytes: number
+  coldMs: number
+  medianMs: number
+  maxMs: number
+}
+
+export interface DashboardFigures {
+  sizes: FillSizes
+  fillSec: number
+  runs: number
+  loadAverage: { start: number[]; end: number[] }
+  pages: PageTiming[]
+}
+
+const ms = (t0: number) => Math.round(performance.now() - t0)
+
+/** One call's time and answer, the whole body read (as the browser waits for it). */
+async function timed(client: DashboardClient, path: string): Promise<{ ms: number; status: number; bytes: number }> {
+  const t0 = performance.now()
+  const r = await client.get(`/api${path}`)
+  return { ms: ms(t0), status: r.status, bytes: JSON.stringify(r.body).length }
+}
+
+/** Times each call: the first (cold) apart, then `runs` more in turn over the list. */
+export async function timePages(client: DashboardClient, calls: PageCall[], runs: number): Promise<PageTiming[]> {
+  const first: Array<Awaited<ReturnType<typeof timed>>> = []
+  for (const c of calls) first.push(await timed(client, c.path))
+  const warm: number[][] = calls.map(() => [])
+  for (let i = 0; i < runs; i++) for (const [k, c] of calls.entries()) warm[k]!.push((await timed(client, c.path)).ms)
+  return calls.map((c, k) => {
+    const sorted = warm[k]!.sort((a, b) => a - b)
+    const f = first[k]!
+    return {
+      ...c,
+      status: f.status,
+      bytes: f.bytes,
+      coldMs: f.ms,
+      medianMs: sorted[Math.floor(sorted.length / 2)] ?? f.ms,
+      maxMs: sorted.at(-1) ?? f.ms,
+    }
+  })
+}
+
+/** The table for BENCHMARKS.md (markdown), a page over the 1 s target marked. */
+export function pagesTable(pages: PageTiming[]): string[] {
+  return [
+    '| page | API call | cold | median | max | answer |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...pages.map(
+      (p) =>
+        `| ${p.page} | \`${p.path}\` | ${p.coldMs} ms | ${p.medianMs < 1000 ? p.medianMs : `**${p.medianMs}**`} ms | ${p.maxMs} ms | ${p.status}, ${(p.bytes / 1024).toFixed(1)} KiB |`,
+    ),
+  ]
+}
+
+export async function dashboardBench(
+  env: Record<string, string>,
+  o: { sizes: FillSizes; runs: number; logDir: string; say: (s: string) => void },
+): Promise<DashboardFigures> {
+  const cfg = commonConfig(readEnv(commonSpec, env))
+  const [projPort, dashPort] = [await freePort(), await freePort()]
+  // The projector first: it applies the ClickHouse migrations and sets up the topics.
+  const projector = startNode(
+    'projector',
+    compiled('services/projector/src/main.ts'),
+    { ...env, PROJECTOR_PORT: String(projPort) },
+    o.logDir,
+  )
+  await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
+  const dashboard = startNode(
+    'dashboard',
+    compiled('services/dashboard/src/main.ts'),
+    {
+      ...env,
+      DASHBOARD_PORT: String(dashPort),
+      PROJECTOR_URL: `http://127.0.0.1:${projPort}`,
+      SESSION_SECRET: randomBytes(24).toString('hex'),
+      // The bench calls every page many times a minute; H23's read limit is not what is measured.
+      QUERIES_PER_MINUTE: '100000',
+    },
+    o.logDir,
+  )
+  const url = `http://127.0.0.1:${dashPort}`
+  await waitHealthy(dashboard, `${url}/health`)
+  const client = new DashboardClient(url)
+  const { accountId } = await client.signUp()
+
+  o.say(
+    `dashboard: filling ${o.sizes.events.toLocaleString('en-US')} events, ${o.sizes.persons.toLocaleString('en-US')} persons into ${cfg.clickhouse.database} (not measured)`,
+  )
+  const ch = openClickHouse(cfg.clickhouse, { requestTimeoutMs: 1_800_000 })
+  const t0 = performance.now()
+  await fillAccount(ch, cfg.clickhouse.database, accountId, Math.floor(Date.now() / 1000), o.sizes)
+  const fillSec = Math.round((performance.now() - t0) / 100) / 10
+  await ch.close()
+
+  o.say(`dashboard: timing ${PAGE_CALLS.length} page calls, a cold call then ${o.runs} each`)
+  const start = loadavg()
+  const pages = await timePages(client, PAGE_CALLS, o.runs)
+  const end = loadavg()
+  await stopChild(dashboard)
+  await stopChild(projector)
+  return { sizes: o.sizes, fillSec, runs: o.runs, loadAverage: { start, end }, pages }
+}
