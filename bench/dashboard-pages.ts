@@ -6,6 +6,8 @@
 // signed-in browser does: a cold first call, then `runs` more (median and max).
 import { loadavg } from 'node:os'
 import { randomBytes } from 'node:crypto'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { sql } from '../schemas/clickhouse/sql.js'
 import { openClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
 import { DashboardClient } from '../test/support/dashboard-client.js'
@@ -53,9 +55,27 @@ export interface PageTiming extends PageCall {
 export interface DashboardFigures {
   sizes: FillSizes
   fillSec: number
+  /** Seconds waited after the fill for ClickHouse's merges of it to end. */
+  mergedSec: number
   runs: number
   loadAverage: { start: number[]; end: number[] }
   pages: PageTiming[]
+}
+
+/** Seconds until ClickHouse runs no merge in `database` (at most `timeoutMs`, then it goes on). */
+async function mergesSettled(ch: ClickHouseClient, database: string, timeoutMs = 300_000): Promise<number> {
+  const t0 = performance.now()
+  while (performance.now() - t0 < timeoutMs) {
+    const [r] = await (
+      await ch.query({
+        query: sql`SELECT count() AS n FROM system.merges WHERE database = ${database}`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ n: string }>()
+    if (Number(r?.n) === 0) break
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+  return Math.round((performance.now() - t0) / 1000)
 }
 
 const ms = (t0: number) => Math.round(performance.now() - t0)
@@ -138,6 +158,8 @@ export async function dashboardBench(
   const t0 = performance.now()
   await fillAccount(ch, cfg.clickhouse.database, accountId, Math.floor(Date.now() / 1000), o.sizes)
   const fillSec = Math.round((performance.now() - t0) / 100) / 10
+  o.say('dashboard: waiting for the merges of the fill to end (an account filled over 30 days is merged)')
+  const mergedSec = await mergesSettled(ch, cfg.clickhouse.database)
   await ch.close()
 
   o.say(`dashboard: timing ${PAGE_CALLS.length} page calls, a cold call then ${o.runs} each`)
@@ -146,5 +168,5 @@ export async function dashboardBench(
   const end = loadavg()
   await stopChild(dashboard)
   await stopChild(projector)
-  return { sizes: o.sizes, fillSec, runs: o.runs, loadAverage: { start, end }, pages }
+  return { sizes: o.sizes, fillSec, mergedSec, runs: o.runs, loadAverage: { start, end }, pages }
 }
