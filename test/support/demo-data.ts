@@ -3,20 +3,13 @@
 // (under the hobby plan's 1,000 a month, so Usage shows the plan's bar half full) from 12 people in
 // working hours, with property values of several types, and one identify a person with their traits.
 
-const PEOPLE = [
-  ['ada', 'Ada Lovelace', 'business'],
-  ['grace', 'Grace Hopper', 'team'],
-  ['alan', 'Alan Turing', 'team'],
-  ['edsger', 'Edsger Dijkstra', 'free'],
-  ['barbara', 'Barbara Liskov', 'business'],
-  ['donald', 'Donald Knuth', 'free'],
-  ['margaret', 'Margaret Hamilton', 'team'],
-  ['ken', 'Ken Thompson', 'free'],
-  ['radia', 'Radia Perlman', 'business'],
-  ['john', 'John Backus', 'free'],
-  ['frances', 'Frances Allen', 'team'],
-  ['tim', 'Tim Berners-Lee', 'free'],
-] as const
+const NAMES =
+  'Ada Lovelace, Grace Hopper, Alan Turing, Edsger Dijkstra, Barbara Liskov, Donald Knuth, Margaret Hamilton, Ken Thompson, Radia Perlman, John Backus, Frances Allen, Tim Berners-Lee'
+const PLANS = ['business', 'team', 'free']
+/** [user id suffix, name, plan] of each person. */
+const PEOPLE = NAMES.split(', ').map(
+  (name, k) => [name.split(' ')[0]!.toLowerCase(), name, PLANS[(k * 7) % 3]!] as const,
+)
 
 /** The person whose page is shot. */
 export const DEMO_USER = 'user_ada'

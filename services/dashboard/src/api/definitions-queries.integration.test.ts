@@ -4,6 +4,7 @@
 // rows and keys left out.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { eventRow } from '../../../../test/support/event-rows.js'
 import { DefinitionQueries } from './definitions-queries.js'
 
 const NOW = Date.UTC(2024, 4, 31, 12)
@@ -12,17 +13,8 @@ const DAY = 86_400_000
 t.test('definitions count and describe each event name', async (t) => {
   const db = await createTestDatabase({ prefix: 'definitions', t })
   let n = 0
-  const row = (account_id: string, event: string, ms: number, properties: object) => ({
-    event_id: `e${n++}`,
-    account_id,
-    environment: 'live',
-    event,
-    timestamp: Math.floor(ms / 1000),
-    timestamp_ms: ms,
-    received_at: Math.floor(ms / 1000),
-    received_at_ms: ms,
-    properties: JSON.stringify(properties),
-  })
+  const row = (account_id: string, event: string, ms: number, properties: object) =>
+    eventRow({ event_id: `e${n++}`, account_id, event, ms, properties })
   const values = [
     row('acc_a', 'recent', NOW - 3_600_000, { plan: 'pro', seats: 3 }),
     row('acc_a', 'recent', NOW - 10 * DAY, { plan: 'free' }),

@@ -4,6 +4,7 @@
 // `FINAL` query (the reference) gives.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { eventRow } from '../../../../test/support/event-rows.js'
 import { DashboardQueries } from './queries.js'
 
 const T0 = Date.UTC(2024, 4, 13, 12)
@@ -12,18 +13,16 @@ t.test('recent events list each event once, as FINAL does, with duplicates not y
   const db = await createTestDatabase({ prefix: 'recent', t })
   const row = (i: number, user: string, receivedDelay: number, version: string) => {
     const ms = T0 + i * 1000 + 7
-    return {
+    return eventRow({
       event_id: `e${i}`,
       account_id: i === 9 ? 'acc_b' : 'acc_a',
       environment: i % 4 === 0 ? 'test' : 'live',
       event: `name_${i % 3}`,
       user_id: user,
-      timestamp: Math.floor(ms / 1000),
-      timestamp_ms: ms,
-      received_at: Math.floor((ms + receivedDelay) / 1000),
-      received_at_ms: ms + receivedDelay,
-      properties: JSON.stringify({ version }),
-    }
+      ms,
+      receivedMs: ms + receivedDelay,
+      properties: { version },
+    })
   }
   const first = Array.from({ length: 10 }, (_, i) => row(i, i % 2 ? 'u_odd' : 'u_even', 10, 'first'))
   // Three separate inserts (three parts): the same events again, later received, twice for some.
