@@ -5,6 +5,7 @@
 // straight into ClickHouse (dashboard-fill.ts; not measured), then calls each page's endpoint as the
 // signed-in browser does: a cold first call, then `runs` more (median and max).
 import { loadavg } from 'node:os'
+import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { sql } from '../schemas/clickhouse/sql.js'
@@ -13,6 +14,7 @@ import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js
 import { DashboardClient } from '../test/support/dashboard-client.js'
 import { fillAccount, type FillSizes } from './dashboard-fill.js'
 import { compiled, freePort, startNode, stopChild, waitHealthy } from './processes.js'
+import { waitUntil } from '../test/support/harness.js'
 
 export interface PageCall {
   /** The page and what it asks, as the table shows it. */
@@ -59,7 +61,8 @@ export interface DashboardFigures {
   mergedSec: number
   runs: number
   loadAverage: { start: number[]; end: number[] }
-  pages: PageTiming[]
+  /** Per checkout timed (its root), its pages' timings. */
+  builds: Array<{ root: string; pages: PageTiming[] }>
 }
 
 /**
@@ -95,44 +98,76 @@ async function timed(client: DashboardClient, path: string): Promise<{ ms: numbe
   return { ms: ms(t0), status: r.status, bytes: JSON.stringify(r.body).length }
 }
 
-/** Times each call: the first (cold) apart, then `runs` more in turn over the list. */
-export async function timePages(client: DashboardClient, calls: PageCall[], runs: number): Promise<PageTiming[]> {
-  const first: Array<Awaited<ReturnType<typeof timed>>> = []
-  for (const c of calls) first.push(await timed(client, c.path))
-  const warm: number[][] = calls.map(() => [])
-  for (let i = 0; i < runs; i++) for (const [k, c] of calls.entries()) warm[k]!.push((await timed(client, c.path)).ms)
-  return calls.map((c, k) => {
-    const sorted = warm[k]!.sort((a, b) => a - b)
-    const f = first[k]!
-    return {
-      ...c,
-      status: f.status,
-      bytes: f.bytes,
-      coldMs: f.ms,
-      medianMs: sorted[Math.floor(sorted.length / 2)] ?? f.ms,
-      maxMs: sorted.at(-1) ?? f.ms,
-    }
-  })
+/** Median and max of `xs` (sorted in place). */
+function spread(xs: number[]): { medianMs: number; maxMs: number } {
+  xs.sort((a, b) => a - b)
+  return { medianMs: xs[Math.floor(xs.length / 2)]!, maxMs: xs.at(-1)! }
 }
 
-/** The table for BENCHMARKS.md (markdown), a page over the 1 s target marked. */
-export function pagesTable(pages: PageTiming[]): string[] {
+/**
+ * Times each call on every client (one a dashboard build, BENCHMARKS.md "Dashboard pages"): the first
+ * (cold) call apart, then `runs` more in turn over the list, the clients alternating their order from
+ * call to call so that a slow minute of the machine falls on both. One list of timings per client.
+ */
+export async function timePages(clients: DashboardClient[], calls: PageCall[], runs: number): Promise<PageTiming[][]> {
+  const order = (i: number) => (i % 2 ? [...clients.keys()].reverse() : [...clients.keys()])
+  const first = clients.map(() => [] as Array<Awaited<ReturnType<typeof timed>>>)
+  for (const [k, c] of calls.entries()) for (const j of order(k)) first[j]![k] = await timed(clients[j]!, c.path)
+  const warm = clients.map(() => calls.map(() => [] as number[]))
+  for (let i = 0; i < runs; i++)
+    for (const [k, c] of calls.entries())
+      for (const j of order(i + k)) warm[j]![k]!.push((await timed(clients[j]!, c.path)).ms)
+  return clients.map((_, j) =>
+    calls.map((c, k) => {
+      const f = first[j]![k]!
+      return { ...c, status: f.status, bytes: f.bytes, coldMs: f.ms, ...spread(warm[j]![k]!) }
+    }),
+  )
+}
+
+const bold = (ms: number) => (ms < 1000 ? `${ms}` : `**${ms}**`)
+
+/**
+ * The table for BENCHMARKS.md (markdown): per build its cold call, median and max, a median over the
+ * 1 s target in bold.
+ */
+export function pagesTable(builds: Array<{ label: string; pages: PageTiming[] }>): string[] {
+  const head = builds.map((b) => `${b.label}: cold, median, max (ms)`)
   return [
-    '| page | API call | cold | median | max | answer |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...pages.map(
-      (p) =>
-        `| ${p.page} | \`${p.path}\` | ${p.coldMs} ms | ${p.medianMs < 1000 ? p.medianMs : `**${p.medianMs}**`} ms | ${p.maxMs} ms | ${p.status}, ${(p.bytes / 1024).toFixed(1)} KiB |`,
-    ),
+    `| page | API call | ${head.join(' | ')} | answer |`,
+    `| --- | --- | ${builds.map(() => '---').join(' | ')} | --- |`,
+    ...builds[0]!.pages.map((p, k) => {
+      const cells = builds.map((b) => {
+        const q = b.pages[k]!
+        return `${q.coldMs}, ${bold(q.medianMs)}, ${q.maxMs}`
+      })
+      return `| ${p.page} | \`${p.path}\` | ${cells.join(' | ')} | ${p.status}, ${(p.bytes / 1024).toFixed(1)} KiB |`
+    }),
   ]
 }
 
+/** A dashboard of the checkout at `root` (its dist/), on `port`, beside the others on the same data. */
+async function startDashboard(root: string, i: number, port: number, env: Record<string, string>, logDir: string) {
+  const child = startNode(
+    `dashboard-${i}`,
+    join(root, compiled('services/dashboard/src/main.ts')),
+    { ...env, DASHBOARD_PORT: String(port) },
+    logDir,
+  )
+  await waitHealthy(child, `http://127.0.0.1:${port}/health`)
+  return child
+}
+
+/**
+ * Fills one account and times every page call on the dashboard of each of `roots` (checkouts with a
+ * built dist/; this one alone by default), all reading the same database, their calls alternating.
+ */
 export async function dashboardBench(
   env: Record<string, string>,
-  o: { sizes: FillSizes; runs: number; logDir: string; say: (s: string) => void },
+  o: { sizes: FillSizes; runs: number; roots: string[]; logDir: string; say: (s: string) => void },
 ): Promise<DashboardFigures> {
   const cfg = commonConfig(readEnv(commonSpec, env))
-  const [projPort, dashPort] = [await freePort(), await freePort()]
+  const projPort = await freePort()
   // The projector first: it applies the ClickHouse migrations and sets up the topics.
   const projector = startNode(
     'projector',
@@ -141,23 +176,26 @@ export async function dashboardBench(
     o.logDir,
   )
   await waitHealthy(projector, `http://127.0.0.1:${projPort}/health`)
-  const dashboard = startNode(
-    'dashboard',
-    compiled('services/dashboard/src/main.ts'),
-    {
-      ...env,
-      DASHBOARD_PORT: String(dashPort),
-      PROJECTOR_URL: `http://127.0.0.1:${projPort}`,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      // The bench calls every page many times a minute; H23's read limit is not what is measured.
-      QUERIES_PER_MINUTE: '100000',
-    },
-    o.logDir,
-  )
-  const url = `http://127.0.0.1:${dashPort}`
-  await waitHealthy(dashboard, `${url}/health`)
-  const client = new DashboardClient(url)
-  const { accountId } = await client.signUp()
+  const dashEnv = {
+    ...env,
+    PROJECTOR_URL: `http://127.0.0.1:${projPort}`,
+    // One secret for every build, so the one session signed in works on each.
+    SESSION_SECRET: randomBytes(24).toString('hex'),
+    // The bench calls every page many times a minute; H23's read limit is not what is measured.
+    QUERIES_PER_MINUTE: '100000',
+  }
+  const clients: DashboardClient[] = []
+  const dashboards = []
+  for (const [i, root] of o.roots.entries()) {
+    const port = await freePort()
+    dashboards.push(await startDashboard(root, i, port, dashEnv, o.logDir))
+    clients.push(new DashboardClient(`http://127.0.0.1:${port}`))
+  }
+  const { accountId } = await clients[0]!.signUp()
+  for (const c of clients.slice(1)) {
+    for (const [k, v] of clients[0]!.cookies) c.cookies.set(k, v)
+    await waitUntil(async () => (await c.get('/api/me')).status === 200, 30_000, 'the account at every dashboard')
+  }
 
   o.say(
     `dashboard: filling ${o.sizes.events.toLocaleString('en-US')} events, ${o.sizes.persons.toLocaleString('en-US')} persons into ${cfg.clickhouse.database} (not measured)`,
@@ -170,11 +208,14 @@ export async function dashboardBench(
   const mergedSec = await mergesSettled(ch, cfg.clickhouse.database)
   await ch.close()
 
-  o.say(`dashboard: timing ${PAGE_CALLS.length} page calls, a cold call then ${o.runs} each`)
+  o.say(
+    `dashboard: timing ${PAGE_CALLS.length} page calls on ${o.roots.length} build(s), a cold call then ${o.runs} each`,
+  )
   const start = loadavg()
-  const pages = await timePages(client, PAGE_CALLS, o.runs)
+  const timings = await timePages(clients, PAGE_CALLS, o.runs)
   const end = loadavg()
-  await stopChild(dashboard)
+  for (const d of dashboards) await stopChild(d)
   await stopChild(projector)
-  return { sizes: o.sizes, fillSec, mergedSec, runs: o.runs, loadAverage: { start, end }, pages }
+  const builds = o.roots.map((root, i) => ({ root, pages: timings[i]! }))
+  return { sizes: o.sizes, fillSec, mergedSec, runs: o.runs, loadAverage: { start, end }, builds }
 }
