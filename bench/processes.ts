@@ -6,7 +6,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { createWriteStream, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
@@ -63,8 +63,9 @@ export interface Child {
 const children = new Set<Child>()
 
 /**
- * Starts `node <script>` with `env`, logging to `logDir/<name>.log`: a `.js` file (a service from
- * dist/) runs as is, a `.ts` file (the bare baseline, which is not part of the build) with tsx.
+ * Starts `node <script>` (relative to the repository, or absolute: another checkout's build) with `env`,
+ * logging to `logDir/<name>.log`: a `.js` file (a service from dist/) runs as is, a `.ts` file (the bare
+ * baseline, which is not part of the build) with tsx.
  */
 export function startNode(
   name: string,
@@ -76,7 +77,7 @@ export function startNode(
   const logFile = join(logDir, `${name}.log`)
   const out = createWriteStream(logFile, { flags: 'a' })
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
-  const proc = spawn(process.execPath, [...nodeArgs, ...loader, join(ROOT, script)], {
+  const proc = spawn(process.execPath, [...nodeArgs, ...loader, resolve(ROOT, script)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,9 +8,13 @@
 //                    [--txn true,false] [--linger 0,2,5] [--pool 1,4] [--plain-pool 1,4] [--profile]
 //                    [--only baseline,single,batch,track,segbatch,e2e,plans,replay] [--e2e-rate 1000]
 //                    [--e2e-connections 100] [--replay-records 1000000] [--replay-targets fresh,live,live-again]
+//                    [--only dashboard [--dashboard-events 10000000] [--dashboard-persons 200000] [--dashboard-runs 5]
+//                     [--dashboard-roots /tmp/old-checkout,$PWD]]
 // --only track,segbatch times the Segment-compatible /v1/track and /v1/batch with the events of single and
 // batch (not in the default set). --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
-// it is not in the default set. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
+// it is not in the default set. --only dashboard fills one account with 10 million events straight into ClickHouse and
+// times every dashboard page's API call over HTTP (bench/dashboard-pages.ts); not in the default set either;
+// --dashboard-roots times the dashboards of several checkouts (each with a built dist/) on the same data, alternating. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
 // second local stack (see stackEnv). Ingest gets production's node flags
 // (services/shared/src/node-flags.ts); BENCH_INGEST_NODE_ARGS replaces them ("" for none) to try
 // V8 settings without editing the start paths, and BENCH_PROJECTOR_NODE_ARGS does the same for the
@@ -46,6 +50,7 @@ import {
   type Child,
 } from './processes.js'
 import { replayBench, type ReplayBenchFigures } from './replay.js'
+import { dashboardBench, pagesTable, type DashboardFigures } from './dashboard-pages.js'
 import { groupLag, lagDuring, type LagFigures } from './projector-lag.js'
 import {
   runLoad,
@@ -76,6 +81,10 @@ const { values: args } = parseArgs({
     'e2e-connections': { type: 'string', default: '100' },
     'replay-records': { type: 'string', default: '1000000' },
     'replay-targets': { type: 'string', default: 'fresh,live,live-again' },
+    'dashboard-events': { type: 'string', default: '10000000' },
+    'dashboard-persons': { type: 'string', default: '200000' },
+    'dashboard-runs': { type: 'string', default: '5' },
+    'dashboard-roots': { type: 'string' },
   },
 })
 
@@ -153,7 +162,11 @@ async function cleanup() {
     const ka = kafka.admin()
     await ka
       .connect()
-      .then(() => ka.deleteTopics({ topics: Object.values(cfg.topics) }))
+      // Only the topics this run's services created: one missing fails the whole request.
+      .then(async () => {
+        const existing = new Set(await ka.listTopics())
+        await ka.deleteTopics({ topics: Object.values(cfg.topics).filter((topic) => existing.has(topic)) })
+      })
       .catch((err) => log.warn('topic cleanup failed', { err }))
     await ka.disconnect().catch(() => undefined)
     const ch = await createClickHouse(cfg.clickhouse).catch(() => undefined)
@@ -287,6 +300,14 @@ async function main() {
     })
     results.replay = figures
     printReplay(figures)
+    if (only.size === 1) return writeResults()
+  }
+  if (only.has('dashboard')) {
+    const sizes = { events: Number(args['dashboard-events']), persons: Number(args['dashboard-persons']) }
+    const roots = args['dashboard-roots']?.split(',') ?? [ROOT]
+    const figures = await dashboardBench(env, { sizes, runs: Number(args['dashboard-runs']), roots, logDir, say })
+    results.dashboard = figures
+    printDashboard(figures)
     if (only.size === 1) return writeResults()
   }
 
@@ -566,6 +587,24 @@ function printReplay(f: ReplayBenchFigures) {
   ]
   process.stdout.write(lines.join('\n') + '\n')
   results.replayTable = lines
+}
+
+function printDashboard(f: DashboardFigures) {
+  const m = results.machine as ReturnType<typeof machine>
+  const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ')
+  const lines = [
+    `machine: ${m.nproc} CPUs (${m.cpuModel}), node ${m.node}; load average ${load(f.loadAverage.start)} at the start, ${load(f.loadAverage.end)} at the end`,
+    `dashboard: one account, ${f.sizes.events.toLocaleString('en-US')} events, ${f.sizes.persons.toLocaleString('en-US')} persons (filled in ${f.fillSec} s and merged ${f.mergedSec} s later, not measured); a cold call, then ${f.runs} runs each`,
+    '',
+    ...pagesTable(f.builds.map((b) => ({ label: b.root === ROOT ? 'this checkout' : b.root, pages: b.pages }))),
+    '',
+    ...f.builds.map(
+      (b) =>
+        `  ${b.pages.every((p) => p.status === 200 && p.medianMs < 1000) ? 'met ' : 'MISS'} every page's API call answers 200 with a median under 1 s (${b.root})`,
+    ),
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+  results.dashboardTable = lines
 }
 
 async function planDemo(ingestUrl: string, hobbyKey: string, orbitKey: string): Promise<PlanDemo[]> {

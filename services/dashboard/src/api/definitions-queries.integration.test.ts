@@ -1,0 +1,47 @@
+// Definitions (U8) on a small known data set: counts over 7 and 30 days and in all, first and last
+// seen, and property keys inferred from samples both for a name seen in the last day (read with the
+// counts) and for one last seen weeks ago (read from that name's own last day); another account's
+// rows and keys left out.
+import t from 'tap'
+import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { eventRow } from '../../../../test/support/event-rows.js'
+import { DefinitionQueries } from './definitions-queries.js'
+
+const NOW = Date.UTC(2024, 4, 31, 12)
+const DAY = 86_400_000
+
+t.test('definitions count and describe each event name', async (t) => {
+  const db = await createTestDatabase({ prefix: 'definitions', t })
+  let n = 0
+  const row = (account_id: string, event: string, ms: number, properties: object) =>
+    eventRow({ event_id: `e${n++}`, account_id, event, ms, properties })
+  const values = [
+    row('acc_a', 'recent', NOW - 3_600_000, { plan: 'pro', seats: 3 }),
+    row('acc_a', 'recent', NOW - 10 * DAY, { plan: 'free' }),
+    row('acc_a', 'recent', NOW - 40 * DAY, { plan: 'free' }),
+    row('acc_a', 'old', NOW - 20 * DAY, { paid: true }),
+    row('acc_a', 'old', NOW - 20 * DAY - 3_600_000, { paid: false, coupon: 'X' }),
+    row('acc_b', 'old', NOW - 3_600_000, { secret: 'b' }),
+  ]
+  await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
+
+  const defs = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, NOW)
+  const keys = (event: string) =>
+    defs
+      .find((d) => d.event === event)!
+      .properties.map((p) => `${p.key}:${p.types.join('|')}`)
+      .sort()
+  t.match(defs, [
+    {
+      event: 'recent',
+      last_7d: 1,
+      last_30d: 2,
+      total: 3,
+      first_seen: new Date(NOW - 40 * DAY).toISOString(),
+      last_seen: new Date(NOW - 3_600_000).toISOString(),
+    },
+    { event: 'old', last_7d: 0, last_30d: 2, total: 2, last_seen: new Date(NOW - 20 * DAY).toISOString() },
+  ])
+  t.same(keys('recent'), ['plan:string', 'seats:number'], "a name seen in the last day: that day's rows")
+  t.same(keys('old'), ['coupon:string', 'paid:boolean'], "a name last seen weeks ago: its own last day's rows")
+})
