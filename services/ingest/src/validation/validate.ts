@@ -15,6 +15,7 @@ import {
   MAX_TRAIT_KEY_LENGTH,
   MAX_TRAIT_KEYS,
 } from './schemas.js'
+import { isWellFormed } from '../../../shared/src/well-formed.js'
 import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
 export interface FieldError {
@@ -295,16 +296,6 @@ function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | 
   return user
 }
 
-// An unpaired UTF-16 surrogate (JSON allows "\ud800" escapes) has no UTF-8 form: Avro
-// replaces it with U+FFFD, so two message_ids could become one, and ClickHouse refuses the
-// escape in a trait key for good. Such strings are refused.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-// Node 20 has String.prototype.isWellFormed (native, several times faster than the regex).
-const wellFormed: (s: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
-    : (s) => !LONE_SURROGATE.test(s)
-
 /** One segment of a JSON pointer (RFC 6901). */
 const pointer = (key: string) =>
   key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
@@ -330,7 +321,7 @@ const PROTO = '__proto__'
 // most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32, a literal 5, a key as a
 // string plus colon and comma, brackets 2 (checkSize). A problem is returned instead, as a negative code.
 function scan(v: unknown, depth: number): number {
-  if (typeof v === 'string') return wellFormed(v) ? 2 + 6 * v.length : LONE_IN_STRING
+  if (typeof v === 'string') return isWellFormed(v) ? 2 + 6 * v.length : LONE_IN_STRING
   if (typeof v === 'number') return Number.isFinite(v) ? 32 : HUGE_NUMBER
   if (typeof v !== 'object' || v === null) return 5
   if (depth > MAX_NESTING_DEPTH) return TOO_DEEP
@@ -346,7 +337,7 @@ function scan(v: unknown, depth: number): number {
   let bound = 2
   // for-in: JSON.parse objects inherit no enumerable keys, and it allocates no key array.
   for (const k in v) {
-    if (!wellFormed(k)) return LONE_IN_KEY
+    if (!isWellFormed(k)) return LONE_IN_KEY
     if (k === PROTO) return PROTO_KEY
     const p = scan((v as Obj)[k], depth + 1)
     if (p < 0) return p
@@ -402,7 +393,7 @@ function checkJsonValues(o: Obj, path: string, errs: FieldError[]): number {
     if (scanned >= 0) bound += 4 + 6 * key.length + scanned
     // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
-    const keyOk = wellFormed(key) && key !== PROTO
+    const keyOk = isWellFormed(key) && key !== PROTO
     if (problem === CLEAN && keyOk) return
     clean = false
     const p = at()
