@@ -1,10 +1,12 @@
 // Request-body validation for POST /v1/event and POST /v1/events (docs/api.md field tables,
 // H8-H10, H13, H16). Hand-written checks on the hot path: every problem is
 // reported at once as {path, message} with JSON pointer paths relative to the request
-// root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
+// root (H8). The bounds and patterns are rules.ts's, which the TypeBox schemas of schemas.ts
+// (for OpenAPI) read too (H64).
 // Unknown extra fields are allowed and ignored.
 import {
   CONTROL_CHAR_CLASS,
+  codePointLength,
   EMAIL_PATTERN,
   MAX_BATCH_ITEMS,
   MAX_EMAIL_LENGTH,
@@ -14,7 +16,7 @@ import {
   MAX_NESTING_DEPTH,
   MAX_TRAIT_KEY_LENGTH,
   MAX_TRAIT_KEYS,
-} from './schemas.js'
+} from './rules.js'
 import { isWellFormed } from '../../../shared/src/well-formed.js'
 import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
@@ -73,20 +75,6 @@ function kindOf(v: unknown): string {
   if (Array.isArray(v)) return 'an array'
   const t = typeof v
   return t === 'object' ? 'an object' : `a ${t}`
-}
-
-/** Length in Unicode code points, counted only when UTF-16 length could exceed the limit. */
-function codePointLength(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) i++
-    }
-    n++
-  }
-  return n
 }
 
 /** Why a string failed CONTROL_CHARS. */
