@@ -4,30 +4,10 @@
 // patterns from rules.ts (H64), and rules.test.ts checks that both agree at every bound.
 // Unknown extra fields are allowed everywhere (clients send more than we read).
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox'
-import {
-  BODY_RULES,
-  MAX_BATCH_ITEMS,
-  MAX_EMAIL_LENGTH,
-  MAX_MESSAGE_ID_LENGTH,
-  MAX_NAME_LENGTH,
-  MAX_NESTING_DEPTH,
-  MAX_TRAIT_KEY_LENGTH,
-  MAX_TRAIT_KEYS,
-} from './rules.js'
+import { BODY_RULES } from './rules.js'
 
-export {
-  CONTROL_CHAR_CLASS,
-  EMAIL_PATTERN,
-  MAX_BATCH_ITEMS,
-  MAX_EMAIL_LENGTH,
-  MAX_EVENT_BYTES,
-  MAX_MESSAGE_ID_LENGTH,
-  MAX_NAME_LENGTH,
-  MAX_NESTING_DEPTH,
-  MAX_TRAIT_KEY_LENGTH,
-  MAX_TRAIT_KEYS,
-  NO_CONTROL_CHARS_PATTERN,
-} from './rules.js'
+// The rules' constants, for the modules and tests that read them beside the schemas.
+export * from './rules.js'
 
 /** H31: no object of an event or a body may have a key `__proto__` (the service refuses it). */
 const NOT_PROTO = { not: { const: '__proto__' } }
@@ -37,7 +17,7 @@ const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schem
 const Name = (description: string) =>
   Type.String({
     ...BODY_RULES.name,
-    description: `${description} Non-empty, at most ${MAX_NAME_LENGTH} characters, no control characters and no bidirectional controls U+202A-U+202E, U+2066-U+2069 (H9, H29).`,
+    description: `${description} Non-empty, at most ${BODY_RULES.name.maxLength} characters, no control characters and no bidirectional controls U+202A-U+202E, U+2066-U+2069 (H9, H29).`,
   })
 
 const TIME_FORMAT =
@@ -61,7 +41,7 @@ const SentAt = Type.String({
 const Email = (description: string) =>
   Type.String({
     ...BODY_RULES.email,
-    description: `${description} A plausible address (local@domain, no white space, no control characters), at most ${MAX_EMAIL_LENGTH} characters; an empty string means none (H30).`,
+    description: `${description} A plausible address (local@domain, no white space, no control characters), at most ${BODY_RULES.email.maxLength} characters; an empty string means none (H30).`,
   })
 
 const JsonObject = (title: string, description: string, options: Record<string, unknown> = {}) =>
@@ -69,20 +49,23 @@ const JsonObject = (title: string, description: string, options: Record<string, 
     {},
     {
       title,
-      description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
+      description: `${description} Objects and arrays nest at most ${BODY_RULES.event.maxDepth} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
       additionalProperties: true,
       propertyNames: NOT_PROTO,
       ...options,
     },
   )
 
-/** H28: at most MAX_TRAIT_KEYS keys of at most MAX_TRAIT_KEY_LENGTH characters. */
+/** H28: at most BODY_RULES.traits.maxKeys keys of at most BODY_RULES.traits.maxKeyLength characters. */
 const TraitsObject = (title: string, description: string) =>
   JsonObject(
     title,
-    `${description} At most ${MAX_TRAIT_KEYS} top-level keys, each at most ${MAX_TRAIT_KEY_LENGTH} characters (H28). ` +
+    `${description} At most ${BODY_RULES.traits.maxKeys} top-level keys, each at most ${BODY_RULES.traits.maxKeyLength} characters (H28). ` +
       'A string `email` sets the profile e-mail (H10) and must then be an address as user.email is (H30).',
-    { maxProperties: MAX_TRAIT_KEYS, propertyNames: { maxLength: MAX_TRAIT_KEY_LENGTH, ...NOT_PROTO } },
+    {
+      maxProperties: BODY_RULES.traits.maxKeys,
+      propertyNames: { maxLength: BODY_RULES.traits.maxKeyLength, ...NOT_PROTO },
+    },
   )
 
 const Traits = TraitsObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
@@ -93,7 +76,7 @@ const Context = JsonObject(
 )
 const MessageId = Type.String({
   ...BODY_RULES.messageId,
-  description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
+  description: `Optional client message id (1 to ${BODY_RULES.messageId.maxLength} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
 })
 
 const AnonymousId = Name(
@@ -205,7 +188,7 @@ export const BatchBodySchema = Type.Object(
     sent_at: SentAt,
     events: Type.Array(batchItem, {
       ...BODY_RULES.batch,
-      description: `1 to ${MAX_BATCH_ITEMS} items.`,
+      description: `1 to ${BODY_RULES.batch.maxItems} items.`,
     }),
   },
   {
