@@ -2,6 +2,7 @@
 import { ConfigResourceTypes, type Admin, type ITopicConfig } from './kafka/client.js'
 import type { CommonConfig } from './env.js'
 import { AppError } from './errors.js'
+import { retry } from './retry.js'
 
 export { createKafka } from './kafka/client.js'
 
@@ -124,19 +125,24 @@ export async function topicMaxMessageBytes(admin: Admin, topics: readonly string
 
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
   const started = Date.now()
-  let lastError: unknown
-  while (Date.now() - started < timeoutMs) {
-    try {
+  // H68's loop as a poll: every 100 ms, whatever the failure, until the deadline.
+  await retry(
+    async () => {
       const { topics: meta } = await admin.fetchTopicMetadata({ topics })
-      if (
+      const led =
         meta.length === topics.length &&
         meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
-      )
-        return
-    } catch (err) {
-      lastError = err
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms`, { cause: lastError })
+      if (!led) throw new Error('a partition has no leader yet')
+    },
+    {
+      initialMs: 100,
+      maxMs: 100,
+      jitter: false,
+      retryIf: () => true,
+      giveUp: (err) =>
+        Date.now() - started >= timeoutMs
+          ? new Error(`topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms`, { cause: err })
+          : undefined,
+    },
+  )
 }

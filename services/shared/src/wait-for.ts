@@ -4,6 +4,7 @@
 // dependency returns (H27).
 import type { Logger } from './log.js'
 import { AppError, isRetriable } from './errors.js'
+import { backoffDelay, retry } from './retry.js'
 
 export interface WaitOptions {
   /** First delay; doubles per attempt up to maxMs, with jitter. */
@@ -40,26 +41,29 @@ export async function waitFor<T>(name: string, fn: () => Promise<T>, log: Logger
   const initialMs = opts.initialMs ?? 250
   const maxMs = Math.max(initialMs, opts.maxMs ?? 5_000)
   const retryIf = opts.retryIf ?? isTransient
-  let attempt = 0
   const since = Date.now()
-  for (;;) {
-    if (opts.signal?.aborted) throw new WaitAbortedError(name, opts.signal.reason)
-    try {
-      const value = await fn()
+  return retry(
+    async (failures) => {
+      if (opts.signal?.aborted) throw new WaitAbortedError(name, opts.signal.reason)
+      const v = await fn()
       opts.readiness?.set(name, 'ok')
-      if (attempt > 0)
-        log.info(`${name} is available`, { dependency: name, attempts: attempt + 1, waitedMs: Date.now() - since })
-      return value
-    } catch (err) {
-      if (!retryIf(err)) throw err
-      attempt++
-      const base = Math.min(maxMs, initialMs * 2 ** Math.min(attempt - 1, 30))
-      const delayMs = Math.round(base / 2 + Math.random() * (base / 2))
-      opts.readiness?.set(name, describe(err))
-      if (attempt === 1 || base === maxMs) log.warn(`waiting for ${name}`, { dependency: name, attempt, delayMs, err })
-      await sleep(delayMs, opts.signal)
-    }
-  }
+      if (failures > 0)
+        log.info(`${name} is available`, { dependency: name, attempts: failures + 1, waitedMs: Date.now() - since })
+      return v
+    },
+    {
+      initialMs,
+      maxMs,
+      retryIf: (err) => !(err instanceof WaitAbortedError) && retryIf(err),
+      onRetry: (err, attempt, delayMs) => {
+        opts.readiness?.set(name, describe(err))
+        // Once on the first failure and again each time the delay is at its cap (before jitter).
+        const capped = backoffDelay(attempt, { initialMs, maxMs, jitter: false }) === maxMs
+        if (attempt === 1 || capped) log.warn(`waiting for ${name}`, { dependency: name, attempt, delayMs, err })
+      },
+      sleep: (ms) => sleep(ms, opts.signal),
+    },
+  )
 }
 
 /** Resolves after ms, or early when signal aborts (the caller's loop then sees it). */

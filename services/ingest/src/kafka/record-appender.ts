@@ -28,6 +28,7 @@
 import type { Producer, Message, RecordMetadata } from '../../../shared/src/kafka/client.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { backoffDelay } from '../../../shared/src/retry.js'
 import { routesOf, type RoutedPartitions } from './routed-partitions.js'
 import { oversizedTopic, RECORD_OVERHEAD_BYTES } from './record-limits.js'
 
@@ -406,8 +407,9 @@ export class RecordAppender {
 
   private reconnectLater(slot: Slot) {
     if (this.closed) return
+    // H68's backoff: the base, doubling with each failed connect of this slot, up to 16 times the base.
     const base = this.opts.reconnectBackoffMs ?? 200
-    const wait = base * 2 ** Math.min(slot.failures, 4)
+    const wait = backoffDelay(slot.failures + 1, { initialMs: base, maxMs: base * 16, jitter: false })
     setTimeout(() => {
       if (this.closed) return this.settleIdle()
       this.connectSlot(slot).then(

@@ -99,6 +99,13 @@ t.test('refusals name the Segment field', async (t) => {
   }
 })
 
+t.test('ids are measured in characters, as user.id is (H64): 255 astral characters are one name', async (t) => {
+  const id = '\u{1F600}'.repeat(255)
+  const m = ok(toItem({ userId: id, event: 'x' }, 'track', ''))
+  t.same((m.item.user as { id: string }).id, id)
+  t.equal(toItem({ userId: `${id}\u{1F600}`, event: 'x' }, 'track', '').ok, false, '256 characters')
+})
+
 t.test('the batch context sits under each message context', async (t) => {
   t.same(ok(toItem({ userId: 'u', event: 'x', context: { a: 1 } }, 'track', '', { a: 0, b: 2 })).item.context, {
     a: 1,

@@ -3,7 +3,7 @@
 // validation (validation/validate.ts: names, sizes, timestamps, traits, H8-H31) and the same pipeline
 // as /v1/events. What only Segment has is checked here: the type, the ids (userId and/or anonymousId,
 // alias's previousId, group's groupId), and the shape of the envelope.
-import { CONTROL_CHAR_CLASS, MAX_NAME_LENGTH } from '../validation/schemas.js'
+import { CONTROL_CHAR_CLASS, codePointLength, MAX_NAME_LENGTH } from '../validation/rules.js'
 import type { FieldError } from '../validation/index.js'
 
 export const SEGMENT_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const
@@ -31,7 +31,8 @@ function readId(msg: Obj, field: string, path: string, errors: FieldError[]): st
   if (v === undefined || v === null || v === '') return undefined
   const s = typeof v === 'number' && Number.isFinite(v) ? String(v) : v
   if (typeof s !== 'string') errors.push({ path: `${path}/${field}`, message: `${field} must be a string` })
-  else if (s.length > MAX_NAME_LENGTH)
+  // In characters, as the name rule counts them everywhere (rules.ts, H64).
+  else if (s.length > MAX_NAME_LENGTH && codePointLength(s) > MAX_NAME_LENGTH)
     errors.push({ path: `${path}/${field}`, message: `${field} must be at most ${MAX_NAME_LENGTH} characters` })
   else if (CONTROL.test(s))
     errors.push({

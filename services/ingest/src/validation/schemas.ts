@@ -1,54 +1,13 @@
 // TypeBox schemas of the ingest HTTP bodies (docs/api.md field tables, H8-H12, H16).
 // They document the wire contract and feed the OpenAPI 3.1 document; the hot-path checks
-// in validate.ts are written by hand for precise messages and speed, and validate.test.ts
-// checks that both agree on sample bodies. Unknown extra fields are allowed everywhere
-// (clients send more than we read).
+// in validate.ts are written by hand for precise messages and speed. Both take their bounds and
+// patterns from rules.ts (H64), and rules.test.ts checks that both agree at every bound.
+// Unknown extra fields are allowed everywhere (clients send more than we read).
 import { CloneType, Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ISO_DATE_TIME_SCHEMA_PATTERN, ISO_SENT_AT_SCHEMA_PATTERN } from './timestamp.js'
+import { BODY_RULES } from './rules.js'
 
-/** H9: user ids and event names. */
-export const MAX_NAME_LENGTH = 255
-/**
- * H28: top-level trait keys per item (an identify's user.traits and traits merged; an event's
- * user.traits). Each becomes one user_traits row, so this bounds the rows one item can write.
- */
-export const MAX_TRAIT_KEYS = 100
-/** H28: one trait key, in characters: the bound of names (H9). */
-export const MAX_TRAIT_KEY_LENGTH = MAX_NAME_LENGTH
-/** H30: an e-mail address, in characters (RFC 5321's path limit of 256 less the angle brackets). */
-export const MAX_EMAIL_LENGTH = 254
-/** H16: message_id length. */
-export const MAX_MESSAGE_ID_LENGTH = 100
-/** H9: one event's JSON (as JSON.stringify would write it), in bytes. */
-export const MAX_EVENT_BYTES = 32 * 1024
-/**
- * Objects and arrays may nest this many levels inside an event, counted from its top-level
- * field (properties: {a: {b: 1}} is 2 levels). Deeper bodies are refused with 400 rather than
- * overflow the stack (H25); 32 is far beyond what analytics properties use.
- */
-export const MAX_NESTING_DEPTH = 32
-/** docs/api.md Limits: events per batch request. */
-export const MAX_BATCH_ITEMS = 100
-
-/**
- * C0/C1 control characters (H9) and the bidirectional embedding, override and isolate controls
- * U+202A-U+202E and U+2066-U+2069 (H29), as the body of a character class. Source text, valid in a
- * RegExp and in a JSON Schema pattern.
- */
-export const CONTROL_CHAR_CLASS = '\\x00-\\x1F\\x7F-\\x9F\\u202A-\\u202E\\u2066-\\u2069'
-/** No control characters (H9, H29). */
-export const NO_CONTROL_CHARS_PATTERN = `^[^${CONTROL_CHAR_CLASS}]*$`
-/**
- * White space beyond the control characters, as JavaScript's \s has it, spelled out: other regex
- * engines (Python's, in API fuzzers) give \s another set.
- */
-const WHITE_SPACE_CLASS = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF'
-/**
- * H30: a plausible e-mail address: one `@` between a non-empty local part and domain, no white
- * space and no control characters; or the empty string, which means no e-mail (as the projector reads it).
- */
-const EMAIL_CHAR = `[^@${CONTROL_CHAR_CLASS}${WHITE_SPACE_CLASS}]`
-export const EMAIL_PATTERN = `^(?:${EMAIL_CHAR}+@${EMAIL_CHAR}+)?$`
+// The rules' constants, for the modules and tests that read them beside the schemas.
+export * from './rules.js'
 
 /** H31: no object of an event or a body may have a key `__proto__` (the service refuses it). */
 const NOT_PROTO = { not: { const: '__proto__' } }
@@ -57,10 +16,8 @@ const withId = <T extends TSchema>(schema: T, $id: string): T => CloneType(schem
 
 const Name = (description: string) =>
   Type.String({
-    minLength: 1,
-    maxLength: MAX_NAME_LENGTH,
-    pattern: NO_CONTROL_CHARS_PATTERN,
-    description: `${description} Non-empty, at most ${MAX_NAME_LENGTH} characters, no control characters and no bidirectional controls U+202A-U+202E, U+2066-U+2069 (H9, H29).`,
+    ...BODY_RULES.name,
+    description: `${description} Non-empty, at most ${BODY_RULES.name.maxLength} characters, no control characters and no bidirectional controls U+202A-U+202E, U+2066-U+2069 (H9, H29).`,
   })
 
 const TIME_FORMAT =
@@ -70,22 +27,21 @@ const TIME_FORMAT =
 
 const Timestamp = (description: string) =>
   Type.String({
-    pattern: ISO_DATE_TIME_SCHEMA_PATTERN,
+    ...BODY_RULES.timestamp,
     description: `${description} ${TIME_FORMAT}`,
     examples: ['2024-05-01T12:30:00.000Z'],
   })
 
 const SentAt = Type.String({
-  pattern: ISO_SENT_AT_SCHEMA_PATTERN,
+  ...BODY_RULES.sentAt,
   description: `Time the client sent the batch, used to correct item timestamps for clock skew (H13). ${TIME_FORMAT} Any year from 0000 to 9999.`,
   examples: ['2024-05-01T12:30:00.000Z'],
 })
 
 const Email = (description: string) =>
   Type.String({
-    maxLength: MAX_EMAIL_LENGTH,
-    pattern: EMAIL_PATTERN,
-    description: `${description} A plausible address (local@domain, no white space, no control characters), at most ${MAX_EMAIL_LENGTH} characters; an empty string means none (H30).`,
+    ...BODY_RULES.email,
+    description: `${description} A plausible address (local@domain, no white space, no control characters), at most ${BODY_RULES.email.maxLength} characters; an empty string means none (H30).`,
   })
 
 const JsonObject = (title: string, description: string, options: Record<string, unknown> = {}) =>
@@ -93,20 +49,23 @@ const JsonObject = (title: string, description: string, options: Record<string, 
     {},
     {
       title,
-      description: `${description} Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
+      description: `${description} Objects and arrays nest at most ${BODY_RULES.event.maxDepth} levels inside an event; no string or key may hold an unpaired UTF-16 surrogate.`,
       additionalProperties: true,
       propertyNames: NOT_PROTO,
       ...options,
     },
   )
 
-/** H28: at most MAX_TRAIT_KEYS keys of at most MAX_TRAIT_KEY_LENGTH characters. */
+/** H28: at most BODY_RULES.traits.maxKeys keys of at most BODY_RULES.traits.maxKeyLength characters. */
 const TraitsObject = (title: string, description: string) =>
   JsonObject(
     title,
-    `${description} At most ${MAX_TRAIT_KEYS} top-level keys, each at most ${MAX_TRAIT_KEY_LENGTH} characters (H28). ` +
+    `${description} At most ${BODY_RULES.traits.maxKeys} top-level keys, each at most ${BODY_RULES.traits.maxKeyLength} characters (H28). ` +
       'A string `email` sets the profile e-mail (H10) and must then be an address as user.email is (H30).',
-    { maxProperties: MAX_TRAIT_KEYS, propertyNames: { maxLength: MAX_TRAIT_KEY_LENGTH, ...NOT_PROTO } },
+    {
+      maxProperties: BODY_RULES.traits.maxKeys,
+      propertyNames: { maxLength: BODY_RULES.traits.maxKeyLength, ...NOT_PROTO },
+    },
   )
 
 const Traits = TraitsObject('Traits', 'Persistent user attributes (plan, company, created_at and the like).')
@@ -116,9 +75,8 @@ const Context = JsonObject(
   'Client-supplied context (platform, app_version, ...). The server adds ip and user_agent, which win over client values (H14).',
 )
 const MessageId = Type.String({
-  minLength: 1,
-  maxLength: MAX_MESSAGE_ID_LENGTH,
-  description: `Optional client message id (1 to ${MAX_MESSAGE_ID_LENGTH} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
+  ...BODY_RULES.messageId,
+  description: `Optional client message id (1 to ${BODY_RULES.messageId.maxLength} characters). The event_id is derived from the account, the key's environment (live or test) and the message_id, so a retry with the same message_id is stored once (H16).`,
 })
 
 const AnonymousId = Name(
@@ -229,9 +187,8 @@ export const BatchBodySchema = Type.Object(
   {
     sent_at: SentAt,
     events: Type.Array(batchItem, {
-      minItems: 1,
-      maxItems: MAX_BATCH_ITEMS,
-      description: `1 to ${MAX_BATCH_ITEMS} items.`,
+      ...BODY_RULES.batch,
+      description: `1 to ${BODY_RULES.batch.maxItems} items.`,
     }),
   },
   {

@@ -1,10 +1,12 @@
 // Request-body validation for POST /v1/event and POST /v1/events (docs/api.md field tables,
 // H8-H10, H13, H16). Hand-written checks on the hot path: every problem is
 // reported at once as {path, message} with JSON pointer paths relative to the request
-// root (H8). The TypeBox schemas in schemas.ts describe the same rules for OpenAPI.
+// root (H8). The bounds and patterns are rules.ts's, which the TypeBox schemas of schemas.ts
+// (for OpenAPI) read too (H64).
 // Unknown extra fields are allowed and ignored.
 import {
   CONTROL_CHAR_CLASS,
+  codePointLength,
   EMAIL_PATTERN,
   MAX_BATCH_ITEMS,
   MAX_EMAIL_LENGTH,
@@ -14,7 +16,8 @@ import {
   MAX_NESTING_DEPTH,
   MAX_TRAIT_KEY_LENGTH,
   MAX_TRAIT_KEYS,
-} from './schemas.js'
+} from './rules.js'
+import { isWellFormed } from '../../../shared/src/well-formed.js'
 import { correctTime, MIN_STORED_MS, MIN_STORED_TEXT, timestampMs } from './timestamp.js'
 
 export interface FieldError {
@@ -72,20 +75,6 @@ function kindOf(v: unknown): string {
   if (Array.isArray(v)) return 'an array'
   const t = typeof v
   return t === 'object' ? 'an object' : `a ${t}`
-}
-
-/** Length in Unicode code points, counted only when UTF-16 length could exceed the limit. */
-function codePointLength(s: string): number {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) i++
-    }
-    n++
-  }
-  return n
 }
 
 /** Why a string failed CONTROL_CHARS. */
@@ -295,16 +284,6 @@ function checkUser(v: unknown, path: string, errs: FieldError[]): CheckedUser | 
   return user
 }
 
-// An unpaired UTF-16 surrogate (JSON allows "\ud800" escapes) has no UTF-8 form: Avro
-// replaces it with U+FFFD, so two message_ids could become one, and ClickHouse refuses the
-// escape in a trait key for good. Such strings are refused.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-// Node 20 has String.prototype.isWellFormed (native, several times faster than the regex).
-const wellFormed: (s: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
-    : (s) => !LONE_SURROGATE.test(s)
-
 /** One segment of a JSON pointer (RFC 6901). */
 const pointer = (key: string) =>
   key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key
@@ -330,7 +309,7 @@ const PROTO = '__proto__'
 // most 6 characters per UTF-16 unit (\uXXXX) plus quotes, a number at most 32, a literal 5, a key as a
 // string plus colon and comma, brackets 2 (checkSize). A problem is returned instead, as a negative code.
 function scan(v: unknown, depth: number): number {
-  if (typeof v === 'string') return wellFormed(v) ? 2 + 6 * v.length : LONE_IN_STRING
+  if (typeof v === 'string') return isWellFormed(v) ? 2 + 6 * v.length : LONE_IN_STRING
   if (typeof v === 'number') return Number.isFinite(v) ? 32 : HUGE_NUMBER
   if (typeof v !== 'object' || v === null) return 5
   if (depth > MAX_NESTING_DEPTH) return TOO_DEEP
@@ -346,7 +325,7 @@ function scan(v: unknown, depth: number): number {
   let bound = 2
   // for-in: JSON.parse objects inherit no enumerable keys, and it allocates no key array.
   for (const k in v) {
-    if (!wellFormed(k)) return LONE_IN_KEY
+    if (!isWellFormed(k)) return LONE_IN_KEY
     if (k === PROTO) return PROTO_KEY
     const p = scan((v as Obj)[k], depth + 1)
     if (p < 0) return p
@@ -402,7 +381,7 @@ function checkJsonValues(o: Obj, path: string, errs: FieldError[]): number {
     if (scanned >= 0) bound += 4 + 6 * key.length + scanned
     // Depth is noted even when the key is reported instead: the value must not be stringified.
     if (problem === TOO_DEEP) shallow = false
-    const keyOk = wellFormed(key) && key !== PROTO
+    const keyOk = isWellFormed(key) && key !== PROTO
     if (problem === CLEAN && keyOk) return
     clean = false
     const p = at()

@@ -6,7 +6,7 @@ import avro from 'avsc'
 import { loadAvsc } from '../../../../schemas/codec.js'
 import type { EventRecord } from '../../../../schemas/records.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
-import { EventTranscoder } from './event-transcoder.js'
+import { EventTranscoder, readerLayout, type AvscType } from './event-transcoder.js'
 import { newArenas, prepareEvent, type PreparedRecord, type RowArenas } from './prepared.js'
 
 const type = avro.Type.forSchema(loadAvsc('Event') as any)
@@ -60,29 +60,50 @@ const TRAITS: Array<string | null> = [
 ]
 const TIMES = [0, 1, 1_732_300_000_123, 1_732_300_000_999, Date.UTC(2105, 11, 31, 23, 59, 59, 999)]
 
-function randomEvent(): EventRecord {
-  return makeEvent({
-    event_id: pick(['0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'ev\tid', 'é-id']),
-    account_id: pick(['acc_1', 'acc é', 'acc\\x']),
-    environment: pick(['live', 'test']),
-    key_id: pick(TEXTS),
-    event: pick(TEXTS),
-    user_id: pick(TEXTS),
-    user_email: pick([null, '', 'u@example.com', 'u\t@x']),
-    user_traits: pick(TRAITS),
-    timestamp: pick(TIMES),
-    original_timestamp: pick([null, 0, -5, 1_732_300_000_000, 2 ** 45]),
-    received_at: pick(TIMES),
-    sent_at: pick([null, 1_732_299_999_000, -1]),
-    timestamp_flagged: pick([true, false]),
-    properties: pick(JSON_TEXTS),
-    context: pick([...JSON_TEXTS, ...TEXTS]),
-    ip: pick([null, '', '203.0.113.7', '2001:db8::1']),
-    user_agent: pick([null, '', 'Mozilla/5.0 (X11)', 'agent\twith tab']),
-    message_id: pick([null, '', 'msg-1', 'm\\n', 'm é']),
-    anonymous_id: pick([null, '', 'anon-1', 'a\tb', 'anon é']),
-  })
+// Values for the fields whose meaning the rows depend on; every other field of the schema gets values
+// of its Avro type, so a field added to event.avsc is tried here without a change to this test.
+const BY_NAME: Record<string, readonly unknown[]> = {
+  event_id: ['0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'ev\tid', 'é-id'],
+  account_id: ['acc_1', 'acc é', 'acc\\x'],
+  environment: ['live', 'test'],
+  user_email: [null, '', 'u@example.com', 'u\t@x'],
+  user_traits: TRAITS,
+  timestamp: TIMES,
+  original_timestamp: [null, 0, -5, 1_732_300_000_000, 2 ** 45],
+  received_at: TIMES,
+  sent_at: [null, 1_732_299_999_000, -1],
+  properties: JSON_TEXTS,
+  context: [...JSON_TEXTS, ...TEXTS],
+  ip: [null, '', '203.0.113.7', '2001:db8::1'],
+  user_agent: [null, '', 'Mozilla/5.0 (X11)', 'agent\twith tab'],
 }
+const BY_TYPE: Record<string, readonly unknown[]> = {
+  string: TEXTS,
+  'null,string': [null, ...TEXTS],
+  long: TIMES,
+  'null,long': [null, ...TIMES],
+  boolean: [true, false],
+}
+const FIELDS = loadAvsc('Event').fields as Array<{ name: string; type: AvscType }>
+const typeName = (t: AvscType): string =>
+  Array.isArray(t) ? t.map(typeName).join(',') : typeof t === 'string' ? t : t.type
+
+function randomEvent(): EventRecord {
+  const r: Record<string, unknown> = {}
+  for (const f of FIELDS) r[f.name] = pick((BY_NAME[f.name] ?? BY_TYPE[typeName(f.type)])!)
+  return r as unknown as EventRecord
+}
+
+t.test('the reader takes its layout from event.avsc, and takes no record of a layout it cannot read', async (t) => {
+  t.ok(readerLayout(FIELDS).readable, 'the schema as it is')
+  t.ok(readerLayout([...FIELDS, { name: 'extra', type: ['null', 'string'] }]).readable, 'a field added')
+  const changed = (name: string, type: AvscType) => FIELDS.map((f) => (f.name === name ? { name, type } : f))
+  t.notOk(readerLayout([...FIELDS, { name: 'n', type: 'int' }]).readable, 'a field of a type it does not read')
+  t.notOk(readerLayout(changed('timestamp', ['null', 'long'])).readable, 'a required time made optional')
+  t.notOk(readerLayout(changed('user_email', 'string')).readable, 'an optional text made required')
+  t.notOk(readerLayout(FIELDS.filter((f) => f.name !== 'ip')).readable, 'a field it reads removed')
+  for (const f of FIELDS) t.ok(BY_NAME[f.name] ?? BY_TYPE[typeName(f.type)], `random values for ${f.name}`)
+})
 
 const rowsOf = (p: PreparedRecord) => p.rowChunk!.subarray(p.rowStart, p.rowEnd).toString('utf8')
 const traitsOf = (p: PreparedRecord) =>

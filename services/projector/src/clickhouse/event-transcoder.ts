@@ -21,24 +21,100 @@ import { isUtf8 } from 'node:buffer'
 import type { EventRecord } from '../../../../schemas/records.js'
 import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
 import { tsvLine } from './tsv.js'
+import { loadAvsc } from '../../../../schemas/codec.js'
 import type { PreparedRecord, RecordOrigin, RowArenas } from './prepared.js'
 
-// The string fields of an Event, in the schema's order; the numbers are read as they come.
-const EVENT_ID = 0
-const ACCOUNT_ID = 1
-const ENVIRONMENT = 2
-const KEY_ID = 3
-const EVENT = 4
-const USER_ID = 5
-const USER_EMAIL = 6
-const USER_TRAITS = 7
-const PROPERTIES = 8
-const CONTEXT = 9
-const IP = 10
-const USER_AGENT = 11
-const MESSAGE_ID = 12
-const ANONYMOUS_ID = 13
-const FIELDS = 14
+// How the reader takes each field of an Event, in the order of schemas/avro/event.avsc, which is
+// read once here: the one statement of the layout (the TypeScript twin in schemas/records.ts is
+// checked against it). A field of a type this path does not read makes it take no record (the
+// general path takes them all), so a change to the schema can slow the projector, never misread.
+const STRING = 0 // "string"
+const OPTIONAL_STRING = 1 // ["null", "string"]
+const LONG = 2 // "long", and timestamp-millis
+const OPTIONAL_LONG = 3 // ["null", "long"]
+const BOOLEAN = 4 // "boolean"
+
+export type AvscType = string | { type: string; logicalType?: string } | AvscType[]
+
+function kindOf(t: AvscType): number {
+  if (Array.isArray(t)) {
+    if (t.length !== 2 || t[0] !== 'null') return -1
+    const inner = kindOf(t[1]!)
+    return inner === STRING ? OPTIONAL_STRING : inner === LONG ? OPTIONAL_LONG : -1
+  }
+  const name = typeof t === 'string' ? t : t.type
+  return name === 'string' ? STRING : name === 'long' ? LONG : name === 'boolean' ? BOOLEAN : -1
+}
+
+/** How a reader takes a record of these fields: each field's kind and slot, and whether it can. */
+export function readerLayout(fields: ReadonlyArray<{ name: string; type: AvscType }>) {
+  const layout = fields.map((f) => ({ name: f.name, kind: kindOf(f.type) }))
+  // Strings are kept as [start, end) of their bytes, numbers as values: each field has a slot of its kind.
+  const isText = (k: number) => k === STRING || k === OPTIONAL_STRING
+  const slotsOf = (text: boolean) => layout.filter((f) => isText(f.kind) === text).map((f) => f.name)
+  const texts = slotsOf(true)
+  const numbers = slotsOf(false)
+  const kindOfField = (name: string) => layout.find((f) => f.name === name)?.kind
+  return {
+    texts,
+    numbers,
+    kinds: Uint8Array.from(layout, (f) => f.kind),
+    slots: Uint8Array.from(layout, (f) => (isText(f.kind) ? texts : numbers).indexOf(f.name)),
+    // False when a field is of a type the reader does not take, or a field transcode() reads is gone or
+    // changed its kind: then every record goes the general path.
+    readable:
+      layout.every((f) => f.kind >= 0) &&
+      Object.entries(READS).every(([name, kinds]) => (kinds as readonly number[]).includes(kindOfField(name) ?? -1)),
+  }
+}
+
+/** The fields transcode() reads, with the kinds it reads them as. */
+const READS = {
+  event_id: [STRING],
+  account_id: [STRING],
+  environment: [STRING],
+  key_id: [STRING],
+  event: [STRING],
+  user_id: [STRING],
+  user_email: [OPTIONAL_STRING],
+  user_traits: [OPTIONAL_STRING],
+  properties: [STRING],
+  context: [STRING],
+  ip: [OPTIONAL_STRING],
+  user_agent: [OPTIONAL_STRING],
+  message_id: [OPTIONAL_STRING],
+  anonymous_id: [OPTIONAL_STRING],
+  timestamp: [LONG],
+  original_timestamp: [OPTIONAL_LONG],
+  received_at: [LONG],
+  sent_at: [OPTIONAL_LONG],
+  timestamp_flagged: [BOOLEAN],
+} as const satisfies Partial<Record<keyof EventRecord, readonly number[]>>
+
+const LAYOUT = readerLayout(loadAvsc('Event').fields as Array<{ name: string; type: AvscType }>)
+const text = (name: keyof typeof READS) => LAYOUT.texts.indexOf(name)
+const number = (name: keyof typeof READS) => LAYOUT.numbers.indexOf(name)
+
+const EVENT_ID = text('event_id')
+const ACCOUNT_ID = text('account_id')
+const ENVIRONMENT = text('environment')
+const KEY_ID = text('key_id')
+const EVENT = text('event')
+const USER_ID = text('user_id')
+const USER_EMAIL = text('user_email')
+const USER_TRAITS = text('user_traits')
+const PROPERTIES = text('properties')
+const CONTEXT = text('context')
+const IP = text('ip')
+const USER_AGENT = text('user_agent')
+const MESSAGE_ID = text('message_id')
+const ANONYMOUS_ID = text('anonymous_id')
+const TIMESTAMP = number('timestamp')
+const ORIGINAL_TIMESTAMP = number('original_timestamp')
+const RECEIVED_AT = number('received_at')
+const SENT_AT = number('sent_at')
+const TIMESTAMP_FLAGGED = number('timestamp_flagged')
+const { kinds: KINDS, slots: SLOTS, readable: READABLE } = LAYOUT
 
 // Below 2^52: exactly what avsc reads as a safe long. Anything larger goes the general way.
 const LONG_LIMIT = 2 ** 52
@@ -67,8 +143,10 @@ const isInstant = (ms: number) => ms >= 0 && ms <= MAX_MS
  * of its owner (the projection pipeline has one), and nothing is allocated per record for them.
  */
 export class EventTranscoder {
-  private readonly starts = new Int32Array(FIELDS)
-  private readonly ends = new Int32Array(FIELDS)
+  private readonly starts = new Int32Array(LAYOUT.texts.length)
+  private readonly ends = new Int32Array(LAYOUT.texts.length)
+  /** The numbers and the boolean (1 or 0) of the record being read; null for a null. */
+  private readonly numbers: Array<number | null> = new Array(LAYOUT.numbers.length).fill(null)
   private src: Buffer = Buffer.alloc(0)
   private pos = 0
 
@@ -80,8 +158,16 @@ export class EventTranscoder {
   transcode(value: Buffer, arenas: RowArenas, origin: RecordOrigin | null): PreparedRecord<EventRecord> | null {
     this.src = value
     this.pos = 5
-    const f = this.readEvent()
-    if (f === null || !this.environmentOk() || !isInstant(f.timestamp) || !isInstant(f.receivedAt)) return null
+    if (!READABLE || !this.readEvent() || !this.environmentOk()) return null
+    const n = this.numbers
+    const f = {
+      timestamp: n[TIMESTAMP]!,
+      originalTimestamp: n[ORIGINAL_TIMESTAMP]!,
+      receivedAt: n[RECEIVED_AT]!,
+      sentAt: n[SENT_AT]!,
+      flagged: n[TIMESTAMP_FLAGGED] === 1,
+    }
+    if (!isInstant(f.timestamp) || !isInstant(f.receivedAt)) return null
     const eventId = this.text(EVENT_ID)!
     const accountId = this.text(ACCOUNT_ID)!
     const traitsJson = this.text(USER_TRAITS)
@@ -220,48 +306,32 @@ export class EventTranscoder {
     return index === 0 ? null : index === 1 ? this.readLong() : NaN
   }
 
-  /** Reads the fields; false when the bytes are not an Event as this path takes it. */
-  private readEvent(): {
-    timestamp: number
-    originalTimestamp: number | null
-    receivedAt: number
-    sentAt: number | null
-    flagged: boolean
-  } | null {
-    if (
-      !(
-        this.readString(EVENT_ID) &&
-        this.readString(ACCOUNT_ID) &&
-        this.readString(ENVIRONMENT) &&
-        this.readString(KEY_ID) &&
-        this.readString(EVENT) &&
-        this.readString(USER_ID)
-      )
-    )
-      return null
-    if (!(this.readOptionalString(USER_EMAIL) && this.readOptionalString(USER_TRAITS))) return null
-    const timestamp = this.readLong()
-    const originalTimestamp = this.readOptionalLong()
-    const receivedAt = this.readLong()
-    const sentAt = this.readOptionalLong()
-    if (this.pos >= this.src.length) return null
-    const flagged = this.src[this.pos++] !== 0
-    if (
-      !(
-        this.readString(PROPERTIES) &&
-        this.readString(CONTEXT) &&
-        this.readOptionalString(IP) &&
-        this.readOptionalString(USER_AGENT) &&
-        this.readOptionalString(MESSAGE_ID) &&
-        this.readOptionalString(ANONYMOUS_ID)
-      )
-    )
-      return null
+  /** Reads the fields in the schema's order; false when the bytes are not an Event as this path takes it. */
+  private readEvent(): boolean {
+    for (let i = 0; i < KINDS.length; i++) {
+      const slot = SLOTS[i]!
+      switch (KINDS[i]) {
+        case STRING:
+          if (!this.readString(slot)) return false
+          break
+        case OPTIONAL_STRING:
+          if (!this.readOptionalString(slot)) return false
+          break
+        case LONG:
+          this.numbers[slot] = this.readLong()
+          break
+        case OPTIONAL_LONG:
+          this.numbers[slot] = this.readOptionalLong()
+          break
+        default:
+          if (this.pos >= this.src.length) return false
+          this.numbers[slot] = this.src[this.pos++] !== 0 ? 1 : 0
+      }
+    }
     // avsc refuses trailing bytes and a record that ends early.
-    if (this.pos !== this.src.length) return null
-    if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
-      return null
-    return { timestamp, originalTimestamp, receivedAt, sentAt, flagged }
+    if (this.pos !== this.src.length) return false
+    for (const v of this.numbers) if (Number.isNaN(v)) return false
+    return true
   }
 
   private text(field: number): string | null {

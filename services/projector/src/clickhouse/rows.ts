@@ -7,6 +7,7 @@
 import type { Environment, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import { formatDateTime } from '../../../../schemas/clickhouse/sql.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { isWellFormed } from '../../../shared/src/well-formed.js'
 
 /** Columns events and identifies share: identity and the times of H13 (see commonColumns). */
 interface CommonRow {
@@ -72,9 +73,6 @@ export class RowMappingError extends AppError {
 // DateTime is UInt32 seconds, but 18.16 reads text only up to 2105-12-31 23:59:59 (its date
 // table ends there): a later text is silently stored as 0 or wrapped, so it is refused here.
 export const MAX_MS = Date.UTC(2105, 11, 31, 23, 59, 59, 999)
-// ClickHouse's JSON parser refuses an unpaired surrogate escape (code 25), and a String column
-// holds UTF-8, which has no form for one. Ingest refuses them (H9); older records may not.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 function instant(ms: number, field: string, eventId: string): { text: string; ms: number } {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_MS) {
@@ -288,8 +286,9 @@ export function traitValues(
   const keys = Object.keys(traits)
   if (keys.length === 0) return []
   for (const key of keys) {
-    if (LONE_SURROGATE.test(key))
-      throw new RowMappingError('a trait key holds an unpaired UTF-16 surrogate', sourceEventId)
+    // ClickHouse's JSON parser refuses an unpaired surrogate escape (code 25), and a String column
+    // holds UTF-8, which has no form for one. Ingest refuses them (H9); older records may not.
+    if (!isWellFormed(key)) throw new RowMappingError('a trait key holds an unpaired UTF-16 surrogate', sourceEventId)
   }
   const at = instant(setAtMs, 'timestamp', sourceEventId)
   const environmentValue = environment(env, sourceEventId)

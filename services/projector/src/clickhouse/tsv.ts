@@ -9,14 +9,13 @@
 // A string that is not well-formed UTF-16 (an unpaired surrogate) has no UTF-8 form: Node would
 // write U+FFFD in its place and the server would store the changed text, so it is refused here and
 // the record is dead-lettered with the reason (JSONEachRow had the server refuse it, code 25).
+import { isWellFormed } from '../../../shared/src/well-formed.js'
 import { RowMappingError, type RowValues } from './rows.js'
 
 const SPECIAL = /[\t\n\r\\]/
 const SPECIAL_ALL = /[\t\n\r\\]/g
 const ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\\': '\\\\' }
 const escapeOne = (c: string) => ESCAPES[c]!
-// String.prototype.isWellFormed is in Node 20 (V8 11.3) but not in the ES2022 library types.
-type WellFormedString = string & { isWellFormed(): boolean }
 
 /**
  * A row's TabSeparated line, newline included. Throws RowMappingError when a value cannot be
@@ -33,8 +32,7 @@ export function tsvLine(values: RowValues, columns: readonly string[], eventId: 
       // JSONEachRow left such a column to its default; TSV would write "undefined" or "null".
       throw new RowMappingError(`column ${columns[i]} has no value`, eventId)
     } else {
-      if (!(v as WellFormedString).isWellFormed())
-        throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
+      if (!isWellFormed(v)) throw new RowMappingError('a text field holds an unpaired UTF-16 surrogate', eventId)
       text = SPECIAL.test(v) ? v.replace(SPECIAL_ALL, escapeOne) : v
     }
     line = i === 0 ? text : line + '\t' + text

@@ -19,8 +19,12 @@ import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './p
 import { OffsetCommitter } from './offset-committer.js'
 import { ConsumeLoop, onMarkerFetches } from './consume-loop.js'
 import type { Metrics } from './metrics.js'
+import { retry } from '../../../shared/src/retry.js'
 
 export type { ProjectionSink } from './projection.js'
+
+/** Between attempts to rejoin after a failed write: 200 ms, doubling up to 5 s. */
+const RESTART_BACKOFF = { initialMs: 200, maxMs: 5_000, jitter: false }
 
 export interface ProjectorOptions {
   groupId: string
@@ -220,23 +224,32 @@ export class Projector {
     this.consumer = null
     await old?.disconnect().catch((err) => this.log.warn('consumer did not disconnect cleanly', { err }))
     // The new member's join starts a new epoch (GROUP_JOIN); until then nothing is committed.
-    for (let attempt = 0; !this.stopping; attempt++) {
-      try {
-        await this.start()
-        return
-      } catch (err) {
-        // start() may have made a consumer that never joined.
-        const failed = this.consumer as Consumer | null
-        this.consumer = null
-        await failed?.disconnect().catch(() => undefined)
-        this.log.error('consumer could not be restarted; trying again', { attempt, err })
-        this.opts.readiness?.set(
-          'kafka',
-          `consumer restart failed: ${String((err as Error)?.message ?? err).slice(0, 120)}`,
-        )
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 200 * 2 ** attempt)))
-      }
-    }
+    // Every failure is retried (H68: 200 ms doubling to 5 s, no jitter) until the projector stops.
+    await retry(
+      async () => {
+        if (this.stopping) return
+        try {
+          await this.start()
+        } catch (err) {
+          // start() may have made a consumer that never joined.
+          const failed = this.consumer as Consumer | null
+          this.consumer = null
+          await failed?.disconnect().catch(() => undefined)
+          throw err
+        }
+      },
+      {
+        ...RESTART_BACKOFF,
+        retryIf: () => true,
+        onRetry: (err, failures) => {
+          this.log.error('consumer could not be restarted; trying again', { attempt: failures - 1, err })
+          this.opts.readiness?.set(
+            'kafka',
+            `consumer restart failed: ${String((err as Error)?.message ?? err).slice(0, 120)}`,
+          )
+        },
+      },
+    )
   }
 
   private commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void> {

@@ -1,6 +1,8 @@
-// Retries with exponential backoff and jitter. Programmer errors (TypeError, RangeError) and
-// errors marked retriable:false are not retried; the last failure is thrown with its cause.
+// The projector's policy for ClickHouse writes, on the shared retry loop (H68): exponential backoff
+// with jitter, a bounded number of retries, and a give-up error that keeps the last failure as its
+// cause. Programmer errors (TypeError, RangeError) and errors marked retriable:false are not retried.
 import { AppError, isRetriable } from '../../../shared/src/errors.js'
+import { retry } from '../../../shared/src/retry.js'
 export interface RetryOptions {
   retries: number
   initialMs: number
@@ -22,19 +24,12 @@ export class RetriesExhaustedError extends AppError {
 
 export { isRetriable }
 
-export async function withRetry<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> {
-  let attempt = 0
-  for (;;) {
-    try {
-      return await fn()
-    } catch (err) {
-      attempt++
-      if (!isRetriable(err)) throw err
-      if (attempt > o.retries || o.signal?.aborted) throw new RetriesExhaustedError(attempt, err)
-      const base = Math.min(o.maxMs, o.initialMs * 2 ** (attempt - 1))
-      const delay = Math.round(base / 2 + Math.random() * (base / 2))
-      o.onRetry?.(err, attempt, delay)
-      await new Promise((r) => setTimeout(r, delay))
-    }
-  }
+export function withRetry<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> {
+  return retry(fn, {
+    initialMs: o.initialMs,
+    maxMs: o.maxMs,
+    giveUp: (err, attempts) =>
+      attempts > o.retries || o.signal?.aborted ? new RetriesExhaustedError(attempts, err) : undefined,
+    onRetry: o.onRetry,
+  })
 }
