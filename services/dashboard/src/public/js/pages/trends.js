@@ -1,5 +1,5 @@
 import { api, errorBox, fmtNum, h, hashRoute, qs, render, stillCurrent } from '../core.js'
-import { chartWidth } from '../charts.js'
+import { chartFrame, chartWidth } from '../charts.js'
 import { envSelect } from '../events-table.js'
 
 // ---- trends: one event (or all) over time, compared, broken down and filtered (U13, U14) ----
@@ -33,18 +33,14 @@ function lineChart(trend, interval) {
   const n = trend.buckets.length
   const x = (/** @type {number} */ i) => P + (n > 1 ? (i * (W - P - 8)) / (n - 1) : 0)
   const y = (/** @type {number} */ v) => H - (v / max) * (H - 12)
-  const svg = h('svg', {
-    viewBox: `0 0 ${W} ${H + 20}`,
-    width: '100%',
-    role: 'img',
-    'aria-label': 'Events over time (the table below has the numbers)',
+  const svg = chartFrame({
+    W,
+    H,
+    P,
+    max,
     id: 'trend-chart',
+    label: 'Events over time (the table below has the numbers)',
   })
-  svg.append(
-    h('line', { class: 'axis', x1: P, y1: H, x2: W, y2: H }),
-    h('text', { x: 0, y: 12 }, fmtNum(max)),
-    h('text', { x: 0, y: H }, '0'),
-  )
   /** @param {number[]} counts @param {string} stroke @param {string} name @param {string} [dash] */
   const line = (counts, stroke, name, dash) => {
     const g = h('g', {}, h('title', {}, name))
