@@ -1,5 +1,5 @@
 import t from 'tap'
-import { bucketStart, OTHER, toTrend, trendCsv, trendSql, type TrendSpec } from './trends-queries.js'
+import { breakdownRows, bucketStart, OTHER, toTrend, trendCsv, trendSql, type TrendSpec } from './trends-queries.js'
 
 const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({
   from: new Date('2024-05-13T00:00:00Z'),
@@ -49,4 +49,43 @@ t.test('rows become series over every bucket, other last, and CSV', async (t) =>
     trendCsv(trend),
     "bucket,'=free,pro,$other\r\n2024-05-13T00:00:00.000Z,0,2,9\r\n2024-05-14T00:00:00.000Z,0,0,0\r\n2024-05-15T00:00:00.000Z,3,0,0\r\n",
   )
+})
+
+t.test('a breakdown reads the events once: top values and the totals of one GROUP BY', async (t) => {
+  const q = trendSql('db1', 'acc', spec({ breakdown: 'plan' }))
+  t.equal(q.match(/\bFROM\b/g)?.length, 1, 'one scan of the events')
+  t.match(q, /GROUP BY value WITH TOTALS/)
+  t.match(q, /LIMIT 10$/)
+})
+
+t.test('other is the totals less the top values, per bucket', async (t) => {
+  const rows = breakdownRows(
+    [
+      {
+        value: 'pro',
+        events: '5',
+        m: [
+          ['100', '200'],
+          ['3', '2'],
+        ],
+      },
+      { value: 'free', events: '1', m: [['200'], ['1']] },
+    ],
+    {
+      value: '',
+      events: '10',
+      m: [
+        ['100', '200', '300'],
+        ['3', '5', '2'],
+      ],
+    },
+  )
+  t.same(rows, [
+    { t: '100', value: 'pro', events: '3' },
+    { t: '200', value: 'pro', events: '2' },
+    { t: '200', value: 'free', events: '1' },
+    { t: 200, value: OTHER, events: 2 },
+    { t: 300, value: OTHER, events: 2 },
+  ])
+  t.same(breakdownRows([], undefined), [], 'no rows, no totals')
 })

@@ -1,5 +1,5 @@
 import { api, errorBox, fmtNum, fmtTime, h, render, state } from '../core.js'
-import { chartWidth } from '../charts.js'
+import { chartFrame, chartWidth } from '../charts.js'
 
 // ---- usage ----
 /** @param {number} value @param {number} limit */
@@ -16,18 +16,7 @@ function hourlyChart(rows) {
     P = 28
   const max = Math.max(1, ...rows.map((r) => r.live + r.test))
   const bw = (W - P) / Math.max(1, rows.length)
-  const svg = h('svg', {
-    viewBox: `0 0 ${W} ${H + 20}`,
-    width: '100%',
-    role: 'img',
-    'aria-label': 'Events per hour',
-    id: 'hourly-chart',
-  })
-  svg.append(
-    h('line', { class: 'axis', x1: P, y1: H, x2: W, y2: H }),
-    h('text', { x: 0, y: 12 }, fmtNum(max)),
-    h('text', { x: 0, y: H }, '0'),
-  )
+  const svg = chartFrame({ W, H, P, max, id: 'hourly-chart', label: 'Events per hour' })
   rows.forEach((r, i) => {
     const x = P + i * bw
     const hl = (r.live / max) * (H - 10),
