@@ -76,6 +76,7 @@ t.test(
       KAFKA_SASL_PASSWORD: 'kpw',
       LIVE_TOKEN: 'l'.repeat(32),
       SESSION_SECRET: 's'.repeat(32),
+      PRIVACY_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
     }
     t.doesNotThrow(() => loadIngestConfig(full))
     t.doesNotThrow(() => loadProjectorConfig(full))
@@ -94,6 +95,15 @@ t.test(
     t.equal(
       variableOf(() => loadProjectorConfig(without('LIVE_TOKEN'))),
       'LIVE_TOKEN',
+    )
+    // A15: the master key that wraps data keys is a credential of both services that read personal fields.
+    t.equal(
+      variableOf(() => loadIngestConfig(without('PRIVACY_MASTER_KEY'))),
+      'PRIVACY_MASTER_KEY',
+    )
+    t.equal(
+      variableOf(() => loadProjectorConfig(without('PRIVACY_MASTER_KEY'))),
+      'PRIVACY_MASTER_KEY',
     )
     t.equal(
       variableOf(() => loadDashboardConfig(without('LIVE_TOKEN'))),

@@ -53,3 +53,37 @@ t.test('ensureTopics applies the configured replication', async (t) => {
     'a 10 MB batch request fits one record batch',
   )
 })
+
+t.test(
+  'A15: the keys topic is created compacted, one partition, forgetting a tombstone within its configured bounds',
+  async (t) => {
+    const kafka = createKafka({ brokers, clientId: 'test-topic-layout' }, log)
+    const admin = kafka.admin()
+    await admin.connect()
+    const s = randomBytes(4).toString('hex')
+    const topics = {
+      events: `test.${s}.events`,
+      identifies: `test.${s}.identifies`,
+      accounts: `test.${s}.accounts`,
+      dlq: `test.${s}.dlq`,
+      keys: `test.${s}.keys`,
+    }
+    t.teardown(async () => {
+      await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
+      await admin.disconnect()
+    })
+    const keys = { maxCompactionLagMs: 5000, deleteRetentionMs: 1000 }
+    await ensureTopics(admin, topics, { partitions: 2, replicationFactor: 1, minInsyncReplicas: 1, keys })
+    const meta = await admin.fetchTopicMetadata({ topics: [topics.keys] })
+    t.equal(meta.topics[0]!.partitions.length, 1)
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2 /* TOPIC */, name: topics.keys, configNames: [] }],
+    })
+    const v = Object.fromEntries(described.resources[0].configEntries.map((e) => [e.configName, e.configValue]))
+    t.equal(v['cleanup.policy'], 'compact')
+    t.equal(v['max.compaction.lag.ms'], '5000')
+    t.equal(v['delete.retention.ms'], '1000')
+    t.equal(v['segment.ms'], '5000', 'the active segment rolls, so the cleaner can reach a tombstone in it')
+  },
+)
