@@ -257,6 +257,9 @@ export class EventTranscoder {
       )
     )
       return null
+    // A15: a record written before `enc` ends here; a later one has `enc` null (one zero byte). A sealed
+    // record (enc set) is not for this path: its fields must be opened first (the general path).
+    if (this.pos < this.src.length && this.src[this.pos] === 0) this.pos++
     // avsc refuses trailing bytes and a record that ends early.
     if (this.pos !== this.src.length) return null
     if (Number.isNaN(timestamp) || Number.isNaN(receivedAt) || Number.isNaN(originalTimestamp) || Number.isNaN(sentAt))
