@@ -94,23 +94,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const server = publicServer(cfg, app)
   const afterReadiness = () => probeRedisAfterReadiness(limits, cfg.ipRequestsPerMinute)
   const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
-  const parts = {
-    cfg,
-    log,
-    startup,
-    stopping,
-    phase,
-    kafka,
-    codec,
-    ch,
-    keys,
-    erasures,
-    chosen,
-    usage,
-    lanes,
-    refusals,
-    keysLane,
-  }
+  const clients = { kafka, codec, ch, keys, erasures, chosen, usage, lanes, refusals, keysLane }
+  const parts = { cfg, log, startup, stopping, phase, ...clients }
   return {
     deps: { kafka, codec, keys, quota: chosen.local.quota, appender, ch, limits },
     /** Listening (for /health/live) before start() resolves. */
