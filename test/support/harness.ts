@@ -31,7 +31,15 @@ export interface TestServices {
   admin: AccountsAdmin
   ch: ClickHouseClient
   database: string
-  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string; refusals?: string }
+  topics: {
+    events: string
+    identifies: string
+    accounts: string
+    dlq: string
+    erasures?: string
+    refusals?: string
+    keys?: string
+  }
   kafka: Kafka
   ingest?: Awaited<ReturnType<typeof createIngestService>>
   projector?: Awaited<ReturnType<typeof createProjectorService>>
@@ -76,6 +84,7 @@ export function isolatedEnv(suffix: string, over: Record<string, string> = {}): 
     TOPIC_DLQ: `test.${suffix}.dlq`,
     TOPIC_ERASURES: `test.${suffix}.erasures`,
     TOPIC_REFUSALS: `test.${suffix}.refusals`,
+    TOPIC_KEYS: `test.${suffix}.keys`,
     TOPIC_PARTITIONS: '2',
     CLICKHOUSE_DATABASE: `test_${suffix}`,
     PROJECTOR_GROUP_ID: `projector-${suffix}`,
