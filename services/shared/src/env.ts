@@ -3,6 +3,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors.js'
+import type { Topics } from '../../../schemas/topics.js'
 
 export class ConfigError extends AppError {
   readonly code = 'CONFIG_INVALID'
@@ -160,15 +161,7 @@ export interface CommonConfig {
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
   clickhouse: { url: string; username: string; password: string; database: string; cluster?: string }
-  topics: {
-    events: string
-    identifies: string
-    accounts: string
-    dlq: string
-    erasures?: string
-    refusals?: string
-    keys?: string
-  }
+  topics: Topics
   /** A15: how the keys topic forgets a tombstoned key (see KEYS_MAX_COMPACTION_LAG_MS). */
   keysTopic: { maxCompactionLagMs: number; deleteRetentionMs: number }
   topicPartitions: number

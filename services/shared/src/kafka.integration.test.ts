@@ -9,7 +9,8 @@ import { createLogger } from './log.js'
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const log = createLogger('error', {}, () => undefined)
 
-t.test('ensureTopics applies the configured replication', async (t) => {
+/** An admin client and random topic names (the keys topic too), deleted when the test ends. */
+async function fixture(t: { teardown(fn: () => unknown): void }) {
   const kafka = createKafka({ brokers, clientId: 'test-topic-layout' }, log)
   const admin = kafka.admin()
   await admin.connect()
@@ -21,9 +22,14 @@ t.test('ensureTopics applies the configured replication', async (t) => {
     dlq: `test.${s}.dlq`,
   }
   t.teardown(async () => {
-    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
+    await admin.deleteTopics({ topics: [...Object.values(topics), `test.${s}.keys`] }).catch(() => undefined)
     await admin.disconnect()
   })
+  return { admin, topics, keys: `test.${s}.keys` }
+}
+
+t.test('ensureTopics applies the configured replication', async (t) => {
+  const { admin, topics } = await fixture(t)
 
   await t.rejects(
     ensureTopics(admin, topics, { partitions: 2, replicationFactor: 3, minInsyncReplicas: 2 }),
@@ -57,21 +63,9 @@ t.test('ensureTopics applies the configured replication', async (t) => {
 t.test(
   'A15: the keys topic is created compacted, one partition, forgetting a tombstone within its configured bounds',
   async (t) => {
-    const kafka = createKafka({ brokers, clientId: 'test-topic-layout' }, log)
-    const admin = kafka.admin()
-    await admin.connect()
-    const s = randomBytes(4).toString('hex')
-    const topics = {
-      events: `test.${s}.events`,
-      identifies: `test.${s}.identifies`,
-      accounts: `test.${s}.accounts`,
-      dlq: `test.${s}.dlq`,
-      keys: `test.${s}.keys`,
-    }
-    t.teardown(async () => {
-      await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
-      await admin.disconnect()
-    })
+    const f = await fixture(t)
+    const admin = f.admin
+    const topics = { ...f.topics, keys: f.keys }
     const keys = { maxCompactionLagMs: 5000, deleteRetentionMs: 1000 }
     await ensureTopics(admin, topics, { partitions: 2, replicationFactor: 1, minInsyncReplicas: 1, keys })
     const meta = await admin.fetchTopicMetadata({ topics: [topics.keys] })

@@ -23,6 +23,11 @@ export class Lru<K, V> {
     this.map.delete(k)
   }
 
+  /** Deletes `k` only while it still maps to `v` (a newer value set meanwhile stays). */
+  deleteIf(k: K, v: V): void {
+    if (this.map.get(k) === v) this.map.delete(k)
+  }
+
   get size(): number {
     return this.map.size
   }

@@ -120,7 +120,7 @@ export class RecordSealer {
     const ids = new Set(minted.map((m) => m.id))
     for (const k of held) if (ids.has(k.id)) k.written = written
     written.catch(() => {
-      for (const k of held) if (ids.has(k.id)) this.keys.delete(k.id.slice(0, k.id.lastIndexOf('\u0000')))
+      for (const k of held) if (ids.has(k.id)) this.keys.deleteIf(k.id.slice(0, k.id.lastIndexOf('\u0000')), k)
     })
   }
 }
