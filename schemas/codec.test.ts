@@ -100,3 +100,21 @@ t.test('encode writes the wire format, also for a record larger than its scratch
   t.not(a.length, b.length)
   t.same((await codec.decode(b)).value, plan('b', 2))
 })
+
+t.test('A15: the transcoder layout covers the current schema and the one before enc, not older ones', async (t) => {
+  const { readFileSync } = await import('node:fs')
+  const history = (f: string) => JSON.parse(readFileSync(new URL(`./avro/history/${f}`, import.meta.url), 'utf8'))
+  const byId: Record<number, unknown> = {
+    1: history('event.v1.avsc'),
+    2: history('event.v2.avsc'),
+    3: loadAvsc('Event'),
+  }
+  const codec = codecWhoseRegistry(async () => byId[(codec as any).asking])
+  for (const id of [1, 2, 3]) {
+    ;(codec as any).asking = id
+    await codec.decode(withId(id, Buffer.alloc(200))).catch(() => undefined)
+  }
+  t.equal(codec.readerLayout(withId(3)), 'Event', 'the current schema')
+  t.equal(codec.readerLayout(withId(2)), 'Event', 'v2: the same bytes up to enc')
+  t.equal(codec.readerLayout(withId(1)), undefined, 'v1 lacks anonymous_id: general path')
+})

@@ -107,6 +107,8 @@ export interface Decoded {
 
 export class Codec {
   private readonly types = new Map<SchemaName, avro.Type>()
+  /** A15: the reader schemas without their last field `enc` (the v2 layout of today's history). */
+  private readonly beforeEnc = new Map<SchemaName, avro.Type>()
   private readonly ids = new Map<SchemaName, number>()
   private readonly writers = new Map<
     number,
@@ -115,7 +117,11 @@ export class Codec {
 
   constructor(private readonly registry: SchemaRegistry) {
     for (const name of Object.keys(SCHEMA_FILES) as SchemaName[]) {
-      this.types.set(name, avro.Type.forSchema(loadAvsc(name) as any))
+      const schema = loadAvsc(name) as any
+      this.types.set(name, avro.Type.forSchema(schema))
+      const fields = schema.fields as Array<{ name: string }> | undefined
+      if (fields?.at(-1)?.name === 'enc')
+        this.beforeEnc.set(name, avro.Type.forSchema({ ...schema, fields: fields.slice(0, -1) }))
     }
   }
 
@@ -177,8 +183,10 @@ export class Codec {
 
   /**
    * The schema name when `buf`'s writer schema is known and is the reader's schema of that name
-   * (the same canonical form, so the same binary layout): its bytes may then be read without avsc
-   * (the projector's event-transcoder.ts). Undefined otherwise, and for anything decodeKnown refuses.
+   * (the same canonical form, so the same binary layout), or that schema without its last field `enc`
+   * (A15: records written before it, whose bytes are the same up to that field): its bytes may then be
+   * read without avsc (the projector's event-transcoder.ts, which takes both). Undefined otherwise, and
+   * for anything decodeKnown refuses.
    */
   readerLayout(buf: Buffer): SchemaName | undefined {
     if (!buf || buf.length < 5 || buf[0] !== 0) return undefined
@@ -186,7 +194,10 @@ export class Codec {
     if (writer === undefined) return undefined
     if (writer.readerLayout === undefined) {
       const reader = this.types.get(writer.name as SchemaName)
-      writer.readerLayout = reader !== undefined && (writer.type === reader || writer.type.equals(reader))
+      const before = this.beforeEnc.get(writer.name as SchemaName)
+      writer.readerLayout =
+        reader !== undefined &&
+        (writer.type === reader || writer.type.equals(reader) || before?.equals(writer.type) === true)
     }
     return writer.readerLayout ? (writer.name as SchemaName) : undefined
   }

@@ -3,6 +3,12 @@
 
 export type Environment = 'live' | 'test'
 
+/** A15: `nonce ‖ ciphertext ‖ tag` of the personal fields, and the id of the data key that opens it. */
+export interface SealedFields {
+  key_id: string
+  body: Buffer
+}
+
 export interface EventRecord {
   event_id: string
   account_id: string
@@ -24,6 +30,8 @@ export interface EventRecord {
   message_id: string | null
   /** H52. Optional here only for literals written before v2; every decoded record has it (Avro default null). */
   anonymous_id?: string | null
+  /** A15 (v3): the personal fields sealed; null or absent: in clear. */
+  enc?: SealedFields | null
 }
 
 export interface IdentifyRecord {
@@ -45,6 +53,8 @@ export interface IdentifyRecord {
   message_id: string | null
   /** H52. Optional here only for literals written before v2; every decoded record has it (Avro default null). */
   anonymous_id?: string | null
+  /** A15 (v3): the personal fields sealed; null or absent: in clear. */
+  enc?: SealedFields | null
 }
 
 export type AccountStatus = 'active' | 'disabled'

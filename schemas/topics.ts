@@ -10,4 +10,6 @@ export interface Topics {
   erasures?: string
   /** Refused requests per account, best effort, 7 days (H66). Optional like erasures. */
   refusals?: string
+  /** Compacted: wrapped data keys of crypto-shredding (A15). Optional like erasures. */
+  keys?: string
 }

@@ -76,6 +76,7 @@ t.test(
       KAFKA_SASL_PASSWORD: 'kpw',
       LIVE_TOKEN: 'l'.repeat(32),
       SESSION_SECRET: 's'.repeat(32),
+      PRIVACY_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
     }
     t.doesNotThrow(() => loadIngestConfig(full))
     t.doesNotThrow(() => loadProjectorConfig(full))
@@ -95,6 +96,13 @@ t.test(
       variableOf(() => loadProjectorConfig(without('LIVE_TOKEN'))),
       'LIVE_TOKEN',
     )
+    // A15: the master key that wraps data keys is a credential of both services that read personal fields.
+    for (const load of [loadIngestConfig, loadProjectorConfig])
+      t.equal(
+        variableOf(() => load(without('PRIVACY_MASTER_KEY'))),
+        'PRIVACY_MASTER_KEY',
+        load.name,
+      )
     t.equal(
       variableOf(() => loadDashboardConfig(without('LIVE_TOKEN'))),
       'LIVE_TOKEN',

@@ -1,6 +1,7 @@
 // Integration-test harness: starts the real projector and ingest services in this process against
 // the running local stack (npm run stack:up), with random topic names, a fresh ClickHouse database
 // and a fresh consumer group per call, and removes them when the test ends.
+import type { Topics } from '../../schemas/topics.js'
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
@@ -31,7 +32,7 @@ export interface TestServices {
   admin: AccountsAdmin
   ch: ClickHouseClient
   database: string
-  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string; refusals?: string }
+  topics: Topics
   kafka: Kafka
   ingest?: Awaited<ReturnType<typeof createIngestService>>
   projector?: Awaited<ReturnType<typeof createProjectorService>>
@@ -76,6 +77,7 @@ export function isolatedEnv(suffix: string, over: Record<string, string> = {}): 
     TOPIC_DLQ: `test.${suffix}.dlq`,
     TOPIC_ERASURES: `test.${suffix}.erasures`,
     TOPIC_REFUSALS: `test.${suffix}.refusals`,
+    TOPIC_KEYS: `test.${suffix}.keys`,
     TOPIC_PARTITIONS: '2',
     CLICKHOUSE_DATABASE: `test_${suffix}`,
     PROJECTOR_GROUP_ID: `projector-${suffix}`,

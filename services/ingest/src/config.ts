@@ -1,9 +1,11 @@
 // The ingest service's configuration: read once at start from an env object, validated.
 import { parseCorsOrigins, type CorsPolicy } from './http/cors.js'
 import { readEnv, commonSpec, commonConfig, v, ConfigError, type CommonConfig } from '../../shared/src/env.js'
+import { privacySpec, privacyConfig, type PrivacyConfig } from '../../shared/src/privacy/crypto/privacy-config.js'
 
 const spec = {
   ...commonSpec,
+  ...privacySpec,
   INGEST_HOST: v.str('127.0.0.1'),
   INGEST_PORT: v.int(8080, 0, 65535),
   /** The admin listener (readiness, metrics; H36): loopback by default, never the public address. */
@@ -95,6 +97,8 @@ export interface IngestConfig extends CommonConfig {
   server: { headersTimeoutMs: number; maxConnections: number }
   /** H66: the refusal aggregator's drain interval. */
   refusalsFlushMs: number
+  /** A15: crypto-shredding of the personal fields. */
+  privacy: PrivacyConfig
 }
 
 export function loadIngestConfig(env: Record<string, string | undefined>): IngestConfig {
@@ -131,6 +135,7 @@ export function loadIngestConfig(env: Record<string, string | undefined>): Inges
     bodyLimits: { single: e.SINGLE_BODY_LIMIT_BYTES, batch: e.BATCH_BODY_LIMIT_BYTES },
     ...bodyConfig(e),
     refusalsFlushMs: e.REFUSALS_FLUSH_MS,
+    privacy: privacyConfig(e),
   }
 }
 

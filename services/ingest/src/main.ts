@@ -4,6 +4,7 @@
 // accounts topic into the key table (A1) and starts accepting. A dependency that is down at start is
 // waited for, never a reason to exit (H27). `close()` drains: stop taking requests, answer those in flight,
 // flush the appender, disconnect.
+import { createKeysLane } from './privacy/index.js'
 import { createServer, type Server } from 'node:http'
 import type Koa from 'koa'
 import type { ClickHouseClient } from '@clickhouse/client'
@@ -75,6 +76,8 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
       : { ready: false, checks: checksOf(startup.snapshot()) }
   // H65, H66: refused requests of authenticated keys, counted per account and drained to their topic.
   const refusals = createRefusals(kafka, codec, cfg, metrics, log)
+  // A15: undefined unless PRIVACY_ENCRYPT is on.
+  const keysLane = createKeysLane(kafka, cfg)
   const app = createIngestApp({
     cfg,
     keys,
@@ -87,11 +90,13 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
     accepting: () => phase.accepting && !phase.closing,
     metrics,
     refusals: refusals.aggregator,
+    sealer: keysLane?.sealer,
   })
   const server = publicServer(cfg, app)
   const afterReadiness = () => probeRedisAfterReadiness(limits, cfg.ipRequestsPerMinute)
   const adminServer: Server = createServer(createAdminApp({ readiness, metrics, log, afterReadiness }).callback())
-  const parts = { cfg, log, startup, stopping, phase, kafka, codec, ch, keys, erasures, chosen, usage, lanes, refusals }
+  const clients = { kafka, codec, ch, keys, erasures, chosen, usage, lanes, refusals, keysLane }
+  const parts = { cfg, log, startup, stopping, phase, ...clients }
   return {
     deps: { kafka, codec, keys, quota: chosen.local.quota, appender, ch, limits },
     /** Listening (for /health/live) before start() resolves. */
@@ -118,6 +123,7 @@ type Parts = {
   usage: UsageRefresh
   lanes: Appenders
   refusals: ReturnType<typeof createRefusals>
+  keysLane: ReturnType<typeof createKeysLane>
   server: Server
   adminServer: Server
 }
@@ -140,6 +146,7 @@ async function startService(p: Parts): Promise<Server> {
   await p.lanes.start(eventLog.maxMessageBytes, log)
   // After the appenders: a topic that cannot take one valid item stops start() before another producer connects.
   await p.refusals.start()
+  await p.keysLane?.start()
   Object.assign(p.phase, await followKeysAndErasures({ ...p, waits }))
   p.startup.set('accounts', 'ok')
   await redisConnected
@@ -165,6 +172,7 @@ async function closeService(p: Parts): Promise<void> {
   if (p.adminServer.listening) await drainServer(p.adminServer, 1_000)
   await p.lanes.appender.close()
   await p.refusals.close()
+  await p.keysLane?.close()
   await p.phase.follower?.stop()
   await p.phase.erasures?.stop()
   await p.ch.close()

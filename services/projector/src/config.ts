@@ -9,9 +9,11 @@ import {
   ConfigError,
   type CommonConfig,
 } from '../../shared/src/env.js'
+import { privacySpec, privacyConfig, type PrivacyConfig } from '../../shared/src/privacy/crypto/privacy-config.js'
 
 const spec = {
   ...commonSpec,
+  ...privacySpec,
   PROJECTOR_HOST: v.str('127.0.0.1'),
   PROJECTOR_PORT: v.int(8081, 0, 65535),
   PROJECTOR_GROUP_ID: v.str('tracking-projector'),
@@ -48,6 +50,8 @@ export interface ProjectorConfig extends CommonConfig {
   replayMaxRows: number
   /** Days test-key rows are kept (H35); 0: kept for ever. */
   testRetentionDays: number
+  /** A15: crypto-shredding of the personal fields. */
+  privacy: PrivacyConfig
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -79,5 +83,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
     testRetentionDays: e.TEST_RETENTION_DAYS,
+    privacy: privacyConfig(e),
   }
 }

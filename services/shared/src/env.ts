@@ -3,6 +3,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { AppError } from './errors.js'
+import type { Topics } from '../../../schemas/topics.js'
 
 export class ConfigError extends AppError {
   readonly code = 'CONFIG_INVALID'
@@ -131,6 +132,12 @@ export const commonSpec = {
   TOPIC_ERASURES: v.str('tracking.erasures.v1'),
   /** Refused requests per account, 7 days (H66). */
   TOPIC_REFUSALS: v.str('tracking.refusals.v1'),
+  /** Compacted: the wrapped data keys of crypto-shredding (A13, A15); a tombstone erases a key. */
+  TOPIC_KEYS: v.str('tracking.keys.v1'),
+  /** A15: the keys topic's max.compaction.lag.ms and delete.retention.ms; their sum bounds how long an
+   *  erased key survives on the broker's disks (the receipt's disk_gone_at). Applied when the topic is created. */
+  KEYS_MAX_COMPACTION_LAG_MS: v.int(23 * 3600_000, 1000),
+  KEYS_DELETE_RETENTION_MS: v.int(3600_000, 0),
   TOPIC_PARTITIONS: v.int(6, 1, 1024),
   /** Replicas of each topic created by the services: 1 for the single local broker; production uses 3. */
   TOPIC_REPLICATION_FACTOR: v.int(1, 1, 16),
@@ -154,7 +161,9 @@ export interface CommonConfig {
   registryAuth?: { username: string; password: string }
   requireSecrets: boolean
   clickhouse: { url: string; username: string; password: string; database: string; cluster?: string }
-  topics: { events: string; identifies: string; accounts: string; dlq: string; erasures?: string; refusals?: string }
+  topics: Topics
+  /** A15: how the keys topic forgets a tombstoned key (see KEYS_MAX_COMPACTION_LAG_MS). */
+  keysTopic: { maxCompactionLagMs: number; deleteRetentionMs: number }
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
@@ -168,6 +177,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
     dlq: e.TOPIC_DLQ,
     erasures: e.TOPIC_ERASURES,
     refusals: e.TOPIC_REFUSALS,
+    keys: e.TOPIC_KEYS,
   }
   if (e.TOPIC_MIN_INSYNC_REPLICAS > e.TOPIC_REPLICATION_FACTOR) {
     throw new ConfigError(
@@ -195,6 +205,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
       ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
     },
     topics,
+    keysTopic: { maxCompactionLagMs: e.KEYS_MAX_COMPACTION_LAG_MS, deleteRetentionMs: e.KEYS_DELETE_RETENTION_MS },
     topicPartitions: e.TOPIC_PARTITIONS,
     topicReplication: { factor: e.TOPIC_REPLICATION_FACTOR, minInsync: e.TOPIC_MIN_INSYNC_REPLICAS },
     logLevel: e.LOG_LEVEL,

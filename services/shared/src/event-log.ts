@@ -43,6 +43,7 @@ export async function prepareEventLog(
           partitions: cfg.topicPartitions,
           replicationFactor: cfg.topicReplication.factor,
           minInsyncReplicas: cfg.topicReplication.minInsync,
+          keys: cfg.keysTopic,
         })
         if (created.length) log.info('topics created', { topics: created })
         // Existing topics are never changed, so what they take is read, not assumed (ingest checks it).

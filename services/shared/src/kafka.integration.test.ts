@@ -9,7 +9,8 @@ import { createLogger } from './log.js'
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',')
 const log = createLogger('error', {}, () => undefined)
 
-t.test('ensureTopics applies the configured replication', async (t) => {
+/** An admin client and random topic names (the keys topic too), deleted when the test ends. */
+async function fixture(t: { teardown(fn: () => unknown): void }) {
   const kafka = createKafka({ brokers, clientId: 'test-topic-layout' }, log)
   const admin = kafka.admin()
   await admin.connect()
@@ -21,9 +22,14 @@ t.test('ensureTopics applies the configured replication', async (t) => {
     dlq: `test.${s}.dlq`,
   }
   t.teardown(async () => {
-    await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined)
+    await admin.deleteTopics({ topics: [...Object.values(topics), `test.${s}.keys`] }).catch(() => undefined)
     await admin.disconnect()
   })
+  return { admin, topics, keys: `test.${s}.keys` }
+}
+
+t.test('ensureTopics applies the configured replication', async (t) => {
+  const { admin, topics } = await fixture(t)
 
   await t.rejects(
     ensureTopics(admin, topics, { partitions: 2, replicationFactor: 3, minInsyncReplicas: 2 }),
@@ -53,3 +59,25 @@ t.test('ensureTopics applies the configured replication', async (t) => {
     'a 10 MB batch request fits one record batch',
   )
 })
+
+t.test(
+  'A15: the keys topic is created compacted, one partition, forgetting a tombstone within its configured bounds',
+  async (t) => {
+    const f = await fixture(t)
+    const admin = f.admin
+    const topics = { ...f.topics, keys: f.keys }
+    const keys = { maxCompactionLagMs: 5000, deleteRetentionMs: 1000 }
+    await ensureTopics(admin, topics, { partitions: 2, replicationFactor: 1, minInsyncReplicas: 1, keys })
+    const meta = await admin.fetchTopicMetadata({ topics: [topics.keys] })
+    t.equal(meta.topics[0]!.partitions.length, 1)
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2 /* TOPIC */, name: topics.keys, configNames: [] }],
+    })
+    const v = Object.fromEntries(described.resources[0].configEntries.map((e) => [e.configName, e.configValue]))
+    t.equal(v['cleanup.policy'], 'compact')
+    t.equal(v['max.compaction.lag.ms'], '5000')
+    t.equal(v['delete.retention.ms'], '1000')
+    t.equal(v['segment.ms'], '5000', 'the active segment rolls, so the cleaner can reach a tombstone in it')
+  },
+)

@@ -21,6 +21,21 @@ export interface TopicLayout {
   minInsyncReplicas: number
   /** Largest record batch the event topics take (default 32 MiB). */
   maxMessageBytes?: number
+  /** A15: how the keys topic forgets a tombstoned key; defaults 23 h and 1 h (24 h in all). */
+  keys?: { maxCompactionLagMs: number; deleteRetentionMs: number }
+}
+
+/** A15: a tombstoned data key is gone from the disks within max.compaction.lag.ms + delete.retention.ms
+ *  (the cleaner's own backoff aside); the segments roll at least that often so the cleaner may take them. */
+export function keysTopicConfig(keys: TopicLayout['keys'], isr: { name: string; value: string }) {
+  const lag = keys?.maxCompactionLagMs ?? 23 * 3600_000
+  return [
+    { name: 'cleanup.policy', value: 'compact' },
+    { name: 'max.compaction.lag.ms', value: String(lag) },
+    { name: 'segment.ms', value: String(lag) },
+    { name: 'delete.retention.ms', value: String(keys?.deleteRetentionMs ?? 3600_000) },
+    isr,
+  ]
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
@@ -65,6 +80,17 @@ export async function ensureTopics(
             numPartitions: 1,
             replicationFactor,
             configEntries: [{ name: 'cleanup.policy', value: 'compact' }, isr],
+          },
+        ]
+      : []),
+    // One partition like the erasures topic: every reader holds every key it may need (A15).
+    ...(topics.keys
+      ? [
+          {
+            topic: topics.keys,
+            numPartitions: 1,
+            replicationFactor,
+            configEntries: keysTopicConfig(layout.keys, isr),
           },
         ]
       : []),

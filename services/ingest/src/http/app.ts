@@ -3,6 +3,7 @@
 // which runs H2's steps in order: authenticate.ts (key, per-minute limit), json-body.ts (type, size,
 // JSON), validation, pipeline/accept-items.ts (per-second and monthly limits, records, Kafka), and
 // the answer (segment/ the same for Segment's API); 200 is sent once Kafka has the records (A4).
+import type { RecordSealer } from '../privacy/record-sealer.js'
 import Koa from 'koa'
 import Router from '@koa/router'
 import type { IngestConfig } from '../config.js'
@@ -45,6 +46,8 @@ export interface IngestDeps {
   erasures?: ErasureSet
   /** H65: refusals of authenticated requests, aggregated per account for the refusals topic (H66). */
   refusals?: RefusalAggregator
+  /** A15: seals personal fields (PRIVACY_ENCRYPT on). */
+  sealer?: RecordSealer
 }
 
 const API_PATHS = new Set(['/v1/event', '/v1/events'])

@@ -8,6 +8,7 @@ import { validateBatch, type Item } from '../validation/index.js'
 import type { RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
 import { ServiceError } from '../errors.js'
+import { RecordSealer } from '../privacy/record-sealer.js'
 import { acceptItems, successBody, successJson, type ItemOutcome, type PipelineDeps } from './accept-items.js'
 
 const NOW = Date.UTC(2025, 2, 10, 12)
@@ -215,4 +216,35 @@ t.test('an accepted outcome whose id is not one of ours is written by JSON.strin
   const text = successJson(odd)
   t.equal(text, JSON.stringify(successBody(odd)))
   t.same(JSON.parse(text).data.results[0].event_id, odd[0]!.event_id)
+})
+
+t.test('A15: with a sealer, records are sealed under pseudonymous keys once their keys are stored', async (t) => {
+  const { d, appended } = deps()
+  const stored: string[] = []
+  d.sealer = new RecordSealer(Buffer.alloc(32, 3), async (keys) => void stored.push(...keys.map((k) => k.id)), 100)
+  const a = await acceptItems(d, lookup('live'), items(2, 1), rc('live'))
+  t.ok(a.results.every((r) => r.success))
+  t.equal(stored.length, 2, 'one key per person and month (u0, u1)')
+  for (const r of appended[0]!) {
+    t.notOk(['u0', 'u1'].includes(r.key.split('\u0000')[1]!), 'no user id in the Kafka key')
+    const value = JSON.parse(r.value.toString()).value
+    t.match(value.user_id, /^[0-9a-f]{32}$/, 'the pseudonym in place of the user id')
+    t.ok(stored.includes(value.enc.key_id), 'sealed with a stored key')
+  }
+  t.equal(appended[0]![0]!.key, appended[0]![2]!.key, 'an event and an identify of u0: one partition key')
+})
+
+t.test('A15: a key that could not be stored: 503, nothing appended, the quota given back', async (t) => {
+  const { d, appended } = deps()
+  d.sealer = new RecordSealer(
+    Buffer.alloc(32, 3),
+    async () => {
+      throw new Error('keys topic away')
+    },
+    100,
+  )
+  const err = await acceptItems(d, lookup('live'), items(1), rc('live')).catch((e) => e)
+  t.type(err, ServiceError)
+  t.equal(err.status, 503)
+  t.equal(appended.length, 0)
 })

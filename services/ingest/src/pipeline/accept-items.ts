@@ -20,6 +20,7 @@ import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import type { RecordSealer, SealInput } from '../privacy/record-sealer.js'
 
 export interface Appender {
   append(records: OutRecord[]): Promise<void>
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   metrics?: Pick<IngestMetrics, 'item'>
   /** H55: the erasures in force, whose suppressed user ids are refused. */
   erasures?: Pick<ErasureSet, 'suppressedOf'>
+  /** A15: set when PRIVACY_ENCRYPT is on: seals personal fields and stores their keys first. */
+  sealer?: Pick<RecordSealer, 'seal'>
 }
 
 /**
@@ -51,6 +54,7 @@ export function pipelineOf(
     topics: d.cfg.topics,
     metrics: d.metrics,
     erasures: d.erasures,
+    sealer: d.sealer,
   }
 }
 
@@ -112,7 +116,7 @@ async function acceptAll(
   const quotaError = q !== undefined && q.granted < countableOf(items) ? monthlyLimitError(q, rl, env) : undefined
 
   const out: ItemOutcome[] = []
-  const records: OutRecord[] = []
+  const built: SealInput[] = []
   let countable = 0
   for (const { index, item } of items) {
     if (item.kind === 'event' && q !== undefined && !admitted(q, countable++)) {
@@ -123,31 +127,46 @@ async function acceptAll(
       })
       continue
     }
-    if (item.kind === 'event') {
-      const r: EventRecord = toEventRecord(item, rc)
-      records.push({ topic: d.topics.events, key: userKey(r.account_id, r.user_id), value: d.codec.encode('Event', r) })
-      out.push({ index, success: true, event_id: r.event_id })
-    } else {
-      const r: IdentifyRecord = toIdentifyRecord(item, rc)
-      records.push({
-        topic: d.topics.identifies,
-        key: userKey(r.account_id, r.user_id),
-        value: d.codec.encode('Identify', r),
-      })
-      out.push({ index, success: true, event_id: r.event_id })
-    }
+    const b: SealInput =
+      item.kind === 'event'
+        ? { kind: 'event', record: toEventRecord(item, rc) }
+        : { kind: 'identify', record: toIdentifyRecord(item, rc) }
+    built.push(b)
+    out.push({ index, success: true, event_id: b.record.event_id })
   }
   try {
-    await d.appender.append(records)
+    // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
+    await d.appender.append(d.sealer ? outRecords(d, await d.sealer.seal(built), built) : outRecords(d, built, built))
   } catch (err) {
     d.limits.release(admission, account.account_id, env, t)
     // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
     if (err instanceof RecordsTooLargeError) throw errors.recordsTooLarge(err.limitBytes, err)
     throw errors.unavailable(2, err)
   }
-  d.metrics?.item('accepted', records.length)
-  if (quotaError !== undefined) d.metrics?.item(quotaError.code, items.length - records.length)
+  d.metrics?.item('accepted', built.length)
+  if (quotaError !== undefined) d.metrics?.item(quotaError.code, items.length - built.length)
   return { results: out, quotaError }
+}
+
+/** The Kafka records of `records` (clear: keyed by account and user id, A3; sealed: by the pseudonym). */
+function outRecords(
+  d: PipelineDeps,
+  records: ReadonlyArray<{ key?: string; record: EventRecord | IdentifyRecord }>,
+  built: readonly SealInput[],
+): OutRecord[] {
+  return records.map(({ key, record }, i) =>
+    built[i]!.kind === 'event'
+      ? {
+          topic: d.topics.events,
+          key: key ?? userKey(record.account_id, record.user_id),
+          value: d.codec.encode('Event', record),
+        }
+      : {
+          topic: d.topics.identifies,
+          key: key ?? userKey(record.account_id, record.user_id),
+          value: d.codec.encode('Identify', record),
+        },
+  )
 }
 
 const countableOf = (items: ReadonlyArray<{ item: Item }>): number => {

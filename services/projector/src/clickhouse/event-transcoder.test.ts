@@ -3,6 +3,8 @@
 // record it leaves to the general path.
 import t from 'tap'
 import avro from 'avsc'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { loadAvsc } from '../../../../schemas/codec.js'
 import type { EventRecord } from '../../../../schemas/records.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
@@ -10,6 +12,7 @@ import { EventTranscoder, readerLayout, type AvscType } from './event-transcoder
 import { newArenas, prepareEvent, type PreparedRecord, type RowArenas } from './prepared.js'
 
 const type = avro.Type.forSchema(loadAvsc('Event') as any)
+const HISTORY = join(import.meta.dirname, '../../../../schemas/avro/history')
 const transcoder = new EventTranscoder()
 const transcodeEvent = (value: Buffer, arenas: RowArenas, origin: null) => transcoder.transcode(value, arenas, origin)
 const wire = (r: EventRecord) => Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), type.toBuffer(r)])
@@ -185,6 +188,23 @@ t.test('bytes the general path would decode differently or refuse are left to it
   const big = wire({ ...base, original_timestamp: 2 ** 52 + 2 })
   t.equal(transcodeEvent(big, arenas, null), null, 'a long past 2^52')
 })
+
+t.test(
+  'A15: a record written before enc (v2) is taken as the v3 one; a sealed record is left to the general path',
+  async (t) => {
+    const v2 = avro.Type.forSchema(JSON.parse(readFileSync(join(HISTORY, 'event.v2.avsc'), 'utf8')))
+    const base = makeEvent({ event: 'XX', properties: '{"a":"YY"}', user_traits: '{"plan":"pro"}' })
+    const general = prepareEvent(type.fromBuffer(type.toBuffer(base)), newArenas(), null, false)
+    const old = transcodeEvent(Buffer.concat([Buffer.from([0, 0, 0, 0, 7]), v2.toBuffer(base)]), newArenas(), null)
+    t.not(old, null, 'the v2 layout is taken')
+    t.equal(rowsOf(old!), rowsOf(general!), 'with the same row')
+    const arenas = newArenas()
+    const before = positions(arenas)
+    const sealed = wire({ ...base, enc: { key_id: 'acme\u0000p\u00002026-01\u00001', body: Buffer.alloc(40, 1) } })
+    t.equal(transcodeEvent(sealed, arenas, null), null, 'enc set: opened on the general path')
+    t.same(positions(arenas), before, 'nothing appended')
+  },
+)
 
 t.test('records larger than a chunk and many records across chunks', async (t) => {
   const fast = newArenas(4_096)

@@ -3,6 +3,7 @@ export {
   pseudonymOf,
   pseudonymousRecordKey,
   newAccountSecret,
+  accountSecretOf,
   PSEUDONYM_BYTES,
   ACCOUNT_SECRET_BYTES,
 } from './pseudonym.js'

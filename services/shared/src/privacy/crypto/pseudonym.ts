@@ -11,6 +11,12 @@ export function newAccountSecret(): Buffer {
   return randomBytes(ACCOUNT_SECRET_BYTES)
 }
 
+/** A15: the account secret ingest and the projector use, derived from the master key (nothing to store or
+ *  to lose; it rotates with the master). The label keeps it apart from any other use of the master key. */
+export function accountSecretOf(masterKey: Buffer, accountId: string): Buffer {
+  return createHmac('sha256', masterKey).update('account-secret\u0000', 'utf8').update(accountId, 'utf8').digest()
+}
+
 /** HMAC-SHA-256(account secret, user id), truncated, as hex (it travels in string record keys). */
 export function pseudonymOf(accountSecret: Buffer, userId: string): string {
   if (accountSecret.length !== ACCOUNT_SECRET_BYTES)

@@ -1,0 +1,28 @@
+// A15: ingest's crypto-shredding lane, built at the edge (main.ts) when PRIVACY_ENCRYPT is on: the
+// record sealer and the producer that stores its data keys on the keys topic.
+import type { Kafka } from '../../../shared/src/kafka/client.js'
+import { createProducer } from '../../../shared/src/kafka/client.js'
+import type { IngestConfig } from '../config.js'
+import { RecordSealer, type WrappedKey } from './record-sealer.js'
+
+export { RecordSealer, type SealInput } from './record-sealer.js'
+
+/** The keys lane: its own idempotent producer, acks=all (a 200 for a sealed record means its key is
+ *  stored too), with the flush deadline the event appender has (PRODUCER_FLUSH_TIMEOUT_MS). */
+export function createKeysLane(kafka: Kafka, cfg: IngestConfig) {
+  if (!cfg.privacy.encrypt) return undefined
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
+  const topic = cfg.topics.keys!
+  const write = async (keys: WrappedKey[]) =>
+    void (await producer.send({
+      topic,
+      acks: -1,
+      timeout: cfg.producer.flushTimeoutMs,
+      messages: keys.map((k) => ({ key: k.id, value: k.wrapped })),
+    }))
+  return {
+    sealer: new RecordSealer(cfg.privacy.masterKey, write, cfg.privacy.keyCacheEntries),
+    start: () => producer.connect(),
+    close: () => producer.disconnect(),
+  }
+}

@@ -1,0 +1,40 @@
+import t from 'tap'
+import { readEnv, v, ConfigError } from '../../env.js'
+import { accountSecretOf, pseudonymOf, DEV_MASTER_KEY } from './index.js'
+import { privacyConfig, privacySpec } from './privacy-config.js'
+
+const load = (env: Record<string, string>) =>
+  privacyConfig(readEnv({ ...privacySpec, REQUIRE_SECRETS: v.bool(false) }, env))
+
+t.test('defaults: the public dev master key, encryption off until every reader decrypts (A15)', async (t) => {
+  const c = load({})
+  t.same(c.masterKey, Buffer.from(DEV_MASTER_KEY, 'base64'))
+  t.equal(c.encrypt, false)
+  t.equal(c.keyCacheEntries, 100_000)
+})
+
+t.test('a bad master key is refused by name, without its value', async (t) => {
+  const bad = 'c2hvcnQ='
+  const err = t.throws(() => load({ PRIVACY_MASTER_KEY: bad })) as unknown as ConfigError
+  t.equal(err.variable, 'PRIVACY_MASTER_KEY')
+  t.notMatch(err.message, bad)
+  t.throws(
+    () => load({ REQUIRE_SECRETS: 'true' }),
+    new ConfigError('PRIVACY_MASTER_KEY', 'is required when REQUIRE_SECRETS is on'),
+  )
+  t.same(load({ PRIVACY_MASTER_KEY: 'ab'.repeat(32), PRIVACY_ENCRYPT: 'true' }).masterKey, Buffer.alloc(32, 0xab))
+})
+
+t.test('account secrets are derived from the master key: per account, and they change with the master', async (t) => {
+  const m1 = Buffer.alloc(32, 1)
+  const m2 = Buffer.alloc(32, 2)
+  t.equal(accountSecretOf(m1, 'acme').length, 32)
+  t.same(accountSecretOf(m1, 'acme'), accountSecretOf(m1, 'acme'), 'deterministic: every instance agrees')
+  t.notSame(accountSecretOf(m1, 'acme'), accountSecretOf(m1, 'acme2'))
+  t.notSame(accountSecretOf(m1, 'acme'), accountSecretOf(m2, 'acme'))
+  t.not(
+    pseudonymOf(accountSecretOf(m1, 'a'), 'u'),
+    pseudonymOf(accountSecretOf(m1, 'b'), 'u'),
+    'one user id, two accounts',
+  )
+})

@@ -1,0 +1,34 @@
+// A15: the crypto-shredding settings ingest and the projector read, one source for both config.ts files.
+// PRIVACY_MASTER_KEY is parsed here once (master-key.ts) and kept as bytes; it is never logged.
+import { v } from '../../env.js'
+import { parseMasterKey } from './master-key.js'
+
+export const privacySpec = {
+  /** 32 bytes, base64 or hex: wraps every data key and derives the account secrets (A13, A15). */
+  PRIVACY_MASTER_KEY: v.optionalStr(),
+  /** A15: ingest seals personal fields and pseudonymises record keys; off until every reader decrypts. */
+  PRIVACY_ENCRYPT: v.bool(false),
+  /** A15: data keys and pseudonyms ingest holds (an LRU each); a miss mints a new key, never a wrong one. */
+  PRIVACY_KEY_CACHE_ENTRIES: v.int(100_000, 1, 100_000_000),
+}
+
+export interface PrivacyConfig {
+  masterKey: Buffer
+  encrypt: boolean
+  keyCacheEntries: number
+}
+
+interface PrivacyEnv {
+  PRIVACY_MASTER_KEY: string
+  PRIVACY_ENCRYPT: boolean
+  PRIVACY_KEY_CACHE_ENTRIES: number
+  REQUIRE_SECRETS?: boolean
+}
+
+export function privacyConfig(e: PrivacyEnv): PrivacyConfig {
+  return {
+    masterKey: parseMasterKey(e.PRIVACY_MASTER_KEY, e.REQUIRE_SECRETS === true),
+    encrypt: e.PRIVACY_ENCRYPT,
+    keyCacheEntries: e.PRIVACY_KEY_CACHE_ENTRIES,
+  }
+}
