@@ -33,7 +33,7 @@ const OPTIONAL_STRING = 1 // ["null", "string"]
 const LONG = 2 // "long", and timestamp-millis
 const OPTIONAL_LONG = 3 // ["null", "long"]
 const BOOLEAN = 4 // "boolean"
-// ["null", "bytes"] as the last field (A15's `enc`): taken when null, or absent in a record written
+// ["null", a record] as the last field (A15's `enc`): taken when null, or absent in a record written
 // before the field existed (Codec.readerLayout lets those through); a set value goes the general path.
 const LAST_NULL = 5
 
@@ -42,7 +42,7 @@ export type AvscType = string | { type: string; logicalType?: string } | AvscTyp
 function kindOf(t: AvscType): number {
   if (Array.isArray(t)) {
     if (t.length !== 2 || t[0] !== 'null') return -1
-    if (t[1] === 'bytes') return LAST_NULL
+    if (typeof t[1] === 'object' && !Array.isArray(t[1]) && t[1].type === 'record') return LAST_NULL
     const inner = kindOf(t[1]!)
     return inner === STRING ? OPTIONAL_STRING : inner === LONG ? OPTIONAL_LONG : -1
   }
