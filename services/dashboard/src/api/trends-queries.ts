@@ -52,7 +52,7 @@ function bucketSql(interval: Interval): SqlRaw {
 }
 
 /** A property's value as text: a string without its quotes, any other JSON value as written. */
-function propertySql(key: string): SqlRaw {
+export function propertySql(key: string): SqlRaw {
   return raw(
     sql`if(visitParamExtractString(properties, ${key}) != '', visitParamExtractString(properties, ${key}), visitParamExtractRaw(properties, ${key}))`,
   )
