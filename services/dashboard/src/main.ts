@@ -21,6 +21,7 @@ import { DefinitionQueries } from './api/definitions-queries.js'
 import { personQueries } from './api/persons-queries.js'
 import { TrendQueries } from './api/trends-queries.js'
 import { FunnelQueries } from './api/funnels-queries.js'
+import { RetentionQueries } from './api/retention-queries.js'
 import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -67,6 +68,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     persons: personQueries(ch, cfg.clickhouseRead.database),
     trends: new TrendQueries(ch, cfg.clickhouseRead.database),
     funnels: new FunnelQueries(ch, cfg.clickhouseRead.database),
+    retention: new RetentionQueries(ch, cfg.clickhouseRead.database),
     liveHistory: new LiveHistory(ch, cfg.clickhouseRead.database),
     liveStreams,
     requests: new RequestThrottle(),

@@ -46,7 +46,7 @@ export function bucketStart(ms: number, interval: Interval): number {
   return Math.floor((s + shift) / SECONDS[interval]) * SECONDS[interval] - shift
 }
 
-function bucketSql(interval: Interval): SqlRaw {
+export function bucketSql(interval: Interval): SqlRaw {
   const shift = interval === 'week' ? WEEK_SHIFT_S : 0
   return raw(`(intDiv(toUInt32(timestamp) + ${shift}, ${SECONDS[interval]}) * ${SECONDS[interval]} - ${shift})`)
 }
