@@ -51,6 +51,7 @@ export function funnelSql(database: string, accountId: string, f: FunnelSpec): s
     from: f.from,
     to: new Date(f.to.getTime() + f.windowMs),
     events: [...new Set(f.steps.map((s) => s.event))],
+    properties: f.steps.some((s) => s.filter),
   })
   // Step 1 must start in the period; the rows after `to` are only there to finish a funnel.
   const conditions = f.steps.map((s, i) =>

@@ -17,23 +17,28 @@ export interface PersonEventsScope {
   to: Date
   /** Only these event names; none: every event. */
   events?: string[]
+  /** Whether the properties column is read (a property filter needs it; it is the widest column). */
+  properties?: boolean
 }
 
 /**
- * A subquery of (person, event, timestamp, timestamp_ms, properties): the account's deduplicated
- * events in the scope (FINAL, as every count of U13), each with its person.
+ * A subquery of (person, event, timestamp, timestamp_ms[, properties]): the account's events in the
+ * scope, each with its person. Read without FINAL: a retried insert's duplicate row changes none of
+ * the aggregates read over it (a windowFunnel level, a minimum, a set of weeks, distinct persons), and
+ * merging at read time was most of the cost (U15).
  */
 export function personEventsSql(database: string, s: PersonEventsScope): SqlRaw {
+  const props = s.properties ? ', properties' : ''
   const env = s.environment ? sql` AND environment = ${s.environment}` : ''
   const where =
     sql`account_id = ${s.accountId}${raw(env)} AND timestamp < toDateTime(${s.to}, 'UTC')` +
     (s.from ? sql` AND timestamp >= toDateTime(${s.from}, 'UTC')` : '') +
     (s.events?.length ? ` AND event IN (${s.events.map((e) => sql`${e}`).join(', ')})` : '')
   return raw(sql`(
-    SELECT if(mapped_person_id = '', user_id, mapped_person_id) AS person, event, timestamp, timestamp_ms, properties
+    SELECT if(mapped_person_id = '', user_id, mapped_person_id) AS person, event, timestamp, timestamp_ms${raw(props)}
     FROM (
-      SELECT environment, user_id, event, timestamp, timestamp_ms, properties
-      FROM ${ident(database, 'events')} FINAL
+      SELECT environment, user_id, event, timestamp, timestamp_ms${raw(props)}
+      FROM ${ident(database, 'events')}
       WHERE ${raw(where)}
     ) AS e
     ANY LEFT JOIN (
