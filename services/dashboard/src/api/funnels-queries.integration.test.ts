@@ -4,6 +4,7 @@
 // count, and another account's rows are left out.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { personRows } from '../../../../test/support/person-rows.js'
 import { FunnelQueries, type FunnelSpec } from './funnels-queries.js'
 
 const at = (d: number, h: number, m = 0) => new Date(Date.UTC(2024, 4, d, h, m))
@@ -11,22 +12,7 @@ const HOUR = 3_600_000
 
 t.test('a funnel counts persons across the anonymous -> known switch', async (t) => {
   const db = await createTestDatabase({ prefix: 'funnels', t })
-  let n = 0
-  const row = (account_id: string, user_id: string, event: string, when: Date, properties: object = {}) => {
-    const ms = when.getTime()
-    return {
-      event_id: `e${n++}`,
-      account_id,
-      environment: 'live',
-      event,
-      user_id,
-      timestamp: Math.floor(ms / 1000),
-      timestamp_ms: ms,
-      received_at: Math.floor(ms / 1000),
-      received_at_ms: ms,
-      properties: JSON.stringify(properties),
-    }
-  }
+  const { row, insert, link } = personRows(db.client, db.database)
   const rows = [
     // p1: anonymous view, then signup and purchase as user_1 (linked below).
     row('acc_f', 'anon_1', 'page_viewed', at(13, 10), { path: '/pricing' }),
@@ -48,24 +34,9 @@ t.test('a funnel counts persons across the anonymous -> known switch', async (t)
     row('acc_x', 'user_1', 'page_viewed', at(13, 10)),
     row('acc_x', 'user_1', 'signup', at(13, 11)),
   ]
-  await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
-  await db.client.insert({ table: `${db.database}.events`, values: [rows[0]], format: 'JSONEachRow' })
-  const linkMs = at(13, 10, 5).getTime()
-  await db.client.insert({
-    table: `${db.database}.identity_links`,
-    values: [
-      {
-        account_id: 'acc_f',
-        environment: 'live',
-        anonymous_id: 'anon_1',
-        user_id: 'user_1',
-        linked_at: Math.floor(linkMs / 1000),
-        linked_at_ms: linkMs,
-        source_event_id: 'e1',
-      },
-    ],
-    format: 'JSONEachRow',
-  })
+  await insert(rows)
+  await insert([rows[0]]) // a retried insert's duplicate
+  await link('acc_f', 'anon_1', 'user_1', at(13, 10, 5))
 
   const q = new FunnelQueries(db.client, db.database)
   const spec = (over: Partial<FunnelSpec> = {}): FunnelSpec => ({

@@ -3,6 +3,7 @@
 // weeks 1..3, a person first seen before the period in no cohort, and another account left out.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { personRows } from '../../../../test/support/person-rows.js'
 import { RetentionQueries, type RetentionSpec } from './retention-queries.js'
 
 // May 2024: Mondays are the 6th, 13th, 20th and 27th.
@@ -10,22 +11,7 @@ const at = (month: number, d: number) => new Date(Date.UTC(2024, month - 1, d, 1
 
 t.test('weekly cohorts count persons across the anonymous -> known switch', async (t) => {
   const db = await createTestDatabase({ prefix: 'retention', t })
-  let n = 0
-  const row = (account_id: string, user_id: string, event: string, when: Date) => {
-    const ms = when.getTime()
-    return {
-      event_id: `e${n++}`,
-      account_id,
-      environment: 'live',
-      event,
-      user_id,
-      timestamp: Math.floor(ms / 1000),
-      timestamp_ms: ms,
-      received_at: Math.floor(ms / 1000),
-      received_at_ms: ms,
-      properties: '{}',
-    }
-  }
+  const { row, insert, link } = personRows(db.client, db.database)
   const rows = [
     // a: views anonymously (week of 6 May), signs up as user_a, views in weeks 1 and 3 after.
     row('acc_r', 'anon_a', 'view', at(5, 7)),
@@ -45,24 +31,9 @@ t.test('weekly cohorts count persons across the anonymous -> known switch', asyn
     row('acc_r', 'user_e', 'view', at(5, 21)),
     row('acc_x', 'user_b', 'view', at(5, 8)),
   ]
-  await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
-  await db.client.insert({ table: `${db.database}.events`, values: [rows[2]], format: 'JSONEachRow' })
-  const linkMs = at(5, 8).getTime()
-  await db.client.insert({
-    table: `${db.database}.identity_links`,
-    values: [
-      {
-        account_id: 'acc_r',
-        environment: 'live',
-        anonymous_id: 'anon_a',
-        user_id: 'user_a',
-        linked_at: Math.floor(linkMs / 1000),
-        linked_at_ms: linkMs,
-        source_event_id: 'e1',
-      },
-    ],
-    format: 'JSONEachRow',
-  })
+  await insert(rows)
+  await insert([rows[2]]) // a retried insert's duplicate
+  await link('acc_r', 'anon_a', 'user_a', at(5, 8))
 
   const q = new RetentionQueries(db.client, db.database)
   const spec = (over: Partial<RetentionSpec> = {}): RetentionSpec => ({
