@@ -1,5 +1,5 @@
-// axe-core run in a browser page (issue 32's "Done when", U9 of docs/design.md): the serious and
-// critical violations, as "rule (n nodes)", so a test can assert there are none.
+// axe-core run in a browser page (U9 of docs/design.md: no serious or critical violation on any page at
+// desktop and 390 px): the serious and critical violations, as "rule (n nodes)", so a test can assert none.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
