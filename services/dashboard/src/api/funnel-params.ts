@@ -34,6 +34,10 @@ export function funnelSpecOf(p: FunnelQuery, now: number): FunnelSpec {
       continue
     }
     if (steps.length !== i - 1) throw validation(`step${i} follows a missing step`, { field: `step${i}` })
+    // One event matches both of two equal steps in windowFunnel (a single view is "view then view"),
+    // so such a funnel would count what did not happen: refused (U15).
+    if (steps.length && p.param(`step${i - 1}`) === event && p.param(`where${i - 1}`) === where)
+      throw validation(`step${i} repeats step${i - 1}`, { field: `step${i}` })
     steps.push(where ? { event, filter: filterOf(where) } : { event })
   }
   if (steps.length < MIN_STEPS) throw validation(`a funnel has ${MIN_STEPS} to ${MAX_STEPS} steps`, { field: 'step1' })
