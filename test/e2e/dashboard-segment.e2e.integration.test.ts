@@ -4,24 +4,13 @@
 // anonymously (two page calls), then identifies; a screen, a group and a track follow. In Debian's
 // headless Chromium; axe-core finds no serious or critical violation at desktop and at 390 px.
 import t from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
+import { seriousViolations } from '../support/axe.js'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WAIT = 30_000
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  return page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] })
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.nodes.length} nodes)`)
-  })
-}
 
 /** The Type and Event cells of Live's rows, newest first. */
 const liveRows = (page: Page) =>

@@ -22,6 +22,8 @@ import { DashboardQueries } from './api/queries.js'
 import { DefinitionQueries } from './api/definitions-queries.js'
 import { personQueries } from './api/persons-queries.js'
 import { TrendQueries } from './api/trends-queries.js'
+import { FunnelQueries } from './api/funnels-queries.js'
+import { RetentionQueries } from './api/retention-queries.js'
 import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -115,6 +117,8 @@ function eventDataReads(ch: ClickHouse, database: string) {
     definitions: new DefinitionQueries(ch, database),
     persons: personQueries(ch, database),
     trends: new TrendQueries(ch, database),
+    funnels: new FunnelQueries(ch, database),
+    retention: new RetentionQueries(ch, database),
     liveHistory: new LiveHistory(ch, database),
   }
 }

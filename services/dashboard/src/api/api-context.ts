@@ -26,6 +26,8 @@ import type { DashboardQueries } from './queries.js'
 import type { DefinitionQueries } from './definitions-queries.js'
 import type { PersonQueries } from './persons-queries.js'
 import type { TrendQueries } from './trends-queries.js'
+import type { FunnelQueries } from './funnels-queries.js'
+import type { RetentionQueries } from './retention-queries.js'
 import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
@@ -41,6 +43,10 @@ export interface ApiDeps {
   persons: PersonQueries
   /** The Trends read (U13); without it /api/trends is absent. */
   trends?: TrendQueries
+  /** The Funnels read (U15); without it /api/funnels is absent. */
+  funnels?: FunnelQueries
+  /** The Retention read (U18); without it /api/retention-cohorts is absent. */
+  retention?: RetentionQueries
   liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle

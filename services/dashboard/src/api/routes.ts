@@ -2,7 +2,8 @@
 // account of the session (ctx.state.account); ids in paths are checked to belong to it. Account and
 // key changes go through AccountsAdmin, so they are records on the accounts topic (A1). One file
 // per resource: session-routes.ts, key-routes.ts, usage-routes.ts, explore-routes.ts, definitions-routes.ts,
-// persons-routes.ts, trends-routes.ts.
+// persons-routes.ts, trends-routes.ts, funnels-routes.ts,
+// retention-routes.ts.
 import Router from '@koa/router'
 import { apiHelpers, type ApiDeps, type DashboardState } from './api-context.js'
 import { addSessionRoutes } from './session-routes.js'
@@ -13,6 +14,8 @@ import { addDefinitionRoutes } from './definitions-routes.js'
 import { addPrivacyRoutes } from './privacy-routes.js'
 import { addPersonRoutes } from './persons-routes.js'
 import { addTrendRoutes } from './trends-routes.js'
+import { addFunnelRoutes } from './funnels-routes.js'
+import { addRetentionRoutes } from './retention-routes.js'
 
 export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -29,5 +32,7 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   addPrivacyRoutes(r, d, h)
   addPersonRoutes(r, d, h)
   if (d.trends) addTrendRoutes(r, d.trends, h)
+  if (d.funnels) addFunnelRoutes(r, d.funnels, h)
+  if (d.retention) addRetentionRoutes(r, d.retention, h)
   return r
 }

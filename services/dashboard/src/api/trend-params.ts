@@ -20,7 +20,7 @@ export interface TrendQuery {
   custom: () => { from: Date; to: Date }
 }
 
-function filterOf(f: string): TrendFilter {
+export function filterOf(f: string): TrendFilter {
   const at = f.indexOf('=')
   if (at < 1 || at > KEY_MAX) throw validation('filter must be key=value', { field: 'filter' })
   return { key: f.slice(0, at), value: f.slice(at + 1) }

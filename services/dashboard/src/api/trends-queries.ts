@@ -46,13 +46,13 @@ export function bucketStart(ms: number, interval: Interval): number {
   return Math.floor((s + shift) / SECONDS[interval]) * SECONDS[interval] - shift
 }
 
-function bucketSql(interval: Interval): SqlRaw {
+export function bucketSql(interval: Interval): SqlRaw {
   const shift = interval === 'week' ? WEEK_SHIFT_S : 0
   return raw(`(intDiv(toUInt32(timestamp) + ${shift}, ${SECONDS[interval]}) * ${SECONDS[interval]} - ${shift})`)
 }
 
 /** A property's value as text: a string without its quotes, any other JSON value as written. */
-function propertySql(key: string): SqlRaw {
+export function propertySql(key: string): SqlRaw {
   return raw(
     sql`if(visitParamExtractString(properties, ${key}) != '', visitParamExtractString(properties, ${key}), visitParamExtractRaw(properties, ${key}))`,
   )

@@ -12,10 +12,13 @@ import { accountPage } from './js/pages/account.js'
 import { authPage } from './js/pages/auth.js'
 import { definitionsPage } from './js/pages/definitions.js'
 import { explorerPage } from './js/pages/explorer.js'
+import { funnelsPage } from './js/pages/funnels.js'
 import { keysPage } from './js/pages/keys.js'
 import { livePage } from './js/pages/live.js'
 import { personsPage } from './js/pages/persons.js'
 import { trendsPage } from './js/pages/trends.js'
+
+import { retentionPage } from './js/pages/retention.js'
 import { usagePage } from './js/pages/usage.js'
 import { userPage } from './js/pages/users.js'
 
@@ -33,6 +36,9 @@ const ROUTES = {
   definitions: { title: 'Definitions', open: definitionsPage },
   persons: { title: 'Persons', open: personsPage },
   trends: { title: 'Trends', open: trendsPage },
+
+  funnels: { title: 'Funnels', open: funnelsPage },
+  retention: { title: 'Retention', open: retentionPage },
   users: { title: (arg) => `User ${arg}`, open: userPage },
   live: { title: 'Live stream', open: livePage },
   account: { title: 'Account', open: accountPage },

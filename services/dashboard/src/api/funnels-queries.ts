@@ -1,0 +1,98 @@
+// The Funnels read (decision U15 of docs/design.md): of the persons who did step 1 in a period, how
+// many went on to do steps 2..n in that order within a conversion window of their step 1. Persons,
+// not ids: an anonymous page view then a signup under the known id is one person (person-events.ts,
+// H50). The SQL is built by a pure function, every value bound by schemas/clickhouse/sql.ts;
+// windowFunnel takes the time as an unsigned integer on 18.16 and current ClickHouse (A9, A10;
+// schemas/clickhouse/README.md, query "funnel"), so steps are ordered to the millisecond.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { sql, raw } from '../../../../schemas/clickhouse/sql.js'
+import type { Environment } from './queries.js'
+import { personEventsSql } from './person-events.js'
+import { propertySql, type TrendFilter } from './trends-queries.js'
+
+export const MIN_STEPS = 2
+export const MAX_STEPS = 5
+export interface FunnelStep {
+  event: string
+  /** One property's value as text (as a Trends filter), if given. */
+  filter?: TrendFilter
+}
+export interface FunnelSpec {
+  steps: FunnelStep[]
+  /** The conversion window in milliseconds, from a person's step 1. */
+  windowMs: number
+  environment?: Environment
+  /** Step 1 happens in [from, to); later steps may follow it up to windowMs after `to`. */
+  from: Date
+  to: Date
+}
+export interface FunnelStepResult extends FunnelStep {
+  persons: number
+  /** Persons of this step over persons of step 1 (1 for step 1; 0 when step 1 has none). */
+  conversion: number
+  /** Persons of the step before who did not reach this one (0 for step 1). */
+  dropoff: number
+  /** dropoff over persons of the step before (0 for step 1, or when it had none). */
+  dropoff_rate: number
+}
+export interface Funnel {
+  steps: FunnelStepResult[]
+}
+
+function stepSql(s: FunnelStep): string {
+  return sql`event = ${s.event}` + (s.filter ? sql` AND ${propertySql(s.filter.key)} = ${s.filter.value}` : '')
+}
+
+/** The query of a funnel: one row with columns s1..sn, the persons who reached each step. */
+export function funnelSql(database: string, accountId: string, f: FunnelSpec): string {
+  const source = personEventsSql(database, {
+    accountId,
+    environment: f.environment,
+    from: f.from,
+    to: new Date(f.to.getTime() + f.windowMs),
+    events: [...new Set(f.steps.map((s) => s.event))],
+    properties: f.steps.some((s) => s.filter),
+  })
+  // Step 1 must start in the period; the rows after `to` are only there to finish a funnel.
+  const conditions = f.steps.map((s, i) =>
+    i === 0 ? `${stepSql(s)}${sql` AND timestamp_ms < ${f.to.getTime()}`}` : stepSql(s),
+  )
+  const counts = f.steps.map((_, i) => `countIf(level >= ${i + 1}) AS s${i + 1}`).join(', ')
+  return sql`SELECT ${raw(counts)}
+FROM (
+  SELECT person, windowFunnel(${f.windowMs})(toUInt64(timestamp_ms), ${raw(conditions.join(', '))}) AS level
+  FROM ${source}
+  GROUP BY person
+)`
+}
+
+/** The row of funnelSql as steps with conversion and drop-off. */
+export function toFunnel(row: Record<string, string | number> | undefined, f: FunnelSpec): Funnel {
+  const persons = f.steps.map((_, i) => Number(row?.[`s${i + 1}`] ?? 0))
+  const first = persons[0] ?? 0
+  return {
+    steps: f.steps.map((s, i) => {
+      const before = i === 0 ? persons[0]! : persons[i - 1]!
+      const dropoff = before - persons[i]!
+      return {
+        ...s,
+        persons: persons[i]!,
+        conversion: first === 0 ? 0 : persons[i]! / first,
+        dropoff,
+        dropoff_rate: before === 0 ? 0 : dropoff / before,
+      }
+    }),
+  }
+}
+
+export class FunnelQueries {
+  constructor(
+    private readonly ch: ClickHouseClient,
+    private readonly database: string,
+  ) {}
+
+  async funnel(accountId: string, f: FunnelSpec): Promise<Funnel> {
+    const r = await this.ch.query({ query: funnelSql(this.database, accountId, f), format: 'JSONEachRow' })
+    return toFunnel(((await r.json()) as Array<Record<string, string | number>>)[0], f)
+  }
+}
