@@ -3,6 +3,7 @@ import t from 'tap'
 import { RecordAppender, KafkaAppendError, RecordsTooLargeError, type AppenderOptions } from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { RoutedPartitions, withRoutes } from './routed-partitions.js'
+import { ManualTimers } from '../../../../test/support/manual-timers.js'
 
 const log = createLogger('error', {}, () => undefined)
 const rec = (topic: string, n: number) =>
@@ -74,6 +75,16 @@ const base: AppenderOptions = {
   flushTimeoutMs: 2000,
   maxQueuedRecords: 10_000,
   reconnectBackoffMs: 5,
+}
+
+/** Lets the fake producers' connects and the appender's promise chains run (no time passes). */
+const settle = () => new Promise((r) => setImmediate(r))
+
+/** An appender whose linger, deadline, reconnect and sweep timers fire only when the test advances them. */
+function withManualTimers(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
+  const timers = new ManualTimers()
+  const a = new RecordAppender(f.factory, { ...base, ...o }, log, () => timers.now, timers)
+  return { a, timers }
 }
 
 async function started(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
@@ -239,15 +250,20 @@ t.test('close drains what is queued, then refuses new records', async (t) => {
 t.test('start waits for Kafka instead of failing, and close ends the wait', async (t) => {
   let kafkaDown = true
   const f = fakeFactory({ connectFails: () => kafkaDown })
-  const a = new RecordAppender(f.factory, { ...base, poolSize: 2 }, log)
+  const { a, timers } = withManualTimers(f, { poolSize: 2 })
   let started = false
   const starting = a.start().then(() => (started = true))
-  await sleep(50)
-  t.notOk(started, 'not started while no broker answers')
+  await settle()
+  timers.advance(10 * base.reconnectBackoffMs!)
+  await settle()
+  t.notOk(started, 'not started while no broker answers, however many reconnects')
   kafkaDown = false
+  timers.advance(100 * base.reconnectBackoffMs!)
   await starting
   t.ok(a.health().ready)
-  await a.append(rec('e', 1))
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   await a.close()
 
   const b = new RecordAppender(fakeFactory({ connectFails: () => true }).factory, base, log)
