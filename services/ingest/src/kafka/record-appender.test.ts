@@ -218,18 +218,32 @@ t.test('the queue is bounded: when full, new requests are refused at once as not
 t.test('requests waiting for a producer past their deadline get 503 without being sent', async (t) => {
   let kafkaDown = false
   const f = fakeFactory({ failSends: [1], connectFails: () => kafkaDown })
-  const a = await started(f, { flushTimeoutMs: 150 })
+  const { a, timers } = withManualTimers(f, { flushTimeoutMs: 150 })
+  await a.start()
   kafkaDown = true
-  await t.rejects(a.append(rec('e', 1)))
-  const err = await a.append(rec('e', 1)).catch((e) => e)
+  const failed = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await t.rejects(failed)
+  const waiting = a.append(rec('e', 1)).catch((e) => e)
+  // Past the deadline, with every reconnect in between failing.
+  for (let i = 0; i < 4; i++) {
+    timers.advance(50)
+    await settle()
+  }
+  const err = await waiting
   t.type(err, KafkaAppendError)
   t.equal(err.stored, 'no', 'never sent: certainly not stored')
   t.equal(a.stats.expired, 1)
   t.notOk(a.health().ready, 'not ready while no producer can connect')
   kafkaDown = false
-  for (let i = 0; i < 100 && !a.health().ready; i++) await sleep(10)
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
   t.ok(a.health().ready, 'ready again once a producer reconnects')
-  await a.append(rec('e', 1))
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   await a.close()
 })
 
