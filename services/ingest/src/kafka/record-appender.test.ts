@@ -169,11 +169,22 @@ t.test('after a failed flush that producer never sends again; a new one takes ov
 
 t.test('a flush that does not answer in time is a 503, and its producer is retired', async (t) => {
   const f = fakeFactory({ hangSends: [1] })
-  const a = await started(f, { flushTimeoutMs: 100 })
-  const err = await a.append(rec('e', 1)).catch((e) => e)
+  const { a, timers } = withManualTimers(f, { flushTimeoutMs: 100 })
+  await a.start()
+  const hung = a.append(rec('e', 1)).catch((e) => e)
+  timers.advance(base.lingerMs)
+  timers.advance(100)
+  const err = await hung
   t.type(err, KafkaAppendError)
   t.equal(err.stored, 'unknown')
-  await a.append(rec('e', 1))
+  // The retired producer's replacement connects after its backoff.
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   t.same(
     f.sends.map((s) => s.producer),
     [1],
