@@ -210,19 +210,33 @@ t.test('one flush per producer at a time: a pool runs as many flushes as it has 
 
 t.test('the queue is bounded: when full, new requests are refused at once as not stored', async (t) => {
   const f = fakeFactory({ hangSends: [1] })
-  const a = await started(f, { flushTimeoutMs: 300, maxQueuedRecords: 5, lingerMs: 0, reconnectBackoffMs: 100 })
+  const { a, timers } = withManualTimers(f, {
+    flushTimeoutMs: 300,
+    maxQueuedRecords: 5,
+    lingerMs: 0,
+    reconnectBackoffMs: 100,
+  })
+  await a.start()
   const first = a.append(rec('e', 1)).catch((e) => e) // in flight, hanging
+  timers.advance(0)
   const queued = a.append(rec('e', 4)).catch((e) => e) // waits for a producer
   const refused = await a.append(rec('e', 2)).catch((e) => e)
   t.type(refused, KafkaAppendError)
   t.equal(refused.stored, 'no')
   t.match(refused.message, /queue is full/)
   t.equal(a.stats.shed, 1)
+  timers.advance(300)
   t.type(await first, KafkaAppendError)
   const q = await queued
   t.type(q, KafkaAppendError, 'the queued request waited no longer than its deadline')
   t.equal(q.stored, 'no', 'it was never sent')
-  await a.append(rec('e', 1)) // and the replacement producer takes new requests
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
+  const appended = a.append(rec('e', 1)) // and the replacement producer takes new requests
+  timers.advance(0)
+  await appended
   await a.close()
 })
 
