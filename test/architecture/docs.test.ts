@@ -154,3 +154,16 @@ t.test("design.md's walk of one event names files that exist", async (t) => {
   )
   t.same(missing, [], 'every file the walk names exists')
 })
+
+t.test("design.md's walk of one projector record names files that exist, under one heading", async (t) => {
+  const design = readFileSync(join(root, 'docs/design.md'), 'utf8')
+  const heading = '### Projector: one record, file by file'
+  // A second copy of a heading (merge debris) leaves readers one walk split in two.
+  t.equal(design.split(`${heading}\n`).length - 1, 1, 'the walk has one heading')
+  const named = filesNamedIn(design, heading)
+  t.ok(named.length >= 15, `the walk names the files it passes (${named.length})`)
+  const missing = named.filter(
+    (f) => !['', 'services/projector/src', 'services'].some((d) => existsSync(join(root, d, f))),
+  )
+  t.same(missing, [], 'every file the walk names exists')
+})

@@ -3,6 +3,7 @@ import t from 'tap'
 import { RecordAppender, KafkaAppendError, RecordsTooLargeError, type AppenderOptions } from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { RoutedPartitions, withRoutes } from './routed-partitions.js'
+import { ManualTimers } from '../../../../test/support/manual-timers.js'
 
 const log = createLogger('error', {}, () => undefined)
 const rec = (topic: string, n: number) =>
@@ -74,6 +75,16 @@ const base: AppenderOptions = {
   flushTimeoutMs: 2000,
   maxQueuedRecords: 10_000,
   reconnectBackoffMs: 5,
+}
+
+/** Lets the fake producers' connects and the appender's promise chains run (no time passes). */
+const settle = () => new Promise((r) => setImmediate(r))
+
+/** An appender whose linger, deadline, reconnect and sweep timers fire only when the test advances them. */
+function withManualTimers(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
+  const timers = new ManualTimers()
+  const a = new RecordAppender(f.factory, { ...base, ...o }, log, () => timers.now, timers)
+  return { a, timers }
 }
 
 async function started(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
@@ -158,11 +169,22 @@ t.test('after a failed flush that producer never sends again; a new one takes ov
 
 t.test('a flush that does not answer in time is a 503, and its producer is retired', async (t) => {
   const f = fakeFactory({ hangSends: [1] })
-  const a = await started(f, { flushTimeoutMs: 100 })
-  const err = await a.append(rec('e', 1)).catch((e) => e)
+  const { a, timers } = withManualTimers(f, { flushTimeoutMs: 100 })
+  await a.start()
+  const hung = a.append(rec('e', 1)).catch((e) => e)
+  timers.advance(base.lingerMs)
+  timers.advance(100)
+  const err = await hung
   t.type(err, KafkaAppendError)
   t.equal(err.stored, 'unknown')
-  await a.append(rec('e', 1))
+  // The retired producer's replacement connects after its backoff.
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   t.same(
     f.sends.map((s) => s.producer),
     [1],
@@ -188,37 +210,65 @@ t.test('one flush per producer at a time: a pool runs as many flushes as it has 
 
 t.test('the queue is bounded: when full, new requests are refused at once as not stored', async (t) => {
   const f = fakeFactory({ hangSends: [1] })
-  const a = await started(f, { flushTimeoutMs: 300, maxQueuedRecords: 5, lingerMs: 0, reconnectBackoffMs: 100 })
+  const { a, timers } = withManualTimers(f, {
+    flushTimeoutMs: 300,
+    maxQueuedRecords: 5,
+    lingerMs: 0,
+    reconnectBackoffMs: 100,
+  })
+  await a.start()
   const first = a.append(rec('e', 1)).catch((e) => e) // in flight, hanging
+  timers.advance(0)
   const queued = a.append(rec('e', 4)).catch((e) => e) // waits for a producer
   const refused = await a.append(rec('e', 2)).catch((e) => e)
   t.type(refused, KafkaAppendError)
   t.equal(refused.stored, 'no')
   t.match(refused.message, /queue is full/)
   t.equal(a.stats.shed, 1)
+  timers.advance(300)
   t.type(await first, KafkaAppendError)
   const q = await queued
   t.type(q, KafkaAppendError, 'the queued request waited no longer than its deadline')
   t.equal(q.stored, 'no', 'it was never sent')
-  await a.append(rec('e', 1)) // and the replacement producer takes new requests
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
+  const appended = a.append(rec('e', 1)) // and the replacement producer takes new requests
+  timers.advance(0)
+  await appended
   await a.close()
 })
 
 t.test('requests waiting for a producer past their deadline get 503 without being sent', async (t) => {
   let kafkaDown = false
   const f = fakeFactory({ failSends: [1], connectFails: () => kafkaDown })
-  const a = await started(f, { flushTimeoutMs: 150 })
+  const { a, timers } = withManualTimers(f, { flushTimeoutMs: 150 })
+  await a.start()
   kafkaDown = true
-  await t.rejects(a.append(rec('e', 1)))
-  const err = await a.append(rec('e', 1)).catch((e) => e)
+  const failed = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await t.rejects(failed)
+  const waiting = a.append(rec('e', 1)).catch((e) => e)
+  // Past the deadline, with every reconnect in between failing.
+  for (let i = 0; i < 4; i++) {
+    timers.advance(50)
+    await settle()
+  }
+  const err = await waiting
   t.type(err, KafkaAppendError)
   t.equal(err.stored, 'no', 'never sent: certainly not stored')
   t.equal(a.stats.expired, 1)
   t.notOk(a.health().ready, 'not ready while no producer can connect')
   kafkaDown = false
-  for (let i = 0; i < 100 && !a.health().ready; i++) await sleep(10)
+  for (let i = 0; i < 100 && !a.health().ready; i++) {
+    timers.advance(100)
+    await settle()
+  }
   t.ok(a.health().ready, 'ready again once a producer reconnects')
-  await a.append(rec('e', 1))
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   await a.close()
 })
 
@@ -239,15 +289,20 @@ t.test('close drains what is queued, then refuses new records', async (t) => {
 t.test('start waits for Kafka instead of failing, and close ends the wait', async (t) => {
   let kafkaDown = true
   const f = fakeFactory({ connectFails: () => kafkaDown })
-  const a = new RecordAppender(f.factory, { ...base, poolSize: 2 }, log)
+  const { a, timers } = withManualTimers(f, { poolSize: 2 })
   let started = false
   const starting = a.start().then(() => (started = true))
-  await sleep(50)
-  t.notOk(started, 'not started while no broker answers')
+  await settle()
+  timers.advance(10 * base.reconnectBackoffMs!)
+  await settle()
+  t.notOk(started, 'not started while no broker answers, however many reconnects')
   kafkaDown = false
+  timers.advance(100 * base.reconnectBackoffMs!)
   await starting
   t.ok(a.health().ready)
-  await a.append(rec('e', 1))
+  const appended = a.append(rec('e', 1))
+  timers.advance(base.lingerMs)
+  await appended
   await a.close()
 
   const b = new RecordAppender(fakeFactory({ connectFails: () => true }).factory, base, log)

@@ -29,6 +29,7 @@ import type { Producer, Message, RecordMetadata } from '../../../shared/src/kafk
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { backoffDelay } from '../../../shared/src/retry.js'
+import { realTimers, type Timers } from '../../../shared/src/timers.js'
 import { routesOf, type RoutedPartitions } from './routed-partitions.js'
 import { oversizedTopic, RECORD_OVERHEAD_BYTES } from './record-limits.js'
 
@@ -157,8 +158,8 @@ export class RecordAppender {
   private queue: Pending[] = []
   private queuedRecords = 0
   private inFlight = 0
-  private lingerTimer: NodeJS.Timeout | null = null
-  private sweepTimer: NodeJS.Timeout | null = null
+  private lingerTimer: unknown = null
+  private sweepTimer: unknown = null
   private closed = false
   private idle: Array<() => void> = []
   private upWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = []
@@ -185,6 +186,8 @@ export class RecordAppender {
     private readonly opts: AppenderOptions,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** The linger, deadline, reconnect and sweep timers; tests pass manual ones (test/support/manual-timers.ts). */
+    private readonly timers: Timers = realTimers,
   ) {
     if (opts.poolSize < 1) throw new RangeError('RecordAppender needs at least one producer')
     this.maxBatchBytes = opts.maxBatchBytes
@@ -252,13 +255,13 @@ export class RecordAppender {
     if (this.queuedRecords >= this.opts.maxBatchRecords || this.opts.lingerMs === 0 || this.closed) {
       this.flushNow()
     } else if (!this.lingerTimer) {
-      this.lingerTimer = setTimeout(() => this.flushNow(), this.opts.lingerMs)
+      this.lingerTimer = this.timers.setTimeout(() => this.flushNow(), this.opts.lingerMs)
     }
   }
 
   private flushNow() {
     if (this.lingerTimer) {
-      clearTimeout(this.lingerTimer)
+      this.timers.clearTimeout(this.lingerTimer)
       this.lingerTimer = null
     }
     const slot = this.slots.find((s) => s.state === 'idle')
@@ -305,6 +308,7 @@ export class RecordAppender {
     const sentAt = performance.now()
     try {
       await withDeadline(
+        this.timers,
         this.produce(producer, topicMessages, Math.max(1000, deadline - this.now())),
         deadline - this.now(),
         () => new FlushTimeout(),
@@ -410,7 +414,7 @@ export class RecordAppender {
     // H68's backoff: the base, doubling with each failed connect of this slot, up to 16 times the base.
     const base = this.opts.reconnectBackoffMs ?? 200
     const wait = backoffDelay(slot.failures + 1, { initialMs: base, maxMs: base * 16, jitter: false })
-    setTimeout(() => {
+    this.timers.setTimeout(() => {
       if (this.closed) return this.settleIdle()
       this.connectSlot(slot).then(
         () => {
@@ -430,6 +434,7 @@ export class RecordAppender {
     const producer = this.createProducer(slot.index)
     try {
       await withDeadline(
+        this.timers,
         producer.connect(),
         this.opts.flushTimeoutMs,
         () => new Error('kafka producer connect timed out'),
@@ -468,11 +473,17 @@ export class RecordAppender {
 
   private armSweep() {
     if (this.sweepTimer) return
-    this.sweepTimer = setInterval(() => this.sweep(), Math.max(50, Math.min(500, this.opts.flushTimeoutMs / 4)))
+    // A timeout set again after each sweep: Timers has no interval, and only one is armed at a time.
+    const every = Math.max(50, Math.min(500, this.opts.flushTimeoutMs / 4))
+    const tick = () => {
+      this.sweepTimer = this.timers.setTimeout(tick, every)
+      this.sweep()
+    }
+    this.sweepTimer = this.timers.setTimeout(tick, every)
   }
 
   private disarmSweep() {
-    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    if (this.sweepTimer) this.timers.clearTimeout(this.sweepTimer)
     this.sweepTimer = null
   }
 
@@ -505,18 +516,18 @@ export class RecordAppender {
 
 /** `work`, or the error of `onTimeout` after `ms` (at least 1). Work that settles after the
  * deadline is ignored: its caller has already answered. */
-async function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+async function withDeadline<T>(timers: Timers, work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   work.catch(() => undefined)
-  let timer: NodeJS.Timeout | undefined
+  let timer: unknown
   try {
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(onTimeout()), Math.max(1, ms))
+        timer = timers.setTimeout(() => reject(onTimeout()), Math.max(1, ms))
       }),
     ])
   } finally {
-    clearTimeout(timer)
+    if (timer !== undefined) timers.clearTimeout(timer)
   }
 }
 

@@ -12,7 +12,6 @@ const pipeline = {
     dead: [],
     taken: Math.min(maxRows, messages.length),
   }),
-  sendToDlq: async () => undefined,
 }
 
 function run(hooks: Partial<ConsumeLoopHooks>, over: { running?: () => boolean } = {}) {

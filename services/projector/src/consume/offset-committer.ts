@@ -28,6 +28,15 @@ export type CommitFn = (offsets: PartitionOffset[]) => Promise<void>
 /** Told of each commit that landed: the partition, its next offset and the high watermark seen with it. */
 export type CommittedFn = (topic: string, partition: number, nextOffset: bigint, highWatermark: string) => void
 
+/** Where a slice (or a fetch of only markers) ends in its partition, and the epoch it was fetched in. */
+export interface WrittenPosition {
+  topic: string
+  partition: number
+  lastOffset: string
+  highWatermark: string
+  epoch: number
+}
+
 interface Pending {
   topic: string
   partition: number
@@ -76,6 +85,18 @@ export class OffsetCommitter {
     const p = this.pending.get(k)
     if (p === undefined || next > p.next) this.pending.set(k, { topic, partition, next, high: highWatermark, epoch })
     this.running ??= this.drain()
+  }
+
+  /**
+   * Step 8 of the projector's walk (docs/design.md): a queued slice's `lastOffset` + 1 is committed
+   * once `written` resolves, if no join came since its fetch; a rejection goes to `failed`, which
+   * must poison the commits (a later write may land past the failed one).
+   */
+  afterWrite(written: Promise<void>, at: WrittenPosition, failed: (err: unknown) => void): void {
+    written.then(
+      () => this.written(at.topic, at.partition, BigInt(at.lastOffset) + 1n, at.epoch, at.highWatermark),
+      failed,
+    )
   }
 
   /** Resolves once nothing is pending or being committed. */

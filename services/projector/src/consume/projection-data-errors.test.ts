@@ -58,7 +58,7 @@ t.test(
   async (t) => {
     const partitions = serverError(252, 'TOO_MANY_PARTS', 'Too many partitions for single INSERT block (more than 0).')
     const { pipeline, dead, stored } = await pipelineOver((ids) => (ids.includes('bad') ? partitions : undefined))
-    const out = await pipeline.write(
+    const out = await pipeline.writer.write(
       batch(makeEvent({ event_id: 'ok1' }), makeEvent({ event_id: 'bad' }), makeEvent({ event_id: 'ok2' })),
     )
     t.same(
@@ -73,7 +73,7 @@ t.test(
 t.test('current ClickHouse refusing a value (UNKNOWN_ELEMENT_OF_ENUM) is about the data too', async (t) => {
   const enumError = serverError(691, 'UNKNOWN_ELEMENT_OF_ENUM', "Unknown element 'bogus' for enum: (at row 1)")
   const { pipeline, dead, stored } = await pipelineOver((ids) => (ids.includes('bad') ? enumError : undefined))
-  const out = await pipeline.write(batch(makeEvent({ event_id: 'bad' }), makeEvent({ event_id: 'ok' })))
+  const out = await pipeline.writer.write(batch(makeEvent({ event_id: 'bad' }), makeEvent({ event_id: 'ok' })))
   t.same(
     out.written.events.map((e) => e.event_id),
     ['ok'],
@@ -91,7 +91,7 @@ t.test(
       'Too many parts (3001 with average size of 1.00 KiB) in table. Merges are processing significantly slower than inserts',
     )
     const { pipeline, dead } = await pipelineOver(() => overloaded)
-    await t.rejects(pipeline.write(batch(makeEvent())), { code: 'RETRIES_EXHAUSTED' })
+    await t.rejects(pipeline.writer.write(batch(makeEvent())), { code: 'RETRIES_EXHAUSTED' })
     t.same(dead, [])
   },
 )

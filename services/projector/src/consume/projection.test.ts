@@ -120,9 +120,9 @@ t.test(
       },
       { topic: 'ev', partition: 4, offset: '103', error_code: 'UNKNOWN_SCHEMA' },
     ])
-    await pipeline.sendToDlq(dead)
+    await pipeline.deadLetters.send(dead)
 
-    const out = await pipeline.write(part)
+    const out = await pipeline.writer.write(part)
     t.equal(out.deadLettered, 0)
     t.same(
       out.written.events.map((e) => e.event_id),
@@ -155,7 +155,7 @@ t.test('a batch the server refuses is split to find the record at fault', async 
         throw new ClickHouseWriteError('INSERT_REJECTED', 'bad data', { retriable: false })
     },
   }))
-  const out = await pipeline.write(prepared(event(1), event(2), event(3)))
+  const out = await pipeline.writer.write(prepared(event(1), event(2), event(3)))
   t.same(
     out.written.events.map((e) => e.event_id),
     ['e1', 'e3'],
@@ -171,7 +171,7 @@ t.test('retriable failures are retried, then thrown so their offsets are not com
       throw new ClickHouseWriteError('INSERT_FAILED', 'down', { retriable: true })
     },
   }))
-  await t.rejects(pipeline.write(prepared(event(1))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(pipeline.writer.write(prepared(event(1))), { code: 'RETRIES_EXHAUSTED' })
   t.equal(calls, 3)
 })
 
@@ -191,7 +191,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true },
   )
-  const out = await pipeline.write(prepared(event(1)))
+  const out = await pipeline.writer.write(prepared(event(1)))
   t.equal(calls, 8, 'three rounds of retries, then success')
   t.equal(out.written.events.length, 1)
   t.equal(inserts.length, 1)
@@ -208,7 +208,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true },
   )
-  await t.rejects(other.pipeline.write(prepared(event(2))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(other.pipeline.writer.write(prepared(event(2))), { code: 'RETRIES_EXHAUSTED' })
 
   // Stopping ends the wait.
   const stopping = { aborted: false }
@@ -222,7 +222,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true, stopping },
   )
-  await t.rejects(stopped.pipeline.write(prepared(event(3))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(stopped.pipeline.writer.write(prepared(event(3))), { code: 'RETRIES_EXHAUSTED' })
 })
 
 t.test('a registry that does not answer is waited for; stopping meanwhile dead-letters nothing', async (t) => {
@@ -288,7 +288,7 @@ t.test(
       first.part.events.every((p) => p.rowChunk === null),
       'rows left for after the lookup',
     )
-    await pipeline.write(first.part)
+    await pipeline.writer.write(first.part)
     t.same(inserts, [], 'both dropped')
 
     const second = await pipeline.decode(
@@ -301,7 +301,7 @@ t.test(
       second.part.events.every((p) => p.rowChunk === null),
       'rows left for after the lookup',
     )
-    const out = await pipeline.write(second.part)
+    const out = await pipeline.writer.write(second.part)
     t.equal(out.deadLettered, 1)
     t.same(
       out.written.events.map((e) => e.event_id),
@@ -325,7 +325,7 @@ t.test(
     // The live projector's choice holds whatever its last write dropped.
     const live = await setup(writerFor, { rows: 'at-decode' })
     const replayed = await live.pipeline.decode('ev', 0, msgs(0, [event(1, { message_id: 'm1' })]) as any)
-    await live.pipeline.write(replayed.part)
+    await live.pipeline.writer.write(replayed.part)
     t.same(live.inserts, [], 'a stored record, dropped')
     const third = await live.pipeline.decode('ev', 0, msgs(4, [event(5, { message_id: 'm5' })]) as any)
     t.not(third.part.events[0]!.rowChunk, null, 'the live projector builds rows at decode')

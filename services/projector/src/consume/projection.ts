@@ -1,9 +1,8 @@
-// The write path shared by the live projector and the replay tool: decode Kafka records, write
-// them to ClickHouse with retry, and dead-letter what can never be written, with the reason and
-// the record's place in the log (A3, A5). Records that cannot be mapped to rows are found when their
-// rows are built: as they are decoded, or in the write when rows are built after the H16 lookup
-// (prepared.ts, RowBuilding). A batch the server refuses for its data is split one record at a time
-// to find the records at fault. Either way the rest of the batch is written.
+// Step 3 of the projector's walk (docs/design.md, "Projector: one record, file by file"): Kafka
+// records are decoded and their rows built, shared by the live projector and the replay. Records that
+// cannot be decoded or mapped to rows become dead letters with the reason and the record's place in
+// the log (A3, A5), sent by the loop's next step (dead-letters.ts). The pipeline also builds the
+// later steps from the same options: its dead letters and its writer (projection-writer.ts).
 import type { KafkaMessage, Producer } from '../../../shared/src/kafka/client.js'
 import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
@@ -17,23 +16,20 @@ import {
   type PreparedRecord,
   type RecordOrigin,
 } from '../clickhouse/prepared.js'
-import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import { EventTranscoder } from '../clickhouse/event-transcoder.js'
 import { RowMappingError } from '../clickhouse/rows.js'
 import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { recordRows } from './record-rows.js'
-import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
-import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
+import { withRetry } from './retry.js'
+import { DeadLetters, deadLetter } from './dead-letters.js'
+import { ProjectionWriter, type ProjectionSink, type WriteOutcome } from './projection-writer.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import { erases, type ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import type { UsageStub } from '../privacy/usage-stubs.js'
 
 export type { RecordOrigin } from '../clickhouse/prepared.js'
-
-export interface ProjectionSink {
-  writePrepared(batch: PreparedBatch): Promise<unknown>
-}
+export type { ProjectionSink, WriteOutcome }
 
 export interface PipelineMetrics {
   dlq(n: number): void
@@ -86,13 +82,6 @@ type DecodedRecord =
   | { kind: 'event'; p: PreparedRecord<EventRecord> }
   | { kind: 'identify'; p: PreparedRecord<IdentifyRecord> }
 
-export interface WriteOutcome {
-  /** The records that are in ClickHouse now. */
-  written: PreparedBatch
-  /** How many records of the batch went to the DLQ instead. */
-  deadLettered: number
-}
-
 /** The clear fields of an event or identify a filter reads. */
 interface WithheldFields {
   account_id?: unknown
@@ -117,17 +106,24 @@ export class ProjectionPipeline {
   // Where decoded records' rows are written (prepared.ts); chunks live as long as their rows are referenced.
   private readonly arenas = newArenas()
   private readonly transcoder = new EventTranscoder()
+  /** Step 4: sends the records that can never be written. */
+  readonly deadLetters: DeadLetters
+  /** Step 6: writes an insert's worth of rows (the batcher's flush). */
+  readonly writer: ProjectionWriter
 
   constructor(
-    private readonly producer: Producer,
+    producer: Producer,
     private readonly codec: Codec,
-    private readonly sink: ProjectionSink,
+    sink: ProjectionSink,
     private readonly opts: PipelineOptions,
     private readonly metrics: PipelineMetrics | undefined,
     private readonly log: Logger,
     /** Set when the owner is stopping: retries give up instead of waiting. */
     readonly stopping: { aborted: boolean } = { aborted: false },
-  ) {}
+  ) {
+    this.deadLetters = new DeadLetters(producer, codec, opts, metrics, log, stopping)
+    this.writer = new ProjectionWriter(sink, this.deadLetters, opts, metrics, log, stopping)
+  }
 
   /**
    * Decodes one partition's messages and builds their rows (see RowBuilding); records that do not
@@ -269,159 +265,5 @@ export class ProjectionPipeline {
       schemaId: err.missingId,
       err,
     })
-  }
-
-  async sendToDlq(dead: DeadLetterRecord[]): Promise<void> {
-    if (dead.length === 0) return
-    this.metrics?.dlq(dead.length)
-    for (const d of dead)
-      this.log.warn('record sent to the DLQ', {
-        topic: d.topic,
-        partition: d.partition,
-        offset: d.offset,
-        code: d.error_code,
-        reason: d.reason,
-      })
-    await withRetry(
-      () =>
-        this.producer.send({
-          topic: this.opts.dlqTopic,
-          acks: -1,
-          messages: dead.map((d) => ({
-            key: `${d.topic}/${d.partition}/${d.offset}`,
-            value: this.codec.encode('DeadLetter', d),
-          })),
-        }),
-      { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping },
-    )
-  }
-
-  /**
-   * Writes the batch with retry and backoff. Retriable failures that outlast the retries are
-   * thrown (the caller must not commit their offsets); records that can never be written are
-   * dead-lettered and the rest is written.
-   */
-  async write(batch: PreparedBatch): Promise<WriteOutcome> {
-    const started = process.hrtime.bigint()
-    let outcome: WriteOutcome = { written: batch, deadLettered: 0 }
-    try {
-      await this.writeRetrying(batch)
-    } catch (err) {
-      if (isRetriable(err) || this.stopping.aborted) throw err
-      outcome = await this.isolateBadRecords(batch, err)
-    }
-    const w = outcome.written
-    this.metrics?.inserted(w.events.length, w.identifies.length, Number(process.hrtime.bigint() - started) / 1e9)
-    return outcome
-  }
-
-  private async writeRetrying(batch: PreparedBatch): Promise<unknown> {
-    for (let round = 1; ; round++) {
-      try {
-        return await this.writeRetryingOnce(batch)
-      } catch (err) {
-        const cause = err instanceof RetriesExhaustedError ? err.cause : undefined
-        if (!this.opts.waitForClickHouse || this.stopping.aborted || !isClickHouseUnavailable(cause)) throw err
-        this.log.error('clickhouse still unreachable after the retries; waiting on; its offsets are not committed', {
-          round,
-          err: cause,
-        })
-      }
-    }
-  }
-
-  private writeRetryingOnce(batch: PreparedBatch) {
-    return withRetry(() => this.sink.writePrepared(batch), {
-      retries: this.opts.retries,
-      initialMs: this.opts.initialRetryMs ?? 200,
-      maxMs: this.opts.maxRetryMs ?? 10_000,
-      signal: this.stopping,
-      onRetry: (err, attempt, delayMs) => {
-        this.opts.readiness?.set('clickhouse', `unavailable: ${String((err as Error)?.message ?? err).slice(0, 120)}`)
-        this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err })
-      },
-    }).then((r) => {
-      this.opts.readiness?.set('clickhouse', 'ok')
-      return r
-    })
-  }
-
-  private async isolateBadRecords(batch: PreparedBatch, cause: unknown): Promise<WriteOutcome> {
-    if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
-      // Rows built after the lookup: the writer named the records it cannot map and inserted
-      // nothing. Dead-letter those, write the rest.
-      const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
-      const rest: PreparedBatch = { events: [], identifies: [] }
-      const dead: DeadLetterRecord[] = []
-      for (const e of batch.events) {
-        const r = bad.get(`event\u0000${e.event_id}`)
-        if (r) dead.push({ ...this.deadLetterFor('Event', e, cause), reason: `${e.event_id}: ${r.reason}` })
-        else rest.events.push(e)
-      }
-      for (const i of batch.identifies) {
-        const r = bad.get(`identify\u0000${i.event_id}`)
-        if (r) dead.push({ ...this.deadLetterFor('Identify', i, cause), reason: `${i.event_id}: ${r.reason}` })
-        else rest.identifies.push(i)
-      }
-      if (dead.length > 0) {
-        this.log.error('records cannot be mapped to rows; dead-lettering them', { count: dead.length })
-        await this.sendToDlq(dead)
-        if (rest.events.length || rest.identifies.length) {
-          const more = await this.write(rest)
-          return { written: more.written, deadLettered: dead.length + more.deadLettered }
-        }
-        return { written: rest, deadLettered: dead.length }
-      }
-    }
-    // The server refused the batch for its data: find the records at fault one at a time.
-    this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
-    const written: PreparedBatch = { events: [], identifies: [] }
-    const dead: DeadLetterRecord[] = []
-    for (const e of batch.events) {
-      try {
-        await this.writeRetrying({ events: [e], identifies: [] })
-        written.events.push(e)
-      } catch (err) {
-        if (isRetriable(err)) throw err
-        dead.push(this.deadLetterFor('Event', e, err))
-      }
-    }
-    for (const i of batch.identifies) {
-      try {
-        await this.writeRetrying({ events: [], identifies: [i] })
-        written.identifies.push(i)
-      } catch (err) {
-        if (isRetriable(err)) throw err
-        dead.push(this.deadLetterFor('Identify', i, err))
-      }
-    }
-    await this.sendToDlq(dead)
-    return { written, deadLettered: dead.length }
-  }
-
-  private deadLetterFor(kind: 'Event' | 'Identify', p: PreparedRecord, err: unknown): DeadLetterRecord {
-    // Records always come with their origin from decode(); one written without (a test's) is re-encoded.
-    const origin = p.origin ?? {
-      topic: kind === 'Event' ? 'events' : 'identifies',
-      partition: -1,
-      offset: p.event_id,
-      key: null,
-      value: p.record ? this.codec.encode(kind, p.record) : null,
-    }
-    return deadLetter(origin, err)
-  }
-}
-
-export function deadLetter(o: RecordOrigin, err: unknown): DeadLetterRecord {
-  const e = err as { code?: string; message?: string }
-  return {
-    topic: o.topic,
-    partition: o.partition,
-    offset: o.offset,
-    key: o.key,
-    value: o.value,
-    reason: String(e?.message ?? err),
-    error_code: String(e?.code ?? 'UNKNOWN'),
-    failed_at: Date.now(),
   }
 }

@@ -13,8 +13,8 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher } from './batcher.js'
-import type { PreparedBatch } from '../clickhouse/prepared.js'
-import type { RecordsByKind } from '../clickhouse/writer.js'
+import { writeThenPublish } from './projection-writer.js'
+import { WrittenFeed, type RecordListener } from './written-feed.js'
 import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './projection.js'
 import { OffsetCommitter } from './offset-committer.js'
 import { ConsumeLoop, onMarkerFetches } from './consume-loop.js'
@@ -22,6 +22,7 @@ import type { Metrics } from './metrics.js'
 import { retry } from '../../../shared/src/retry.js'
 
 export type { ProjectionSink } from './projection.js'
+export type { RecordListener } from './written-feed.js'
 
 /** Between attempts to rejoin after a failed write: 200 ms, doubling up to 5 s. */
 const RESTART_BACKOFF = { initialMs: 200, maxMs: 5_000, jitter: false }
@@ -48,13 +49,11 @@ export interface ProjectorOptions {
   erasures?: ErasureFilter
 }
 
-export type RecordListener = (batch: RecordsByKind) => void
-
 export class Projector {
   private consumer: Consumer | null = null
   private readonly batcher: InsertBatcher
   private readonly pipeline: ProjectionPipeline
-  private readonly listeners: RecordListener[] = []
+  private readonly feed: WrittenFeed
   private readonly abort = new AbortController()
   private readonly committer: OffsetCommitter
   private readonly loop: ConsumeLoop
@@ -90,13 +89,17 @@ export class Projector {
       log,
       this.abort.signal,
     )
+    this.feed = new WrittenFeed(log)
     // A quarter of an insert's rows left over when an insert ends are written at once (batcher.ts):
     // under a backlog, each fetch's tail no longer sits out the rest of maxWaitMs.
-    this.batcher = new InsertBatcher((b) => this.writeAndPublish(b), {
-      maxRows: opts.maxRows,
-      maxWaitMs: opts.maxWaitMs,
-      minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)),
-    })
+    this.batcher = new InsertBatcher(
+      writeThenPublish(this.pipeline.writer, (written) => this.feed.publish(written)),
+      {
+        maxRows: opts.maxRows,
+        maxWaitMs: opts.maxWaitMs,
+        minRowsAfterWrite: Math.max(1, Math.floor(opts.maxRows / 4)),
+      },
+    )
     metrics.insertBuffer(() => {
       const peaks = this.batcher.peaks
       return {
@@ -119,13 +122,12 @@ export class Projector {
         heartbeatIntervalMs: this.heartbeatIntervalMs,
       },
       {
-        deadLetters: (dead) => this.pipeline.sendToDlq(dead),
+        deadLetters: (dead) => this.pipeline.deadLetters.send(dead),
         queued: (written) => {
           written.catch((err) => this.writeFailed(err))
         },
         // The offset is committed when the write ends, if no join came after the batch's fetch.
-        resolved: (s, written) =>
-          this.commitAfter(written, s.topic, s.partition, s.lastOffset, s.highWatermark, s.epoch),
+        resolved: (s, written) => this.committer.afterWrite(written, s, (err) => this.writeFailed(err)),
         halted: () => this.committer.poisoned,
         epoch: () => this.committer.epoch,
       },
@@ -140,7 +142,7 @@ export class Projector {
 
   /** Called after each successful insert with the records it held (the live feed subscribes). */
   onWritten(listener: RecordListener) {
-    this.listeners.push(listener)
+    this.feed.listen(listener)
   }
 
   async start(): Promise<void> {
@@ -159,13 +161,8 @@ export class Projector {
     })
     // Markers' offsets are committed once every row fetched before them is written.
     onMarkerFetches(consumer, (m) =>
-      this.commitAfter(
-        this.batcher.settled(),
-        m.topic,
-        m.partition,
-        m.lastOffset,
-        m.highWatermark,
-        this.committer.epoch,
+      this.committer.afterWrite(this.batcher.settled(), { ...m, epoch: this.committer.epoch }, (err) =>
+        this.writeFailed(err),
       ),
     )
     consumer.on(consumer.events.CRASH, (e) => {
@@ -189,21 +186,6 @@ export class Projector {
 
   private get heartbeatIntervalMs() {
     return this.opts.heartbeatIntervalMs ?? 3_000
-  }
-
-  /** Commits `lastOffset` + 1 once `written` resolves; its failure poisons the commits (writeFailed). */
-  private commitAfter(
-    written: Promise<void>,
-    topic: string,
-    partition: number,
-    lastOffset: string,
-    highWatermark: string,
-    epoch: number,
-  ) {
-    written.then(
-      () => this.committer.written(topic, partition, BigInt(lastOffset) + 1n, epoch, highWatermark),
-      (err) => this.writeFailed(err),
-    )
   }
 
   /**
@@ -256,24 +238,6 @@ export class Projector {
     const c = this.consumer
     if (!c) return Promise.reject(new Error('no consumer'))
     return c.commitOffsets(offsets)
-  }
-
-  /** Writes one insert's worth of records, then hands what ClickHouse holds to the live feed. */
-  private async writeAndPublish(batch: PreparedBatch): Promise<void> {
-    const { written } = await this.pipeline.write(batch)
-    if (this.listeners.length === 0) return
-    // The pipeline keeps each record beside its rows for this (keepRecords).
-    const records: RecordsByKind = {
-      events: written.events.map((p) => p.record!),
-      identifies: written.identifies.map((p) => p.record!),
-    }
-    for (const l of this.listeners) {
-      try {
-        l(records)
-      } catch (err) {
-        this.log.error('live listener failed', { err })
-      }
-    }
   }
 
   /**

@@ -115,7 +115,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
   )
   const batcher = new InsertBatcher(
     async (b: PreparedBatch) => {
-      const { written } = await pipeline.write(b)
+      const { written } = await pipeline.writer.write(b)
       summary.events += written.events.length
       summary.identifies += written.identifies.length
       summary.deadLettered += b.events.length + b.identifies.length - written.events.length - written.identifies.length
@@ -177,7 +177,7 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
       },
       deadLetters: async (dead) => {
         if (dead.length === 0) return
-        if (o.dlq !== false) await pipeline.sendToDlq(dead)
+        if (o.dlq !== false) await pipeline.deadLetters.send(dead)
         summary.deadLettered += dead.length
       },
       queued: (written) => {
