@@ -20,6 +20,7 @@ import { DashboardQueries } from './api/queries.js'
 import { DefinitionQueries } from './api/definitions-queries.js'
 import { personQueries } from './api/persons-queries.js'
 import { TrendQueries } from './api/trends-queries.js'
+import { RefusedQueries } from './api/refused-queries.js'
 import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -65,6 +66,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     definitions: new DefinitionQueries(ch, cfg.clickhouseRead.database),
     persons: personQueries(ch, cfg.clickhouseRead.database),
     trends: new TrendQueries(ch, cfg.clickhouseRead.database),
+    refused: new RefusedQueries(ch, cfg.clickhouseRead.database),
     liveHistory: new LiveHistory(ch, cfg.clickhouseRead.database),
     liveStreams,
     requests: new RequestThrottle(),

@@ -26,6 +26,7 @@ import type { DashboardQueries } from './queries.js'
 import type { DefinitionQueries } from './definitions-queries.js'
 import type { PersonQueries } from './persons-queries.js'
 import type { TrendQueries } from './trends-queries.js'
+import type { RefusedQueries } from './refused-queries.js'
 import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
@@ -41,6 +42,8 @@ export interface ApiDeps {
   persons: PersonQueries
   /** The Trends read (U13); without it /api/trends is absent. */
   trends?: TrendQueries
+  /** The Refused requests read (U16); without it /api/refused is absent. */
+  refused?: RefusedQueries
   liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle

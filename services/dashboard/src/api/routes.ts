@@ -2,7 +2,7 @@
 // account of the session (ctx.state.account); ids in paths are checked to belong to it. Account and
 // key changes go through AccountsAdmin, so they are records on the accounts topic (A1). One file
 // per resource: session-routes.ts, key-routes.ts, usage-routes.ts, explore-routes.ts, definitions-routes.ts,
-// persons-routes.ts, trends-routes.ts.
+// persons-routes.ts, trends-routes.ts, refused-routes.ts.
 import Router from '@koa/router'
 import { apiHelpers, type ApiDeps, type DashboardState } from './api-context.js'
 import { addSessionRoutes } from './session-routes.js'
@@ -13,6 +13,7 @@ import { addDefinitionRoutes } from './definitions-routes.js'
 import { addPrivacyRoutes } from './privacy-routes.js'
 import { addPersonRoutes } from './persons-routes.js'
 import { addTrendRoutes } from './trends-routes.js'
+import { addRefusedRoutes } from './refused-routes.js'
 
 export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -29,5 +30,6 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   addPrivacyRoutes(r, d, h)
   addPersonRoutes(r, d, h)
   if (d.trends) addTrendRoutes(r, d.trends, h)
+  if (d.refused) addRefusedRoutes(r, d.refused, h)
   return r
 }
