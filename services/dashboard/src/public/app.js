@@ -15,6 +15,7 @@ import { explorerPage } from './js/pages/explorer.js'
 import { keysPage } from './js/pages/keys.js'
 import { livePage } from './js/pages/live.js'
 import { personsPage } from './js/pages/persons.js'
+import { refusedPage } from './js/pages/refused.js'
 import { usagePage } from './js/pages/usage.js'
 import { userPage } from './js/pages/users.js'
 
@@ -31,6 +32,7 @@ const ROUTES = {
   explorer: { title: 'Explorer', open: explorerPage },
   definitions: { title: 'Definitions', open: definitionsPage },
   persons: { title: 'Persons', open: personsPage },
+  refused: { title: 'Refused requests', open: refusedPage },
   users: { title: (arg) => `User ${arg}`, open: userPage },
   live: { title: 'Live stream', open: livePage },
   account: { title: 'Account', open: accountPage },
