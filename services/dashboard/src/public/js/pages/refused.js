@@ -8,7 +8,8 @@ import { envSelect } from '../events-table.js'
 /** @typedef {{ at: string, code: string, message: string, endpoint: string, environment: string, body: string }} RefusedSample */
 /** @typedef {{ counts: RefusedCount[], totals: Array<{ code: string, count: number }>, samples: RefusedSample[], interval: string }} Refused */
 
-/** How much of a body the table shows; the whole stored body (at most 2,048 characters) is in its details. */
+/** How much of a body the table shows; the whole stored body (at most 2,048 characters) is in its details.
+ * Cells wrap anywhere (style.css), so a body without spaces still fits a phone. */
 const BODY_PREVIEW = 160
 
 /**
@@ -31,11 +32,11 @@ const sampleRow = (s) =>
     {},
     h('td', { 'data-label': 'Time' }, fmtTime(s.at)),
     h('td', { class: 'mono', 'data-label': 'Code' }, s.code),
-    h('td', { class: 'clip', 'data-label': 'Message', title: s.message }, s.message),
+    h('td', { 'data-label': 'Message' }, s.message),
     h('td', { class: 'mono', 'data-label': 'Endpoint' }, `${s.endpoint} (${s.environment})`),
     h(
       'td',
-      { class: 'mono clip', 'data-label': 'Body' },
+      { class: 'mono', 'data-label': 'Body' },
       s.body.length > BODY_PREVIEW
         ? h('details', {}, h('summary', {}, `${s.body.slice(0, BODY_PREVIEW)}…`), h('pre', { tabindex: '0' }, s.body))
         : s.body || '(empty)',
