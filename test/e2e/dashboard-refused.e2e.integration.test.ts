@@ -3,24 +3,12 @@
 // code, message and the body truncated (the key removed). In Debian's headless Chromium; axe-core finds
 // no serious or critical violation at desktop and at 390 px, where the page fits the screen.
 import t from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { Page } from 'playwright-core'
+import { existsSync } from 'node:fs'
+import { seriousViolations } from '../support/axe.js'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WAIT = 30_000
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  return page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] })
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.nodes.length} nodes)`)
-  })
-}
 
 if (!existsSync(CHROMIUM)) {
   t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
