@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS {db}.refusals_by_minute
     instance_id String,
     drained_at_ms Int64
 )
-ENGINE = ReplacingMergeTree
+ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMMDD(minute)
 ORDER BY (account_id, minute, environment, code, endpoint, instance_id, drained_at_ms);
 
@@ -39,6 +39,6 @@ CREATE TABLE IF NOT EXISTS {db}.refused_samples
     drained_at_ms Int64,
     seq UInt32
 )
-ENGINE = ReplacingMergeTree
+ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMMDD(at)
 ORDER BY (account_id, at, instance_id, drained_at_ms, seq);
