@@ -40,6 +40,12 @@ t.test("refused requests reach their account's /api/refused, never another's, an
     "the refusals in A's /api/refused",
   )
   const r = await a.get('/api/refused?period=24h&interval=minute')
+  const metrics = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+  t.match(
+    metrics,
+    /projector_refusal_records_total\{outcome="projected"\} [1-9]/,
+    'operators see the records projected',
+  )
   t.equal(r.status, 200)
   t.same(r.body.data.totals, [{ code: 'VALIDATION_ERROR', count: BAD }], 'counted exactly once each')
   t.ok(r.body.data.counts.every((c: any) => c.code === 'VALIDATION_ERROR' && /:00\.000Z$/.test(c.time)))
