@@ -1,5 +1,5 @@
-// axe-core in a browser page: the serious and critical violations of the page as it is now (issue 32's
-// bar for every page, at desktop and at 390 px). New browser tests use this rather than a copy.
+// axe-core in a browser page: the serious and critical violations of the page as it is now (the bar for
+// every dashboard page, at desktop and at 390 px, U16). New browser tests use this rather than a copy.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
