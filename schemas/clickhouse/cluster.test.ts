@@ -109,6 +109,8 @@ t.test("every statement of this folder's migrations has a cluster form", async (
     'groups',
     'identifies',
     'identity_links',
+    'refusals_by_minute',
+    'refused_samples',
     'retry_ids',
     'usage_monthly',
     'user_traits',

@@ -38,6 +38,8 @@ t.test('creates the database, applies every file once, records it; then idempote
       'identity_links_from_events_mv',
       'identity_links_from_identifies_mv',
       'identity_map',
+      'refusals_by_minute',
+      'refused_samples',
       'retry_ids',
       'retry_ids_from_events_mv',
       'retry_ids_from_identifies_mv',

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { seriousViolations } from '../support/axe-violations.js'
+import { seriousViolations } from '../support/axe.js'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core'
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
+/** `id (n nodes)` per serious or critical violation; axe is injected once per document. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
   return page.evaluate(async () => {

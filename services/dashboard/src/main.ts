@@ -24,6 +24,7 @@ import { personQueries } from './api/persons-queries.js'
 import { TrendQueries } from './api/trends-queries.js'
 import { FunnelQueries } from './api/funnels-queries.js'
 import { RetentionQueries } from './api/retention-queries.js'
+import { RefusedQueries } from './api/refused-queries.js'
 import { LiveHistory } from './api/live-history.js'
 import { createDashboardApp } from './http/app.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
@@ -119,6 +120,7 @@ function eventDataReads(ch: ClickHouse, database: string) {
     trends: new TrendQueries(ch, database),
     funnels: new FunnelQueries(ch, database),
     retention: new RetentionQueries(ch, database),
+    refused: new RefusedQueries(ch, database),
     liveHistory: new LiveHistory(ch, database),
   }
 }

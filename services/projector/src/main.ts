@@ -28,6 +28,7 @@ import { createEventLogClients, prepareEventLog } from '../../shared/src/event-l
 import type { ClusterAccess } from './clickhouse/mutation-places.js'
 import { ErasureWorker } from './privacy/erasure-worker.js'
 import { writeUsageStubs } from './privacy/usage-stubs.js'
+import { withRefusalProjection } from './refusals/refusals-projection.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
   const readiness = new Readiness(['clickhouse', 'kafka', 'registry'])
@@ -72,7 +73,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     erasures,
     accountRetention,
   }
-  return {
+  // H57: the refusals topic is projected beside the walk, started after it and stopped before it.
+  return withRefusalProjection(cfg, { kafka, codec, ch, registry: metrics.registry }, log, {
     deps,
     /** Listening (for /health) before start() resolves; the port is server.address() once 'listening'. */
     server,
@@ -81,7 +83,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
       stopping.abort()
       return closeProjector(deps, server)
     },
-  }
+  })
 }
 
 type ClickHouse = ReturnType<typeof openClickHouse>

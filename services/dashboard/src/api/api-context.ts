@@ -28,6 +28,8 @@ import type { PersonQueries } from './persons-queries.js'
 import type { TrendQueries } from './trends-queries.js'
 import type { FunnelQueries } from './funnels-queries.js'
 import type { RetentionQueries } from './retention-queries.js'
+
+import type { RefusedQueries } from './refused-queries.js'
 import type { LiveHistory } from './live-history.js'
 import type { LiveStreams } from './live-streams.js'
 import { body, str } from './params.js'
@@ -47,6 +49,9 @@ export interface ApiDeps {
   funnels?: FunnelQueries
   /** The Retention read (U18); without it /api/retention-cohorts is absent. */
   retention?: RetentionQueries
+
+  /** The Refused requests read (U16); without it /api/refused is absent. */
+  refused?: RefusedQueries
   liveHistory: LiveHistory
   liveStreams: LiveStreams
   throttle: LoginThrottle

@@ -4,6 +4,8 @@
 // per resource: session-routes.ts, key-routes.ts, usage-routes.ts, explore-routes.ts, definitions-routes.ts,
 // persons-routes.ts, trends-routes.ts, funnels-routes.ts,
 // retention-routes.ts.
+
+// persons-routes.ts, trends-routes.ts, refused-routes.ts.
 import Router from '@koa/router'
 import { apiHelpers, type ApiDeps, type DashboardState } from './api-context.js'
 import { addSessionRoutes } from './session-routes.js'
@@ -16,6 +18,8 @@ import { addPersonRoutes } from './persons-routes.js'
 import { addTrendRoutes } from './trends-routes.js'
 import { addFunnelRoutes } from './funnels-routes.js'
 import { addRetentionRoutes } from './retention-routes.js'
+
+import { addRefusedRoutes } from './refused-routes.js'
 
 export type { ApiDeps, DashboardState } from './api-context.js'
 export { accountIdFor } from './session-routes.js'
@@ -34,5 +38,7 @@ export function createApiRouter(d: ApiDeps): Router<DashboardState> {
   if (d.trends) addTrendRoutes(r, d.trends, h)
   if (d.funnels) addFunnelRoutes(r, d.funnels, h)
   if (d.retention) addRetentionRoutes(r, d.retention, h)
+
+  if (d.refused) addRefusedRoutes(r, d.refused, h)
   return r
 }

@@ -19,6 +19,8 @@ import { personsPage } from './js/pages/persons.js'
 import { trendsPage } from './js/pages/trends.js'
 
 import { retentionPage } from './js/pages/retention.js'
+
+import { refusedPage } from './js/pages/refused.js'
 import { usagePage } from './js/pages/usage.js'
 import { userPage } from './js/pages/users.js'
 
@@ -39,6 +41,8 @@ const ROUTES = {
 
   funnels: { title: 'Funnels', open: funnelsPage },
   retention: { title: 'Retention', open: retentionPage },
+
+  refused: { title: 'Refused requests', open: refusedPage },
   users: { title: (arg) => `User ${arg}`, open: userPage },
   live: { title: 'Live stream', open: livePage },
   account: { title: 'Account', open: accountPage },

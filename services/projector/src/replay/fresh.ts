@@ -15,6 +15,7 @@ import type { CommonConfig } from '../../../shared/src/env.js'
 import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { REFUSAL_TABLES } from '../refusals/prune.js'
 
 /** `<db>_replay_<YYYYMMDDhhmmss>` (UTC). */
 export function freshDatabaseName(live: string, now = new Date()): string {
@@ -41,7 +42,8 @@ async function tables(ch: ClickHouseClient, db: string): Promise<TableInfo[]> {
   return rs.json<TableInfo>()
 }
 
-const KEEP_IN_PLACE = new Set(['schema_migrations'])
+// The refusal tables are their own consumer's (H57), not the event walk's: a replay keeps them as they are.
+const KEEP_IN_PLACE = new Set<string>(['schema_migrations', ...REFUSAL_TABLES])
 const isDataTable = (t: TableInfo) =>
   t.engine !== 'View' && t.engine !== 'MaterializedView' && !t.name.startsWith('.inner.') && !KEEP_IN_PLACE.has(t.name)
 
