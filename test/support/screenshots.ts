@@ -20,6 +20,11 @@ const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
 /** Files named before this tool existed, kept so the links to them stay valid. */
 const FILE_OF: Record<string, string> = { live: 'live-stream' }
+/** Pages that show nothing until asked: a question of the demo data, in the page's own address form. */
+const VIEW_OF: Record<string, string> = {
+  funnels: '?step1=page_viewed&step2=project_created&step3=checkout_completed&window=7d&period=7d',
+  trends: '?breakdown=path&event=page_viewed',
+}
 
 /** Resolves once no API call but the live stream has been in flight for `quietMs`. */
 function apiSettled(page: Page, quietMs = 700): () => Promise<void> {
@@ -86,7 +91,7 @@ async function main() {
 
     const nav = await page.$$eval('nav a[data-page]', (as) => as.map((a) => a.getAttribute('data-page')!))
     for (const name of nav) {
-      await page.goto(`${s.dashboardUrl}/#/${name}`)
+      await page.goto(`${s.dashboardUrl}/#/${name}${VIEW_OF[name] ?? ''}`)
       if (name === 'live') await page.waitForSelector('#live-rows tr[data-event-id]')
       await shoot(page, FILE_OF[name] ?? name, settled, name !== 'live')
     }
