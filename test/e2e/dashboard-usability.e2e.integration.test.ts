@@ -6,14 +6,11 @@
 import t, { type Test } from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import { CHROMIUM, freshPage, launchChromium } from '../support/browser.js'
 import { startDashboard, type DashboardTestServices } from '../support/dashboard-harness.js'
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
 const WAIT = 30_000
 const PASSWORD = 'a long enough password'
 const LONG_NAME = 'checkout_' + 'x'.repeat(211)
@@ -292,7 +289,6 @@ if (!existsSync(CHROMIUM)) {
       await last.locator('td').first().click()
       await page.waitForSelector('#detail', { timeout: 10_000 })
       t.ok(await inViewport(page, '#detail'), 'clicked low down, the drawer is in view')
-      await page.screenshot({ path: join(SHOTS, 'event-detail.png') })
     })
 
     t.test('Explorer and Live filter alike (substring) and keep the filters in the address', async (t) => {
@@ -380,7 +376,6 @@ if (!existsSync(CHROMIUM)) {
       await p.waitForSelector('#detail', { timeout: 10_000 })
       t.ok(await inViewport(p, '#detail'), 'the detail drawer fits the phone')
       await p.keyboard.press('Escape')
-      await p.screenshot({ path: join(SHOTS, 'live-phone.png') })
     })
 
     t.test(
@@ -411,7 +406,6 @@ if (!existsSync(CHROMIUM)) {
         )
         const seats = (await page.locator('#definitions-traits tr[data-trait=seats]').textContent())!
         t.match(seats, /seats\s*1\s*number e\.g\. 4/, 'trait seats: 1 user, number, e.g. 4')
-        await page.screenshot({ path: join(SHOTS, 'definitions.png'), fullPage: true })
         await page.selectOption('#definitions-env', 'test')
         await page.waitForSelector('#definitions-events >> text=No events yet.')
         t.match(page.url(), /#\/definitions\?env=test$/, 'the key type filter is kept in the address')

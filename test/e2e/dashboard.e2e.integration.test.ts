@@ -2,18 +2,15 @@
 // downloaded browser): sign up, create a live key and read its secret (shown once), send an event
 // with it through the ingest's /v1/event, watch it arrive on the live stream page, see it counted
 // on the usage page, revoke the key and see the next request refused with 401.
-// Screenshots of the keys, live stream and usage pages go to docs/screenshots/ (README).
+// The README's screenshots are taken by npm run screenshots (test/support/screenshots.ts), not here.
 // No timed assertions: every wait polls generously.
 import t from 'tap'
-import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
 
-const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots')
 const WAIT = 30_000
 
 if (!existsSync(CHROMIUM)) {
@@ -32,7 +29,6 @@ if (!existsSync(CHROMIUM)) {
     const pageErrors: string[] = []
     page.on('pageerror', (e) => pageErrors.push(e.message))
     page.on('dialog', (d) => void d.accept())
-    mkdirSync(SHOTS, { recursive: true })
 
     // Sign up.
     const email = `newcomer-${s.suffix}@example.com`
@@ -106,7 +102,6 @@ if (!existsSync(CHROMIUM)) {
     await page.fill('#filter-user', 'user_2')
     t.equal(await page.locator('#live-rows tr[data-event-id]').count(), 1, 'the user filter narrows the list')
     await page.fill('#filter-user', '')
-    await page.screenshot({ path: join(SHOTS, 'live-stream.png') })
 
     // Usage counts the live-key events.
     await page.click('nav a[data-page=usage]')
@@ -118,13 +113,11 @@ if (!existsSync(CHROMIUM)) {
     t.pass('the usage page counts the 4 live events this month')
     t.equal(await page.textContent('#plan-name'), 'hobby')
     t.ok((await page.locator('#hourly-chart rect.bar-live').count()) >= 1, 'the hourly chart has a bar')
-    await page.screenshot({ path: join(SHOTS, 'usage.png'), fullPage: true })
 
     // The explorer reads the same events from ClickHouse.
     await page.click('nav a[data-page=explorer]')
     await page.waitForSelector('#top-chart rect.bar')
     await page.waitForSelector('#events-table >> text=invite_sent')
-    await page.screenshot({ path: join(SHOTS, 'explorer.png'), fullPage: true })
     await page.click('#events-table a >> text=user_1')
     await page.waitForSelector('text=trait: plan')
     const profile = await page.textContent('main')
@@ -141,7 +134,6 @@ if (!existsSync(CHROMIUM)) {
         { timeout: WAIT, polling: 1000 },
       )
       .catch(() => page.reload())
-    await page.screenshot({ path: join(SHOTS, 'keys.png') })
     await page.click('#keys-table [data-action=revoke]')
     await page.waitForSelector('#keys-table [data-testid=key-status] >> text=revoked')
     await waitUntil(
