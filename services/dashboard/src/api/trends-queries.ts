@@ -60,7 +60,11 @@ export function propertySql(key: string): SqlRaw {
 
 function whereSql(accountId: string, s: TrendSpec): SqlRaw {
   return raw(
-    sql`account_id = ${accountId} AND timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${s.to}, 'UTC')` +
+    // `timestamp` (whole seconds, the sort key) narrows the read; `timestamp_ms` is the exact bound, so an
+    // event of the period's last second counts (compared by the second, one sent just before a "now"
+    // bound in the same second was left out).
+    sql`account_id = ${accountId} AND timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC')` +
+      sql` AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}` +
       (s.event ? sql` AND event = ${s.event}` : '') +
       (s.environment ? sql` AND environment = ${s.environment}` : '') +
       s.filters.map((f) => sql` AND ${propertySql(f.key)} = ${f.value}`).join(''),
