@@ -134,14 +134,21 @@ async function acceptAll(
     built.push(b)
     out.push({ index, success: true, event_id: b.record.event_id })
   }
-  try {
-    // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
-    await d.appender.append(d.sealer ? outRecords(d, await d.sealer.seal(built), built) : outRecords(d, built, built))
-  } catch (err) {
+  // Kafka (the keys' write, the append) failing is a 503 with the quota given back; records are encoded
+  // outside it, so a programmer error stays a 500 (docs/api.md).
+  const kafkaFailed = (err: unknown) => {
     d.limits.release(admission, account.account_id, env, t)
     // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
-    if (err instanceof RecordsTooLargeError) throw errors.recordsTooLarge(err.limitBytes, err)
-    throw errors.unavailable(2, err)
+    if (err instanceof RecordsTooLargeError) return errors.recordsTooLarge(err.limitBytes, err)
+    return errors.unavailable(2, err)
+  }
+  // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
+  const sealed = d.sealer ? await d.sealer.seal(built).catch((err) => Promise.reject(kafkaFailed(err))) : built
+  const records = outRecords(d, sealed, built)
+  try {
+    await d.appender.append(records)
+  } catch (err) {
+    throw kafkaFailed(err)
   }
   d.metrics?.item('accepted', built.length)
   if (quotaError !== undefined) d.metrics?.item(quotaError.code, items.length - built.length)
