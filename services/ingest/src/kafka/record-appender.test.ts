@@ -1,6 +1,12 @@
 // Group commit and producer retirement without a broker: fake producers record each flush.
 import t from 'tap'
-import { RecordAppender, KafkaAppendError, RecordsTooLargeError, type AppenderOptions } from './record-appender.js'
+import {
+  RecordAppender,
+  KafkaAppendError,
+  RecordsTooLargeError,
+  type AppenderOptions,
+  type ProducerFactory,
+} from './record-appender.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { RoutedPartitions, withRoutes } from './routed-partitions.js'
 import { ManualTimers } from '../../../../test/support/manual-timers.js'
@@ -8,7 +14,9 @@ import { ManualTimers } from '../../../../test/support/manual-timers.js'
 const log = createLogger('error', {}, () => undefined)
 const rec = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ topic, key: `k${i}`, value: Buffer.from([i]) }))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Lets the fake producers' connects and the appender's promise chains run (no time passes). */
+const settle = () => new Promise((r) => setImmediate(r))
 
 interface FakeOpts {
   /** Fail (throw) on these send numbers across the whole factory, 1-based. */
@@ -17,7 +25,6 @@ interface FakeOpts {
   hangSends?: number[]
   /** Connects fail while this returns true. */
   connectFails?: () => boolean
-  sendMs?: number
 }
 
 /** A factory of fake producers: each created producer has an id; every send is logged with it. */
@@ -42,7 +49,7 @@ function fakeFactory(o: FakeOpts = {}) {
       me.maxBusy = Math.max(me.maxBusy, me.busy)
       try {
         if (me.disconnected) throw new Error('used after retirement')
-        await sleep(o.sendMs ?? 3)
+        await settle() // the answer comes on a later turn of the event loop, as a broker's would
         if (o.hangSends?.includes(no)) await new Promise(() => undefined)
         if (o.failSends?.includes(no)) throw new Error('broker said no')
         sends.push({ producer: me.id, topics: topicMessages.map((x: any) => [x.topic, x.messages.length]) })
@@ -77,26 +84,43 @@ const base: AppenderOptions = {
   reconnectBackoffMs: 5,
 }
 
-/** Lets the fake producers' connects and the appender's promise chains run (no time passes). */
-const settle = () => new Promise((r) => setImmediate(r))
-
 /** An appender whose linger, deadline, reconnect and sweep timers fire only when the test advances them. */
-function withManualTimers(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
+function withManualTimers(f: { factory: ProducerFactory }, o: Partial<AppenderOptions> = {}) {
   const timers = new ManualTimers()
   const a = new RecordAppender(f.factory, { ...base, ...o }, log, () => timers.now, timers)
   return { a, timers }
 }
 
-async function started(f: ReturnType<typeof fakeFactory>, o: Partial<AppenderOptions> = {}) {
-  const a = new RecordAppender(f.factory, { ...base, ...o }, log)
+/**
+ * Runs the appender's timers until `p` settles: each turn lets the fake producers answer, then moves
+ * the manual clock one linger on, so the linger that groups requests into a flush passes without
+ * a wall-clock wait. The flush deadline is far enough that no answered send reaches it.
+ */
+async function until<T>(timers: ManualTimers, lingerMs: number, p: Promise<T>): Promise<T> {
+  let settled = false
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  for (let i = 0; i < 1000 && !settled; i++) {
+    await settle()
+    if (!settled) timers.advance(Math.max(1, lingerMs))
+  }
+  return p
+}
+
+/** A started appender on manual timers, and `run` to await a promise while its timers run. */
+async function started(f: { factory: ProducerFactory }, o: Partial<AppenderOptions> = {}) {
+  const { a, timers } = withManualTimers(f, o)
   await a.start()
-  return a
+  const lingerMs = o.lingerMs ?? base.lingerMs
+  return { a, timers, run: <T>(p: Promise<T>) => until(timers, lingerMs, p) }
 }
 
 t.test('concurrent requests share one flush, each resolved after it', async (t) => {
   const f = fakeFactory()
-  const a = await started(f, { transactional: true })
-  await Promise.all([a.append(rec('events', 3)), a.append(rec('identifies', 2)), a.append(rec('events', 1))])
+  const { a, run } = await started(f, { transactional: true })
+  await run(Promise.all([a.append(rec('events', 3)), a.append(rec('identifies', 2)), a.append(rec('events', 1))]))
   t.equal(f.sends.length, 1, 'one produce for three requests')
   t.same(f.sends[0].topics, [
     ['events', 4],
@@ -108,8 +132,8 @@ t.test('concurrent requests share one flush, each resolved after it', async (t) 
 
 t.test('the size cap splits flushes between whole requests', async (t) => {
   const f = fakeFactory()
-  const a = await started(f, { lingerMs: 50, maxBatchRecords: 5 })
-  await Promise.all([a.append(rec('e', 3)), a.append(rec('e', 3)), a.append(rec('e', 3))])
+  const { a, run } = await started(f, { lingerMs: 50, maxBatchRecords: 5 })
+  await run(Promise.all([a.append(rec('e', 3)), a.append(rec('e', 3)), a.append(rec('e', 3))]))
   t.same(
     f.sends.map((s) => s.topics[0][1]),
     [3, 3, 3],
@@ -120,9 +144,9 @@ t.test('the size cap splits flushes between whole requests', async (t) => {
 
 t.test('the byte cap splits flushes too; a request over it goes alone', async (t) => {
   const f = fakeFactory()
-  const a = await started(f, { lingerMs: 50, maxBatchBytes: 100 })
+  const { a, run } = await started(f, { lingerMs: 50, maxBatchBytes: 100 })
   const big = (n: number) => Array.from({ length: n }, () => ({ topic: 'e', key: 'k', value: Buffer.alloc(29) })) // 62 bytes each with the record's framing (RECORD_OVERHEAD_BYTES)
-  await Promise.all([a.append(big(2)), a.append(big(2)), a.append(big(5)), a.append(big(1))])
+  await run(Promise.all([a.append(big(2)), a.append(big(2)), a.append(big(5)), a.append(big(1))]))
   t.same(
     f.sends.map((s) => s.topics[0][1]),
     [2, 2, 5, 1],
@@ -133,8 +157,8 @@ t.test('the byte cap splits flushes too; a request over it goes alone', async (t
 
 t.test('a failed flush rejects every request in it as maybe-stored and aborts the transaction', async (t) => {
   const f = fakeFactory({ failSends: [1] })
-  const a = await started(f, { transactional: true, lingerMs: 1 })
-  const results = await Promise.allSettled([a.append(rec('e', 1)), a.append(rec('e', 2))])
+  const { a, run } = await started(f, { transactional: true, lingerMs: 1 })
+  const results = await run(Promise.allSettled([a.append(rec('e', 1)), a.append(rec('e', 2))]))
   t.same(
     results.map((r) => r.status),
     ['rejected', 'rejected'],
@@ -152,10 +176,10 @@ t.test('a failed flush rejects every request in it as maybe-stored and aborts th
 // duplicate and never stored. The producer that failed must never send again.
 t.test('after a failed flush that producer never sends again; a new one takes over', async (t) => {
   const f = fakeFactory({ failSends: [1] })
-  const a = await started(f)
-  await t.rejects(a.append(rec('e', 1)))
-  await a.append(rec('e', 2))
-  await a.append(rec('e', 3))
+  const { a, run } = await started(f)
+  await t.rejects(run(a.append(rec('e', 1))))
+  await run(a.append(rec('e', 2)))
+  await run(a.append(rec('e', 3)))
   t.equal(f.created.length, 2, 'a replacement producer was created')
   t.ok(f.created[0].disconnected, 'the failed producer was disconnected')
   t.same(
@@ -195,9 +219,9 @@ t.test('a flush that does not answer in time is a 503, and its producer is retir
 })
 
 t.test('one flush per producer at a time: a pool runs as many flushes as it has producers', async (t) => {
-  const f = fakeFactory({ sendMs: 10 })
-  const a = await started(f, { poolSize: 3, lingerMs: 0, maxBatchRecords: 1 })
-  await Promise.all(Array.from({ length: 9 }, () => a.append(rec('e', 1))))
+  const f = fakeFactory()
+  const { a, run } = await started(f, { poolSize: 3, lingerMs: 0, maxBatchRecords: 1 })
+  await run(Promise.all(Array.from({ length: 9 }, () => a.append(rec('e', 1)))))
   t.equal(f.created.length, 3)
   t.same(
     f.created.map((p) => p.maxBusy),
@@ -274,7 +298,7 @@ t.test('requests waiting for a producer past their deadline get 503 without bein
 
 t.test('close drains what is queued, then refuses new records', async (t) => {
   const f = fakeFactory()
-  const a = await started(f, { lingerMs: 1000 })
+  const { a } = await started(f, { lingerMs: 1000 })
   const p = a.append(rec('e', 2))
   await a.close()
   await p
@@ -305,7 +329,7 @@ t.test('start waits for Kafka instead of failing, and close ends the wait', asyn
   await appended
   await a.close()
 
-  const b = new RecordAppender(fakeFactory({ connectFails: () => true }).factory, base, log)
+  const { a: b } = withManualTimers(fakeFactory({ connectFails: () => true }))
   const waiting = b.start()
   await b.close()
   await t.rejects(waiting, { code: 'KAFKA_APPEND_FAILED' }, 'closing before Kafka came ends the wait')
@@ -353,16 +377,15 @@ t.test(
         } as any
         return withRoutes(producer, routes)
       }
-      const a = new RecordAppender(factory, { ...base, transactional }, log)
-      await a.start()
+      const { a, run } = await started({ factory }, { transactional })
       await t.rejects(
-        a.append(rec('events', 4)),
+        run(a.append(rec('events', 4))),
         KafkaAppendError,
         `${transactional ? 'transactional' : 'plain'}: records of partition 1 were not sent, so no acknowledgement`,
       )
       if (transactional) t.equal(commits, 0, 'the transaction missing a partition is not committed')
       t.ok(created[0].disconnected, 'the producer is retired')
-      await a.append(rec('events', 4))
+      await run(a.append(rec('events', 4)))
       t.pass('the replacement producer acknowledges a complete send')
       await a.close()
     }
@@ -422,13 +445,14 @@ t.test(
   "Kafka refusing a flush for one request's size: that request gets 413, the others are stored, the producer stays",
   async (t) => {
     const f = refusingFactory({ partitionOf: () => 0, tooLarge: (bytes) => bytes > 1000 })
-    const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
-    await a.start()
-    const results = await Promise.allSettled([
-      a.append(sized('small-1', 100)),
-      a.append(sized('big', 2000)),
-      a.append(sized('small-2', 100)),
-    ])
+    const { a, run } = await started(f, { lingerMs: 30 })
+    const results = await run(
+      Promise.allSettled([
+        a.append(sized('small-1', 100)),
+        a.append(sized('big', 2000)),
+        a.append(sized('small-2', 100)),
+      ]),
+    )
     t.same(
       results.map((r) => r.status),
       ['fulfilled', 'rejected', 'fulfilled'],
@@ -444,7 +468,7 @@ t.test(
     t.equal(a.stats.retired, 0)
     t.equal(a.stats.refused, 2, 'the shared flush, then the culprit alone')
     t.equal(a.health().ready, true, 'the instance stays ready')
-    await a.append(sized('after', 100))
+    await run(a.append(sized('after', 100)))
     t.ok(f.stored.includes('after'), 'the same producer goes on storing')
     await a.close()
   },
@@ -454,9 +478,8 @@ t.test(
   'a refused send that touched several partitions retires its producer (others may be written) but the instance stays ready',
   async (t) => {
     const f = refusingFactory({ partitionOf: (key) => (key === 'big' ? 1 : 0), tooLarge: (bytes) => bytes > 1000 })
-    const a = new RecordAppender(f.factory, { ...base, lingerMs: 30 }, log)
-    await a.start()
-    const results = await Promise.allSettled([a.append(sized('small', 100)), a.append(sized('big', 2000))])
+    const { a, run } = await started(f, { lingerMs: 30 })
+    const results = await run(Promise.allSettled([a.append(sized('small', 100)), a.append(sized('big', 2000))]))
     t.same(
       results.map((r) => r.status),
       ['fulfilled', 'rejected'],
@@ -470,13 +493,17 @@ t.test(
 
 t.test("with the topics' limits known, a request that cannot fit is refused before it is sent", async (t) => {
   const f = fakeFactory()
-  const a = await started(f)
+  const { a, run } = await started(f)
   a.useTopicLimits(new Map([['events', 100_000]]), 90_000)
   const big = Array.from({ length: 4 }, () => ({ topic: 'events', key: 'one-user', value: Buffer.alloc(30_000) }))
-  await t.rejects(a.append(big), RecordsTooLargeError, "one user's 120 KB in one request: never fits a 100 KB topic")
+  await t.rejects(
+    run(a.append(big)),
+    RecordsTooLargeError,
+    "one user's 120 KB in one request: never fits a 100 KB topic",
+  )
   t.equal(f.sends.length, 0, 'nothing was sent')
   const spread = big.map((r, i) => ({ ...r, key: `user-${i}` }))
-  await a.append(spread)
+  await run(a.append(spread))
   t.equal(f.sends.length, 1, "the same bytes for four users are sent (each user's batch fits)")
   await a.close()
 })
