@@ -8,7 +8,12 @@ import t from 'tap'
 import avro from 'avsc'
 import { loadAvsc } from '../../schemas/codec.js'
 import { validateBatch, validateSingle, type Item } from '../../services/ingest/src/validation/index.js'
-import { toEventRecord, toIdentifyRecord, type RequestContext } from '../../services/ingest/src/records/index.js'
+import {
+  EventIds,
+  toEventRecord,
+  toIdentifyRecord,
+  type RequestContext,
+} from '../../services/ingest/src/records/index.js'
 import {
   eventRow,
   eventTraitRows,
@@ -96,14 +101,15 @@ t.test('validated items always map to storable rows', async (t) => {
   const problems: string[] = []
   let accepted = 0
   let refused = 0
+  const ids = new EventIds()
   const check = (it: Item, rc: RequestContext, body: unknown) => {
     try {
       const rows: object[] = []
       if (it.kind === 'event') {
-        const r = codec.Event.fromBuffer(codec.Event.toBuffer(toEventRecord(it, rc)))
+        const r = codec.Event.fromBuffer(codec.Event.toBuffer(toEventRecord(it, rc, ids)))
         rows.push(eventRow(r), ...eventTraitRows(r))
       } else {
-        const r = codec.Identify.fromBuffer(codec.Identify.toBuffer(toIdentifyRecord(it, rc)))
+        const r = codec.Identify.fromBuffer(codec.Identify.toBuffer(toIdentifyRecord(it, rc, ids)))
         rows.push(identifyRow(r), ...identifyTraitRows(r))
       }
       for (const row of rows) {

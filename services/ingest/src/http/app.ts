@@ -14,6 +14,7 @@ import { errors } from '../errors.js'
 import { BodyBytesInFlight, monotonicClock, type Limits } from '../limits/index.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { Appender } from '../pipeline/accept-items.js'
+import { EventIds } from '../records/index.js'
 import type { State } from './context.js'
 import { errorMiddleware } from './error-middleware.js'
 import { cors } from './cors-middleware.js'
@@ -42,6 +43,8 @@ export interface IngestDeps {
   draining?: () => boolean
   /** Body bytes being read, per account and instance (H24); made from cfg.body when not given. */
   bodyBytes?: BodyBytesInFlight
+  /** The process's event id maker (H77); made here when not given. */
+  eventIds?: EventIds
   /** H55: the erasures in force (followed from the erasures topic); suppressed users are refused. */
   erasures?: ErasureSet
   /** H65: refusals of authenticated requests, aggregated per account for the refusals topic (H66). */
@@ -59,6 +62,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
   const router = new Router<State>()
   const { cfg } = d
   const inFlight = d.bodyBytes ?? new BodyBytesInFlight(cfg.body.inFlight)
+  // One for both route sets: the UUIDv7s of one process sort in creation order (H12, H77).
+  const eventIds = d.eventIds ?? new EventIds()
 
   app.use(
     errorMiddleware({
@@ -73,8 +78,8 @@ export function createIngestApp(d: IngestDeps): Koa<State> {
     }),
   )
   app.use(cors(cfg.corsOrigins))
-  app.use(eventRoutes({ ...d, now, inFlight }))
-  app.use(segmentRoutes({ ...d, now, inFlight }))
+  app.use(eventRoutes({ ...d, now, inFlight, eventIds }))
+  app.use(segmentRoutes({ ...d, now, inFlight, eventIds }))
   addPublicRoutes(router)
   app.use(router.routes())
   app.use(async (ctx, next) => {

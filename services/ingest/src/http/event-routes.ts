@@ -167,6 +167,7 @@ function requestContext(ctx: Ctx, sentAt: number | null, receivedAt: number): Re
     sentAt,
     ip: keptIp(ctx.state.ip || null, ctx.state.auth!.account.ip_handling),
     userAgent: ctx.get('user-agent') || null,
+    serverFields: undefined,
   }
 }
 

@@ -12,7 +12,10 @@ import type { State } from './context.js'
 /** The public port's own routes: liveness (what a load balancer may check there) and the OpenAPI document. */
 export function addPublicRoutes(router: Router<State>): void {
   router.get('/health/live', (ctx) => setAnswer(ctx, liveAnswer()))
+  // Built on the first request and kept by this app's routes, not by the module (H77).
+  let document: Record<string, unknown> | undefined
   router.get('/openapi.json', (ctx) => {
-    ctx.body = openApiDocument()
+    document ??= openApiDocument()
+    ctx.body = document
   })
 }

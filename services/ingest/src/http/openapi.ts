@@ -14,8 +14,6 @@ import {
   MAX_NESTING_DEPTH,
 } from '../validation/index.js'
 
-let cached: Record<string, unknown> | undefined
-
 type Schema = Record<string, any>
 
 /**
@@ -121,8 +119,8 @@ const CONTENT_ENCODING =
   'case-insensitive; none means identity), and must then be compressed that way. The body limits apply after ' +
   'decompression (H7); any other coding is 415 naming it.'
 
+/** The document, built anew on each call; the route that serves it keeps the one it built (health-routes.ts). */
 export function openApiDocument(): Record<string, unknown> {
-  if (cached) return cached
   const rateHeaders = rateLimitHeaders()
   const errors = errorResponses(rateHeaders)
   const ok = {
@@ -130,7 +128,7 @@ export function openApiDocument(): Record<string, unknown> {
     headers: rateHeaders,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } },
   }
-  cached = {
+  return {
     openapi: '3.1.0',
     info: { title: 'Event tracking ingest API', version: '1.0.0' },
     components: {
@@ -163,5 +161,4 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   }
-  return cached
 }

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis'
 import { DEFAULT_PLANS, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { validateBatch, type Item } from '../validation/index.js'
-import type { RequestContext } from '../records/index.js'
+import { EventIds, type RequestContext } from '../records/index.js'
 import { acceptItems, type PipelineDeps } from '../pipeline/accept-items.js'
 import {
   EventRateLimiter,
@@ -113,6 +113,7 @@ function setup(t: Test, url = URL, append: () => Promise<void> = async () => {})
     limits: shared,
     codec: { encode: (name, value) => Buffer.from(JSON.stringify({ name, value })) },
     appender: { append },
+    eventIds: new EventIds(),
     topics: { events: 'ev', identifies: 'id' },
   }
   return { redis, prefix, local, shared, d, fallbacks: () => fallbacks, monthKey: `${prefix}mo:{acme}:${MONTH}` }

@@ -5,7 +5,7 @@ import { DEFAULT_PLANS, type Plan } from '../../../shared/src/accounts/plans.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { EventRateLimiter, MemoryLimits, MonthlyQuota, RequestLimiter } from '../limits/index.js'
 import { validateBatch, type Item } from '../validation/index.js'
-import type { RequestContext } from '../records/index.js'
+import { EventIds, type RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
 import { ServiceError } from '../errors.js'
 import { RecordSealer } from '../privacy/record-sealer.js'
@@ -73,6 +73,7 @@ function deps(append: (r: OutRecord[]) => Promise<void> = async () => {}) {
   const d: PipelineDeps = {
     limits: new MemoryLimits({ requests: new RequestLimiter(), events: new EventRateLimiter(), quota }),
     codec: { encode: (name, value) => Buffer.from(JSON.stringify({ name, value })) },
+    eventIds: new EventIds(),
     appender: {
       append: async (r) => {
         appended.push(r)

@@ -16,7 +16,7 @@ import {
   type RateLimitResult,
 } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
-import { toEventRecord, toIdentifyRecord, type RequestContext } from '../records/index.js'
+import { toEventRecord, toIdentifyRecord, type EventIds, type RequestContext } from '../records/index.js'
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
@@ -31,6 +31,8 @@ export interface PipelineDeps {
   limits: Limits
   codec: Pick<Codec, 'encode'>
   appender: Appender
+  /** The process's event id maker (H77), made once by the app's assembly (http/app.ts). */
+  eventIds: EventIds
   topics: { events: string; identifies: string }
   metrics?: Pick<IngestMetrics, 'item'>
   /** H55: the erasures in force, whose suppressed user ids are refused. */
@@ -51,6 +53,7 @@ export function pipelineOf(
     limits: d.limits,
     codec: d.codec,
     appender: d.appender,
+    eventIds: d.eventIds,
     topics: d.cfg.topics,
     metrics: d.metrics,
     erasures: d.erasures,
@@ -129,8 +132,8 @@ async function acceptAll(
     }
     const b: SealInput =
       item.kind === 'event'
-        ? { kind: 'event', record: toEventRecord(item, rc) }
-        : { kind: 'identify', record: toIdentifyRecord(item, rc) }
+        ? { kind: 'event', record: toEventRecord(item, rc, d.eventIds) }
+        : { kind: 'identify', record: toIdentifyRecord(item, rc, d.eventIds) }
     built.push(b)
     out.push({ index, success: true, event_id: b.record.event_id })
   }

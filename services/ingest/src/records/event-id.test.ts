@@ -1,6 +1,11 @@
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { EVENT_ID_NAMESPACE, eventIdFor, uuidv5, uuidv7, uuidv7Time } from './event-id.js'
+import { EVENT_ID_NAMESPACE, EventIds, uuidv7Time } from './event-id.js'
+
+const ids = new EventIds()
+const uuidv5 = (ns: string, name: string) => ids.uuidv5(ns, name)
+const uuidv7 = (ms: number) => ids.uuidv7(ms)
+const eventIdFor = (a: string, e: 'live' | 'test', m: string | undefined, ms: number) => ids.forItem(a, e, m, ms)
 
 const DNS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8'
 const URL_NS = '6ba7b811-9dad-11d1-80b4-00c04fd430c8'

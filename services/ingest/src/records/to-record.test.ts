@@ -1,14 +1,19 @@
 import t from 'tap'
-import { EVENT_ID_NAMESPACE, uuidv5, uuidv7Time } from './event-id.js'
+import { EVENT_ID_NAMESPACE, EventIds, uuidv7Time } from './event-id.js'
 import {
   MAX_FUTURE_MS,
   correctTime,
   parseTimestamp,
-  toEventRecord,
-  toIdentifyRecord,
+  toEventRecord as toEventRecordWith,
+  toIdentifyRecord as toIdentifyRecordWith,
   type RequestContext,
 } from './to-record.js'
 import type { EventItem, IdentifyItem } from '../validation/validate.js'
+
+const ids = new EventIds()
+const uuidv5 = (ns: string, name: string) => ids.uuidv5(ns, name)
+const toEventRecord = (item: EventItem, c: RequestContext) => toEventRecordWith(item, c, ids)
+const toIdentifyRecord = (item: IdentifyItem, c: RequestContext) => toIdentifyRecordWith(item, c, ids)
 
 const H = 60 * 60 * 1000
 const RECEIVED = Date.UTC(2024, 4, 1, 12, 0, 0)

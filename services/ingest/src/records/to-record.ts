@@ -1,7 +1,7 @@
 // Validated items to the Avro records written to Kafka (schemas/records.ts), applying the
 // server-side rules: clock-skew correction (H13), server context (H14) and event ids (H12, H16).
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
-import { eventIdFor } from './event-id.js'
+import type { EventIds } from './event-id.js'
 import { correctTime, MAX_FUTURE_MS, parseTimestamp } from '../validation/timestamp.js'
 import type { EventItem, IdentifyItem } from '../validation/validate.js'
 
@@ -17,6 +17,11 @@ export interface RequestContext {
   sentAt: number | null
   ip: string | null
   userAgent: string | null
+  /**
+   * `"ip":...,"user_agent":...}` of the request, written by the first item's mapping and reused by
+   * the others (they share ip and user agent); undefined until then. Per request, not per process (H77).
+   */
+  serverFields?: string
 }
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
@@ -42,32 +47,23 @@ function contextJson(context: Record<string, unknown>, rc: RequestContext): stri
 
 const hasOwn = (o: object, k: string) => Object.hasOwn(o, k)
 
-// The items of one request share ip and user agent: their JSON is written once.
-let fieldsIp: string | null | undefined
-let fieldsUserAgent: string | null | undefined
-let fields = ''
-
-/** `"ip":...,"user_agent":...}` for the request. */
+/** `"ip":...,"user_agent":...}` for the request, written once for all its items. */
 function serverFields(rc: RequestContext): string {
-  if (rc.ip !== fieldsIp || rc.userAgent !== fieldsUserAgent || fields === '') {
-    fields = `"ip":${JSON.stringify(rc.ip)},"user_agent":${JSON.stringify(rc.userAgent)}}`
-    fieldsIp = rc.ip
-    fieldsUserAgent = rc.userAgent
-  }
-  return fields
+  return (rc.serverFields ??= `"ip":${JSON.stringify(rc.ip)},"user_agent":${JSON.stringify(rc.userAgent)}}`)
 }
 
 function times(timestamp: string | undefined, rc: RequestContext) {
   return correctTime(timestamp === undefined ? null : parseTimestamp(timestamp), rc.sentAt, rc.receivedAt)
 }
 
-export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord {
+/** `ids` is the process's id maker (H77), passed in by the pipeline (pipeline/accept-items.ts). */
+export function toEventRecord(item: EventItem, rc: RequestContext, ids: EventIds): EventRecord {
   const t = times(item.timestamp, rc)
   const traits = item.user.traits
   const traitEmail =
     traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
   return {
-    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
+    event_id: ids.forItem(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,
@@ -90,10 +86,10 @@ export function toEventRecord(item: EventItem, rc: RequestContext): EventRecord 
   }
 }
 
-export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext): IdentifyRecord {
+export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext, ids: EventIds): IdentifyRecord {
   const t = times(item.timestamp, rc)
   return {
-    event_id: eventIdFor(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
+    event_id: ids.forItem(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,
     environment: rc.environment,
     key_id: rc.keyId,
