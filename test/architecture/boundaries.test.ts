@@ -57,12 +57,15 @@ export function boundaryViolations(files: ReadonlyMap<string, string>): string[]
   return out
 }
 
+/** The module files the checks read: TypeScript and JavaScript, ES modules and CommonJS. */
+const SOURCE_FILE = /\.[cm]?[jt]sx?$/
+
 function sources(dir: string, into: Map<string, string>): Map<string, string> {
   for (const name of readdirSync(join(root, dir))) {
     if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue
     const path = dir ? `${dir}/${name}` : name
     if (statSync(join(root, path)).isDirectory()) sources(path, into)
-    else if (/\.(ts|mts|mjs|js)$/.test(name) && !path.includes('/public/'))
+    else if (SOURCE_FILE.test(name) && !path.includes('/public/'))
       into.set(path, readFileSync(join(root, path), 'utf8'))
   }
   return into
@@ -100,13 +103,24 @@ const KAFKA_PORT = 'services/shared/src/kafka/client.ts'
 // This file, whose examples below import kafkajs in strings.
 const THIS_FILE = 'test/architecture/boundaries.test.ts'
 
+/** Specifiers given to require (also `require.resolve`, `createRequire(...)(...)` and `import x = require(...)`). */
+function requiredSpecifiers(source: string): string[] {
+  const rx = /\b(?:require(?:\.resolve)?|createRequire\([^()]*(?:\([^()]*\))?[^()]*\))\s*\(\s*['"`]([^'"`]+)['"`]/g
+  return [...source.matchAll(rx)].map((m) => m[1]!)
+}
+
+/** kafkajs by its name, or by a path into the vendored package or into an installed copy. */
+function namesKafkajs(spec: string): boolean {
+  return /^kafkajs(?:\/|$)/.test(spec) || /(?:^|\/)(?:packages|node_modules)\/kafkajs(?:\/|$)/.test(spec)
+}
+
 /** Files among `files` other than the port that import kafkajs (or one of its files) themselves. */
 export function kafkajsImporters(files: ReadonlyMap<string, string>): string[] {
   const out: string[] = []
   for (const [file, source] of files) {
     if (file === KAFKA_PORT || file === THIS_FILE) continue
-    const direct = importSpecifiers(source).some((spec) => spec === 'kafkajs' || spec.startsWith('kafkajs/'))
-    if (direct || /\brequire(?:\.resolve)?\(\s*['"`]kafkajs[/'"`]/.test(source)) out.push(file)
+    const specs = [...importSpecifiers(source), ...requiredSpecifiers(source)]
+    if (specs.some(namesKafkajs)) out.push(file)
   }
   return out
 }
@@ -125,9 +139,41 @@ t.test('the kafkajs check finds imports, type imports, dynamic imports and requi
   t.same(kafkajsImporters(files), ['services/ingest/src/a.ts', 'test/b.test.ts', 'bench/c.ts'])
 })
 
+t.test('the kafkajs check finds the ways around a bare specifier', async (t) => {
+  const files = new Map([
+    // A path into the vendored package or into node_modules' copy of it.
+    ['services/projector/src/a.ts', `import { Kafka } from '../../../packages/kafkajs/index.js'`],
+    ['test/support/b.ts', `import type { Consumer } from '../../node_modules/kafkajs/types/index.js'`],
+    ['scripts/c.ts', `export * from "../packages/kafkajs"`],
+    // require with a space, a createRequire called in place, a TypeScript import-equals.
+    ['bench/d.ts', `const k = require ('kafkajs')`],
+    ['test/e.test.ts', `const k = createRequire(import.meta.url)('kafkajs')`],
+    ['services/ingest/src/f.cts', `import kafkajs = require('kafkajs')`],
+    // Not imports of kafkajs: the schema registry's scope, a message, a folder name in a path.
+    ['services/shared/src/g.ts', `import { SchemaRegistry } from '@kafkajs/confluent-schema-registry'`],
+    ['services/shared/src/h.ts', `throw new Error('kafkajs')`],
+    ['test/i.test.ts', `const dir = join(root, 'packages', 'kafkajs')`],
+  ])
+  t.same(kafkajsImporters(files), [
+    'services/projector/src/a.ts',
+    'test/support/b.ts',
+    'scripts/c.ts',
+    'bench/d.ts',
+    'test/e.test.ts',
+    'services/ingest/src/f.cts',
+  ])
+})
+
+t.test('the checks read every kind of module file', async (t) => {
+  for (const name of ['a.ts', 'a.mts', 'a.cts', 'a.tsx', 'a.js', 'a.mjs', 'a.cjs', 'a.jsx']) t.match(name, SOURCE_FILE)
+  t.notMatch('a.d.json', SOURCE_FILE)
+})
+
 t.test('no file but the Kafka port imports kafkajs', async (t) => {
   const files = new Map<string, string>()
   for (const dir of ['services', 'scripts', 'schemas', 'test', 'bench', 'sdk', 'deploy']) sources(dir, files)
+  // Other workspace packages too; the vendored kafkajs is the client itself.
+  for (const name of readdirSync(join(root, 'packages'))) if (name !== 'kafkajs') sources(`packages/${name}`, files)
   t.ok(files.has(KAFKA_PORT), 'the port is there')
   t.same(kafkajsImporters(files), [])
 })

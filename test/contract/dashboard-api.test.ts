@@ -1,6 +1,7 @@
 // The dashboard's JSON API (services/dashboard/src/api, auth) on the assembled app in this process
 // (test/support/in-process-dashboard.ts): sessions, CSRF refusal, sign-in throttling, keys scoped to
-// their account, event-data reads answering 503 with Retry-After while ClickHouse is away, 404/405.
+// their account, the key cap and the key changes a minute (409, 429), 400 VALIDATION_ERROR naming the field,
+// event-data reads answering 503 with Retry-After while ClickHouse is away, 404/405.
 // The stack tier (services/dashboard/src/api/*.integration.test.ts) keeps what needs the real topic,
 // ClickHouse and ingest: keys reaching ingest, events and the live stream.
 import t from 'tap'
@@ -136,4 +137,47 @@ t.test('a body that is not a JSON object is 400 in the error shape', async (t) =
   const res = await c.request('POST', '/api/signin', '{"email": ')
   t.equal(res.status, 400)
   t.match(res.body, { success: false, error: { code: 'BAD_REQUEST', message: String } })
+})
+
+t.test('400 VALIDATION_ERROR names the field: a sign-up and a key the API cannot take', async (t) => {
+  const d = await startInProcessDashboard(t)
+  const bad = await d.client().post('/api/signup', { email: 'not an email', password: 'long enough password' })
+  t.match(bad, { status: 400, body: { success: false, error: { code: 'VALIDATION_ERROR', message: /email/ } } })
+  const c = d.client()
+  await c.signUp()
+  const key = await c.post('/api/keys', { name: 'k', type: 'admin' })
+  t.match(key, { status: 400, body: { error: { code: 'VALIDATION_ERROR', message: /type/ } } })
+  t.same((await c.get('/api/keys')).body.data, [], 'no key was made')
+})
+
+t.test(
+  'keys: 409 KEY_LIMIT_REACHED at the cap of unrevoked keys, 409 CONFLICT to bring a revoked key back',
+  async (t) => {
+    const d = await startInProcessDashboard(t, { KEYS_MAX_PER_ACCOUNT: '2' })
+    const c = d.client()
+    await c.signUp()
+    const first = await c.post('/api/keys', { name: 'a', type: 'live' })
+    t.equal(first.status, 201)
+    t.equal((await c.post('/api/keys', { name: 'b', type: 'test' })).status, 201)
+    const third = await c.post('/api/keys', { name: 'c', type: 'live' })
+    t.match(third, {
+      status: 409,
+      body: { success: false, error: { code: 'KEY_LIMIT_REACHED', details: { limit: 2 } } },
+    })
+    const keyId = first.body.data.key_id
+    t.equal((await c.post(`/api/keys/${keyId}/revoke`)).status, 200)
+    t.match(await c.post(`/api/keys/${keyId}/reactivate`), { status: 409, body: { error: { code: 'CONFLICT' } } })
+    t.equal((await c.post('/api/keys', { name: 'c', type: 'live' })).status, 201, 'a revoked key frees its place')
+  },
+)
+
+t.test('keys: 429 RATE_LIMIT_EXCEEDED with Retry-After past the key changes of a minute', async (t) => {
+  const d = await startInProcessDashboard(t, { KEY_CHANGES_PER_MINUTE: '2' })
+  const c = d.client()
+  await c.signUp()
+  for (const name of ['a', 'b']) t.equal((await c.post('/api/keys', { name, type: 'live' })).status, 201)
+  const limited = await c.post('/api/keys', { name: 'c', type: 'live' })
+  t.match(limited, { status: 429, body: { success: false, error: { code: 'RATE_LIMIT_EXCEEDED' } } })
+  t.ok(Number(limited.headers.get('retry-after')) > 0, 'with Retry-After')
+  t.equal((await c.get('/api/keys')).body.data.length, 2, 'the refused change made nothing')
 })

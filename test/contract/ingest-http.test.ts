@@ -350,3 +350,92 @@ t.test('the admin listener: readiness 200/503 with Retry-After, metrics count an
     'the public port has no /metrics, and still says its window',
   )
 })
+
+t.test('403 USER_SUPPRESSED for an erased user (H55): alone, and per item in a batch', async (t) => {
+  const s = await startInProcessIngest(t)
+  const key = s.addKey()
+  s.suppress(s.accountOf(key), 'gone')
+  const single = await s.post('/v1/event', { event: 'x', user: { id: 'gone' } }, key)
+  expectError(t, single, 403, 'USER_SUPPRESSED', 'the erased user')
+  t.equal(s.appended.length, 0, 'nothing stored')
+  const batch = await s.post(
+    '/v1/events',
+    {
+      sent_at: sentAt,
+      events: [
+        { type: 'event', event: 'x', user: { id: 'gone' } },
+        { type: 'event', event: 'x', user: { id: 'kept' } },
+      ],
+    },
+    key,
+  )
+  t.equal(batch.status, 200, 'the other items are stored')
+  t.match(batch.body.data, {
+    processed_count: 1,
+    failed_count: 1,
+    results: [
+      { index: 0, success: false, error: { code: 'USER_SUPPRESSED' } },
+      { index: 1, success: true },
+    ],
+  })
+  t.same(
+    s.appended.flat().map((r) => decodedValue(r).value.user_id),
+    ['kept'],
+  )
+})
+
+t.test('a batch: 400 for an invalid envelope; past the month only the items over it fail (H5, H11)', async (t) => {
+  const s = await startInProcessIngest(t)
+  const key = s.addKey()
+  const envelope = await s.post('/v1/events', { sent_at: sentAt, events: [] }, key)
+  expectError(t, envelope, 400, 'VALIDATION_ERROR', 'no events')
+  t.match(envelope.body.error.details.errors, [{ path: '/events' }])
+  for (let i = 0; i < 9; i++) t.equal((await s.post('/v1/events', batchOf(100), key)).status, 200)
+  t.equal((await s.post('/v1/events', batchOf(50), key)).status, 200, '950 of the Hobby month')
+  s.clock.now += 1000
+  const over = await s.post('/v1/events', batchOf(100), key)
+  t.equal(over.status, 200, 'some items fit')
+  t.match(over.body.data, { processed_count: 50, failed_count: 50 })
+  t.match(over.body.data.results[49], { success: true })
+  t.match(over.body.data.results[50], { success: false, error: { code: 'MONTHLY_EVENT_LIMIT_EXCEEDED' } })
+  t.equal(s.appended.flat().length, 1000, 'exactly the month stored')
+})
+
+t.test('413 PAYLOAD_TOO_LARGE for a body inflating over the ratio (H24), before it is all inflated', async (t) => {
+  const s = await startInProcessIngest(t)
+  const key = s.addKey({ plan: 'orbit' })
+  const bomb = gzipSync(' '.repeat(900_000) + JSON.stringify(ev))
+  const r = await s.post('/v1/event', bomb, key, { 'content-encoding': 'gzip' })
+  expectError(t, r, 413, 'PAYLOAD_TOO_LARGE', 'a thousandfold inflation')
+  t.match(r.body.error.details, { max_inflate_ratio: 100 })
+  t.equal(s.appended.length, 0)
+})
+
+t.test('429 RATE_LIMIT_EXCEEDED once a key and address spent their budget of refused bodies (H32)', async (t) => {
+  const s = await startInProcessIngest(t)
+  const key = s.addKey()
+  const other = s.addKey({ account: s.accountOf(key) })
+  for (let i = 0; i < 10; i++) expectError(t, await s.post('/v1/event', '{"event":', key), 400, 'INVALID_JSON')
+  const spent = await s.post('/v1/event', ev, key)
+  expectError(t, spent, 429, 'RATE_LIMIT_EXCEEDED', 'even a valid request of that key from that address')
+  t.match(spent.body.error.details, { limit: 10, window_seconds: 60 })
+  t.equal(spent.headers['x-ratelimit-limit'], '10', "the budget's headers")
+  t.equal(spent.headers['retry-after'], '30', 'to the end of the minute')
+  t.equal((await s.post('/v1/event', ev, other)).status, 200, 'another key of the account is unaffected')
+  s.clock.now += 30_000
+  t.equal((await s.post('/v1/event', ev, key)).status, 200, 'a new minute')
+})
+
+t.test('500 INTERNAL_ERROR without details for a programmer error, and nothing appended', async (t) => {
+  const s = await startInProcessIngest(t)
+  const key = s.addKey()
+  s.failEncoding(new TypeError('a bug in the codec'))
+  const r = await s.post('/v1/event', ev, key)
+  expectError(t, r, 500, 'INTERNAL_ERROR', 'not a 503: a retry would fail the same way')
+  t.equal(r.body.error.details, undefined, 'a 500 never carries details (docs/api.md)')
+  t.notMatch(JSON.stringify(r.body), /codec/, 'nor the cause')
+  t.equal(r.headers['retry-after'], undefined)
+  t.equal(s.appended.length, 0)
+  s.failEncoding(undefined)
+  t.equal((await s.post('/v1/event', ev, key)).status, 200)
+})

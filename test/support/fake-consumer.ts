@@ -45,7 +45,12 @@ export class FakeConsumer {
 
   /** The group assigned partitions to this member: a new epoch for the projector. */
   join() {
-    for (const fn of this.handlers.get(EVENTS.GROUP_JOIN) ?? []) fn({ payload: {} })
+    this.emit(EVENTS.GROUP_JOIN, {})
+  }
+
+  /** The client's other instrumentation events: `consumer.crash` with `{ error }`, `consumer.fetch`. */
+  emit(event: (typeof EVENTS)[keyof typeof EVENTS], payload: Record<string, unknown>) {
+    for (const fn of this.handlers.get(event) ?? []) fn({ payload })
   }
 
   /** One fetched batch of `values` from `firstOffset` on; resolves when eachBatch returns. */

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import type Koa from 'koa'
-import { createIngestApp, type Appender } from '../../services/ingest/src/http/app.js'
+import { createIngestApp, type Appender, type IngestDeps } from '../../services/ingest/src/http/app.js'
 import { createAdminApp } from '../../services/ingest/src/http/admin-app.js'
 import { IngestMetrics } from '../../services/ingest/src/http/metrics.js'
 import { RefusalAggregator } from '../../services/ingest/src/refusals/refusal-aggregator.js'
@@ -42,11 +42,17 @@ export interface InProcessIngest {
   refusals: RefusalAggregator
   /** Makes the next appends fail as Kafka not taking the records (A4), or succeed again with undefined. */
   failAppends(err: Error | undefined): void
+  /** Makes the codec throw (a programmer error: 500, docs/api.md), or encode again with undefined. */
+  failEncoding(err: Error | undefined): void
+  /** H55: user ids the account erased with suppression, as the erasures topic would tell ingest. */
+  suppress(accountId: string, userId: string): void
   /** The instance is starting or draining (503, H36 readiness) or taking requests. */
   setAccepting(on: boolean): void
   setDraining(on: boolean): void
   /** Adds an active account (if new) and a key of `type`; returns the secret. */
   addKey(opts?: { account?: string; type?: KeyType; plan?: string; status?: 'active' | 'revoked' }): string
+  /** The account of a secret addKey returned. */
+  accountOf(secret: string): string
   request(path: string, init?: Parameters<typeof http>[2]): Promise<RawResponse>
   /** POST with a key and a JSON body (a string is sent as is). */
   post(path: string, body: unknown, key?: string, headers?: Record<string, string>): Promise<RawResponse>
@@ -63,6 +69,8 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
   const keys = new KeyTable({ plans: DEFAULT_PLANS })
   const appended: OutRecord[][] = []
   let appendError: Error | undefined
+  let encodeError: Error | undefined
+  const suppressed = new Map<string, Set<string>>()
   let accepting = true
   let draining = false
   const appender: Appender = {
@@ -73,7 +81,10 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
   }
   // The pipeline uses only encode; JSON keeps what was written readable by the tests.
   const codec = {
-    encode: (name: string, value: unknown) => Buffer.from(JSON.stringify({ name, value })),
+    encode: (name: string, value: unknown) => {
+      if (encodeError) throw encodeError
+      return Buffer.from(JSON.stringify({ name, value }))
+    },
   } as unknown as Codec
   const log = createLogger('error', {}, () => undefined)
   const refusals = new RefusalAggregator(() => clock.now)
@@ -107,6 +118,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     accepting: () => accepting && !draining,
     draining: () => draining,
     refusals,
+    erasures: { suppressedOf: (accountId: string) => suppressed.get(accountId) } as IngestDeps['erasures'],
   })
   const readiness = () =>
     readinessOf({
@@ -126,6 +138,7 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
   const adminUrl = await listen(t, admin)
 
   const accounts = new Set<string>()
+  const accountOfSecret = new Map<string, string>()
   const request: InProcessIngest['request'] = (path, init) => http(url, path, init)
   return {
     url,
@@ -134,6 +147,11 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
     clock,
     refusals,
     failAppends: (err) => void (appendError = err),
+    failEncoding: (err) => void (encodeError = err),
+    suppress(accountId, userId) {
+      if (!suppressed.has(accountId)) suppressed.set(accountId, new Set())
+      suppressed.get(accountId)!.add(userId)
+    },
     setAccepting: (on) => void (accepting = on),
     setDraining: (on) => void (draining = on),
     addKey(o = {}) {
@@ -164,8 +182,10 @@ export async function startInProcessIngest(t: Teardown, env: Record<string, stri
         created_at: 0,
         updated_at: 0,
       })
+      accountOfSecret.set(secret, accountId)
       return secret
     },
+    accountOf: (secret) => accountOfSecret.get(secret)!,
     request,
     post(path, body, key, headers = {}) {
       const h: Record<string, string> = {

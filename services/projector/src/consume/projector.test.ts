@@ -1,13 +1,15 @@
 // The consume loop (projector.ts) against a fake consumer (test/support/fake-consumer.ts) and a fake
 // writer: what it commits and when (A1, A5: an offset only after the insert holding its records),
 // poison records to the DLQ with the rest written, a failed write restarting the consumer from the
-// committed offsets in a new epoch, and stop() draining what is buffered. The stack tier
+// committed offsets in a new epoch, a rejoin that is not a failure, the consumer's crash and fetch events
+// as the projector's readiness, and stop() draining what is buffered. The stack tier
 // (test/projector/resilience.integration.test.ts) runs the same against Kafka and ClickHouse.
 import t from 'tap'
 import type { Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import { Codec } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord, EventRecord } from '../../../../schemas/records.js'
 import { createLogger } from '../../../shared/src/log.js'
+import { Readiness } from '../../../shared/src/wait-for.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import { FakeKafka } from '../../../../test/support/fake-consumer.js'
 import type { PreparedBatch } from '../clickhouse/prepared.js'
@@ -148,5 +150,41 @@ t.test(
     t.same(written, [['e0', 'e1', 'e2']], 'written once the new epoch reads them again')
     t.same(second.commits, [{ topic: 'ev', partition: 0, offset: '3' }])
     t.same(first.commits, [], 'a batch the old member fetched after the failure was never committed')
+  },
+)
+
+t.test("the consumer's health is the projector's readiness: a crash says why, the next fetch clears it", async (t) => {
+  const readiness = new Readiness(['kafka'])
+  const s = await setup(async () => undefined, { readiness })
+  t.same(readiness.snapshot(), { kafka: 'starting' }, 'not ready before the first fetch')
+  s.kafka.current.emit('consumer.fetch', {})
+  t.ok(readiness.ready, 'a fetch: ready')
+  s.kafka.current.emit('consumer.crash', { error: new Error('KafkaJSConnectionError: broker gone') })
+  t.notOk(readiness.ready, 'a crash: not ready')
+  t.same(readiness.snapshot(), { kafka: 'consumer crashed: KafkaJSConnectionError: broker gone' })
+  s.kafka.current.emit('consumer.fetch', {})
+  t.ok(readiness.ready, 'fetching again: ready')
+  await s.projector.stop()
+})
+
+t.test(
+  'a rejoin without a failure starts an epoch; rows fetched before it are still committed once written (A5)',
+  async (t) => {
+    const written: string[][] = []
+    const s = await setup(async (b) => void written.push(ids(b)))
+    await s.kafka.current.deliver('ev', 0, 0, s.events(0, 1))
+    s.kafka.current.join()
+    await s.kafka.current.deliver('ev', 1, 5, s.events(5))
+    await s.projector.stop()
+    t.same(written, [['e0', 'e1', 'e5']], 'one insert in fetch order')
+    t.same(
+      s.kafka.current.commits,
+      [
+        { topic: 'ev', partition: 0, offset: '2' },
+        { topic: 'ev', partition: 1, offset: '6' },
+      ],
+      'both epochs committed: only a failed write withholds commits',
+    )
+    t.same(s.kafka.consumers.length, 1, 'a rebalance is not a restart')
   },
 )
