@@ -7,6 +7,7 @@
 // spread over 30 days, a tenth of them on test keys.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
+import { fillRefusals } from './refusals-fill.js'
 
 export interface FillSizes {
   events: number
@@ -72,7 +73,8 @@ SELECT ${accountId}, 'live', concat('user_', toString(intDiv(number, 5))) AS uid
 FROM numbers(${s.persons * 5})`
 }
 
-/** Runs the three fills (the users table and identity links follow through their materialized views). */
+/** Runs the fills (the users table and identity links follow through their materialized views), then
+ * a week of refused requests (refusals-fill.ts). */
 export async function fillAccount(
   ch: ClickHouseClient,
   database: string,
@@ -86,4 +88,5 @@ export async function fillAccount(
     traitsFill(database, accountId, nowS, s),
   ])
     await ch.command({ query })
+  await fillRefusals(ch, database, accountId, nowS * 1000)
 }

@@ -23,10 +23,7 @@ export interface PageCall {
   path: string
 }
 
-/**
- * One line per page's API call. A page merged later is one more line here: Funnels
- * (`/api/funnels?...`), Retention cohorts, Refused requests (`/api/refused`).
- */
+/** One line per page's API call; a page merged later is one more line here. */
 export const PAGE_CALLS: PageCall[] = [
   { page: 'Definitions (events and traits)', path: '/definitions' },
   { page: 'Explorer: recent events, 7 days', path: '/events?limit=100' },
@@ -44,6 +41,21 @@ export const PAGE_CALLS: PageCall[] = [
   { page: 'Trends: one event, 7 days, compare', path: '/trends?period=7d&interval=hour&event=page_viewed&compare=1' },
   { page: 'Trends: breakdown by plan, 30 days', path: '/trends?period=30d&interval=day&breakdown=plan' },
   { page: 'Trends: filter paid=true, 7 days', path: '/trends?period=7d&interval=day&filter=paid%3Dtrue' },
+  {
+    page: 'Funnels: 3 steps, 30 days, window 7 days',
+    path: '/funnels?step1=page_viewed&step2=signup_started&step3=checkout_completed&window=7d&period=30d',
+  },
+  {
+    page: 'Funnels: 2 steps with a filter, 7 days, window 1 day',
+    path: '/funnels?step1=page_viewed&where1=plan%3Dteam&step2=cart_started&window=1d&period=7d',
+  },
+  { page: 'Retention: any event, 8 weeks', path: '/retention-cohorts' },
+  {
+    page: 'Retention: signup_started to checkout_completed, 4 weeks',
+    path: '/retention-cohorts?start=signup_started&return=checkout_completed&period=4w',
+  },
+  { page: 'Refused: 24 hours by hour', path: '/refused' },
+  { page: 'Refused: 7 days by hour, 50 samples', path: '/refused?period=7d&samples=50' },
 ]
 
 export interface PageTiming extends PageCall {

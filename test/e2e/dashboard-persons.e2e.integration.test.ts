@@ -3,23 +3,14 @@
 // since identified is listed under the person it became (H50), not as a person of its own. Reached
 // and used by keyboard; axe-core finds no serious or critical violation at desktop and at 390 px.
 import t from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
+import { seriousViolations } from '../support/axe.js'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WAIT = 30_000
 const USERS = Array.from({ length: 55 }, (_, i) => `p-${String(i).padStart(3, '0')}`)
-
-async function axeFindings(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  return page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.filter((v: any) => ['serious', 'critical'].includes(v.impact)).map((v: any) => v.id)
-  })
-}
 
 /** The user ids of the rows shown once the table holds `n` rows. */
 async function shownIds(page: Page, n: number): Promise<string[]> {
@@ -88,7 +79,7 @@ if (!existsSync(CHROMIUM)) {
     await search(page, 'nobody-has-this')
     await page.waitForSelector('#persons-table td.muted')
     t.equal(await page.textContent('#persons-count'), 'No persons found')
-    t.same(await axeFindings(page), [], 'Persons: no serious or critical axe violation')
+    t.same(await seriousViolations(page), [], 'Persons: no serious or critical axe violation')
 
     // By keyboard: type the search, Enter, Tab to the person's link, Enter.
     await page.focus('#persons-search')
@@ -112,13 +103,13 @@ if (!existsSync(CHROMIUM)) {
     await page.waitForSelector('#detail')
     t.match(await page.textContent('#detail'), /grace@example\.com/, 'its traits open in the drawer')
     await page.keyboard.press('Escape')
-    t.same(await axeFindings(page), [], 'the user page with its identifies: no serious or critical axe violation')
+    t.same(await seriousViolations(page), [], 'the user page with its identifies: no serious or critical axe violation')
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto('about:blank')
     await page.goto(`${s.dashboardUrl}/#/persons`)
     await shownIds(page, 50)
     t.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'Persons fits a 390 px phone')
-    t.same(await axeFindings(page), [], 'Persons at 390 px: no serious or critical axe violation')
+    t.same(await seriousViolations(page), [], 'Persons at 390 px: no serious or critical axe violation')
   })
 }

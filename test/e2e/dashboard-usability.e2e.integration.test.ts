@@ -4,35 +4,16 @@
 // axe-core (npm) is evaluated in the page and must find no serious or critical violation.
 // No timed assertions: every wait polls generously.
 import t, { type Test } from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync } from 'node:fs'
 import type { Page } from 'playwright-core'
+import { seriousViolations } from '../support/axe.js'
 import { CHROMIUM, freshPage, launchChromium } from '../support/browser.js'
 import { startDashboard, type DashboardTestServices } from '../support/dashboard-harness.js'
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const WAIT = 30_000
 const PASSWORD = 'a long enough password'
 const LONG_NAME = 'checkout_' + 'x'.repeat(211)
 const PAGES = ['live', 'keys', 'usage', 'explorer', 'definitions', 'users/user_7', 'account'] as const
-
-/** Serious and critical axe-core violations of the page as it is now. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE)
-  return page.evaluate(async () => {
-    const axe = (window as any).axe
-    const r = await axe.run(document, { resultTypes: ['violations'] })
-    return r.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v: any) =>
-          `${v.id} (${v.impact}, ${v.nodes.length} nodes: ${v.nodes
-            .slice(0, 2)
-            .map((n: any) => n.target.join(' '))
-            .join(', ')})`,
-      )
-  })
-}
 
 /** Horizontal overflow: the document wider than the viewport, or visible elements sticking out of it
  * (elements inside a box that clips or scrolls its overflow are that box's business). */
@@ -325,7 +306,7 @@ if (!existsSync(CHROMIUM)) {
         const title = await page.title()
         titles.add(title)
         t.not(title, 'Event tracking dashboard', `${hash}: the title names the page (${title})`)
-        t.same(await axeViolations(page), [], `${hash}: no serious or critical axe violation`)
+        t.same(await seriousViolations(page), [], `${hash}: no serious or critical axe violation`)
       }
       t.equal(titles.size, PAGES.length, 'every page has its own title')
       await open(page, s, 'usage')
@@ -357,7 +338,7 @@ if (!existsSync(CHROMIUM)) {
         t.ok(o.scrollWidth <= o.innerWidth, `${hash}: ${o.scrollWidth} px wide in a ${o.innerWidth} px window`)
         t.same(o.outside, [], `${hash}: nothing sticks out`)
         for (const sel of ['#who-email', '#signout']) t.ok(await inViewport(p, sel), `${hash}: ${sel} on screen`)
-        t.same(await axeViolations(p), [], `${hash}: no serious or critical axe violation`)
+        t.same(await seriousViolations(p), [], `${hash}: no serious or critical axe violation`)
       }
       for (const [hash, chart] of [
         ['usage', '#hourly-chart'],
@@ -431,7 +412,7 @@ if (!existsSync(CHROMIUM)) {
       await p.click('#signup-submit')
       await p.waitForSelector('main .error')
       t.match(await p.textContent('main .error'), /common/, 'and says why a password is refused')
-      t.same(await axeViolations(p), [], 'sign-up: no serious or critical axe violation')
+      t.same(await seriousViolations(p), [], 'sign-up: no serious or critical axe violation')
     })
 
     t.test('a session ended elsewhere lands on sign-in with a message', async (t) => {

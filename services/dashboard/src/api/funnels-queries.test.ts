@@ -1,5 +1,5 @@
 import t from 'tap'
-import { funnelSql, toFunnel, type FunnelSpec } from './funnels-queries.js'
+import { funnelClock, funnelSql, toFunnel, type FunnelSpec } from './funnels-queries.js'
 import { funnelSpecOf } from './funnel-params.js'
 
 const spec = (over: Partial<FunnelSpec> = {}): FunnelSpec => ({
@@ -21,10 +21,25 @@ t.test('every value is bound; step 1 starts in the period, later steps may end a
   t.match(q, /= 'x\\' OR 1=1'/)
   t.match(q, /event IN \('a\\'b', 'c'\)/)
   t.match(q, /environment = 'live'/)
-  t.match(q, /windowFunnel\(86400000\)\(toUInt64\(timestamp_ms\), .* AND timestamp_ms < 1716163200000, event = 'c'\)/)
+  t.match(
+    q,
+    /windowFunnel\(86400000\)\(toUInt32\(intDiv\(timestamp_ms - \d+, 1\)\), .* AND timestamp_ms < 1716163200000, event = 'c'\)/,
+  )
   t.match(q, /timestamp < toDateTime\('2024-05-21 00:00:00', 'UTC'\)/, 'rows up to one window after the period')
   t.match(q, /countIf\(level >= 1\) AS s1, countIf\(level >= 2\) AS s2\n/)
   t.throws(() => funnelSql('db; DROP', 'a', spec()), { code: 'SQL_BIND_ERROR' })
+})
+
+t.test('the clock fits a UInt32 (18.16): milliseconds up to 49 days read, else the fewest that fit', async (t) => {
+  const day = 86_400_000
+  const from = new Date('2024-05-01T00:00:00.250Z')
+  const at = (days: number, windowMs: number) =>
+    funnelClock(spec({ from, to: new Date(from.getTime() + days * day), windowMs }))
+  t.same(at(30, 14 * day), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 1, window: 14 * day })
+  t.same(at(366, 30 * day), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 8, window: (30 * day) / 8 })
+  const c = at(30, 30 * day)
+  t.equal(c.tickMs, 2)
+  t.ok((60 * day + 1250) / c.tickMs <= 4_294_967_295, 'the last tick read fits')
 })
 
 t.test('conversion and drop-off from the counts, none without a step 1', async (t) => {

@@ -2,8 +2,9 @@
 // many went on to do steps 2..n in that order within a conversion window of their step 1. Persons,
 // not ids: an anonymous page view then a signup under the known id is one person (person-events.ts,
 // H50). The SQL is built by a pure function, every value bound by schemas/clickhouse/sql.ts;
-// windowFunnel takes the time as an unsigned integer on 18.16 and current ClickHouse (A9, A10;
-// schemas/clickhouse/README.md, query "funnel"), so steps are ordered to the millisecond.
+// windowFunnel takes the time as a UInt32 on 18.16 (a UInt64 is refused there, code 43) and any
+// unsigned integer on current ClickHouse (A9, A10): funnelClock counts it in ticks since the read's
+// first second, milliseconds whenever they fit (U22), so steps are ordered to the millisecond.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { sql, raw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
@@ -39,6 +40,21 @@ export interface Funnel {
   steps: FunnelStepResult[]
 }
 
+const UINT32_MAX = 4_294_967_295
+
+/**
+ * windowFunnel's clock: ticks since the second the read starts at, as a UInt32. A tick is 1 ms when
+ * the read (period and one window) spans at most 49 days, else the fewest milliseconds that make it
+ * fit (10 ms for a 366-day custom period and a 30-day window); the window is counted in the same ticks.
+ */
+export function funnelClock(f: FunnelSpec): { baseMs: number; tickMs: number; window: number } {
+  const baseMs = Math.floor(f.from.getTime() / 1000) * 1000
+  // The read ends before the second after to + window (person-events.ts bounds `timestamp`).
+  const span = f.to.getTime() + f.windowMs + 1000 - baseMs
+  const tickMs = Math.max(1, Math.ceil(span / UINT32_MAX))
+  return { baseMs, tickMs, window: Math.floor(f.windowMs / tickMs) }
+}
+
 function stepSql(s: FunnelStep): string {
   return sql`event = ${s.event}` + (s.filter ? sql` AND ${propertySql(s.filter.key)} = ${s.filter.value}` : '')
 }
@@ -58,9 +74,11 @@ export function funnelSql(database: string, accountId: string, f: FunnelSpec): s
     i === 0 ? `${stepSql(s)}${sql` AND timestamp_ms < ${f.to.getTime()}`}` : stepSql(s),
   )
   const counts = f.steps.map((_, i) => `countIf(level >= ${i + 1}) AS s${i + 1}`).join(', ')
+  const clock = funnelClock(f)
+  const time = sql`toUInt32(intDiv(timestamp_ms - ${clock.baseMs}, ${clock.tickMs}))`
   return sql`SELECT ${raw(counts)}
 FROM (
-  SELECT person, windowFunnel(${f.windowMs})(toUInt64(timestamp_ms), ${raw(conditions.join(', '))}) AS level
+  SELECT person, windowFunnel(${clock.window})(${raw(time)}, ${raw(conditions.join(', '))}) AS level
   FROM ${source}
   GROUP BY person
 )`

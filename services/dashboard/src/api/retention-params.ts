@@ -3,10 +3,12 @@
 // (default), 12w, or custom from/to).
 import { validation } from '../errors.js'
 import type { Environment } from './queries.js'
+import { periodRange } from './period-param.js'
 import { MAX_WEEKS_AFTER, type RetentionSpec } from './retention-queries.js'
 
 const WEEK = 7 * 86_400_000
 export const COHORT_PERIODS = { '4w': 4, '8w': 8, '12w': 12 } as const
+const COHORT_LENGTHS = Object.fromEntries(Object.entries(COHORT_PERIODS).map(([name, weeks]) => [name, weeks * WEEK]))
 
 export interface RetentionQuery {
   start?: string
@@ -21,13 +23,6 @@ export function retentionSpecOf(p: RetentionQuery, now: number): RetentionSpec {
   const weeks = p.weeks === undefined ? 8 : Number(p.weeks)
   if (!Number.isInteger(weeks) || weeks < 1 || weeks > MAX_WEEKS_AFTER)
     throw validation(`weeks must be an integer from 1 to ${MAX_WEEKS_AFTER}`, { field: 'weeks' })
-  const period = p.period ?? '8w'
-  let from: Date
-  let to: Date
-  if (period === 'custom') ({ from, to } = p.custom())
-  else if (period in COHORT_PERIODS) {
-    to = new Date(now)
-    from = new Date(now - COHORT_PERIODS[period as keyof typeof COHORT_PERIODS] * WEEK)
-  } else throw validation('period must be 4w, 8w, 12w or custom', { field: 'period' })
+  const { from, to } = periodRange(p.period ?? '8w', COHORT_LENGTHS, now, p.custom)
   return { start: p.start, return: p.return, weeks, environment: p.environment, from, to }
 }

@@ -2,12 +2,14 @@
 // or custom from/to), the interval, the breakdown property and up to MAX_FILTERS filters key=value.
 import { validation } from '../errors.js'
 import { INTERVALS, type Interval, type TrendFilter, type TrendSpec } from './trends-queries.js'
+import { periodRange } from './period-param.js'
 import type { Environment } from './queries.js'
 
 export const PERIODS = { '24h': 1, '7d': 7, '30d': 30 } as const
 export const MAX_FILTERS = 5
 const DAY = 86_400_000
 const KEY_MAX = 255
+const PERIOD_LENGTHS = Object.fromEntries(Object.entries(PERIODS).map(([name, days]) => [name, days * DAY]))
 
 export interface TrendQuery {
   period?: string
@@ -30,14 +32,7 @@ export function filterOf(f: string): TrendFilter {
 export function trendSpecOf(p: TrendQuery, now: number): { current: TrendSpec; previous: TrendSpec } {
   const interval = (p.interval ?? 'day') as Interval
   if (!INTERVALS.includes(interval)) throw validation('interval must be hour, day or week', { field: 'interval' })
-  const period = p.period ?? '7d'
-  let from: Date
-  let to: Date
-  if (period === 'custom') ({ from, to } = p.custom())
-  else if (period in PERIODS) {
-    to = new Date(now)
-    from = new Date(now - PERIODS[period as keyof typeof PERIODS] * DAY)
-  } else throw validation('period must be 24h, 7d, 30d or custom', { field: 'period' })
+  const { from, to } = periodRange(p.period ?? '7d', PERIOD_LENGTHS, now, p.custom)
   if (p.filters.length > MAX_FILTERS) throw validation(`at most ${MAX_FILTERS} filters`, { field: 'filter' })
   const current: TrendSpec = {
     event: p.event,

@@ -3,6 +3,11 @@
 // today, and any table added later), so the tables are found, not listed. usage_monthly and
 // retry_ids hold event ids and counts, not identities, and are kept: billing stays exact.
 //
+// A table with an account_id and a `body` but no user_id (refused_samples, H57) keeps the text of
+// refused requests, which may name the person anywhere in it or not be JSON at all: the person's
+// rows there are the account's bodies holding the user id as text, raw or JSON-escaped (U21). This
+// may delete another person's sample whose body holds the same text; samples are diagnostics only.
+//
 // `ALTER TABLE ... DELETE` is a mutation, which ClickHouse 18.16 has and current releases keep (as
 // the test-row retention does, H35); it rewrites the parts, so the rows are gone for every query,
 // FINAL or not, once system.mutations says it is done. A row inserted while the mutation ran is not
@@ -20,8 +25,15 @@ export interface Person {
   user_id: string
 }
 
-/** The person's rows. */
-const ofPerson = (p: Person) => raw(sql`account_id = ${p.account_id} AND user_id = ${p.user_id}`)
+/** A table holding a person's rows, and how they are found in it. */
+type PersonTable = { table: string; holds: 'user_id' | 'body' }
+
+/** The person's rows of a table. */
+function ofPerson(p: Person, holds: PersonTable['holds']) {
+  if (holds === 'user_id') return raw(sql`account_id = ${p.account_id} AND user_id = ${p.user_id}`)
+  const escaped = JSON.stringify(p.user_id).slice(1, -1)
+  return raw(sql`account_id = ${p.account_id} AND (position(body, ${p.user_id}) > 0 OR position(body, ${escaped}) > 0)`)
+}
 
 export interface PurgeOptions {
   /** Rounds of delete-and-count before giving up (rows kept arriving). */
@@ -48,17 +60,17 @@ export class PurgeIncompleteError extends Error {
   }
 }
 
-/** The tables (not views) of `database` that hold a person's rows. */
-export async function personTables(ch: ClickHouseClient, database: string): Promise<string[]> {
-  const rows = await json<{ table: string }>(
+/** The tables (not views) of `database` that hold a person's rows: by user_id, or in a body's text. */
+export async function personTables(ch: ClickHouseClient, database: string): Promise<PersonTable[]> {
+  const rows = await json<{ table: string; by_user: number }>(
     ch,
     sql`
-    SELECT c.table AS table FROM system.columns AS c
-    WHERE c.database = ${database} AND c.name IN ('account_id', 'user_id')
+    SELECT c.table AS table, max(c.name = 'user_id') AS by_user FROM system.columns AS c
+    WHERE c.database = ${database} AND c.name IN ('account_id', 'user_id', 'body')
       AND c.table IN (SELECT name FROM system.tables WHERE database = ${database} AND engine LIKE '%MergeTree')
-    GROUP BY c.table HAVING count() = 2 ORDER BY c.table`,
+    GROUP BY c.table HAVING max(c.name = 'account_id') = 1 AND count() >= 2 ORDER BY c.table`,
   )
-  return rows.map((r) => r.table)
+  return rows.map((r) => ({ table: r.table, holds: Number(r.by_user) === 1 ? 'user_id' : 'body' }))
 }
 
 /** Deletes every row of `person` from every person table of `database` and waits until none is left. */
@@ -70,6 +82,7 @@ export async function purgePerson(
 ): Promise<PurgeResult> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const tables = await personTables(ch, database)
+  const holds = new Map(tables.map((t) => [t.table, t.holds]))
   const where = await mutationPlaces(ch, database, opts.cluster)
   let left = await countRows(ch, where, database, tables, person)
   const found = { ...left }
@@ -78,26 +91,27 @@ export async function purgePerson(
     if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
     rounds++
     for (const [table, n] of Object.entries(left)) {
-      if (n > 0) await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${ofPerson(person)}` })
+      const rows = ofPerson(person, holds.get(table) ?? 'user_id')
+      if (n > 0) await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${rows}` })
     }
     while (await mutating(ch, where, database)) await sleep(opts.pollMs ?? 100)
     left = await countRows(ch, where, database, tables, person)
   }
-  return { tables, found, rounds }
+  return { tables: tables.map((t) => t.table), found, rounds }
 }
 
 async function countRows(
   ch: ClickHouseClient,
   where: MutationPlaces,
   database: string,
-  tables: string[],
+  tables: PersonTable[],
   person: Person,
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
-  for (const table of tables) {
+  for (const { table, holds } of tables) {
     const [row] = await json<{ n: string }>(
       ch,
-      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPerson(person)}`,
+      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPerson(person, holds)}`,
     )
     out[table] = Number(row?.n ?? 0)
   }
