@@ -7,6 +7,7 @@
 // spread over 30 days, a tenth of them on test keys.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
+import { HOUR_MS, hourFloor, rebuildSql } from '../services/shared/src/rollup/event-counts.js'
 
 export interface FillSizes {
   events: number
@@ -72,7 +73,10 @@ SELECT ${accountId}, 'live', concat('user_', toString(intDiv(number, 5))) AS uid
 FROM numbers(${s.persons * 5})`
 }
 
-/** Runs the three fills (the users table and identity links follow through their materialized views). */
+/**
+ * Runs the three fills (the users table and identity links follow through their materialized views), then
+ * counts the filled hours by the statement the projector's writer runs after each batch (U19).
+ */
 export async function fillAccount(
   ch: ClickHouseClient,
   database: string,
@@ -86,4 +90,6 @@ export async function fillAccount(
     traitsFill(database, accountId, nowS, s),
   ])
     await ch.command({ query })
+  const ranges = [{ accountId, fromMs: hourFloor((nowS - SPAN_S) * 1000), toMs: hourFloor(nowS * 1000) + HOUR_MS }]
+  await ch.command({ query: rebuildSql(database, ranges) })
 }
