@@ -8,6 +8,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
 import { fillRefusals } from './refusals-fill.js'
+import { HOUR_MS, hourFloor, rebuildSql } from '../services/shared/src/rollup/event-counts.js'
 
 export interface FillSizes {
   events: number
@@ -73,8 +74,11 @@ SELECT ${accountId}, 'live', concat('user_', toString(intDiv(number, 5))) AS uid
 FROM numbers(${s.persons * 5})`
 }
 
-/** Runs the fills (the users table and identity links follow through their materialized views), then
- * a week of refused requests (refusals-fill.ts). */
+/**
+ * Runs the three fills (the users table and identity links follow through their materialized views),
+ * counts the filled hours by the statement the projector's writer runs after each batch (U19), then
+ * writes a week of refused requests (refusals-fill.ts).
+ */
 export async function fillAccount(
   ch: ClickHouseClient,
   database: string,
@@ -88,5 +92,7 @@ export async function fillAccount(
     traitsFill(database, accountId, nowS, s),
   ])
     await ch.command({ query })
+  const ranges = [{ accountId, fromMs: hourFloor((nowS - SPAN_S) * 1000), toMs: hourFloor(nowS * 1000) + HOUR_MS }]
+  await ch.command({ query: rebuildSql(database, ranges) })
   await fillRefusals(ch, database, accountId, nowS * 1000)
 }

@@ -27,6 +27,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   events: 'cityHash64(account_id, user_id)',
   identifies: 'cityHash64(account_id, user_id)',
   user_traits: 'cityHash64(account_id, user_id)',
+  /** Every rebuild of one hour's count on one shard, so FINAL keeps the latest (U19). */
+  event_counts_hourly: 'cityHash64(account_id, event)',
 }
 
 export const LOCAL_SUFFIX = '_local'

@@ -3,12 +3,21 @@
 // counts) and for one last seen weeks ago (read from that name's own last day); another account's
 // rows and keys left out.
 import t from 'tap'
-import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
+import { rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 import { DefinitionQueries } from './definitions-queries.js'
 
 const NOW = Date.UTC(2024, 4, 31, 12)
 const DAY = 86_400_000
+const MIN = 60_000
+
+/** Rows stored as the projector's writer stores them: the events, then their hours counted (U19). */
+async function store(db: TestDatabase, values: ReturnType<typeof eventRow>[]) {
+  await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
+  const hours = touchedHours(values.map((v) => ({ account_id: v.account_id, timestamp: v.timestamp_ms })))
+  await db.client.command({ query: rebuildSql(db.database, hours) })
+}
 
 t.test('definitions count and describe each event name', async (t) => {
   const db = await createTestDatabase({ prefix: 'definitions', t })
@@ -23,7 +32,7 @@ t.test('definitions count and describe each event name', async (t) => {
     row('acc_a', 'old', NOW - 20 * DAY - 3_600_000, { paid: false, coupon: 'X' }),
     row('acc_b', 'old', NOW - 3_600_000, { secret: 'b' }),
   ]
-  await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
+  await store(db, values)
 
   const defs = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, NOW)
   const keys = (event: string) =>
@@ -44,4 +53,30 @@ t.test('definitions count and describe each event name', async (t) => {
   ])
   t.same(keys('recent'), ['plan:string', 'seats:number'], "a name seen in the last day: that day's rows")
   t.same(keys('old'), ['coupon:string', 'paid:boolean'], "a name last seen weeks ago: its own last day's rows")
+})
+
+t.test('counts are exact: a duplicate once, the 7 and 30 day bounds inside an hour', async (t) => {
+  const db = await createTestDatabase({ prefix: 'definitions', t })
+  const now = NOW + 30 * MIN // the bounds now - 7 d and now - 30 d fall at half past an hour
+  let n = 0
+  const row = (ms: number) =>
+    eventRow({ event_id: `d${n++}`, account_id: 'acc_a', event: 'signup', ms, properties: {} })
+  const values = [
+    row(now - MIN),
+    row(now - 7 * DAY + 5 * MIN), // inside 7 days
+    row(now - 7 * DAY - 5 * MIN), // the same hour, outside 7 days
+    row(now - 30 * DAY + MIN), // inside 30 days
+    row(now - 30 * DAY - MIN), // the same hour, outside 30 days
+  ]
+  await store(db, values)
+  await store(db, [values[0]!]) // a retried insert of the same event
+  const [defs] = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, now)
+  t.match(defs, {
+    event: 'signup',
+    last_7d: 2,
+    last_30d: 4,
+    total: 5,
+    first_seen: new Date(now - 30 * DAY - MIN).toISOString(),
+    last_seen: new Date(now - MIN).toISOString(),
+  })
 })

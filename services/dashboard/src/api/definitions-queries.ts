@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql, raw, type SqlRaw, type SqlIdentifier } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
 import { inferKeys, parseStored, type KeyDefinition } from './schema-inference.js'
+import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
 
 export interface EventDefinition {
   event: string
@@ -38,6 +39,7 @@ const envFilter = (environment?: Environment): SqlRaw => raw(environment ? sql` 
 export class DefinitionQueries {
   private readonly eventsTable: SqlIdentifier
   private readonly traitsTable: SqlIdentifier
+  private readonly countsTable: SqlIdentifier
 
   constructor(
     private readonly ch: ClickHouseClient,
@@ -45,6 +47,7 @@ export class DefinitionQueries {
   ) {
     this.eventsTable = ident(database, 'events')
     this.traitsTable = ident(database, 'user_traits')
+    this.countsTable = ident(database, EVENT_COUNTS_TABLE)
   }
 
   private rows<T>(query: string): Promise<T[]> {
@@ -90,7 +93,15 @@ export class DefinitionQueries {
     }))
   }
 
+  /**
+   * Each name's counts from the hourly counts (U19): whole hours from event_counts_hourly FINAL, and the
+   * events of the partial hour at each of the 7 and 30 day bounds from `events FINAL`, so exact (a
+   * retried insert counts once) and reading one row per name and hour.
+   */
   private counts(accountId: string, environment: Environment | undefined, now: number) {
+    const [from7, from30] = [now - 7 * DAY_MS, now - 30 * DAY_MS]
+    const [whole7, whole30] = [hourCeil(from7), hourCeil(from30)]
+    const hour = (ms: number) => sql`toDateTime(${new Date(ms)}, 'UTC')`
     return this.rows<{
       event: string
       last_7d: string
@@ -99,10 +110,22 @@ export class DefinitionQueries {
       first_ms: string
       last_ms: string
     }>(sql`
-SELECT event, countIf(timestamp_ms >= ${now - 7 * DAY_MS}) AS last_7d, countIf(timestamp_ms >= ${now - 30 * DAY_MS}) AS last_30d,
-  count() AS total, min(timestamp_ms) AS first_ms, max(timestamp_ms) AS last_ms
-FROM ${this.eventsTable}
-WHERE account_id = ${accountId}${envFilter(environment)}
+SELECT event, sum(d7) AS last_7d, sum(d30) AS last_30d, sum(n) AS total, min(f) AS first_ms, max(l) AS last_ms FROM (
+  SELECT event, sumIf(events, hour >= ${raw(hour(whole7))}) AS d7, sumIf(events, hour >= ${raw(hour(whole30))}) AS d30,
+    sum(events) AS n, min(first_ms) AS f, max(last_ms) AS l
+  FROM ${this.countsTable} FINAL
+  WHERE account_id = ${accountId}${envFilter(environment)}
+  GROUP BY event
+  UNION ALL
+  SELECT event, countIf(timestamp_ms >= ${from7} AND timestamp_ms < ${whole7}) AS d7,
+    countIf(timestamp_ms >= ${from30} AND timestamp_ms < ${whole30}) AS d30, toUInt64(0) AS n,
+    min(timestamp_ms) AS f, max(timestamp_ms) AS l
+  FROM ${this.eventsTable} FINAL
+  WHERE account_id = ${accountId}${envFilter(environment)}
+    AND ((timestamp >= ${raw(hour(hourFloor(from7)))} AND timestamp < ${raw(hour(whole7))})
+      OR (timestamp >= ${raw(hour(hourFloor(from30)))} AND timestamp < ${raw(hour(whole30))}))
+  GROUP BY event
+)
 GROUP BY event
 ORDER BY last_30d DESC, total DESC, event
 LIMIT ${DEFINITIONS_LIMIT}`)

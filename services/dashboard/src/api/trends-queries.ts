@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
+import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
 
 export type Interval = 'hour' | 'day' | 'week'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
@@ -46,9 +47,10 @@ export function bucketStart(ms: number, interval: Interval): number {
   return Math.floor((s + shift) / SECONDS[interval]) * SECONDS[interval] - shift
 }
 
-export function bucketSql(interval: Interval): SqlRaw {
+/** The bucket start of a DateTime column; an hour's bucket is its events' bucket, as buckets are whole hours. */
+export function bucketSql(interval: Interval, column = 'timestamp'): SqlRaw {
   const shift = interval === 'week' ? WEEK_SHIFT_S : 0
-  return raw(`(intDiv(toUInt32(timestamp) + ${shift}, ${SECONDS[interval]}) * ${SECONDS[interval]} - ${shift})`)
+  return raw(`(intDiv(toUInt32(${column}) + ${shift}, ${SECONDS[interval]}) * ${SECONDS[interval]} - ${shift})`)
 }
 
 /** A property's value as text: a string without its quotes, any other JSON value as written. */
@@ -72,14 +74,45 @@ function whereSql(accountId: string, s: TrendSpec): SqlRaw {
 }
 
 /**
- * The query of a trend without a breakdown: rows of (bucket epoch seconds, '' , events). With one,
- * breakdownSql answers instead.
+ * The query of a trend: rows of (bucket epoch seconds, '' , events). With a breakdown, breakdownSql
+ * answers instead; with a filter, the events are read (rawTrendSql); otherwise the hourly counts.
  */
 export function trendSql(database: string, accountId: string, s: TrendSpec): string {
   if (s.breakdown) return breakdownSql(database, accountId, s, s.breakdown)
+  if (s.filters.length > 0) return rawTrendSql(database, accountId, s)
+  return countsTrendSql(database, accountId, s)
+}
+
+/** The trend counted from the events themselves: the reference the hourly counts must equal (U19). */
+export function rawTrendSql(database: string, accountId: string, s: TrendSpec): string {
   return sql`SELECT ${bucketSql(s.interval)} AS t, '' AS value, count() AS events
 FROM ${ident(database, 'events')} FINAL
 WHERE ${whereSql(accountId, s)}
+GROUP BY t
+ORDER BY t`
+}
+
+/**
+ * The trend from the hourly counts (U19): the whole hours of the period from event_counts_hourly FINAL,
+ * and the events of its partial first and last hours from `events FINAL` (a period shorter than an hour
+ * is all events). Exact like rawTrendSql, reading one row per event name and hour.
+ */
+export function countsTrendSql(database: string, accountId: string, s: TrendSpec): string {
+  const wholeFrom = hourCeil(s.from.getTime())
+  const wholeTo = Math.max(wholeFrom, hourFloor(s.to.getTime()))
+  const scope =
+    (s.event ? sql` AND event = ${s.event}` : '') + (s.environment ? sql` AND environment = ${s.environment}` : '')
+  return sql`SELECT t, '' AS value, sum(n) AS events FROM (
+  SELECT ${bucketSql(s.interval, 'hour')} AS t, events AS n
+  FROM ${ident(database, EVENT_COUNTS_TABLE)} FINAL
+  WHERE account_id = ${accountId} AND hour >= toDateTime(${new Date(wholeFrom)}, 'UTC') AND hour < toDateTime(${new Date(wholeTo)}, 'UTC')${raw(scope)}
+  UNION ALL
+  SELECT ${bucketSql(s.interval)} AS t, count() AS n
+  FROM ${ident(database, 'events')} FINAL
+  WHERE ${whereSql(accountId, s)} AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo})
+    AND (timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC') OR timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC'))
+  GROUP BY t
+)
 GROUP BY t
 ORDER BY t`
 }

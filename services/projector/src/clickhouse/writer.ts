@@ -26,6 +26,7 @@ import { Deduplication, droppedBetween, type DroppedDuplicate } from './deduplic
 import { TABLES } from './tables.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { EVENT_COUNTS_TABLE, rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 
 export { TABLES } from './tables.js'
 export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
@@ -250,8 +251,24 @@ export class ClickHouseWriter {
     await this.insert(TABLES.userTraits, TRAIT_COLUMNS, traits.chunks)
     await this.insertByPartitions(TABLES.events, EVENT_COLUMNS, kept.events, this.maxPartitions)
     await this.insertByPartitions(TABLES.identifies, IDENTIFY_COLUMNS, kept.identifies, this.maxPartitions)
+    // The hours of every event of the batch, the retries dropped included: a write that stored the events
+    // and failed before this step is retried without them, and their hours must still be counted (U19).
+    await this.rebuildCounts(batch.events)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
     return { events: kept.events.length, identifies: kept.identifies.length, traits: countLines(traits.chunks) }
+  }
+
+  /** Recomputes the hourly counts of the hours the events fall in, from `events FINAL` (U19). */
+  private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
+    if (events.length === 0) return
+    try {
+      await this.client.command({
+        query: rebuildSql(this.database, touchedHours(events)),
+        ...(this.opts.clustered ? { clickhouse_settings: CLUSTER_INSERT_SETTINGS } : {}),
+      })
+    } catch (cause) {
+      throw classify(cause, EVENT_COUNTS_TABLE)
+    }
   }
 
   private buildRows(batch: PreparedBatch): void {

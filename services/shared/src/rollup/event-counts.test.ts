@@ -1,0 +1,28 @@
+// The hours a batch touched (U19): one range per run of consecutive hours of an account.
+import t from 'tap'
+import { HOUR_MS, rebuildSql, touchedHours } from './event-counts.js'
+
+const T = Date.UTC(2024, 4, 10, 8)
+
+t.test('consecutive hours join, gaps and accounts split', async (t) => {
+  const ranges = touchedHours([
+    { account_id: 'a', timestamp: T + 2 * HOUR_MS + 5 },
+    { account_id: 'a', timestamp: T + 1 },
+    { account_id: 'b', timestamp: T + 10 },
+    { account_id: 'a', timestamp: T + HOUR_MS - 1 },
+    { account_id: 'a', timestamp: T + HOUR_MS },
+    { account_id: 'a', timestamp: T + 5 * HOUR_MS },
+  ])
+  t.same(ranges, [
+    { accountId: 'a', fromMs: T, toMs: T + 3 * HOUR_MS },
+    { accountId: 'a', fromMs: T + 5 * HOUR_MS, toMs: T + 6 * HOUR_MS },
+    { accountId: 'b', fromMs: T, toMs: T + HOUR_MS },
+  ])
+})
+
+t.test('the rebuild reads events FINAL over the ranges, values bound', async (t) => {
+  const q = rebuildSql('db1', [{ accountId: "a'b", fromMs: T, toMs: T + HOUR_MS }])
+  t.match(q, /^INSERT INTO db1\.event_counts_hourly/)
+  t.match(q, /FROM db1\.events FINAL/)
+  t.match(q, "account_id = 'a\\'b' AND timestamp >= toDateTime('2024-05-10 08:00:00', 'UTC')")
+})
