@@ -68,12 +68,40 @@ interface Cursor {
   pos: bigint
 }
 
+/**
+ * Replays `o.ranges`, read top-down: the plan's cursors, the write path, the throwaway consumer, the
+ * projector's consume loop with the replay's hooks (H70), progress, then reading to the end and
+ * waiting for the last write. A step that must come before reading (keys, A15) is one call before
+ * `readRanges`.
+ */
 export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<ReplaySummary> {
-  const started = Date.now()
-  const cursors = new Map<string, Cursor>(
-    o.ranges.map((r) => [rangeKey(r.topic, r.partition), { range: r, pos: r.start }]),
-  )
-  const summary: ReplaySummary = {
+  const run = new ReplayRun(o.ranges)
+  if (totalRecords(o.ranges) === 0) return run.finish()
+  const stopping = { aborted: false }
+  const pipeline = projectionOf(deps, o, stopping)
+  const batcher = countedWrites(pipeline, o, run.summary)
+  const outcome = new Outcome()
+  const group = replayGroup(deps.kafka, o)
+  const loop = rangeLoop(pipeline, batcher, o, run, group, outcome, deps.log)
+  const progress = reportProgress(run, o)
+  try {
+    await readRanges(group, loop, run, outcome)
+    await lastWrites(batcher, outcome)
+  } finally {
+    stopping.aborted = true
+    progress.stop()
+    await leaveGroup(deps, group)
+  }
+  const end = run.finish()
+  o.onProgress?.({ ...progress.sample(), rate: end.rate })
+  return end
+}
+
+/** The plan as cursors (the next offset to read in each range) and the counts the summary reports. */
+class ReplayRun {
+  readonly started = Date.now()
+  readonly cursors: Map<string, Cursor>
+  readonly summary: ReplaySummary = {
     records: 0,
     byTopic: {},
     events: 0,
@@ -83,22 +111,64 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     rate: 0,
     ends: {},
   }
-  for (const r of o.ranges) summary.byTopic[r.topic] ??= 0
-  const finish = () => {
-    summary.durationMs = Date.now() - started
-    summary.rate = summary.durationMs > 0 ? (summary.records * 1000) / summary.durationMs : 0
-    for (const [k, c] of cursors) summary.ends[k] = c.pos.toString()
-    return summary
+
+  constructor(ranges: PartitionRange[]) {
+    this.cursors = new Map(ranges.map((r) => [rangeKey(r.topic, r.partition), { range: r, pos: r.start }]))
+    for (const r of ranges) this.summary.byTopic[r.topic] ??= 0
   }
-  const remaining = () => {
+
+  cursor(topic: string, partition: number): Cursor | undefined {
+    return this.cursors.get(rangeKey(topic, partition))
+  }
+
+  /** Records of the ranges not yet read. */
+  remaining(): number {
     let n = 0n
-    for (const c of cursors.values()) n += c.range.end > c.pos ? c.range.end - c.pos : 0n
+    for (const c of this.cursors.values()) n += c.range.end > c.pos ? c.range.end - c.pos : 0n
     return Number(n)
   }
-  if (totalRecords(o.ranges) === 0) return finish()
 
-  const stopping = { aborted: false }
-  const pipeline = new ProjectionPipeline(
+  /** Records in ClickHouse or in the DLQ: the rate is the write rate, not how far reading ran ahead. */
+  written(): number {
+    return this.summary.events + this.summary.identifies + this.summary.deadLettered
+  }
+
+  finish(): ReplaySummary {
+    const summary = this.summary
+    summary.durationMs = Date.now() - this.started
+    summary.rate = summary.durationMs > 0 ? (summary.records * 1000) / summary.durationMs : 0
+    for (const [k, c] of this.cursors) summary.ends[k] = c.pos.toString()
+    return summary
+  }
+}
+
+/** The end of the reading: every range read, or the first failure (also a write's after the last read). */
+class Outcome {
+  readonly done: Promise<void>
+  failure: { err: unknown } | null = null
+  resolve!: () => void
+  private rejectDone!: (err: unknown) => void
+
+  constructor() {
+    this.done = new Promise<void>((res, rej) => {
+      this.resolve = res
+      this.rejectDone = rej
+    })
+  }
+
+  fail(err: unknown): void {
+    this.rejectDone(err)
+  }
+
+  writeFailed(err: unknown): void {
+    this.failure ??= { err }
+    this.rejectDone(err)
+  }
+}
+
+/** The live projector's write path (decode, ClickHouse with retry, DLQ), with the replay's filters. */
+function projectionOf(deps: ReplayDeps, o: ReplayOptions, stopping: { aborted: boolean }): ProjectionPipeline {
+  return new ProjectionPipeline(
     deps.producer,
     deps.codec,
     deps.sink,
@@ -113,7 +183,11 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     deps.log,
     stopping,
   )
-  const batcher = new InsertBatcher(
+}
+
+/** The insert buffer, counting what each write stored and dead-lettered into the summary. */
+function countedWrites(pipeline: ProjectionPipeline, o: ReplayOptions, summary: ReplaySummary): InsertBatcher {
+  return new InsertBatcher(
     async (b: PreparedBatch) => {
       const { written } = await pipeline.writer.write(b)
       summary.events += written.events.length
@@ -122,26 +196,17 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     },
     { maxRows: o.maxRows, maxWaitMs: o.maxWaitMs },
   )
+}
 
-  let resolveDone!: () => void
-  let rejectDone!: (err: unknown) => void
-  const done = new Promise<void>((res, rej) => {
-    resolveDone = res
-    rejectDone = rej
-  })
-  const checkDone = () => {
-    if (remaining() === 0) resolveDone()
-  }
+interface ReplayGroup {
+  groupId: string
+  consumer: Consumer
+}
 
-  // A write that failed: the replay fails, also when it comes after the last offset was read.
-  let failure = null as { err: unknown } | null
-  const writeFailed = (err: unknown) => {
-    failure ??= { err }
-    rejectDone(err)
-  }
-
+/** A standalone consumer in a throwaway group (random id, nothing committed, deleted by `leaveGroup`). */
+function replayGroup(kafka: Kafka, o: ReplayOptions): ReplayGroup {
   const groupId = `replay-${Date.now()}-${randomBytes(4).toString('hex')}`
-  const consumer: Consumer = deps.kafka.consumer({
+  const consumer: Consumer = kafka.consumer({
     groupId,
     maxWaitTimeInMs: 200,
     sessionTimeout: 30_000,
@@ -149,26 +214,43 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
     maxBytesPerPartition: o.fetchPartitionBytes,
     allowAutoTopicCreation: false,
   })
-  const pauseOne = (topic: string, partition: number) => consumer.pause([{ topic, partitions: [partition] }])
+  return { groupId, consumer }
+}
 
-  /** Moves a partition's cursor past `lastOffset` (a record or a marker), never backwards or past its end. */
-  const advance = (c: Cursor, lastOffset: string) => {
-    const next = BigInt(lastOffset) + 1n
-    if (next > c.pos) c.pos = next > c.range.end ? c.range.end : next
-    if (c.pos >= c.range.end) {
-      pauseOne(c.range.topic, c.range.partition)
-      checkDone()
-    }
+const pauseOne = (consumer: Consumer, topic: string, partition: number) =>
+  consumer.pause([{ topic, partitions: [partition] }])
+
+/**
+ * Moves a partition's cursor past `lastOffset` (a record or a marker), never backwards or past its end;
+ * a range read to its end is paused, and the last one ends the reading.
+ */
+function advance(consumer: Consumer, run: ReplayRun, outcome: Outcome, c: Cursor, lastOffset: string): void {
+  const next = BigInt(lastOffset) + 1n
+  if (next > c.pos) c.pos = next > c.range.end ? c.range.end : next
+  if (c.pos >= c.range.end) {
+    pauseOne(consumer, c.range.topic, c.range.partition)
+    if (run.remaining() === 0) outcome.resolve()
   }
+}
 
-  // The projector's loop (consume-loop.ts) with the replay's ranges; nothing is committed.
-  const loop = new ConsumeLoop(
+/** The projector's consume loop (consume-loop.ts) with the replay's hooks: its ranges only, cursors, no commits. */
+function rangeLoop(
+  pipeline: ProjectionPipeline,
+  batcher: InsertBatcher,
+  o: ReplayOptions,
+  run: ReplayRun,
+  group: ReplayGroup,
+  outcome: Outcome,
+  log: Logger,
+): ConsumeLoop {
+  const { summary } = run
+  return new ConsumeLoop(
     pipeline,
     batcher,
     { maxRows: o.maxRows, maxPendingRows: 2 * o.maxRows, heartbeatIntervalMs: HEARTBEAT_MS },
     {
       select: (topic, partition, messages) => {
-        const c = cursors.get(rangeKey(topic, partition))
+        const c = run.cursor(topic, partition)
         if (!c || c.pos >= c.range.end) return null
         return messages.filter((m) => {
           const off = BigInt(m.offset)
@@ -181,74 +263,77 @@ export async function replay(deps: ReplayDeps, o: ReplayOptions): Promise<Replay
         summary.deadLettered += dead.length
       },
       queued: (written) => {
-        written.catch(writeFailed)
+        written.catch((err) => outcome.writeFailed(err))
       },
       resolved: (s) => {
         summary.records += s.records
         summary.byTopic[s.topic] = (summary.byTopic[s.topic] ?? 0) + s.records
-        const c = cursors.get(rangeKey(s.topic, s.partition))
-        if (c) advance(c, s.lastOffset)
+        const c = run.cursor(s.topic, s.partition)
+        if (c) advance(group.consumer, run, outcome, c, s.lastOffset)
       },
     },
-    deps.log,
+    log,
   )
+}
 
-  const topics = [...new Set(o.ranges.map((r) => r.topic))]
-  const samples: ProgressSample[] = [{ atMs: started, done: 0, remaining: remaining() }]
-  // Done means in ClickHouse or in the DLQ, so the rate is the write rate, not how far reading ran ahead.
+/** `o.onProgress` every `progressEveryMs` while the replay runs; `sample` for the last report. */
+function reportProgress(run: ReplayRun, o: ReplayOptions): { sample: () => ReplayProgress; stop: () => void } {
+  const samples: ProgressSample[] = [{ atMs: run.started, done: 0, remaining: run.remaining() }]
   const sample = () => {
-    samples.push({
-      atMs: Date.now(),
-      done: summary.events + summary.identifies + summary.deadLettered,
-      remaining: remaining(),
-    })
+    samples.push({ atMs: Date.now(), done: run.written(), remaining: run.remaining() })
     trimSamples(samples)
     return progressOf(samples)
   }
   const timer = setInterval(() => o.onProgress?.(sample()), o.progressEveryMs ?? 1000)
+  return { sample, stop: () => clearInterval(timer) }
+}
 
-  try {
-    await consumer.connect()
-    consumer.on(consumer.events.CRASH, (e: any) =>
-      rejectDone(e?.payload?.error ?? new Error('replay consumer crashed')),
-    )
-    onMarkerFetches(consumer, (m) => {
-      const c = cursors.get(rangeKey(m.topic, m.partition))
-      if (c && c.pos < c.range.end) advance(c, m.lastOffset)
-    })
-    await consumer.subscribe({ topics, fromBeginning: true })
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 16,
-      eachBatch: (p) =>
-        loop.eachBatch(p).catch((err) => {
-          rejectDone(err)
-          throw err
-        }),
-    })
-    for (const c of cursors.values()) {
-      if (c.pos < c.range.end)
-        consumer.seek({ topic: c.range.topic, partition: c.range.partition, offset: c.pos.toString() })
-      else pauseOne(c.range.topic, c.range.partition)
-    }
-    checkDone()
-    await done
-    await batcher.flush()
-    await batcher.settled()
-    if (failure) throw failure.err
-  } finally {
-    stopping.aborted = true
-    clearInterval(timer)
-    await consumer.disconnect().catch(() => undefined)
-    const admin = deps.kafka.admin()
-    await admin
-      .connect()
-      .then(() => admin.deleteGroups([groupId]))
-      .catch((err) => deps.log.debug('could not delete the replay group', { groupId, err }))
-      .finally(() => admin.disconnect())
+/** Joins, seeks each planned partition to its cursor (pausing the others) and reads until every range is read. */
+async function readRanges(group: ReplayGroup, loop: ConsumeLoop, run: ReplayRun, outcome: Outcome): Promise<void> {
+  const { consumer } = group
+  await consumer.connect()
+  consumer.on(consumer.events.CRASH, (e: any) =>
+    outcome.fail(e?.payload?.error ?? new Error('replay consumer crashed')),
+  )
+  onMarkerFetches(consumer, (m) => {
+    const c = run.cursor(m.topic, m.partition)
+    if (c && c.pos < c.range.end) advance(consumer, run, outcome, c, m.lastOffset)
+  })
+  const topics = [...new Set([...run.cursors.values()].map((c) => c.range.topic))]
+  await consumer.subscribe({ topics, fromBeginning: true })
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: 16,
+    eachBatch: (p) =>
+      loop.eachBatch(p).catch((err) => {
+        outcome.fail(err)
+        throw err
+      }),
+  })
+  for (const c of run.cursors.values()) {
+    if (c.pos < c.range.end)
+      consumer.seek({ topic: c.range.topic, partition: c.range.partition, offset: c.pos.toString() })
+    else pauseOne(consumer, c.range.topic, c.range.partition)
   }
-  const end = finish()
-  o.onProgress?.({ ...sample(), rate: end.rate })
-  return end
+  if (run.remaining() === 0) outcome.resolve()
+  await outcome.done
+}
+
+/** Flushes what the buffer holds and waits for every write; a write that failed fails the replay. */
+async function lastWrites(batcher: InsertBatcher, outcome: Outcome): Promise<void> {
+  await batcher.flush()
+  await batcher.settled()
+  if (outcome.failure) throw outcome.failure.err
+}
+
+/** Disconnects and deletes the throwaway group; a group left behind is only logged. */
+async function leaveGroup(deps: ReplayDeps, group: ReplayGroup): Promise<void> {
+  await group.consumer.disconnect().catch(() => undefined)
+  const admin = deps.kafka.admin()
+  await admin
+    .connect()
+    .then(() => admin.deleteGroups([group.groupId]))
+    .catch((err) => deps.log.debug('could not delete the replay group', { groupId: group.groupId, err }))
+    .finally(() => admin.disconnect())
 }
