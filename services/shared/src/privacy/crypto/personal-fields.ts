@@ -33,6 +33,14 @@ export const CLEAR_AAD_FIELDS: Record<RecordKind, readonly string[]> = {
 /** What an encrypted record holds in place of a personal field: the schema's fields stay, empty. */
 const PLACEHOLDER: Record<string, unknown> = { properties: '{}', context: '{}', traits: '{}' }
 
+/** Each kind's personal fields as a sealed record holds them. */
+const BLANK = Object.fromEntries(
+  Object.entries(PERSONAL_FIELDS).map(([kind, fields]) => [
+    kind,
+    Object.fromEntries(fields.map((f) => [f, f in PLACEHOLDER ? PLACEHOLDER[f] : null])),
+  ]),
+) as Record<RecordKind, Rec>
+
 export interface Sealed {
   key_id: string
   body: Buffer
@@ -60,8 +68,8 @@ export function encryptPersonalFields<R extends Rec>(
   pseudonym: string,
 ): R & { enc: Sealed } {
   const fields = PERSONAL_FIELDS[kind]
-  const out: Rec = { ...record }
-  for (const f of fields) out[f] = f in PLACEHOLDER ? PLACEHOLDER[f] : null
+  // One copy with the blanks laid over it: a field-by-field store into the copy cost several times more.
+  const out: Rec = Object.assign({}, record, BLANK[kind])
   out.user_id = pseudonym
   const body = isStreamKeyId(key.id)
     ? streamOf(key).seal(packFields(fields.map((f) => record[f] as string | null | undefined)))
