@@ -11,8 +11,10 @@ import {
   accountSecretOf,
   dataKeyId,
   encryptPersonalFields,
+  KeyStream,
   keyMonth,
   newDataKey,
+  STREAM_GENERATION_MARK,
   pseudonymOf,
   pseudonymousRecordKey,
   wrapDataKey,
@@ -32,6 +34,10 @@ export type KeysWrite = (keys: WrappedKey[]) => Promise<void>
 interface HeldKey {
   id: string
   bytes: Buffer
+  /** A18: every record of this key continues one AES-256-CTR stream (this instance is its only writer). */
+  stream: KeyStream
+  /** The received month (YYYY-MM) the key covers. */
+  month: string
   /** Resolves when the key is on the keys topic; a record sealed with it may be appended only then. */
   written: Promise<void>
 }
@@ -69,11 +75,19 @@ export class RecordSealer {
     const minted: WrappedKey[] = []
     const held: HeldKey[] = []
     const pseudonyms: string[] = []
-    for (const { record } of items) {
+    for (let i = 0; i < items.length; i++) {
+      const { record } = items[i]!
+      const month = keyMonth(record.received_at)
+      const prev = items[i - 1]?.record
+      // A batch is mostly one person: the previous item's pseudonym and key, without the LRUs' work (A18).
+      if (prev?.user_id === record.user_id && prev.account_id === record.account_id && held[i - 1]!.month === month) {
+        pseudonyms.push(pseudonyms[i - 1]!)
+        held.push(held[i - 1]!)
+        continue
+      }
       const pseudonym = this.pseudonymOf(record.account_id, record.user_id)
-      const k = this.keyFor(record.account_id, pseudonym, keyMonth(record.received_at), minted)
       pseudonyms.push(pseudonym)
-      held.push(k)
+      held.push(this.keyFor(record.account_id, pseudonym, month, minted))
     }
     if (minted.length > 0) this.flush(minted, held)
     await Promise.all(new Set(held.map((k) => k.written)))
@@ -104,11 +118,11 @@ export class RecordSealer {
     const slot = dataKeyId(accountId, pseudonym, month)
     const cached = this.keys.get(slot)
     if (cached !== undefined) return cached
-    const id = `${slot}\u0000${randomBytes(GENERATION_BYTES).toString('hex')}`
+    const id = `${slot}\u0000${STREAM_GENERATION_MARK}${randomBytes(GENERATION_BYTES).toString('hex')}`
     const bytes = newDataKey()
     minted.push({ id, wrapped: wrapDataKey(this.masterKey, id, bytes) })
     // Settled by flush(), which this request calls before it waits.
-    const k: HeldKey = { id, bytes, written: Promise.resolve() }
+    const k: HeldKey = { id, bytes, stream: new KeyStream(bytes), month, written: Promise.resolve() }
     this.keys.set(slot, k)
     return k
   }

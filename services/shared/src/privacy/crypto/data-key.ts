@@ -13,8 +13,18 @@ export function newDataKey(): Buffer {
 
 /** YYYY-MM of the received time (UTC): the period a data key covers. */
 export function keyMonth(receivedAtMs: number): string {
-  return new Date(receivedAtMs).toISOString().slice(0, 7)
+  // Every record of a month asks for the same text: kept with the month's bounds (A18: per-record cost).
+  if (receivedAtMs >= month.from && receivedAtMs < month.to) return month.text
+  const d = new Date(receivedAtMs)
+  const text = d.toISOString().slice(0, 7)
+  month = {
+    from: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+    to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+    text,
+  }
+  return text
 }
+let month = { from: 0, to: 0, text: '' }
 
 /** The keys topic's record key and the `enc.key_id` of a record: account, pseudonym and month. */
 export function dataKeyId(accountId: string, pseudonym: string, month: string): string {

@@ -8,6 +8,7 @@ export {
   ACCOUNT_SECRET_BYTES,
 } from './pseudonym.js'
 export { newDataKey, keyMonth, dataKeyId, seal, open, wrapDataKey, unwrapDataKey } from './data-key.js'
+export { KeyStream, openStream, isStreamKeyId, STREAM_GENERATION_MARK } from './key-stream.js'
 export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
 export {
   encryptPersonalFields,

@@ -1,0 +1,95 @@
+// A18: the stream format (one AES-256-CTR stream per data key) round-trips in and out of order, never
+// reuses a stream position, and records sealed in A13's GCM format still open.
+import t from 'tap'
+import { packFields, unpackFields } from './field-text.js'
+import { decryptRecord, encryptPersonalFields, KeyStream, newDataKey, openStream, PERSONAL_FIELDS } from './index.js'
+
+const MARK = 'mark-41d9'
+const record = (i: number) => ({
+  event_id: `ev${i}`,
+  account_id: 'acme',
+  environment: 'live',
+  key_id: 'k1',
+  event: 'Signed Up',
+  timestamp: 1_700_000_000_000 + i,
+  received_at: 1_700_000_000_500 + i,
+  user_id: `${MARK}-user`,
+  user_email: i % 3 === 0 ? null : `${MARK}@example.com`,
+  user_traits: JSON.stringify({ name: `${MARK} "quoted" ${i}` }),
+  properties: JSON.stringify({ n: i, text: 'ü-€-😀:-'.repeat(i % 5) }),
+  context: '{}',
+  ip: '203.0.113.7',
+  user_agent: `UA ${MARK}`,
+  message_id: `${MARK}-msg-${i}`,
+  anonymous_id: i % 2 === 0 ? undefined : '',
+})
+const streamKey = (bytes: Buffer) => ({
+  id: `acme\u0000p\u00002026-11\u0000s0a0b0c0d`,
+  bytes,
+  stream: new KeyStream(bytes),
+})
+const expected = (i: number) => ({ ...record(i), anonymous_id: record(i).anonymous_id ?? null })
+
+t.test('stream format: every record opens, in order and in any order, and hides the personal fields', async (t) => {
+  const bytes = newDataKey()
+  const key = streamKey(bytes)
+  const sealed = Array.from({ length: 40 }, (_, i) => encryptPersonalFields('event', record(i), key, 'p'))
+  for (const s of sealed) t.notMatch(s.enc.body.toString('latin1'), MARK)
+  const keyFor = (id: string) => (id === key.id ? bytes : undefined)
+  for (let i = 0; i < sealed.length; i++)
+    t.same(decryptRecord('event', sealed[i]!, keyFor), expected(i), `in order ${i}`)
+  // A fresh Buffer of the same key (another reader) and a shuffled order: each opens at its own offset.
+  const other = Buffer.from(bytes)
+  const order = [17, 3, 39, 0, 22, 21, 5, 38]
+  for (const i of order)
+    t.same(
+      decryptRecord('event', sealed[i]!, () => other),
+      expected(i),
+      `out of order ${i}`,
+    )
+  t.equal(
+    decryptRecord('event', sealed[0]!, () => undefined),
+    undefined,
+    'key gone: nothing',
+  )
+})
+
+t.test('no stream position is used twice: offsets follow each other, equal texts seal differently', async (t) => {
+  const stream = new KeyStream(newDataKey())
+  let next = 0
+  let misplaced = 0
+  const bodies = new Set<string>()
+  for (let i = 0; i < 5_000; i++) {
+    const body = stream.seal('the same text')
+    if (body.readUIntBE(0, 6) !== next) misplaced++
+    next += body.length - 6
+    bodies.add(body.subarray(6).toString('hex'))
+  }
+  t.equal(misplaced, 0, 'each record starts where the last one ended')
+  t.equal(bodies.size, 5_000, 'no two ciphertexts of one text are equal')
+  t.throws(() => openStream(newDataKey(), Buffer.alloc(3)), RangeError)
+})
+
+t.test('a key id of the stream format without its stream is refused, not sealed another way', async (t) => {
+  const { stream: _, ...noStream } = streamKey(newDataKey())
+  t.throws(() => encryptPersonalFields('event', record(1), noStream, 'p'), TypeError)
+})
+
+t.test('GCM records (A13, key ids without the stream mark) still seal and open', async (t) => {
+  const bytes = newDataKey()
+  const key = { id: 'acme\u0000p\u00002026-11\u00000a0b0c0d', bytes }
+  const sealed = encryptPersonalFields('identify', { ...record(1), traits: '{"a":1}', email: 'e' }, key, 'p')
+  t.equal(sealed.enc.body.length > 28, true)
+  const opened = decryptRecord('identify', sealed, () => bytes) as Record<string, unknown>
+  t.equal(opened.email, 'e')
+  t.equal(opened.traits, '{"a":1}')
+  t.equal(opened.user_id, `${MARK}-user`)
+})
+
+t.test('packed fields: nulls, empty texts, separators and non-ASCII round-trip; a missing tail is null', async (t) => {
+  const names = PERSONAL_FIELDS.event
+  const values = ['1:2:3', null, '', '-', '{"k":"v"}', 'ü😀€', undefined, ':-:', 'x']
+  t.same(unpackFields(packFields(values), names), Object.fromEntries(names.map((n, i) => [n, values[i] ?? null])))
+  t.same(unpackFields('1:a', ['x', 'y']), { x: 'a', y: null })
+  t.throws(() => unpackFields('zz', ['x']), RangeError)
+})
