@@ -22,6 +22,8 @@ export interface RequestContext {
    * the others (they share ip and user agent); undefined until then. Per request, not per process (H77).
    */
   serverFields?: string
+  /** The last timestamp text this request's items mapped and its ms: a batch's items often share one (bench/HISTORY.md). */
+  lastTimestamp?: { text: string; ms: number }
 }
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
@@ -53,7 +55,10 @@ function serverFields(rc: RequestContext): string {
 }
 
 function times(timestamp: string | undefined, rc: RequestContext) {
-  return correctTime(timestamp === undefined ? null : parseTimestamp(timestamp), rc.sentAt, rc.receivedAt)
+  if (timestamp === undefined) return correctTime(null, rc.sentAt, rc.receivedAt)
+  let last = rc.lastTimestamp
+  if (last?.text !== timestamp) last = rc.lastTimestamp = { text: timestamp, ms: parseTimestamp(timestamp) }
+  return correctTime(last.ms, rc.sentAt, rc.receivedAt)
 }
 
 /** `ids` is the process's id maker (H77), passed in by the pipeline (pipeline/accept-items.ts). */

@@ -35,18 +35,9 @@ function daysInMonth(year: number, month: number): number {
   return DAYS_IN_MONTH[month - 1]!
 }
 
-// The last text read and its value: validation and the record mapping both read an item's
-// timestamp, and the items of one batch often share it (bench/HISTORY.md).
-let lastText: string | undefined
-let lastMs = NaN
-
 /** Epoch ms of an ISO 8601 date-time, or NaN when the text is not one (format or calendar). */
 export function timestampMs(s: string): number {
-  if (s === lastText) return lastMs
-  const ms = readTimestamp(s)
-  lastText = s
-  lastMs = ms
-  return ms
+  return readTimestamp(s)
 }
 
 function readTimestamp(s: string): number {
