@@ -4,18 +4,7 @@
 // Only the public functions of the crypto core are called (services/shared/src/privacy/crypto/index.ts),
 // so a change of the cipher format there flows into the tool. No I/O here: the caller writes.
 import { randomBytes } from 'node:crypto'
-import {
-  PSEUDONYM_BYTES,
-  accountSecretOf,
-  dataKeyId,
-  encryptPersonalFields,
-  keyMonth,
-  newDataKey,
-  pseudonymOf,
-  pseudonymousRecordKey,
-  wrapDataKey,
-  type RecordKind,
-} from '../../services/shared/src/privacy/crypto/index.js'
+import * as crypto from '../../services/shared/src/privacy/crypto/index.js'
 
 type Rec = Record<string, unknown> & { account_id: string; user_id: string; received_at: number }
 
@@ -45,19 +34,19 @@ export class HistorySealer {
   ) {}
 
   /** The record sealed for its person; a new key is pushed to `minted` (store it before the record). */
-  seal(kind: RecordKind, record: Rec, minted: WrappedKey[]): SealedOut {
-    const pseudonym = pseudonymOf(this.secretOf(record.account_id), record.user_id)
-    const slot = dataKeyId(record.account_id, pseudonym, keyMonth(record.received_at))
+  seal(kind: crypto.RecordKind, record: Rec, minted: WrappedKey[]): SealedOut {
+    const pseudonym = crypto.pseudonymOf(this.secretOf(record.account_id), record.user_id)
+    const slot = crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at))
     let key = this.keys.get(slot)
     if (key === undefined) {
       if (this.keys.size >= this.maxKeys) this.keys.clear()
       key = this.mint(slot)
-      minted.push({ id: key.id, wrapped: wrapDataKey(this.masterKey, key.id, key.bytes) })
+      minted.push({ id: key.id, wrapped: crypto.wrapDataKey(this.masterKey, key.id, key.bytes) })
       this.keys.set(slot, key)
     }
     return {
-      key: pseudonymousRecordKey(record.account_id, pseudonym),
-      record: encryptPersonalFields(kind, record, key, pseudonym),
+      key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
+      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
     }
   }
 
@@ -65,22 +54,22 @@ export class HistorySealer {
    * A12, A19: an erased person's record as a usage stub: sealed under a random pseudonym with a key that
    * is never stored, so it opens for nobody (a reader projects its usage only) and links to nobody.
    */
-  stub(kind: RecordKind, record: Rec): SealedOut {
-    const pseudonym = randomBytes(PSEUDONYM_BYTES).toString('hex')
-    const key = this.mint(dataKeyId(record.account_id, pseudonym, keyMonth(record.received_at)))
+  stub(kind: crypto.RecordKind, record: Rec): SealedOut {
+    const pseudonym = randomBytes(crypto.PSEUDONYM_BYTES).toString('hex')
+    const key = this.mint(crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at)))
     return {
-      key: pseudonymousRecordKey(record.account_id, pseudonym),
-      record: encryptPersonalFields(kind, record, key, pseudonym),
+      key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
+      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
     }
   }
 
   private mint(slot: string): { id: string; bytes: Buffer } {
-    return { id: `${slot}\u0000${randomBytes(GENERATION_BYTES).toString('hex')}`, bytes: newDataKey() }
+    return { id: `${slot}\u0000${randomBytes(GENERATION_BYTES).toString('hex')}`, bytes: crypto.newDataKey() }
   }
 
   private secretOf(accountId: string): Buffer {
     let s = this.secrets.get(accountId)
-    if (s === undefined) this.secrets.set(accountId, (s = accountSecretOf(this.masterKey, accountId)))
+    if (s === undefined) this.secrets.set(accountId, (s = crypto.accountSecretOf(this.masterKey, accountId)))
     return s
   }
 }

@@ -4,51 +4,44 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { HistorySealer, type WrappedKey } from './history-sealer.js'
-import {
-  SOURCE_OFFSET_HEADER,
-  SOURCE_PARTITION_HEADER,
-  actionFor,
-  formatProgress,
-  newProgress,
-  planPartitions,
-  sourceRef,
-  tailStart,
-  writtenRefs,
-} from './reencrypt-plan.js'
+import * as plan from './reencrypt-plan.js'
 
-t.test('planPartitions starts at the committed offset, else the first, and leaves out complete ones', async (t) => {
-  const ends = [
-    { partition: 2, low: 0n, high: 10n },
-    { partition: 0, low: 5n, high: 100n },
-    { partition: 1, low: 0n, high: 40n },
-    { partition: 3, low: 0n, high: 0n },
-  ]
-  const committed = new Map([
-    [0, 3n],
-    [1, 40n],
-    [2, 7n],
-  ])
-  t.same(planPartitions(ends, committed), [
-    { partition: 0, start: 5n, end: 100n },
-    { partition: 2, start: 7n, end: 10n },
-  ])
-  t.same(planPartitions(ends, new Map()).length, 3, 'a first run reads every non-empty partition from its start')
-})
+t.test(
+  'plan.planPartitions starts at the committed offset, else the first, and leaves out complete ones',
+  async (t) => {
+    const ends = [
+      { partition: 2, low: 0n, high: 10n },
+      { partition: 0, low: 5n, high: 100n },
+      { partition: 1, low: 0n, high: 40n },
+      { partition: 3, low: 0n, high: 0n },
+    ]
+    const committed = new Map([
+      [0, 3n],
+      [1, 40n],
+      [2, 7n],
+    ])
+    t.same(plan.planPartitions(ends, committed), [
+      { partition: 0, start: 5n, end: 100n },
+      { partition: 2, start: 7n, end: 10n },
+    ])
+    t.same(plan.planPartitions(ends, new Map()).length, 3, 'a first run reads every non-empty partition from its start')
+  },
+)
 
 t.test('a rerun skips the source records the destination tail names', async (t) => {
-  t.equal(tailStart(0n, 10n, 2000), 0n)
-  t.equal(tailStart(100n, 5000n, 2000), 3000n)
-  const refs = writtenRefs([
-    { [SOURCE_PARTITION_HEADER]: Buffer.from('1'), [SOURCE_OFFSET_HEADER]: Buffer.from('42') },
-    { [SOURCE_PARTITION_HEADER]: '0', [SOURCE_OFFSET_HEADER]: '7' },
+  t.equal(plan.tailStart(0n, 10n, 2000), 0n)
+  t.equal(plan.tailStart(100n, 5000n, 2000), 3000n)
+  const refs = plan.writtenRefs([
+    { [plan.SOURCE_PARTITION_HEADER]: Buffer.from('1'), [plan.SOURCE_OFFSET_HEADER]: Buffer.from('42') },
+    { [plan.SOURCE_PARTITION_HEADER]: '0', [plan.SOURCE_OFFSET_HEADER]: '7' },
     { other: Buffer.from('x') },
     undefined,
   ])
-  t.same([...refs].sort(), [sourceRef(0, '7'), sourceRef(1, 42n)].sort())
+  t.same([...refs].sort(), [plan.sourceRef(0, '7'), plan.sourceRef(1, 42n)].sort())
 })
 
-t.test('formatProgress gives done/total, the share, the rate and each partition', async (t) => {
-  const p = newProgress(
+t.test('plan.formatProgress gives done/total, the share, the rate and each partition', async (t) => {
+  const p = plan.newProgress(
     [
       { partition: 0, start: 0n, end: 300n },
       { partition: 1, start: 100n, end: 200n },
@@ -57,15 +50,15 @@ t.test('formatProgress gives done/total, the share, the rate and each partition'
   )
   p.partitions.get(0)!.done = 150n
   p.partitions.get(1)!.done = 50n
-  t.equal(formatProgress(p, 3_000), 'reencrypt 200/400 (50%) 100 records/s  p0 150/300 p1 50/100')
-  t.equal(formatProgress(newProgress([], 0), 0), 'reencrypt 0/0 (100%) 0 records/s  ')
+  t.equal(plan.formatProgress(p, 3_000), 'reencrypt 200/400 (50%) 100 records/s  p0 150/300 p1 50/100')
+  t.equal(plan.formatProgress(plan.newProgress([], 0), 0), 'reencrypt 0/0 (100%) 0 records/s  ')
 })
 
-t.test('actionFor: sealed records are copied, clear ones sealed, erased people stubbed', async (t) => {
-  t.equal(actionFor(true, false), 'copy')
-  t.equal(actionFor(true, true), 'copy', 'a sealed record of an erased person is unreadable already')
-  t.equal(actionFor(false, false), 'seal')
-  t.equal(actionFor(false, true), 'stub')
+t.test('plan.actionFor: sealed records are copied, clear ones sealed, erased people stubbed', async (t) => {
+  t.equal(plan.actionFor(true, false), 'copy')
+  t.equal(plan.actionFor(true, true), 'copy', 'a sealed record of an erased person is unreadable already')
+  t.equal(plan.actionFor(false, false), 'seal')
+  t.equal(plan.actionFor(false, true), 'stub')
 })
 
 const MASTER = randomBytes(32)
