@@ -4,11 +4,13 @@
 //   list --account ACME [--json]
 //   ip --account ACME --mode full|truncated|none
 //   retention --account ACME --months 12   (0: for ever, H60)
+//   reencrypt --from T --to T2             (A19: old history sealed, so it can be erased too)
 import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
 import { openPrivacy, runCli } from './admin-context.js'
 import { AdminError } from '../services/shared/src/accounts/accounts-admin.js'
 import { IP_HANDLINGS, type ErasureRecord, type IpHandling } from '../schemas/records.js'
+import { REENCRYPT_USAGE, reencryptCommand } from './privacy/reencrypt-cli.js'
 
 const USAGE = `usage: npm run privacy -- <command>
   erase --account ID --user USER_ID [--suppress] [--no-wait]   erase a person from every projection; with --suppress
@@ -17,7 +19,8 @@ const USAGE = `usage: npm run privacy -- <command>
   list --account ID [--json]                                  erasure requests and their receipts, newest first
   ip --account ID --mode full|truncated|none                  what ingest keeps of the client IP (default full)
   retention --account ID --months N                           keep N months of events (1-120); 0 keeps them for ever
-                                                              (the default); older events leave ClickHouse and replays`
+                                                              (the default); older events leave ClickHouse and replays
+${REENCRYPT_USAGE}`
 
 /** How long `erase` waits for the receipt: the projections are purged within 60 s (docs/privacy.md). */
 const RECEIPT_WAIT_MS = 60_000
@@ -96,10 +99,15 @@ async function main(argv: string[]): Promise<number> {
       suppress: { type: 'boolean' },
       'no-wait': { type: 'boolean' },
       json: { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      chunk: { type: 'string' },
+      'pace-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   const [cmd] = positionals
+  if (cmd === 'reencrypt' && !values.help) return reencryptCommand(values)
   const run = cmd === undefined ? undefined : COMMANDS[cmd]
   if (!run || values.help) {
     console.log(USAGE)

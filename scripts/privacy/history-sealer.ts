@@ -1,0 +1,75 @@
+// A19: how `reencrypt` seals a clear record of the history, as ingest would (A15): the person's
+// pseudonym as the record key and `user_id`, the personal fields in `enc` under a random data key of the
+// person and received month, whose wrapped copy the caller stores on the keys topic before the record.
+// Only the public functions of the crypto core are called (services/shared/src/privacy/crypto/index.ts),
+// so a change of the cipher format there flows into the tool. No I/O here: the caller writes.
+import { randomBytes } from 'node:crypto'
+import * as crypto from '../../services/shared/src/privacy/crypto/index.js'
+
+type Rec = Record<string, unknown> & { account_id: string; user_id: string; received_at: number }
+
+export interface WrappedKey {
+  /** The keys topic's record key: `account NUL pseudonym NUL YYYY-MM NUL generation` (A15). */
+  id: string
+  wrapped: Buffer
+}
+
+export interface SealedOut {
+  /** The record's Kafka key: account NUL pseudonym. */
+  key: string
+  record: Record<string, unknown>
+}
+
+/** Bytes of the generation suffix, as ingest's (A15): a rerun mints new ids, never overwrites a key. */
+const GENERATION_BYTES = 4
+
+export class HistorySealer {
+  private readonly secrets = new Map<string, Buffer>()
+  private readonly keys = new Map<string, { id: string; bytes: Buffer }>()
+
+  /** `maxKeys`: data keys held at once; past it they are forgotten and a person met again gets one more. */
+  constructor(
+    private readonly masterKey: Buffer,
+    private readonly maxKeys = 100_000,
+  ) {}
+
+  /** The record sealed for its person; a new key is pushed to `minted` (store it before the record). */
+  seal(kind: crypto.RecordKind, record: Rec, minted: WrappedKey[]): SealedOut {
+    const pseudonym = crypto.pseudonymOf(this.secretOf(record.account_id), record.user_id)
+    const slot = crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at))
+    let key = this.keys.get(slot)
+    if (key === undefined) {
+      if (this.keys.size >= this.maxKeys) this.keys.clear()
+      key = this.mint(slot)
+      minted.push({ id: key.id, wrapped: crypto.wrapDataKey(this.masterKey, key.id, key.bytes) })
+      this.keys.set(slot, key)
+    }
+    return {
+      key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
+      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
+    }
+  }
+
+  /**
+   * A12, A19: an erased person's record as a usage stub: sealed under a random pseudonym with a key that
+   * is never stored, so it opens for nobody (a reader projects its usage only) and links to nobody.
+   */
+  stub(kind: crypto.RecordKind, record: Rec): SealedOut {
+    const pseudonym = randomBytes(crypto.PSEUDONYM_BYTES).toString('hex')
+    const key = this.mint(crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at)))
+    return {
+      key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
+      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
+    }
+  }
+
+  private mint(slot: string): { id: string; bytes: Buffer } {
+    return { id: `${slot}\u0000${randomBytes(GENERATION_BYTES).toString('hex')}`, bytes: crypto.newDataKey() }
+  }
+
+  private secretOf(accountId: string): Buffer {
+    let s = this.secrets.get(accountId)
+    if (s === undefined) this.secrets.set(accountId, (s = crypto.accountSecretOf(this.masterKey, accountId)))
+    return s
+  }
+}
