@@ -5,7 +5,7 @@
 // holder has not read yet was written before the record, so on a miss the holder reads on to the keys
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
-import type { Consumer, Kafka } from '../../../shared/src/kafka/client.js'
+import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js'
 import { unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
@@ -96,40 +96,50 @@ export class KeysHolder implements KeySource {
   }
 }
 
-export interface KeysFollower {
-  holder: KeysHolder
-  stop(): Promise<void>
-}
+/** Follows the keys topic (one partition, A15) from its start into `holder`; created at the edge (main.ts,
+ * the replay), started before the records are read. */
+export class KeysFollower {
+  readonly holder: KeysHolder
+  private readonly admin: Admin
+  private consumer: Consumer | undefined
 
-/** Starts a holder following the keys topic (one partition, A15) from its start. */
-export async function followKeys(kafka: Kafka, topic: string, masterKey: Buffer, log: Logger): Promise<KeysFollower> {
-  const admin = kafka.admin()
-  await admin.connect()
-  const endOffset = async () => {
-    const offsets = await admin.fetchTopicOffsets(topic)
-    return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+    masterKey: Buffer,
+    private readonly log: Logger,
+  ) {
+    this.admin = kafka.admin()
+    this.holder = new KeysHolder(masterKey, async () => {
+      const offsets = await this.admin.fetchTopicOffsets(this.topic)
+      return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
+    })
   }
-  const holder = new KeysHolder(masterKey, endOffset)
-  const consumer: Consumer = kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  await consumer.run({
-    autoCommit: false,
-    eachBatch: async ({ batch }) => {
-      const entries = batch.messages.map((m) => ({
-        id: m.key?.toString('utf8') ?? '',
-        wrapped: m.value ?? null,
-        offset: BigInt(m.offset),
-      }))
-      holder.apply(entries, BigInt(batch.lastOffset()) + 1n)
-    },
-  })
-  log.info('following the keys topic', { topic })
-  return {
-    holder,
-    stop: async () => {
-      await consumer.disconnect().catch(() => undefined)
-      await admin.disconnect().catch(() => undefined)
-    },
+
+  /** Resolves once everything on the keys topic as of now is held. */
+  async start(): Promise<void> {
+    await this.admin.connect()
+    const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+    this.consumer = consumer
+    await consumer.connect()
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true })
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const entries = batch.messages.map((m) => ({
+          id: m.key?.toString('utf8') ?? '',
+          wrapped: m.value ?? null,
+          offset: BigInt(m.offset),
+        }))
+        this.holder.apply(entries, BigInt(batch.lastOffset()) + 1n)
+      },
+    })
+    await this.holder.caughtUp()
+    this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined)
+    await this.admin.disconnect().catch(() => undefined)
   }
 }
