@@ -9,27 +9,16 @@ import { encryptPersonalFields } from '../../../shared/src/privacy/crypto/index.
 import { ProjectionPipeline } from '../consume/projection.js'
 import { RecordOpener } from './record-opener.js'
 import type { UsageStub } from './usage-stubs.js'
+import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
 
-const event = (i: number, user: string): EventRecord => ({
-  event_id: `e${i}`,
-  account_id: 'a',
-  environment: 'live',
-  key_id: 'k',
-  event: 'x',
-  user_id: user,
-  user_email: `${user}@example.com`,
-  user_traits: null,
-  timestamp: 1_700_000_000_000 + i,
-  original_timestamp: null,
-  received_at: 1_700_000_000_000,
-  sent_at: null,
-  timestamp_flagged: false,
-  properties: JSON.stringify({ note: `${user}-prop` }),
-  context: '{}',
-  ip: '203.0.113.9',
-  user_agent: null,
-  message_id: null,
-})
+const event = (i: number, user: string): EventRecord =>
+  makeEvent({
+    event_id: `e${i}`,
+    user_id: user,
+    user_email: `${user}@example.com`,
+    properties: JSON.stringify({ note: `${user}-prop` }),
+    ip: '203.0.113.9',
+  })
 
 async function setup(keys: Map<string, Buffer>, caughtUp: () => Promise<void>) {
   let id = 1
