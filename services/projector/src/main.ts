@@ -27,7 +27,9 @@ import { createProjectorServer } from './http.js'
 import { createEventLogClients, prepareEventLog } from '../../shared/src/event-log.js'
 import type { ClusterAccess } from './clickhouse/mutation-places.js'
 import { ErasureWorker } from './privacy/erasure-worker.js'
-import { writeUsageStubs } from './privacy/usage-stubs.js'
+import { writeUsageStubs, type UsageStub } from './privacy/usage-stubs.js'
+import { KeysFollower } from './privacy/keys-holder.js'
+import { RecordOpener } from './privacy/record-opener.js'
 import { withRefusalProjection } from './refusals/refusals-projection.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
@@ -45,7 +47,9 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
   const writer = createWriter(ch, cfg, metrics, log)
-  const options = projectorOptions(cfg, ch, readiness, erasures)
+  // A16: sealed records are opened with the keys the holder reads from the keys topic.
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
+  const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))
 
@@ -71,6 +75,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     readiness,
     retention,
     erasures,
+    keys,
     accountRetention,
   }
   // H57: the refusals topic is projected beside the walk, started after it and stopped before it.
@@ -98,6 +103,7 @@ interface ProjectorDeps {
   readiness: Readiness
   retention: TestRetention | undefined
   erasures: ErasureWorker
+  keys: KeysFollower
   accountRetention: ReturnType<typeof accountRetentionJob> | undefined
 }
 type Waits = { signal: AbortSignal; readiness: Readiness }
@@ -125,7 +131,9 @@ function projectorOptions(
   ch: ClickHouse,
   readiness: Readiness,
   erasures: ErasureWorker,
+  keys: KeysFollower,
 ): ProjectorOptions {
+  const keepUsage = (stubs: UsageStub[]) => writeUsageStubs(ch, cfg.clickhouse.database, stubs)
   return {
     groupId: cfg.groupId,
     topics: cfg.topics,
@@ -135,7 +143,8 @@ function projectorOptions(
     fromBeginning: true,
     drainMs: cfg.drainMs,
     readiness,
-    erasures: { set: erasures.set, keepUsage: (stubs) => writeUsageStubs(ch, cfg.clickhouse.database, stubs) },
+    erasures: { set: erasures.set, keepUsage },
+    sealed: { opener: new RecordOpener(keys.holder), keepUsage },
   }
 }
 
@@ -161,6 +170,7 @@ async function closeProjector(deps: ProjectorDeps, server: Server) {
   server.closeAllConnections?.()
   await deps.projector.stop()
   await deps.erasures.stop()
+  await deps.keys.stop()
   await deps.accountRetention?.stop()
   await deps.producer.disconnect()
   await deps.ch.close()
@@ -168,7 +178,7 @@ async function closeProjector(deps: ProjectorDeps, server: Server) {
 
 /** Listens first, then waits for ClickHouse (the migrations), the topics, Kafka and the erasures before consuming. */
 async function startProjector(cfg: ProjectorConfig, log: Logger, deps: ProjectorDeps, server: Server, waits: Waits) {
-  const { ch, kafka, codec, producer, projector, retention, erasures } = deps
+  const { ch, kafka, codec, producer, projector, retention, erasures, keys } = deps
   await new Promise<void>((resolve) => server.listen(cfg.port, cfg.host, resolve))
   const addr = server.address()
   log.info('projector listening', { port: typeof addr === 'object' && addr ? addr.port : cfg.port })
@@ -186,6 +196,7 @@ async function startProjector(cfg: ProjectorConfig, log: Logger, deps: Projector
   await prepareEventLog(kafka, codec, cfg, log, waits)
   await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })
   await waitFor('kafka', () => erasures.start(waits), log, { ...waits, retryIf: isKafkaUnavailable })
+  await waitFor('kafka', () => keys.start(), log, { ...waits, retryIf: isKafkaUnavailable })
   await waitFor('kafka', () => projector.start(), log, { ...waits, retryIf: isKafkaUnavailable })
   deps.accountRetention?.start()
   log.info('projector consuming', { groupId: cfg.groupId })

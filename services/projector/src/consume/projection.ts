@@ -27,6 +27,8 @@ import { CodedError } from '../../../shared/src/errors.js'
 import { erases, type ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import type { UsageStub } from '../privacy/usage-stubs.js'
+import type { GoneRecord, RecordOpener } from '../privacy/record-opener.js'
+import { KeyUnwrapError } from '../privacy/keys-holder.js'
 
 export type { RecordOrigin } from '../clickhouse/prepared.js'
 export type { ProjectionSink, WriteOutcome }
@@ -63,6 +65,14 @@ export interface PipelineOptions {
   erasures?: ErasureFilter
   /** H60: a replay skips records older than their account's retention; their events still count. */
   retention?: RetentionFilter
+  /** A16: opens sealed records with the keys holder's keys; one whose key is gone leaves a usage stub. */
+  sealed?: SealedRecords
+}
+
+export interface SealedRecords {
+  opener: RecordOpener
+  /** As ErasureFilter's: billing keeps the events whose key is gone. */
+  keepUsage(stubs: UsageStub[]): Promise<void>
 }
 
 export interface RetentionFilter {
@@ -81,6 +91,7 @@ export interface ErasureFilter {
 type DecodedRecord =
   | { kind: 'event'; p: PreparedRecord<EventRecord> }
   | { kind: 'identify'; p: PreparedRecord<IdentifyRecord> }
+  | GoneRecord
 
 /** The clear fields of an event or identify a filter reads. */
 interface WithheldFields {
@@ -146,6 +157,7 @@ export class ProjectionPipeline {
     const stubs: UsageStub[] = []
     let rows = 0
     let taken = 0
+    this.opts.sealed?.opener.batchFetched()
     for (const m of messages) {
       if (rows >= maxRows) break
       taken++
@@ -161,12 +173,18 @@ export class ProjectionPipeline {
         // Awaited only when the registry is asked: a promise per record costs the replay's rate.
         const pending = this.decodeRecord(topic, m.value, origin, keep)
         const decoded = pending instanceof Promise ? await pending : pending
+        if (decoded.kind === 'gone') {
+          if (decoded.stub) stubs.push(decoded.stub)
+          continue
+        }
         if (decoded.kind === 'event') part.events.push(decoded.p)
         else part.identifies.push(decoded.p)
         rows += recordRows(decoded.p)
       } catch (err) {
         // Stopping while the registry is away: the record is neither decoded nor bad; leave it unresolved.
         if (err instanceof RegistryUnavailableError || err instanceof WaitAbortedError) throw err
+        // A wrong master key: the record is fine, the projector is not; never dead-letter for it.
+        if (err instanceof KeyUnwrapError) throw err
         const d = deadLetter(origin, err)
         // A record that decodes but cannot be stored (a time ClickHouse cannot hold...): name it.
         if (err instanceof RowMappingError) d.reason = `${err.eventId}: ${d.reason}`
@@ -174,7 +192,7 @@ export class ProjectionPipeline {
       }
     }
     if (stubs.length > 0)
-      await withRetry(() => (erasures ?? this.opts.retention)!.keepUsage(stubs), {
+      await withRetry(() => (erasures ?? this.opts.retention ?? this.opts.sealed)!.keepUsage(stubs), {
         retries: this.opts.retries,
         initialMs: 200,
         maxMs: 5000,
@@ -201,8 +219,22 @@ export class ProjectionPipeline {
       if (p !== null) return { kind: 'event', p }
     }
     const d = this.codec.decodeKnown(value)
-    if (d) return this.prepare(topic, d, origin, keep)
-    return this.decodeWaiting(value).then((w) => this.prepare(topic, w, origin, keep))
+    if (d) return this.openThenPrepare(topic, d, origin, keep)
+    return this.decodeWaiting(value).then((w) => this.openThenPrepare(topic, w, origin, keep))
+  }
+
+  /** A16: the one hook where a sealed record is opened (record-opener.ts) before its rows are built. */
+  private openThenPrepare(
+    topic: string,
+    d: Decoded,
+    origin: RecordOrigin,
+    keep: boolean,
+  ): DecodedRecord | Promise<DecodedRecord> {
+    const opener = this.opts.sealed?.opener
+    if (opener === undefined) return this.prepare(topic, d, origin, keep)
+    const opened = opener.open(d)
+    const then = (o: Decoded | GoneRecord) => ('kind' in o ? o : this.prepare(topic, o, origin, keep))
+    return opened instanceof Promise ? opened.then(then) : then(opened)
   }
 
   private prepare(topic: string, d: Decoded, origin: RecordOrigin, keep: boolean): DecodedRecord {

@@ -15,7 +15,7 @@ import type { Readiness } from '../../../shared/src/wait-for.js'
 import { InsertBatcher } from './batcher.js'
 import { writeThenPublish } from './projection-writer.js'
 import { WrittenFeed, type RecordListener } from './written-feed.js'
-import { ProjectionPipeline, type ErasureFilter, type ProjectionSink } from './projection.js'
+import { ProjectionPipeline, type ErasureFilter, type ProjectionSink, type SealedRecords } from './projection.js'
 import { OffsetCommitter } from './offset-committer.js'
 import { ConsumeLoop, onMarkerFetches } from './consume-loop.js'
 import type { Metrics } from './metrics.js'
@@ -47,6 +47,8 @@ export interface ProjectorOptions {
   readiness?: Readiness
   /** A12: records of erased people are not projected. */
   erasures?: ErasureFilter
+  /** A16: sealed records are opened with the keys holder's keys. */
+  sealed?: SealedRecords
 }
 
 export class Projector {
@@ -84,6 +86,7 @@ export class Projector {
         waitForClickHouse: true,
         keepRecords: true,
         erasures: opts.erasures,
+        sealed: opts.sealed,
       },
       metrics,
       log,

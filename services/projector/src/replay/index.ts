@@ -22,6 +22,8 @@ import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
+import { KeysFollower } from '../privacy/keys-holder.js'
+import { RecordOpener } from '../privacy/record-opener.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
 export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -57,6 +59,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-replay` }, log)
   const admin = kafka.admin()
   const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
   try {
     await admin.connect()
     const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))
@@ -101,6 +104,16 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     note(
       `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly (H60)`,
     )
+    // A16: the keys topic is read to its end before any record (every key is written before its records).
+    const keysTopic = (await admin.listTopics()).includes(cfg.topics.keys!)
+    if (keysTopic) await keys.start()
+    note(
+      `${keys.holder.size.toLocaleString('en-US')} data keys held: sealed records are opened; one whose key is gone (erased, or its month expired) is not replayed, its event still counts in usage_monthly (A16)`,
+    )
+    const sealed = (db: string) =>
+      keysTopic
+        ? { opener: new RecordOpener(keys.holder), keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs) }
+        : undefined
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
     const retention = (db: string) => ({
       cutoffOf: (accountId: string) => retained.cutoffOf(accountId, at),
@@ -119,6 +132,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         ...deps,
         erasures: erasures(database),
         retention: retention(database),
+        sealed: sealed(database),
         sink: new ClickHouseWriter(ch, database, { storedIds: stored.filter }),
       },
       {
@@ -139,7 +153,13 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
       const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
       report.catchUp = await replay(
-        { ...deps, erasures: erasures(live), retention: retention(live), sink: new ClickHouseWriter(ch, live) },
+        {
+          ...deps,
+          erasures: erasures(live),
+          retention: retention(live),
+          sealed: sealed(live),
+          sink: new ClickHouseWriter(ch, live),
+        },
         {
           ...common,
           ranges: rest,
@@ -151,6 +171,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     }
     return report
   } finally {
+    await keys.stop()
     await producer.disconnect().catch(() => undefined)
     await admin.disconnect().catch(() => undefined)
     await ch.close().catch(() => undefined)

@@ -21,6 +21,7 @@ import {
   ProjectionPipeline,
   type ErasureFilter,
   type RetentionFilter,
+  type SealedRecords,
   type PipelineMetrics,
   type ProjectionSink,
   type RowBuilding,
@@ -40,6 +41,8 @@ export interface ReplayDeps {
   erasures?: ErasureFilter
   /** H60: records older than their account's retention are not replayed (their events still count). */
   retention?: RetentionFilter
+  /** A16: sealed records are opened with the keys holder's keys (read to the topic's end first). */
+  sealed?: SealedRecords
 }
 
 export interface ReplayOptions {
@@ -178,6 +181,7 @@ function projectionOf(deps: ReplayDeps, o: ReplayOptions, stopping: { aborted: b
       retries: o.retries,
       erasures: deps.erasures,
       retention: deps.retention,
+      sealed: deps.sealed,
     },
     deps.metrics,
     deps.log,

@@ -1,0 +1,111 @@
+// A16: the data keys the projector holds, packed. A13 measured 125-269 B a person with Maps of strings
+// and Buffers; here one key is one 48-byte slot of a single growing buffer: the first 16 bytes of the
+// SHA-256 of its key id (the id itself is never kept; 2^-64 birthday odds at 4 billion keys) and the
+// 32-byte data key. Open addressing with linear probing, backward-shift deletion (no deleted markers),
+// grown at three quarters full, so a key costs 64 to 128 bytes of buffer (BENCHMARKS.md, bench/key-table.ts).
+import { createHash } from 'node:crypto'
+
+const HASH_BYTES = 16
+const KEY_BYTES = 32
+const SLOT = HASH_BYTES + KEY_BYTES
+const MIN_SLOTS = 1024
+
+/** The 16 bytes of an id a slot holds; an all-zero hash marks an empty slot (an id hashing to it is
+ * held one bit changed: it cannot collide with another id in any way that matters). */
+function idHash(id: string): Buffer {
+  const h = createHash('sha256').update(id, 'utf8').digest().subarray(0, HASH_BYTES)
+  if (isZero(h, 0)) h[0] = 1
+  return h
+}
+
+function isZero(b: Buffer, at: number): boolean {
+  for (let i = 0; i < HASH_BYTES; i++) if (b[at + i] !== 0) return false
+  return true
+}
+
+export class KeyTable {
+  private slots = MIN_SLOTS
+  private table = Buffer.alloc(MIN_SLOTS * SLOT)
+  private count = 0
+
+  get size(): number {
+    return this.count
+  }
+
+  /** Bytes of buffer the table holds (what a key costs, with the table's free slots). */
+  get bytes(): number {
+    return this.table.length
+  }
+
+  /** A copy of the data key stored under `id`, or undefined. */
+  get(id: string): Buffer | undefined {
+    const at = this.find(idHash(id))
+    return at < 0 ? undefined : Buffer.from(this.table.subarray(at * SLOT + HASH_BYTES, (at + 1) * SLOT))
+  }
+
+  has(id: string): boolean {
+    return this.find(idHash(id)) >= 0
+  }
+
+  set(id: string, key: Buffer): void {
+    if (key.length !== KEY_BYTES) throw new RangeError(`a data key is ${KEY_BYTES} bytes, not ${key.length}`)
+    if ((this.count + 1) * 4 > this.slots * 3) this.grow()
+    this.put(idHash(id), key)
+  }
+
+  /** A tombstone on the keys topic: the key is erased (A12) or its month expired (H60). */
+  delete(id: string): boolean {
+    const at = this.find(idHash(id))
+    if (at < 0) return false
+    this.removeAt(at)
+    return true
+  }
+
+  private home(hash: Buffer): number {
+    return hash.readUInt32LE(0) & (this.slots - 1)
+  }
+
+  private find(hash: Buffer): number {
+    for (let i = this.home(hash); ; i = (i + 1) & (this.slots - 1)) {
+      if (isZero(this.table, i * SLOT)) return -1
+      if (this.table.compare(hash, 0, HASH_BYTES, i * SLOT, i * SLOT + HASH_BYTES) === 0) return i
+    }
+  }
+
+  private put(hash: Buffer, key: Buffer): void {
+    let i = this.home(hash)
+    for (; !isZero(this.table, i * SLOT); i = (i + 1) & (this.slots - 1))
+      if (this.table.compare(hash, 0, HASH_BYTES, i * SLOT, i * SLOT + HASH_BYTES) === 0) break
+    if (isZero(this.table, i * SLOT)) this.count++
+    hash.copy(this.table, i * SLOT)
+    key.copy(this.table, i * SLOT + HASH_BYTES)
+  }
+
+  /** Backward-shift deletion: each later slot of the run moves into the hole when its home allows it. */
+  private removeAt(hole: number): void {
+    const mask = this.slots - 1
+    this.table.fill(0, hole * SLOT, (hole + 1) * SLOT)
+    this.count--
+    for (let j = (hole + 1) & mask; !isZero(this.table, j * SLOT); j = (j + 1) & mask) {
+      const home = this.table.readUInt32LE(j * SLOT) & mask
+      // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
+      const stays = hole <= j ? home > hole && home <= j : home > hole || home <= j
+      if (stays) continue
+      this.table.copy(this.table, hole * SLOT, j * SLOT, (j + 1) * SLOT)
+      this.table.fill(0, j * SLOT, (j + 1) * SLOT)
+      hole = j
+    }
+  }
+
+  private grow(): void {
+    const old = this.table
+    const oldSlots = this.slots
+    this.slots *= 2
+    this.table = Buffer.alloc(this.slots * SLOT)
+    this.count = 0
+    for (let i = 0; i < oldSlots; i++) {
+      if (isZero(old, i * SLOT)) continue
+      this.put(old.subarray(i * SLOT, i * SLOT + HASH_BYTES), old.subarray(i * SLOT + HASH_BYTES, (i + 1) * SLOT))
+    }
+  }
+}

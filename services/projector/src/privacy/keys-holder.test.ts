@@ -1,0 +1,77 @@
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { dataKeyId, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import { KeyTable } from './key-table.js'
+import { KeysHolder, KeyUnwrapError } from './keys-holder.js'
+
+const master = randomBytes(32)
+const idOf = (i: number) => `${dataKeyId('acc', `p${i}`, '2026-11')}\u0000${i.toString(16)}`
+
+t.test('the table holds, replaces and forgets keys through growth and deletions', async (t) => {
+  const table = new KeyTable()
+  const keys = new Map<string, Buffer>()
+  for (let i = 0; i < 5000; i++) {
+    const k = randomBytes(32)
+    keys.set(idOf(i), k)
+    table.set(idOf(i), k)
+  }
+  // Every third key deleted: runs of linear probing are closed up behind each hole.
+  let deleted = 0
+  for (let i = 0; i < 5000; i += 3) if (table.delete(idOf(i)) && keys.delete(idOf(i))) deleted++
+  t.equal(deleted, 1667, 'each stored key deleted once')
+  const replaced = randomBytes(32)
+  table.set(idOf(1), replaced)
+  keys.set(idOf(1), replaced)
+  t.equal(table.size, keys.size, 'size counts held keys once')
+  let wrong = 0
+  for (let i = 0; i < 5000; i++) {
+    const want = keys.get(idOf(i))
+    const got = table.get(idOf(i))
+    if (want === undefined ? got !== undefined : got === undefined || !got.equals(want)) wrong++
+  }
+  t.equal(wrong, 0, 'every held key found with its bytes, every deleted one absent')
+  t.equal(table.get('never stored'), undefined)
+  t.equal(table.delete('never stored'), false)
+})
+
+t.test('the table refuses a key that is not 32 bytes', async (t) => {
+  t.throws(() => new KeyTable().set('x', Buffer.alloc(16)), RangeError)
+})
+
+const entry = (id: string, key: Buffer | null, offset: number) => ({
+  id,
+  wrapped: key === null ? null : wrapDataKey(master, id, key),
+  offset: BigInt(offset),
+})
+
+t.test('the holder unwraps keys, forgets tombstoned ones, and waits for the topic end on a miss', async (t) => {
+  let end = 2n
+  const holder = new KeysHolder(master, async () => end)
+  const k0 = randomBytes(32)
+  const k1 = randomBytes(32)
+  holder.apply([entry(idOf(0), k0, 0), entry(idOf(1), k1, 1)], 2n)
+  t.same(holder.keyFor(idOf(0)), k0, 'an unwrapped key is held')
+  await holder.caughtUp()
+  // A key written after the record was seen by nobody yet: caughtUp waits until it has been read.
+  end = 4n
+  let done = false
+  const waiting = holder.caughtUp().then(() => (done = true))
+  await new Promise((r) => setImmediate(r))
+  t.equal(done, false, 'not caught up before the end offset is read')
+  holder.apply([entry(idOf(2), randomBytes(32), 2)], 3n)
+  await new Promise((r) => setImmediate(r))
+  t.equal(done, false, 'still one record short')
+  holder.apply([entry(idOf(1), null, 3)], 4n)
+  await waiting
+  t.equal(done, true)
+  t.equal(holder.keyFor(idOf(1)), undefined, 'a tombstone removes the key')
+  t.ok(holder.keyFor(idOf(2)), 'the key read while waiting is held')
+  t.equal(holder.size, 2)
+})
+
+t.test('a key the master key does not open stops the holder instead of reading as gone', async (t) => {
+  const holder = new KeysHolder(master, async () => 1n)
+  const other = randomBytes(32)
+  holder.apply([{ id: idOf(0), wrapped: wrapDataKey(other, idOf(0), randomBytes(32)), offset: 0n }], 1n)
+  await t.rejects(holder.caughtUp(), KeyUnwrapError)
+})

@@ -1,0 +1,145 @@
+// A16: the projector's and the replay's holder of the data keys (A15: minted by ingest, written acks=all
+// to the compacted keys topic before any record sealed with them). It reads the keys topic from its start
+// with a consumer of its own (nothing committed: each start reads it all again), unwraps each key with
+// the master key and packs it (key-table.ts); a tombstone removes it. A record names its key; a key the
+// holder has not read yet was written before the record, so on a miss the holder reads on to the keys
+// topic's end as of now, and only then may the key be called gone (erased, or its month expired).
+import { randomUUID } from 'node:crypto'
+import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js'
+import { unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import { CodedError } from '../../../shared/src/errors.js'
+import type { Logger } from '../../../shared/src/log.js'
+import { KeyTable } from './key-table.js'
+
+/** A key on the keys topic that the master key does not open: a wrong PRIVACY_MASTER_KEY. Nothing may
+ * be projected as if its key were gone (that would drop rows for good), so the holder stops here. */
+export class KeyUnwrapError extends CodedError {
+  constructor(cause: unknown) {
+    super('KEY_UNWRAP_FAILED', 'a data key on the keys topic does not open with PRIVACY_MASTER_KEY', {
+      retriable: false,
+      cause,
+    })
+  }
+}
+
+/** One record of the keys topic: its key id, its wrapped key or null (a tombstone), its offset. */
+export interface KeyEntry {
+  id: string
+  wrapped: Buffer | null
+  offset: bigint
+}
+
+/** The keys as the decode step asks for them (projection.ts). */
+export interface KeySource {
+  /** The data key of `id`, if the holder has read it. */
+  keyFor(id: string): Buffer | undefined
+  /** Resolves once every key on the topic now has been read: a key still missing then is gone. */
+  caughtUp(): Promise<void>
+}
+
+export class KeysHolder implements KeySource {
+  private readonly table = new KeyTable()
+  /** The next offset to read: every record before it has been applied. */
+  private position = 0n
+  private failure: KeyUnwrapError | undefined
+  private waiters: Array<{ end: bigint; resolve: () => void; reject: (e: Error) => void }> = []
+
+  constructor(
+    private readonly masterKey: Buffer,
+    /** The keys topic's end offset now (its one partition's high watermark). */
+    private readonly endOffset: () => Promise<bigint>,
+  ) {}
+
+  get size(): number {
+    return this.table.size
+  }
+
+  keyFor(id: string): Buffer | undefined {
+    return this.table.get(id)
+  }
+
+  apply(entries: readonly KeyEntry[], next: bigint): void {
+    for (const e of entries) {
+      if (this.failure) break
+      if (e.wrapped === null) this.table.delete(e.id)
+      else this.store(e.id, e.wrapped)
+    }
+    if (next > this.position) this.position = next
+    this.settle()
+  }
+
+  async caughtUp(): Promise<void> {
+    const end = await this.endOffset()
+    if (this.failure) throw this.failure
+    if (this.position >= end) return
+    await new Promise<void>((resolve, reject) => {
+      this.waiters.push({ end, resolve, reject })
+    })
+  }
+
+  private store(id: string, wrapped: Buffer): void {
+    try {
+      this.table.set(id, unwrapDataKey(this.masterKey, id, wrapped))
+    } catch (err) {
+      this.failure = new KeyUnwrapError(err)
+    }
+  }
+
+  private settle(): void {
+    const waiting = this.waiters
+    this.waiters = []
+    for (const w of waiting) {
+      if (this.failure) w.reject(this.failure)
+      else if (this.position >= w.end) w.resolve()
+      else this.waiters.push(w)
+    }
+  }
+}
+
+/** Follows the keys topic (one partition, A15) from its start into `holder`; created at the edge (main.ts,
+ * the replay), started before the records are read. */
+export class KeysFollower {
+  readonly holder: KeysHolder
+  private readonly admin: Admin
+  private consumer: Consumer | undefined
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+    masterKey: Buffer,
+    private readonly log: Logger,
+  ) {
+    this.admin = kafka.admin()
+    this.holder = new KeysHolder(masterKey, async () => {
+      const offsets = await this.admin.fetchTopicOffsets(this.topic)
+      return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
+    })
+  }
+
+  /** Resolves once everything on the keys topic as of now is held. */
+  async start(): Promise<void> {
+    await this.admin.connect()
+    const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+    this.consumer = consumer
+    await consumer.connect()
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true })
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const entries = batch.messages.map((m) => ({
+          id: m.key?.toString('utf8') ?? '',
+          wrapped: m.value ?? null,
+          offset: BigInt(m.offset),
+        }))
+        this.holder.apply(entries, BigInt(batch.lastOffset()) + 1n)
+      },
+    })
+    await this.holder.caughtUp()
+    this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined)
+    await this.admin.disconnect().catch(() => undefined)
+  }
+}
