@@ -49,7 +49,8 @@ export function rebuildSql(database: string, ranges: readonly HourRange[]): stri
   const where = ranges
     .map(
       (r) =>
-        sql`(account_id = ${r.accountId} AND timestamp >= toDateTime(${new Date(r.fromMs)}, 'UTC') AND timestamp < toDateTime(${new Date(r.toMs)}, 'UTC'))`,
+        // A DateTime holds no time before 1970: a range of a time before it starts at the epoch.
+        sql`(account_id = ${r.accountId} AND timestamp >= toDateTime(${new Date(Math.max(0, r.fromMs))}, 'UTC') AND timestamp < toDateTime(${new Date(Math.max(0, r.toMs))}, 'UTC'))`,
     )
     .join(' OR ')
   return `INSERT INTO ${table.text} (account_id, environment, event, hour, events, first_ms, last_ms)
