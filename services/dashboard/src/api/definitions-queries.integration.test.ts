@@ -5,7 +5,7 @@
 import t from 'tap'
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
-import { rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 import { DefinitionQueries } from './definitions-queries.js'
 
 const NOW = Date.UTC(2024, 4, 31, 12)
@@ -16,7 +16,7 @@ const MIN = 60_000
 async function store(db: TestDatabase, values: ReturnType<typeof eventRow>[]) {
   await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
   const hours = touchedHours(values.map((v) => ({ account_id: v.account_id, timestamp: v.timestamp_ms })))
-  await db.client.command({ query: rebuildSql(db.database, hours) })
+  await rebuildCounts(db.client, db.database, hours)
 }
 
 t.test('definitions count and describe each event name', async (t) => {

@@ -26,7 +26,7 @@ import { Deduplication, droppedBetween, type DroppedDuplicate } from './deduplic
 import { TABLES } from './tables.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
-import { EVENT_COUNTS_TABLE, rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { EVENT_COUNTS_TABLE, rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 
 export { TABLES } from './tables.js'
 export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
@@ -262,10 +262,8 @@ export class ClickHouseWriter {
   private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
     if (events.length === 0) return
     try {
-      await this.client.command({
-        query: rebuildSql(this.database, touchedHours(events)),
-        ...(this.opts.clustered ? { clickhouse_settings: CLUSTER_INSERT_SETTINGS } : {}),
-      })
+      const settings = this.opts.clustered ? CLUSTER_INSERT_SETTINGS : undefined
+      await rebuildCounts(this.client, this.database, touchedHours(events), settings)
     } catch (cause) {
       throw classify(cause, EVENT_COUNTS_TABLE)
     }
