@@ -34,7 +34,7 @@ t.test('definitions count and describe each event name', async (t) => {
   ]
   await store(db, values)
 
-  const defs = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, NOW)
+  const defs = await new DefinitionQueries(db.client, db.database, true).events('acc_a', undefined, NOW)
   const keys = (event: string) =>
     defs
       .find((d) => d.event === event)!
@@ -70,7 +70,7 @@ t.test('counts are exact: a duplicate once, the 7 and 30 day bounds inside an ho
   ]
   await store(db, values)
   await store(db, [values[0]!]) // a retried insert of the same event
-  const [defs] = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, now)
+  const [defs] = await new DefinitionQueries(db.client, db.database, true).events('acc_a', undefined, now)
   t.match(defs, {
     event: 'signup',
     last_7d: 2,

@@ -51,7 +51,7 @@ t.test('hourly counts equal the events, exactly', async (t) => {
   })
   t.same(await rollup.json(), [{ n: '9' }], 'the hourly rows hold each event once')
 
-  const q = new TrendQueries(db.client, db.database)
+  const q = new TrendQueries(db.client, db.database, true)
   const spec = (over: Partial<TrendSpec>): TrendSpec => ({
     from: new Date(NOW - 3 * 24 * H),
     to: new Date(NOW),

@@ -37,7 +37,7 @@ t.test('trends count what was stored', async (t) => {
   const hours = touchedHours(rows.map((r) => ({ account_id: r.account_id, timestamp: r.timestamp_ms })))
   await rebuildCounts(db.client, db.database, hours)
 
-  const q = new TrendQueries(db.client, db.database)
+  const q = new TrendQueries(db.client, db.database, true)
   const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({
     from: day(13, 0),
     to: day(16, 0),

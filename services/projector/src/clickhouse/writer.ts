@@ -110,6 +110,8 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
+  /** HOURLY_COUNTS: recompute event_counts_hourly for the hours of each batch (U19, H76). */
+  hourlyCounts?: boolean
   /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
   clustered?: boolean
 }
@@ -260,7 +262,7 @@ export class ClickHouseWriter {
 
   /** Recomputes the hourly counts of the hours the events fall in, from `events FINAL` (U19). */
   private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
-    if (events.length === 0) return
+    if (!this.opts.hourlyCounts || events.length === 0) return
     try {
       const settings = this.opts.clustered ? CLUSTER_INSERT_SETTINGS : undefined
       await rebuildCounts(this.client, this.database, touchedHours(events), settings)

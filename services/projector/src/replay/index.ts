@@ -119,7 +119,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         ...deps,
         erasures: erasures(database),
         retention: retention(database),
-        sink: new ClickHouseWriter(ch, database, { storedIds: stored.filter }),
+        sink: new ClickHouseWriter(ch, database, { storedIds: stored.filter, hourlyCounts: cfg.hourlyCounts }),
       },
       {
         ...common,
@@ -139,7 +139,12 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       // Records appended while the fresh replay ran went to the old tables: replay them into the swapped-in ones.
       const rest = await planReplay(admin, topicNames, { kind: 'positions', starts: summary.ends })
       report.catchUp = await replay(
-        { ...deps, erasures: erasures(live), retention: retention(live), sink: new ClickHouseWriter(ch, live) },
+        {
+          ...deps,
+          erasures: erasures(live),
+          retention: retention(live),
+          sink: new ClickHouseWriter(ch, live, { hourlyCounts: cfg.hourlyCounts }),
+        },
         {
           ...common,
           ranges: rest,
