@@ -8,7 +8,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
 import { fillRefusals } from './refusals-fill.js'
-import { HOUR_MS, hourFloor, rebuildSql } from '../services/shared/src/rollup/event-counts.js'
+import { HOUR_MS, hourFloor, rebuildCounts } from '../services/shared/src/rollup/event-counts.js'
 
 export interface FillSizes {
   events: number
@@ -93,6 +93,6 @@ export async function fillAccount(
   ])
     await ch.command({ query })
   const ranges = [{ accountId, fromMs: hourFloor((nowS - SPAN_S) * 1000), toMs: hourFloor(nowS * 1000) + HOUR_MS }]
-  await ch.command({ query: rebuildSql(database, ranges) })
+  await rebuildCounts(ch, database, ranges)
   await fillRefusals(ch, database, accountId, nowS * 1000)
 }

@@ -53,7 +53,7 @@ export async function createDashboardService(cfg: DashboardConfig, log: Logger) 
     admin,
     privacy: clients.privacy,
     plans: cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS,
-    ...eventDataReads(ch, cfg.clickhouseRead.database),
+    ...eventDataReads(ch, cfg.clickhouseRead.database, cfg.hourlyCounts),
     liveStreams,
     ...throttles(cfg),
     publicDir: PUBLIC_DIR,
@@ -112,12 +112,12 @@ function createClients(cfg: DashboardConfig, log: Logger) {
 }
 
 /** The API's reads of event data, each on the read-only ClickHouse client. */
-function eventDataReads(ch: ClickHouse, database: string) {
+function eventDataReads(ch: ClickHouse, database: string, hourlyCounts: boolean) {
   return {
     queries: new DashboardQueries(ch, database),
-    definitions: new DefinitionQueries(ch, database),
+    definitions: new DefinitionQueries(ch, database, hourlyCounts),
     persons: personQueries(ch, database),
-    trends: new TrendQueries(ch, database),
+    trends: new TrendQueries(ch, database, hourlyCounts),
     funnels: new FunnelQueries(ch, database),
     retention: new RetentionQueries(ch, database),
     refused: new RefusedQueries(ch, database),

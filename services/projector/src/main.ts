@@ -112,6 +112,7 @@ type Waits = { signal: AbortSignal; readiness: Readiness }
 function createWriter(ch: ClickHouse, cfg: ProjectorConfig, metrics: Metrics, log: Logger) {
   return new ClickHouseWriter(ch, cfg.clickhouse.database, {
     clustered: cfg.clickhouse.cluster !== undefined,
+    hourlyCounts: cfg.hourlyCounts,
     onDuplicates: (dropped) => {
       for (const d of dropped) {
         metrics.duplicatesDropped(d.kind, 1)

@@ -146,6 +146,8 @@ export const commonSpec = {
   LOG_LEVEL: v.oneOf(['debug', 'info', 'warn', 'error'] as const, 'info'),
   /** On: every credential this service uses must be set (ClickHouse password, Kafka SASL, LIVE_TOKEN, SESSION_SECRET), else it refuses to start. */
   REQUIRE_SECRETS: v.bool(false),
+  /** On: the projector keeps event_counts_hourly and the dashboard reads it (docs/design.md U19, H76). */
+  HOURLY_COUNTS: v.bool(false),
 }
 
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512'
@@ -167,6 +169,8 @@ export interface CommonConfig {
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
+  /** U19/H76: the projector recomputes event_counts_hourly after each batch, and Trends and Definitions read it. */
+  hourlyCounts: boolean
 }
 
 export function commonConfig(e: Record<string, any>): CommonConfig {
@@ -197,6 +201,7 @@ export function commonConfig(e: Record<string, any>): CommonConfig {
     registryUrl: e.SCHEMA_REGISTRY_URL,
     ...registryAuth(e),
     requireSecrets: e.REQUIRE_SECRETS,
+    hourlyCounts: e.HOURLY_COUNTS,
     clickhouse: {
       url: e.CLICKHOUSE_URL,
       username: e.CLICKHOUSE_USER,

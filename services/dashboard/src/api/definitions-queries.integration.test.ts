@@ -5,7 +5,7 @@
 import t from 'tap'
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
-import { rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 import { DefinitionQueries } from './definitions-queries.js'
 
 const NOW = Date.UTC(2024, 4, 31, 12)
@@ -16,7 +16,7 @@ const MIN = 60_000
 async function store(db: TestDatabase, values: ReturnType<typeof eventRow>[]) {
   await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
   const hours = touchedHours(values.map((v) => ({ account_id: v.account_id, timestamp: v.timestamp_ms })))
-  await db.client.command({ query: rebuildSql(db.database, hours) })
+  await rebuildCounts(db.client, db.database, hours)
 }
 
 t.test('definitions count and describe each event name', async (t) => {
@@ -34,7 +34,7 @@ t.test('definitions count and describe each event name', async (t) => {
   ]
   await store(db, values)
 
-  const defs = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, NOW)
+  const defs = await new DefinitionQueries(db.client, db.database, true).events('acc_a', undefined, NOW)
   const keys = (event: string) =>
     defs
       .find((d) => d.event === event)!
@@ -70,7 +70,7 @@ t.test('counts are exact: a duplicate once, the 7 and 30 day bounds inside an ho
   ]
   await store(db, values)
   await store(db, [values[0]!]) // a retried insert of the same event
-  const [defs] = await new DefinitionQueries(db.client, db.database).events('acc_a', undefined, now)
+  const [defs] = await new DefinitionQueries(db.client, db.database, true).events('acc_a', undefined, now)
   t.match(defs, {
     event: 'signup',
     last_7d: 2,

@@ -32,6 +32,15 @@ export const DEFINITIONS_LIMIT = 200
 export const SAMPLE_ROWS = 20
 const DAY_MS = 86_400_000
 
+interface CountRow {
+  event: string
+  last_7d: string
+  last_30d: string
+  total: string
+  first_ms: string
+  last_ms: string
+}
+
 const iso = (ms: string | number) => new Date(Number(ms)).toISOString()
 
 const envFilter = (environment?: Environment): SqlRaw => raw(environment ? sql` AND environment = ${environment}` : '')
@@ -44,6 +53,8 @@ export class DefinitionQueries {
   constructor(
     private readonly ch: ClickHouseClient,
     database: string,
+    /** HOURLY_COUNTS (U19): count from event_counts_hourly, which the projector keeps only when it is on. */
+    private readonly hourlyCounts = false,
   ) {
     this.eventsTable = ident(database, 'events')
     this.traitsTable = ident(database, 'user_traits')
@@ -58,7 +69,7 @@ export class DefinitionQueries {
     // The counts and the account's last day of samples at once; a second read only for the names
     // not seen that day (a round trip less on the page, BENCHMARKS.md "Dashboard pages").
     const [counts, recent] = await Promise.all([
-      this.counts(accountId, environment, now),
+      this.hourlyCounts ? this.counts(accountId, environment, now) : this.eventCounts(accountId, environment, now),
       this.samples(accountId, environment, sql`timestamp >= toDateTime(${new Date(now - DAY_MS)}, 'UTC')`),
     ])
     const byEvent = new Map<string, unknown[]>()
@@ -93,6 +104,18 @@ export class DefinitionQueries {
     }))
   }
 
+  /** Each name's counts read from every event of the account, without FINAL (U8): HOURLY_COUNTS off. */
+  private eventCounts(accountId: string, environment: Environment | undefined, now: number) {
+    return this.rows<CountRow>(sql`
+SELECT event, countIf(timestamp_ms >= ${now - 7 * DAY_MS}) AS last_7d, countIf(timestamp_ms >= ${now - 30 * DAY_MS}) AS last_30d,
+  count() AS total, min(timestamp_ms) AS first_ms, max(timestamp_ms) AS last_ms
+FROM ${this.eventsTable}
+WHERE account_id = ${accountId}${envFilter(environment)}
+GROUP BY event
+ORDER BY last_30d DESC, total DESC, event
+LIMIT ${DEFINITIONS_LIMIT}`)
+  }
+
   /**
    * Each name's counts from the hourly counts (U19): whole hours from event_counts_hourly FINAL, and the
    * events of the partial hour at each of the 7 and 30 day bounds from `events FINAL`, so exact (a
@@ -102,14 +125,7 @@ export class DefinitionQueries {
     const [from7, from30] = [now - 7 * DAY_MS, now - 30 * DAY_MS]
     const [whole7, whole30] = [hourCeil(from7), hourCeil(from30)]
     const hour = (ms: number) => sql`toDateTime(${new Date(ms)}, 'UTC')`
-    return this.rows<{
-      event: string
-      last_7d: string
-      last_30d: string
-      total: string
-      first_ms: string
-      last_ms: string
-    }>(sql`
+    return this.rows<CountRow>(sql`
 SELECT event, sum(d7) AS last_7d, sum(d30) AS last_30d, sum(n) AS total, min(f) AS first_ms, max(l) AS last_ms FROM (
   SELECT event, sumIf(events, hour >= ${raw(hour(whole7))}) AS d7, sumIf(events, hour >= ${raw(hour(whole30))}) AS d30,
     sum(events) AS n, min(first_ms) AS f, max(last_ms) AS l

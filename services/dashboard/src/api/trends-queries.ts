@@ -77,9 +77,9 @@ function whereSql(accountId: string, s: TrendSpec): SqlRaw {
  * The query of a trend: rows of (bucket epoch seconds, '' , events). With a breakdown, breakdownSql
  * answers instead; with a filter, the events are read (rawTrendSql); otherwise the hourly counts.
  */
-export function trendSql(database: string, accountId: string, s: TrendSpec): string {
+export function trendSql(database: string, accountId: string, s: TrendSpec, hourlyCounts = true): string {
   if (s.breakdown) return breakdownSql(database, accountId, s, s.breakdown)
-  if (s.filters.length > 0) return rawTrendSql(database, accountId, s)
+  if (s.filters.length > 0 || !hourlyCounts) return rawTrendSql(database, accountId, s)
   return countsTrendSql(database, accountId, s)
 }
 
@@ -95,7 +95,9 @@ ORDER BY t`
 /**
  * The trend from the hourly counts (U19): the whole hours of the period from event_counts_hourly FINAL,
  * and the events of its partial first and last hours from `events FINAL` (a period shorter than an hour
- * is all events). Exact like rawTrendSql, reading one row per event name and hour.
+ * is all events). Exact like rawTrendSql, reading one row per event name and hour. The partial hours are
+ * written as two `timestamp` ranges alone: ANDed with the period's whole range as well, the server read
+ * every event of the period (2.5 s at 10 million events against 0.1 s).
  */
 export function countsTrendSql(database: string, accountId: string, s: TrendSpec): string {
   const wholeFrom = hourCeil(s.from.getTime())
@@ -109,8 +111,11 @@ export function countsTrendSql(database: string, accountId: string, s: TrendSpec
   UNION ALL
   SELECT ${bucketSql(s.interval)} AS t, count() AS n
   FROM ${ident(database, 'events')} FINAL
-  WHERE ${whereSql(accountId, s)} AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo})
-    AND (timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC') OR timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC'))
+  WHERE account_id = ${accountId}${raw(scope)}
+    AND ((timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC'))
+      OR (timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC')))
+    AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}
+    AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo})
   GROUP BY t
 )
 GROUP BY t
@@ -188,10 +193,12 @@ export class TrendQueries {
   constructor(
     private readonly ch: ClickHouseClient,
     private readonly database: string,
+    /** HOURLY_COUNTS (U19): read event_counts_hourly, which the projector keeps only when it is on. */
+    private readonly hourlyCounts = false,
   ) {}
 
   async trend(accountId: string, s: TrendSpec): Promise<Trend> {
-    const query = trendSql(this.database, accountId, s)
+    const query = trendSql(this.database, accountId, s, this.hourlyCounts)
     if (!s.breakdown) {
       const r = await this.ch.query({ query, format: 'JSONEachRow' })
       return toTrend(await r.json(), s)

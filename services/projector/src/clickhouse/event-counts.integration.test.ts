@@ -7,7 +7,7 @@ import { ClickHouseWriter } from './writer.js'
 import { createTestDatabase, makeEvent, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 
 const db = await createTestDatabase({ prefix: 'evcounts', t })
-const writer = new ClickHouseWriter(db.client, db.database)
+const writer = new ClickHouseWriter(db.client, db.database, { hourlyCounts: true })
 const H = 3_600_000
 const T0 = Date.UTC(2024, 4, 10, 8)
 

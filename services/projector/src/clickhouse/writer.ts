@@ -26,7 +26,7 @@ import { Deduplication, droppedBetween, type DroppedDuplicate } from './deduplic
 import { TABLES } from './tables.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
-import { EVENT_COUNTS_TABLE, rebuildSql, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { EVENT_COUNTS_TABLE, rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 
 export { TABLES } from './tables.js'
 export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
@@ -110,6 +110,8 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
+  /** HOURLY_COUNTS: recompute event_counts_hourly for the hours of each batch (U19, H76). */
+  hourlyCounts?: boolean
   /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
   clustered?: boolean
 }
@@ -260,12 +262,10 @@ export class ClickHouseWriter {
 
   /** Recomputes the hourly counts of the hours the events fall in, from `events FINAL` (U19). */
   private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
-    if (events.length === 0) return
+    if (!this.opts.hourlyCounts || events.length === 0) return
     try {
-      await this.client.command({
-        query: rebuildSql(this.database, touchedHours(events)),
-        ...(this.opts.clustered ? { clickhouse_settings: CLUSTER_INSERT_SETTINGS } : {}),
-      })
+      const settings = this.opts.clustered ? CLUSTER_INSERT_SETTINGS : undefined
+      await rebuildCounts(this.client, this.database, touchedHours(events), settings)
     } catch (cause) {
       throw classify(cause, EVENT_COUNTS_TABLE)
     }

@@ -76,6 +76,7 @@ function tsvWriter(inserts: Array<{ table: string; values: any[] }>, stored: str
   return new ClickHouseWriter(
     {
       query: async () => ({ json: async () => stored.map((event_id) => ({ event_id })) }),
+      command: async () => ({}), // the hourly counts' rebuild (U19)
       // The body is TabSeparated text: each line's first field is the event_id column.
       insert: async (q: any) => {
         let text = ''

@@ -1,6 +1,6 @@
 // The hours a batch touched (U19): one range per run of consecutive hours of an account.
 import t from 'tap'
-import { HOUR_MS, rebuildSql, touchedHours } from './event-counts.js'
+import { ACCOUNTS_PER_STATEMENT, HOUR_MS, rebuildStatements, touchedHours } from './event-counts.js'
 
 const T = Date.UTC(2024, 4, 10, 8)
 
@@ -21,8 +21,18 @@ t.test('consecutive hours join, gaps and accounts split', async (t) => {
 })
 
 t.test('the rebuild reads events FINAL over the ranges, values bound', async (t) => {
-  const q = rebuildSql('db1', [{ accountId: "a'b", fromMs: T, toMs: T + HOUR_MS }])
+  const [q, more] = rebuildStatements('db1', [{ accountId: "a'b", fromMs: T, toMs: T + HOUR_MS }])
+  t.equal(more, undefined)
   t.match(q, /^INSERT INTO db1\.event_counts_hourly/)
   t.match(q, /FROM db1\.events FINAL/)
-  t.match(q, "account_id = 'a\\'b' AND timestamp >= toDateTime('2024-05-10 08:00:00', 'UTC')")
+  t.match(q, "account_id IN ('a\\'b') AND timestamp >= toDateTime('2024-05-10 08:00:00', 'UTC')")
+})
+
+t.test('a batch of many accounts: one clause per hour span, statements below the server query size', async (t) => {
+  const n = 2 * ACCOUNTS_PER_STATEMENT + 1
+  const records = Array.from({ length: n }, (_, i) => ({ account_id: `acc_${i}_${'x'.repeat(24)}`, timestamp: T + i }))
+  const statements = rebuildStatements('db1', touchedHours(records))
+  t.equal(statements.length, 3)
+  for (const q of statements) t.ok(q.length < 100_000, `${q.length} characters`)
+  t.equal(statements.join('').split('acc_').length - 1, n, 'every account once')
 })

@@ -2,7 +2,8 @@
 // which hours a write touched, and the statement that recomputes those hours from `events FINAL`. One
 // source for the projector's writer (after each batch, replays included, A1) and the dashboard bench's
 // fill; the dashboard reads the table for whole hours and the events for the rest.
-import { ident, sql, type SqlIdentifier } from '../../../../schemas/clickhouse/sql.js'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
+import { ident, raw, sql, type SqlIdentifier } from '../../../../schemas/clickhouse/sql.js'
 
 export const EVENT_COUNTS_TABLE = 'event_counts_hourly'
 export const HOUR_MS = 3_600_000
@@ -39,22 +40,65 @@ export function touchedHours(records: Iterable<{ account_id: string; timestamp: 
 /** The hour (UTC) of an event row, as a DateTime; integer arithmetic, valid on 18.16 (A9). */
 export const HOUR_OF_TIMESTAMP = "toDateTime(intDiv(toUInt32(timestamp), 3600) * 3600, 'UTC')"
 
+/** Accounts named in one statement: its text stays far below ClickHouse's max_query_size (256 KiB). */
+export const ACCOUNTS_PER_STATEMENT = 1000
+
 /**
  * Recomputes the ranges' rows from `events FINAL`, so a duplicate counts once and a rebuild replaces the
  * hour's row (ReplacingMergeTree versioned by the count). `timestamp` (whole seconds) bounds the hours
- * exactly, as both bounds are whole hours.
+ * exactly, as both bounds are whole hours. Ranges of one span share a clause (`account_id IN (...)`: a
+ * batch of many accounts mostly touches the same hour), and the statements name at most
+ * ACCOUNTS_PER_STATEMENT accounts each.
  */
-export function rebuildSql(database: string, ranges: readonly HourRange[]): string {
+export function rebuildStatements(database: string, ranges: readonly HourRange[]): string[] {
   const table: SqlIdentifier = ident(database, EVENT_COUNTS_TABLE)
-  const where = ranges
-    .map(
-      (r) =>
-        sql`(account_id = ${r.accountId} AND timestamp >= toDateTime(${new Date(r.fromMs)}, 'UTC') AND timestamp < toDateTime(${new Date(r.toMs)}, 'UTC'))`,
-    )
-    .join(' OR ')
+  const bySpan = new Map<string, { fromMs: number; toMs: number; accounts: string[] }>()
+  for (const r of ranges) {
+    // A DateTime holds no time before 1970: a range of a time before it starts at the epoch.
+    const [fromMs, toMs] = [Math.max(0, r.fromMs), Math.max(0, r.toMs)]
+    const key = `${fromMs}-${toMs}`
+    ;(bySpan.get(key) ?? bySpan.set(key, { fromMs, toMs, accounts: [] }).get(key)!).accounts.push(r.accountId)
+  }
+  const clauses: Array<{ accounts: number; text: string }> = []
+  for (const span of bySpan.values())
+    for (let i = 0; i < span.accounts.length; i += ACCOUNTS_PER_STATEMENT) {
+      const accounts = span.accounts.slice(i, i + ACCOUNTS_PER_STATEMENT)
+      const list = accounts.map((a) => sql`${a}`).join(', ')
+      const text = sql`(account_id IN (${raw(list)}) AND timestamp >= toDateTime(${new Date(span.fromMs)}, 'UTC') AND timestamp < toDateTime(${new Date(span.toMs)}, 'UTC'))`
+      clauses.push({ accounts: accounts.length, text })
+    }
+  const statements: string[] = []
+  let group: string[] = []
+  let named = 0
+  const flush = () => {
+    if (group.length > 0) statements.push(statement(table, database, group.join(' OR ')))
+    group = []
+    named = 0
+  }
+  for (const c of clauses) {
+    if (named + c.accounts > ACCOUNTS_PER_STATEMENT) flush()
+    group.push(c.text)
+    named += c.accounts
+  }
+  flush()
+  return statements
+}
+
+function statement(table: SqlIdentifier, database: string, where: string): string {
   return `INSERT INTO ${table.text} (account_id, environment, event, hour, events, first_ms, last_ms)
 SELECT account_id, environment, event, ${HOUR_OF_TIMESTAMP} AS h, count(), min(timestamp_ms), max(timestamp_ms)
 FROM ${ident(database, 'events').text} FINAL
 WHERE ${where}
 GROUP BY account_id, environment, event, h`
+}
+
+/** Runs rebuildStatements one after the other (the writer, the bench's fill, the tests). */
+export async function rebuildCounts(
+  ch: Pick<ClickHouseClient, 'command'>,
+  database: string,
+  ranges: readonly HourRange[],
+  settings?: ClickHouseSettings,
+): Promise<void> {
+  for (const query of rebuildStatements(database, ranges))
+    await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
 }
