@@ -8,36 +8,14 @@ import { startServices, waitUntil } from '../support/harness.js'
 import { readTopic } from '../support/read-topic.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { keysTopicConfig } from '../../services/shared/src/kafka.js'
-import { ConfigResourceTypes } from '../../services/shared/src/kafka/client.js'
 import { unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { personKeyPrefix } from '../../services/projector/src/privacy/person-keys.js'
-
-/** The keys topic forgets in seconds: rolled and cleanable after 1 s, tombstones dropped at the next clean. */
-const FAST = { KEYS_MAX_COMPACTION_LAG_MS: '1000', KEYS_DELETE_RETENTION_MS: '0', ERASURE_DISK_CHECK_MS: '500' }
+import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 
 t.test('an erasure tombstones every key of the person and the receipt sees them gone from disk', async (t) => {
-  const s = await startServices(t, { env: { PRIVACY_ENCRYPT: 'true', ...FAST } })
+  const s = await startServices(t, { env: FAST_KEYS_ENV })
   const topic = s.topics.keys!
-  const admin = s.kafka.admin()
-  await admin.connect()
-  // The legacy AlterConfigs replaces a topic's whole config: the created settings again, plus two more.
-  const isr = { name: 'min.insync.replicas', value: '1' }
-  await admin.alterConfigs({
-    validateOnly: false,
-    resources: [
-      {
-        type: ConfigResourceTypes.TOPIC,
-        name: topic,
-        configEntries: [
-          ...keysTopicConfig({ maxCompactionLagMs: 1000, deleteRetentionMs: 0 }, isr),
-          { name: 'min.cleanable.dirty.ratio', value: '0.01' },
-          { name: 'file.delete.delay.ms', value: '1000' },
-        ],
-      },
-    ],
-  })
-  await admin.disconnect()
+  await makeKeysTopicFast(s.kafka, topic)
   const { key, accountId } = await s.createKey({ type: 'live' })
   const user = `erased-${Date.now().toString(36)}`
   for (const id of [user, 'keeper'])
