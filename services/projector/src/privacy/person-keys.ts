@@ -39,10 +39,11 @@ export function leftBefore(entries: readonly KeyEntry[], prefix: string, until: 
 export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]> {
   const admin = kafka.admin()
   await admin.connect()
-  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
-  const left = new Map(ends.filter((p) => p.high !== p.low).map((p) => [p.partition, BigInt(p.high)]))
+  const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
+  if (end === undefined || end.high === end.low) return []
+  // The last record is in the active segment, which the cleaner never takes: it is there to be read.
+  const last = BigInt(end.high) - 1n
   const out: KeyEntry[] = []
-  if (left.size === 0) return out
   const consumer = kafka.consumer({ groupId: `erasure-keys-scan-${randomBytes(6).toString('hex')}` })
   await consumer.connect()
   try {
@@ -50,11 +51,13 @@ export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]>
     await new Promise<void>((resolve, reject) => {
       consumer
         .run({
-          eachMessage: async ({ partition, message }) => {
-            const id = message.key?.toString('utf8') ?? ''
-            out.push({ id, tombstone: message.value === null, at: Number(message.timestamp) })
-            if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition)
-            if (left.size === 0) resolve()
+          eachMessage: async ({ message }) => {
+            out.push({
+              id: message.key?.toString('utf8') ?? '',
+              tombstone: message.value === null,
+              at: Number(message.timestamp),
+            })
+            if (BigInt(message.offset) >= last) resolve()
           },
         })
         .catch(reject)
