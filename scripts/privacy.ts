@@ -31,8 +31,8 @@ function receiptLines(e: ErasureRecord): string[] {
   return [
     `erasure ${e.erasure_id}: account ${e.account_id}, user ${JSON.stringify(e.user_id)}, asked by ${e.requested_by} at ${when(e.requested_at)}${e.suppress ? ', new events refused' : ''}`,
     `  projections purged:        ${when(e.projections_purged_at)}`,
-    `  Kafka history unreadable:  ${e.history_unreadable_at === null ? 'not yet (stage 2, docs/privacy.md)' : when(e.history_unreadable_at)}`,
-    `  last copy gone from disk:  ${e.disk_gone_at === null ? 'not yet (stage 2, docs/privacy.md)' : when(e.disk_gone_at)}`,
+    `  Kafka history unreadable:  ${e.history_unreadable_at === null ? 'not yet (only with PRIVACY_ENCRYPT on: docs/privacy.md, A17)' : when(e.history_unreadable_at)}`,
+    `  last copy gone from disk:  ${e.disk_gone_at === null ? 'not yet (only with PRIVACY_ENCRYPT on: docs/privacy.md, A17)' : when(e.disk_gone_at)}`,
   ]
 }
 

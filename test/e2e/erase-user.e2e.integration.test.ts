@@ -5,25 +5,13 @@
 // runs it, finds no serious or critical violation on the receipt or on the retention setting.
 // No timed assertions: every wait polls generously.
 import t from 'tap'
-import { existsSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { Page } from 'playwright-core'
+import { existsSync } from 'node:fs'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
 import { CHROMIUM, launchChromium, signUpInPage } from '../support/browser.js'
+import { seriousViolations } from '../support/axe.js'
 
 const WAIT = 60_000
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-/** The ids of the serious and critical axe-core violations of the page as it is now. */
-async function seriousAxeIds(page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
-  const found = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }))
-  return (found.violations as { id: string; impact: string }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => v.id)
-}
-
 t.test('erase a user from their page, watch the receipt complete, then set the retention', async (t) => {
   if (!existsSync(CHROMIUM))
     return t.fail(`${CHROMIUM} is missing: run deploy/local/install-test-deps.sh (apt-get install chromium)`)
@@ -70,12 +58,12 @@ t.test('erase a user from their page, watch the receipt complete, then set the r
   )
   await waitUntil(async () => (await send()).status === 403, WAIT, 'ingest refuses the suppressed user')
   t.pass('new events for the user are refused')
-  t.same(await seriousAxeIds(page), [], 'the receipt has no serious or critical axe violation')
+  t.same(await seriousViolations(page), [], 'the receipt has no serious or critical axe violation')
 
   await page.goto(`${s.dashboardUrl}/#/account`)
   await page.waitForFunction(() => (document.querySelector('#retention-months') as HTMLInputElement)?.value === '0')
   t.pass('the account page shows the default retention: for ever (0)')
-  t.same(await seriousAxeIds(page), [], 'the account page has no serious or critical axe violation')
+  t.same(await seriousViolations(page), [], 'the account page has no serious or critical axe violation')
   await page.fill('#retention-months', '12')
   await page.click('#save-retention')
   t.equal(await page.textContent('#retention-saved'), 'Events are kept for 12 months.')

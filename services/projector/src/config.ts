@@ -29,6 +29,8 @@ const spec = {
   REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
   /** H35: test-key rows older than this many days are deleted from events and identifies; 0 keeps them. */
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
+  /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
+  ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -52,6 +54,8 @@ export interface ProjectorConfig extends CommonConfig {
   testRetentionDays: number
   /** A15: crypto-shredding of the personal fields. */
   privacy: PrivacyConfig
+  /** A17: ms between the erasure worker's looks at the keys topic (the receipt's disk_gone_at). */
+  erasureDiskCheckMs: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -84,5 +88,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     replayMaxRows: e.REPLAY_MAX_ROWS,
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
+    erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
   }
 }

@@ -221,6 +221,11 @@ function erasureWorker(
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
     purge: { cluster: clusterAccess(cfg) },
+    // A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable.
+    keys:
+      cfg.privacy.encrypt && cfg.topics.keys !== undefined
+        ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
+        : undefined,
   })
 }
 

@@ -5,6 +5,10 @@
 // Requests are handled one at a time; a request whose receipt is missing when the projector starts
 // (it stopped in between) is handled then. Several projector instances each purge (it is idempotent)
 // and each write a receipt; the last one written stays.
+//
+// With a keys topic (A15, A17) two steps follow: every data key of the person is tombstoned (acks=all:
+// history_unreadable_at), and a periodic look at the keys topic writes disk_gone_at once no record of
+// those keys is left for a reader and the broker has deleted the replaced segment files.
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
@@ -15,6 +19,7 @@ import type { AccountsFollower } from '../../../shared/src/accounts/accounts-log
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { ErasureWriter, followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { purgePerson, type PurgeOptions } from './purge.js'
+import { KeysEraser, type KeysEraserOptions } from './keys-eraser.js'
 
 export interface ErasureWorkerDeps {
   kafka: Kafka
@@ -29,6 +34,8 @@ export interface ErasureWorkerDeps {
   closeLiveStreams(accountId: string): void
   log: Logger
   purge?: PurgeOptions
+  /** The keys topic of crypto-shredding (A15); without it only the projections are purged. */
+  keys?: KeysEraserOptions
 }
 
 export class ErasureWorker {
@@ -38,9 +45,12 @@ export class ErasureWorker {
   private chain: Promise<void> = Promise.resolve()
   private following = false
   private stopped = false
+  private readonly keys?: KeysEraser
+  private timer?: NodeJS.Timeout
 
   constructor(private readonly d: ErasureWorkerDeps) {
     this.writer = new ErasureWriter(d.producer, d.codec, d.topic)
+    if (d.keys) this.keys = new KeysEraser(d.kafka, d.producer, d.keys)
   }
 
   /** Follows the topic until caught up (the consume loop must not start before: it would project
@@ -52,7 +62,16 @@ export class ErasureWorker {
     })
     await this.follower.ready
     this.following = true
-    for (const e of this.set.list()) if (e.projections_purged_at === null) this.enqueue(e)
+    for (const e of this.set.list()) if (this.unfinished(e)) this.enqueue(e)
+    if (this.keys) {
+      this.timer = setInterval(() => this.enqueueDiskCheck(), this.keys.checkMs)
+      this.timer.unref()
+    }
+  }
+
+  /** A step this worker takes is not done yet (the disk check is the timer's). */
+  private unfinished(e: ErasureRecord): boolean {
+    return e.projections_purged_at === null || (this.keys !== undefined && e.history_unreadable_at === null)
   }
 
   /** Resolves when the requests seen so far are handled. */
@@ -62,6 +81,7 @@ export class ErasureWorker {
 
   async stop(): Promise<void> {
     this.stopped = true
+    clearInterval(this.timer)
     await this.follower?.stop()
     await this.chain
   }
@@ -83,14 +103,34 @@ export class ErasureWorker {
       })
   }
 
+  /** One look at the keys topic for the erasures whose keys are tombstoned and not yet gone from disk. */
+  private enqueueDiskCheck() {
+    this.chain = this.chain
+      .then(async () => {
+        if (this.stopped) return
+        for (const done of await this.keys!.diskCheck(this.set.list())) await this.writer.write(done)
+      })
+      .catch((err) => this.d.log.warn('erasure: keys topic not checked; tried again', { err }))
+  }
+
   private async handle(e: ErasureRecord): Promise<void> {
     if (this.stopped || this.set.get(e.account_id, e.user_id)?.erasure_id !== e.erasure_id) return
+    if (e.projections_purged_at === null) e = await this.purge(e)
+    if (this.keys && e.history_unreadable_at === null) {
+      const { record, keys } = await this.keys.tombstone(e)
+      await this.writer.write(record)
+      this.d.log.info('erasure: data keys tombstoned', { erasure_id: e.erasure_id, keys })
+    }
+  }
+
+  private async purge(e: ErasureRecord): Promise<ErasureRecord> {
     const started = Date.now()
     this.d.closeLiveStreams(e.account_id)
     await this.d.settled()
     const purged = await purgePerson(this.d.ch, this.d.database, e, this.d.purge)
     const now = Date.now()
-    await this.writer.write({ ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) })
+    const done = { ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) }
+    await this.writer.write(done)
     this.d.log.info('erasure: projections purged', {
       erasure_id: e.erasure_id,
       tables: purged.tables,
@@ -98,5 +138,6 @@ export class ErasureWorker {
       rounds: purged.rounds,
       ms: now - started,
     })
+    return done
   }
 }

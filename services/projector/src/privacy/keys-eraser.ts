@@ -1,0 +1,99 @@
+// The erasure's steps on the keys topic (A17): tombstone every data key of the person, then watch the
+// topic until the cleaner has removed them from the disks. Both times are observed, not computed.
+import { ConfigResourceTypes, type Kafka, type Producer } from '../../../shared/src/kafka/client.js'
+import type { ErasureRecord } from '../../../../schemas/records.js'
+import { leftBefore, liveKeyIds, personKeyPrefix, scanKeys, type KeyEntry } from './person-keys.js'
+
+export interface KeysEraserOptions {
+  topic: string
+  masterKey: Buffer
+  /** How often the keys topic is read for erasures not yet gone from disk (ERASURE_DISK_CHECK_MS). */
+  checkMs: number
+}
+
+/** A key id no data key has (its account is empty): appended to roll the keys topic's active segment. */
+export const ROLL_KEY_ID = '\u0000roll'
+
+export class KeysEraser {
+  readonly checkMs: number
+  /** Erasure id -> when a look first found none of its keys left. */
+  private readonly goneSeen = new Map<string, number>()
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly producer: Producer,
+    private readonly o: KeysEraserOptions,
+  ) {
+    this.checkMs = o.checkMs
+  }
+
+  /** Tombstones every key of the person; the receipt's history_unreadable_at is when the broker acked them. */
+  async tombstone(e: ErasureRecord): Promise<{ record: ErasureRecord; keys: number }> {
+    const prefix = personKeyPrefix(this.o.masterKey, e.account_id, e.user_id)
+    const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic), prefix)
+    await this.write(ids)
+    const now = Date.now()
+    return {
+      record: { ...e, history_unreadable_at: now, updated_at: Math.max(now, e.updated_at + 1) },
+      keys: ids.length,
+    }
+  }
+
+  /**
+   * The receipts that can now say disk_gone_at. A key written before history_unreadable_at and not
+   * tombstoned (minted while the first step read the topic) is tombstoned now. While keys are left, one
+   * tombstone of a key no one has is appended: the broker rolls (and so may clean) the active segment only
+   * on an append, and a quiet keys topic would keep the tombstones' segment for ever.
+   */
+  async diskCheck(erasures: readonly ErasureRecord[]): Promise<ErasureRecord[]> {
+    const pending = erasures.filter((e) => e.history_unreadable_at !== null && e.disk_gone_at === null)
+    if (pending.length === 0) return []
+    const entries = await scanKeys(this.kafka, this.o.topic)
+    const delay = await this.fileDeleteDelayMs()
+    const now = Date.now()
+    const done: ErasureRecord[] = []
+    let left = false
+    for (const e of pending) {
+      const until = e.history_unreadable_at!
+      const prefix = personKeyPrefix(this.o.masterKey, e.account_id, e.user_id)
+      if (leftBefore(entries, prefix, until) > 0) {
+        left = true
+        await this.write(liveKeyIds(before(entries, until), prefix))
+        continue
+      }
+      const seen = this.goneSeen.get(e.erasure_id) ?? now
+      this.goneSeen.set(e.erasure_id, seen)
+      const gone = seen + delay
+      if (now < gone) continue
+      this.goneSeen.delete(e.erasure_id)
+      done.push({ ...e, disk_gone_at: gone, updated_at: Math.max(now, e.updated_at + 1) })
+    }
+    if (left) await this.write([ROLL_KEY_ID])
+    return done
+  }
+
+  /** The topic's file.delete.delay.ms, as the broker applies it: how long after the cleaner swapped a
+   *  segment its old file stays on disk. Read each time: an operator may change it. */
+  private async fileDeleteDelayMs(): Promise<number> {
+    const admin = this.kafka.admin()
+    await admin.connect()
+    try {
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: this.o.topic, configNames: ['file.delete.delay.ms'] }],
+        includeSynonyms: false,
+      })
+      const value = Number(resources[0]?.configEntries[0]?.configValue)
+      if (!Number.isFinite(value)) throw new Error(`no file.delete.delay.ms for ${this.o.topic}`)
+      return value
+    } finally {
+      await admin.disconnect()
+    }
+  }
+
+  private async write(ids: string[]): Promise<void> {
+    if (ids.length === 0) return
+    await this.producer.send({ topic: this.o.topic, acks: -1, messages: ids.map((key) => ({ key, value: null })) })
+  }
+}
+
+const before = (entries: readonly KeyEntry[], until: number) => entries.filter((e) => e.at <= until)

@@ -1,0 +1,69 @@
+// The erasure worker's view of the keys topic (A15, A17): a person's data keys are every record whose
+// key id starts with `account NUL pseudonym NUL` (one per month and generation). The worker reads the
+// topic itself, from its start to the end it has when asked, instead of waiting for a holder of keys:
+// an erasure is rare, and reading every key once per erasure costs one pass over a topic of wrapped keys.
+import { randomBytes } from 'node:crypto'
+import type { Kafka } from '../../../shared/src/kafka/client.js'
+import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
+
+/** One record of the keys topic as stored: a wrapped key, or a tombstone (value null). */
+export interface KeyEntry {
+  id: string
+  tombstone: boolean
+  /** The record's timestamp (the producer's create time), ms. */
+  at: number
+}
+
+/** The key-id prefix of every data key of one person (A13: `account NUL pseudonym NUL YYYY-MM NUL gen`). */
+export function personKeyPrefix(masterKey: Buffer, accountId: string, userId: string): string {
+  return `${accountId}\u0000${pseudonymOf(accountSecretOf(masterKey, accountId), userId)}\u0000`
+}
+
+/** The ids under `prefix` whose latest record is a key, not a tombstone: what an erasure must tombstone. */
+export function liveKeyIds(entries: readonly KeyEntry[], prefix: string): string[] {
+  const latest = new Map<string, boolean>()
+  for (const e of entries) if (e.id.startsWith(prefix)) latest.set(e.id, e.tombstone)
+  return [...latest].filter(([, tombstone]) => !tombstone).map(([id]) => id)
+}
+
+/**
+ * Records under `prefix` written at or before `until` that a reader of the topic still gets, tombstones
+ * included. None left means the cleaner has removed the keys and then their tombstones (a tombstone is
+ * dropped only after the values it shadows, delete.retention.ms after its segment was cleaned).
+ */
+export function leftBefore(entries: readonly KeyEntry[], prefix: string, until: number): number {
+  return entries.filter((e) => e.at <= until && e.id.startsWith(prefix)).length
+}
+
+/** Every record of the keys topic (one partition, A15) from its start to its end when called. */
+export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]> {
+  const admin = kafka.admin()
+  await admin.connect()
+  const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
+  if (end === undefined || end.high === end.low) return []
+  // The last record is in the active segment, which the cleaner never takes: it is there to be read.
+  const last = BigInt(end.high) - 1n
+  const out: KeyEntry[] = []
+  const consumer = kafka.consumer({ groupId: `erasure-keys-scan-${randomBytes(6).toString('hex')}` })
+  await consumer.connect()
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true })
+    await new Promise<void>((resolve, reject) => {
+      consumer
+        .run({
+          eachMessage: async ({ message }) => {
+            out.push({
+              id: message.key?.toString('utf8') ?? '',
+              tombstone: message.value === null,
+              at: Number(message.timestamp),
+            })
+            if (BigInt(message.offset) >= last) resolve()
+          },
+        })
+        .catch(reject)
+    })
+  } finally {
+    await consumer.disconnect()
+  }
+  return out
+}
