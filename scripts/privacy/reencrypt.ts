@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Consumer, Kafka, KafkaMessage, Producer } from '../../services/shared/src/kafka/client.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
+import { readRanges, type OffsetRange } from '../../services/shared/src/kafka/read-ranges.js'
 import { ensureTopics } from '../../services/shared/src/kafka.js'
 import type { CommonConfig } from '../../services/shared/src/env.js'
 import type { Codec } from '../../schemas/codec.js'
@@ -134,33 +135,12 @@ async function prepare(deps: ReencryptDeps, o: ReencryptOptions) {
 async function readHeaders(
   kafka: Kafka,
   topic: string,
-  ranges: Array<{ partition: number; start: bigint; end: bigint }>,
+  ranges: OffsetRange[],
 ): Promise<Array<Record<string, Buffer | string | undefined> | undefined>> {
-  const left = new Map(ranges.filter((r) => r.end > r.start).map((r) => [r.partition, r]))
   const out: Array<Record<string, Buffer | string | undefined> | undefined> = []
-  if (left.size === 0) return out
-  const consumer = kafka.consumer({ groupId: `privacy-reencrypt-tail-${Date.now()}-${Math.random()}` })
-  await consumer.connect()
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true })
-    await new Promise<void>((resolve, reject) => {
-      consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            const r = left.get(partition)
-            if (r === undefined || BigInt(message.offset) < r.start) return
-            out.push(message.headers as Record<string, Buffer | undefined>)
-            if (BigInt(message.offset) + 1n >= r.end) left.delete(partition)
-            if (left.size === 0) resolve()
-          },
-        })
-        .catch(reject)
-      for (const r of left.values()) consumer.seek({ topic, partition: r.partition, offset: r.start.toString() })
-    })
-  } finally {
-    await consumer.disconnect()
-  }
+  await readRanges(kafka, topic, ranges, 'privacy-reencrypt-tail', (_, message) => {
+    out.push(message.headers as Record<string, Buffer | undefined>)
+  })
   return out
 }
 

@@ -2,8 +2,8 @@
 // key id starts with `account NUL pseudonym NUL` (one per month and generation). The worker reads the
 // topic itself, from its start to the end it has when asked, instead of waiting for a holder of keys:
 // an erasure is rare, and reading every key once per erasure costs one pass over a topic of wrapped keys.
-import { randomBytes } from 'node:crypto'
 import type { Kafka } from '../../../shared/src/kafka/client.js'
+import { readRanges } from '../../../shared/src/kafka/read-ranges.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
 /** One record of the keys topic as stored: a wrapped key, or a tombstone (value null). */
@@ -42,28 +42,14 @@ export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]>
   const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
   if (end === undefined || end.high === end.low) return []
   // The last record is in the active segment, which the cleaner never takes: it is there to be read.
-  const last = BigInt(end.high) - 1n
   const out: KeyEntry[] = []
-  const consumer = kafka.consumer({ groupId: `erasure-keys-scan-${randomBytes(6).toString('hex')}` })
-  await consumer.connect()
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true })
-    await new Promise<void>((resolve, reject) => {
-      consumer
-        .run({
-          eachMessage: async ({ message }) => {
-            out.push({
-              id: message.key?.toString('utf8') ?? '',
-              tombstone: message.value === null,
-              at: Number(message.timestamp),
-            })
-            if (BigInt(message.offset) >= last) resolve()
-          },
-        })
-        .catch(reject)
+  const range = { partition: end.partition, start: BigInt(end.low), end: BigInt(end.high) }
+  await readRanges(kafka, topic, [range], 'erasure-keys-scan', (_, message) => {
+    out.push({
+      id: message.key?.toString('utf8') ?? '',
+      tombstone: message.value === null,
+      at: Number(message.timestamp),
     })
-  } finally {
-    await consumer.disconnect()
-  }
+  })
   return out
 }
