@@ -45,8 +45,9 @@ export function chooseLimits(cfg: LimitsConfig, log: Logger, onFallback: () => v
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(100 * times, 1000),
   })
+  const onError = (what: string, err: unknown) => log.warn(what, { err: err as Error })
   const shared = new SharedLimits({
-    redis: new RedisLimits(redis, r.keyPrefix, cfg.usageInFlightMs),
+    redis: new RedisLimits(redis, r.keyPrefix, cfg.usageInFlightMs, onError),
     fallback: new LimiterFallback(
       r.retryMs,
       (c) => {
@@ -60,7 +61,7 @@ export function chooseLimits(cfg: LimitsConfig, log: Logger, onFallback: () => v
     ),
     local,
     onFallback,
-    onError: (what, err) => log.warn(what, { err: err as Error }),
+    onError,
   })
   // Transitions are logged by the fallback; the client's own error events would repeat on every retry.
   redis.on('error', () => undefined)

@@ -23,16 +23,9 @@ export { MonthlyQuota, monthKeyOf, quotaCounter, type QuotaReservation } from '.
 export { eventRateError, monthlyLimitError, rateLimitError, rateLimitHeaders } from './headers.js'
 export { RedisLimits, MONTH_KEY_MARGIN_MS } from './redis-limits.js'
 export { LimiterFallback, type LimiterMode, type FallbackChange } from './limiter-fallback.js'
-export type { Limits, Answer } from './limits.js'
-export { MemoryLimits, localLimiters, type LocalLimiters } from './memory-limits.js'
+export type { Limits, Answer, EventAdmission, MonthlyAsk, MonthUsage, QuotaHolder } from './limits.js'
+export { MemoryLimits, admitLocally, localLimiters, setProjected, type LocalLimiters } from './memory-limits.js'
 export { chooseLimits, type ChosenLimits } from './choose-limits.js'
 export { usageRefresh, type UsageRefresh } from './usage-refresh.js'
-export {
-  SharedLimits,
-  admitLocally,
-  setProjected,
-  type EventAdmission,
-  type MonthlyAsk,
-  type MonthUsage,
-} from './shared-limits.js'
+export { SharedLimits } from './shared-limits.js'
 export { BodyBytesInFlight, type BodyBytesBudget } from './body-bytes-in-flight.js'

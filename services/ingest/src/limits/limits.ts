@@ -3,11 +3,42 @@
 // (every instance's counts in Redis, falling back to the instance's own while Redis is away). A local
 // answer is synchronous, so the in-memory path never waits on I/O.
 import type { RateLimitResult } from './request-limiter.js'
-import type { EventAdmission, MonthlyAsk, MonthUsage } from './shared-limits.js'
+import type { EventRateResult } from './event-rate-limiter.js'
+import type { QuotaReservation } from './monthly-quota.js'
 
 /** A synchronous answer in memory, a promise when Redis is asked. */
 export type Answer<T> = T | Promise<T>
 type RateAnswer = Answer<RateLimitResult>
+
+/** Where a monthly reservation was made: this instance's quota (monthly-quota.ts) or Redis (redis-limits.ts). */
+export interface QuotaHolder {
+  /** Give back a reservation made here at `now` whose events Kafka did not take (A4). Never throws. */
+  giveBack(accountId: string, environment: 'live' | 'test', reservation: QuotaReservation, now: number): void
+}
+
+export interface EventAdmission {
+  rate: EventRateResult
+  /** The monthly reservation when there were countable events and the per-second limit let them through. */
+  quota?: QuotaReservation
+  /** Where the reservation was made, so the pipeline gives it back to the same place (H79). */
+  heldBy?: QuotaHolder
+}
+
+/** The events of one request as the monthly quota sees them (H5, H33, H34). */
+export interface MonthlyAsk {
+  /** Which month counter: live-key events (H5) or test-key events (H33). */
+  environment: 'live' | 'test'
+  /** One entry per countable item (events, not identifies): its message id, or undefined. */
+  ids: ReadonlyArray<string | undefined>
+  /** The plan's cap for that counter. */
+  limit: number
+}
+
+/** The projector's counts of a month per account, live and test (usage-query.ts monthlyUsage). */
+export interface MonthUsage {
+  live: ReadonlyMap<string, number>
+  test: ReadonlyMap<string, number>
+}
 
 export interface Limits {
   /** Where limits are enforced now (the limiter-mode metric): memory (no REDIS_URL), redis, or local (Redis away). */
@@ -22,10 +53,9 @@ export interface Limits {
   refusedBody(bucket: string, refused: string, now: number): Answer<void>
   /** The bucket's headers for a response that was not counted. */
   peekRequest(bucket: string, limit: number, now: number): RateAnswer
-  /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation (H5, H33, H34). */
+  /** Per-second take of `n` events (H4), then, if it fits, the monthly reservation (H5, H33, H34); a
+   *  reservation whose events Kafka does not take is given back to its `heldBy` (A4). */
   admitEvents(accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number): Answer<EventAdmission>
-  /** Give back a reservation whose events Kafka did not take (A4). */
-  release(admission: EventAdmission, accountId: string, environment: 'live' | 'test', now: number): void
   /** The projector's exact monthly usage (H5, H33, H34). */
   reconcile(monthKey: string, usage: MonthUsage, now: number): Answer<void>
 }

@@ -1,11 +1,11 @@
 // The limits of one instance, counted in its own memory (no REDIS_URL): the Limits interface over the
-// three in-memory limiters, every answer synchronous.
-import type { Limits } from './limits.js'
+// three in-memory limiters, every answer synchronous. The admission and the reconciliation here are
+// also shared-limits.ts's answers while Redis is away (it imports them; this file imports nothing of it).
+import type { EventAdmission, Limits, MonthlyAsk, MonthUsage } from './limits.js'
 import { RequestLimiter, type RateLimitResult } from './request-limiter.js'
 import { EventRateLimiter } from './event-rate-limiter.js'
 import { MonthlyQuota, quotaCounter } from './monthly-quota.js'
 import { MemoryLimiterStore } from './limiter-store.js'
-import { admitLocally, setProjected, type EventAdmission, type MonthlyAsk, type MonthUsage } from './shared-limits.js'
 
 export interface LocalLimiters {
   requests: RequestLimiter
@@ -20,6 +20,34 @@ export function localLimiters(inFlightMs?: number): LocalLimiters {
     events: new EventRateLimiter(new MemoryLimiterStore()),
     quota: new MonthlyQuota(inFlightMs === undefined ? {} : { inFlightMs }),
   }
+}
+
+/** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of the countable
+ *  events (H5, H33), from this instance's own limiters: the whole check without Redis, and the
+ *  fallback with it. Synchronous, so the in-memory hot path awaits nothing. */
+export function admitLocally(
+  local: { events: EventRateLimiter; quota: MonthlyQuota },
+  accountId: string,
+  n: number,
+  perSecond: number,
+  month: MonthlyAsk,
+  now: number,
+): EventAdmission {
+  const rate = local.events.tryTake(accountId, n, perSecond, now)
+  if (!rate.allowed || month.ids.length === 0) return { rate }
+  return {
+    rate,
+    quota: local.quota.reserve(quotaCounter(accountId, month.environment), month.ids, month.limit, now),
+    heldBy: local.quota,
+  }
+}
+
+/** The projected usage into an instance's own quota (without Redis the only reconciliation, H34). */
+export function setProjected(quota: MonthlyQuota, monthKey: string, usage: MonthUsage, now: number): void {
+  for (const [account, count] of usage.live)
+    quota.setProjectedUsage(quotaCounter(account, 'live'), monthKey, count, now)
+  for (const [account, count] of usage.test)
+    quota.setProjectedUsage(quotaCounter(account, 'test'), monthKey, count, now)
 }
 
 export class MemoryLimits implements Limits {
@@ -48,11 +76,6 @@ export class MemoryLimits implements Limits {
 
   admitEvents(accountId: string, n: number, perSecond: number, month: MonthlyAsk, now: number): EventAdmission {
     return admitLocally(this.local, accountId, n, perSecond, month, now)
-  }
-
-  release(admission: EventAdmission, accountId: string, environment: 'live' | 'test', now: number): void {
-    if (admission.quota !== undefined)
-      this.local.quota.release(quotaCounter(accountId, environment), admission.quota, now)
   }
 
   /** Without Redis the only reconciliation (H34). */

@@ -1,5 +1,13 @@
 import t from 'tap'
-import { MonthlyQuota, monthKeyOf, quotaCounter } from './monthly-quota.js'
+import {
+  MonthlyQuota,
+  admitIds,
+  grantable,
+  monthKeyOf,
+  monthRange,
+  quotaCounter,
+  reservationOf,
+} from './monthly-quota.js'
 
 const MAR_10 = Date.UTC(2025, 2, 10, 12, 0, 0)
 const APR_1 = Date.UTC(2025, 3, 1)
@@ -155,3 +163,43 @@ t.test('remembered ids are bounded in number', async (t) => {
   t.equal(q.reserve('acc', ['m19'], 1000, MAR_10).charged, 0, 'a recent id is remembered')
   t.equal(q.reserve('acc', ['m0'], 1000, MAR_10).charged, 1, 'the oldest were dropped')
 })
+
+t.test('months and reservations', async (t) => {
+  const now = Date.UTC(2025, 11, 31, 23, 59, 59)
+  const m = monthRange(now)
+  t.same(m, {
+    start: Date.UTC(2025, 11, 1),
+    end: Date.UTC(2026, 0, 1),
+    key: '2025-12',
+    resetsAt: '2026-01-01T00:00:00.000Z',
+  })
+  t.same(reservationOf(45, 5, 50, now), {
+    granted: 5,
+    charged: 5,
+    used: 50,
+    limit: 50,
+    resetsAt: '2026-01-01T00:00:00.000Z',
+    retryAfterSeconds: 1,
+  })
+  t.equal(grantable(7, 45, 50), 5)
+  t.equal(grantable(7, 60, 50), 0, 'a limit lowered below usage grants nothing')
+  t.equal(grantable(-1, 0, 50), 0)
+  t.equal(grantable(3, 0, 50), 3)
+})
+
+t.test(
+  'admitIds: a counted id passes free, new items in order while the quota lasts, a repeat within the request as its first (H34)',
+  async (t) => {
+    const seen = new Set(['old'])
+    const r = admitIds(['old', 'a', undefined, 'a', 'b', undefined, 'c', 'b', 'old'], (id) => seen.has(id), 3)
+    t.same(r.accepted, [true, true, true, true, true, false, false, true, true])
+    t.same([r.granted, r.charged, r.newIds], [7, 3, ['a', 'b']])
+    const none = admitIds(['x', 'x', 'old'], (id) => seen.has(id), 0)
+    t.same(none.accepted, [false, false, true], 'with nothing left only counted ids pass')
+    t.same(
+      admitIds(new Array(100).fill('m'), () => false, 5),
+      { accepted: new Array(100).fill(true), granted: 100, charged: 1, newIds: ['m'] },
+      '100 copies of one message: one counted',
+    )
+  },
+)

@@ -33,8 +33,8 @@
 // than the window, this can lower the count below what was accepted, until the projection catches up.
 
 import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
-import { admitIds, grantable, monthRange, reservationOf, type MonthRange } from './windows.js'
 import { RecentIds } from './recent-ids.js'
+import type { QuotaHolder } from './limits.js'
 
 export interface QuotaReservation {
   /** Countable items admitted, 0..n. Without `accepted`, they are the first `granted` items (H5). */
@@ -81,7 +81,7 @@ export interface MonthlyQuotaOptions {
   maxIds?: number
 }
 
-export class MonthlyQuota {
+export class MonthlyQuota implements QuotaHolder {
   private readonly accounts = new Map<string, AccountMonth>()
   /** The month of the last call; recomputed only when time leaves it (no Date per call). */
   private month: MonthRange = monthRange(0)
@@ -144,14 +144,16 @@ export class MonthlyQuota {
       return reservationOf(used, granted, limit, now, month)
     }
     const d = admitIds(items, (id) => this.ids.has(counter, id, now), grantable(items.length, used, limit))
-    for (const id of d.newIds) this.ids.add(counter, id, now)
     this.count(a, d.charged, now)
-    return {
+    const r = {
       ...reservationOf(used, d.charged, limit, now, month),
       granted: d.granted,
       accepted: d.accepted,
       newIds: d.newIds,
     }
+    // Remembered last, once the month's own arithmetic is done (H79).
+    for (const id of d.newIds) this.ids.add(counter, id, now)
+    return r
   }
 
   /** Give back a reservation made at `now` (the reserve's time) whose events Kafka did not take. */
@@ -163,6 +165,11 @@ export class MonthlyQuota {
     const month = this.monthOf(now)
     if (a.monthStart !== month.start) return // reserved in a month that is over: nothing to give back
     this.count(a, -n, now)
+  }
+
+  /** QuotaHolder: the pipeline gives back a reservation made here when Kafka did not take its events (A4). */
+  giveBack(accountId: string, environment: 'live' | 'test', r: QuotaReservation, now: number): void {
+    this.release(quotaCounter(accountId, environment), r, now)
   }
 
   /** Events counted for `counter` in the month of `now` (for the dashboard's usage view). */
@@ -214,4 +221,90 @@ export class MonthlyQuota {
     }
     return a
   }
+}
+
+// The month's arithmetic, shared with the Redis answer (shared-limits.ts, redis-limits.ts): pure.
+
+/** The UTC calendar month containing `now`: its bounds, its key (`YYYY-MM`) and next month's start as ISO text. */
+export interface MonthRange {
+  start: number
+  end: number
+  key: string
+  resetsAt: string
+}
+
+export function monthRange(now: number): MonthRange {
+  const d = new Date(now)
+  const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+  const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+  return { start, end, key: d.toISOString().slice(0, 7), resetsAt: new Date(end).toISOString() }
+}
+
+/** A monthly reservation (H5) from the month's count before it and what was granted (all of it counted). */
+export function reservationOf(
+  usedBefore: number,
+  granted: number,
+  limit: number,
+  now: number,
+  month: MonthRange = monthRange(now),
+): QuotaReservation {
+  return {
+    granted,
+    charged: granted,
+    used: usedBefore + granted,
+    limit,
+    resetsAt: month.resetsAt,
+    retryAfterSeconds: Math.max(1, Math.ceil((month.end - now) / 1000)),
+  }
+}
+
+/** How many of `n` events fit when `used` of `limit` are taken (0..n). */
+export function grantable(n: number, used: number, limit: number): number {
+  const left = limit > used ? limit - used : 0
+  return n < left ? (n > 0 ? n : 0) : left
+}
+
+/** Which countable items of a request a month admits, when some carry ids (H34). */
+export interface IdAdmission {
+  /** Per countable item, in order. */
+  accepted: boolean[]
+  granted: number
+  /** Items newly counted: the others repeat an id already counted. */
+  charged: number
+  /** Ids counted by this request (to forget again if Kafka does not take the records). */
+  newIds: string[]
+}
+
+/**
+ * H34, the rule the Redis script (redis-limits.ts) follows step for step: an item whose id was already
+ * counted (`seen`) is admitted without counting; the others are admitted in order while `left` lasts,
+ * each counted once; an id repeated within the request goes as its first occurrence went. Items
+ * without an id (undefined) are always new.
+ */
+export function admitIds(
+  ids: ReadonlyArray<string | undefined>,
+  seen: (id: string) => boolean,
+  left: number,
+): IdAdmission {
+  const accepted: boolean[] = new Array(ids.length)
+  const newIds: string[] = []
+  const decided = new Map<string, boolean>()
+  let granted = 0
+  let charged = 0
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]
+    let ok = id === undefined ? undefined : decided.get(id)
+    if (ok === undefined) {
+      if (id !== undefined && seen(id)) ok = true
+      else if (charged < left) {
+        ok = true
+        charged++
+        if (id !== undefined) newIds.push(id)
+      } else ok = false
+      if (id !== undefined) decided.set(id, ok)
+    }
+    accepted[i] = ok
+    if (ok) granted++
+  }
+  return { accepted, granted, charged, newIds }
 }

@@ -16,7 +16,9 @@
 // Clocks: windows are computed from the calling instance's clock, as in memory; instances must run
 // NTP, and a skew of s ms moves that instance's window edges by s ms.
 import type { Redis } from 'ioredis'
-import { monthRange, windowStart } from './windows.js'
+import { windowStart } from './windows.js'
+import { monthRange, type QuotaReservation } from './monthly-quota.js'
+import type { QuotaHolder } from './limits.js'
 
 /** After the month ends, its counter lives this much longer. */
 export const MONTH_KEY_MARGIN_MS = 7 * 24 * 3600_000
@@ -56,7 +58,7 @@ return r`
 // KEYS[1] second window, KEYS[2] month counter, KEYS[3] the month's counts per minute (a hash), KEYS[4..]
 // the request's distinct message ids (H34). ARGV n, per-second limit, second expire-at, countable,
 // monthly limit, month expire-at, id lifetime (ms), this minute's field, then per countable item the
-// index of its id among KEYS[4..] (1-based) or 0 without one. windows.ts admitIds is the same rule.
+// index of its id among KEYS[4..] (1-based) or 0 without one. monthly-quota.ts admitIds is the same rule.
 // Returns {second count before, month count before or -1 when the per-second limit refused the request
 // (nothing taken), counted, per countable item '1' admitted / '0' refused, per id '1' counted now}.
 const ADMIT_EVENTS = `
@@ -180,14 +182,16 @@ const MONTH_KEY_RE = /^(\d{4})-(0[1-9]|1[0-2])$/
 
 type Env = 'live' | 'test'
 
-export class RedisLimits {
+export class RedisLimits implements QuotaHolder {
   private readonly cmd: LimiterCommands
 
-  /** `inFlightMs`: USAGE_IN_FLIGHT_MS, how long counted ids are kept and counts taken as in flight (H34). */
+  /** `inFlightMs`: USAGE_IN_FLIGHT_MS, how long counted ids are kept and counts taken as in flight (H34);
+   *  `onError`: told of a give-back that Redis did not take. */
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly inFlightMs = 600_000,
+    private readonly onError?: (what: string, err: unknown) => void,
   ) {
     redis.defineCommand('limTakeRequest', { numberOfKeys: 1, lua: TAKE_REQUEST })
     redis.defineCommand('limTakeGuarded', { numberOfKeys: 2, lua: TAKE_GUARDED })
@@ -258,7 +262,7 @@ export class RedisLimits {
   }
 
   /** Take `n` events from the account's second and, if that fits, reserve the month's counter of `env`
-   *  for the countable items, one per entry of `ids` (its message id or undefined), as windows.ts admitIds. */
+   *  for the countable items, one per entry of `ids` (its message id or undefined), as monthly-quota.ts admitIds. */
   async admitEvents(
     accountId: string,
     env: Env,
@@ -302,6 +306,16 @@ export class RedisLimits {
     for (const a of accepted) if (a) granted++
     const newIds = [...distinct.keys()].filter((_, i) => counted.charCodeAt(i) === 49)
     return { secondBefore, monthBefore, granted, charged, accepted, newIds }
+  }
+
+  /** QuotaHolder: give back a reservation made here whose events Kafka did not take (A4). A failed
+   *  give-back leaves the shared count too high until reconciliation lowers it (H34; errs towards
+   *  refusing early), so it is told, not thrown. */
+  giveBack(accountId: string, environment: Env, r: QuotaReservation, now: number): void {
+    if (r.charged <= 0) return
+    this.releaseMonth(accountId, r.charged, now, environment, r.newIds).catch((err) =>
+      this.onError?.('monthly release in Redis failed', err),
+    )
   }
 
   /** Give back `n` of the month of `now` (a reservation Kafka did not take) and forget `ids` it counted. */

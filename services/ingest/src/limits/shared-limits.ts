@@ -3,68 +3,17 @@
 // instance's own in-memory limiters instead (limiter-fallback.ts), so Redis never causes a 5xx.
 // Without REDIS_URL main.ts chooses MemoryLimits instead (memory-limits.ts); both are the Limits of limits.ts.
 import type { RequestLimiter, RateLimitResult } from './request-limiter.js'
-import type { EventRateLimiter, EventRateResult } from './event-rate-limiter.js'
-import { quotaCounter, type MonthlyQuota, type QuotaReservation } from './monthly-quota.js'
+import type { EventRateLimiter } from './event-rate-limiter.js'
+import { reservationOf, type MonthlyQuota } from './monthly-quota.js'
 import type { RedisLimits } from './redis-limits.js'
 import type { LimiterFallback } from './limiter-fallback.js'
 import { EVENT_WINDOW_SECONDS, REQUEST_WINDOW_SECONDS } from '../../../shared/src/accounts/plans.js'
-import { eventRateResult, peekResult, requestResult, reservationOf } from './windows.js'
-import type { Limits } from './limits.js'
+import { eventRateResult, peekResult, requestResult } from './windows.js'
+import type { EventAdmission, Limits, MonthlyAsk, MonthUsage } from './limits.js'
+import { admitLocally, setProjected } from './memory-limits.js'
 
 const MINUTE_MS = REQUEST_WINDOW_SECONDS * 1000
 const SECOND_MS = EVENT_WINDOW_SECONDS * 1000
-
-export interface EventAdmission {
-  rate: EventRateResult
-  /** The monthly reservation when there were countable events and the per-second limit let them through. */
-  quota?: QuotaReservation
-  /** Where the reservation was made, so a release goes to the same place. */
-  shared: boolean
-}
-
-/** The events of one request as the monthly quota sees them (H5, H33, H34). */
-export interface MonthlyAsk {
-  /** Which month counter: live-key events (H5) or test-key events (H33). */
-  environment: 'live' | 'test'
-  /** One entry per countable item (events, not identifies): its message id, or undefined. */
-  ids: ReadonlyArray<string | undefined>
-  /** The plan's cap for that counter. */
-  limit: number
-}
-
-/** Per-second take of `n` events (H4), then, if it fits, the monthly reservation of the countable
- *  events (H5, H33), from this instance's own limiters: the whole check without Redis, and the
- *  fallback with it. Synchronous, so the in-memory hot path awaits nothing. */
-export function admitLocally(
-  local: { events: EventRateLimiter; quota: MonthlyQuota },
-  accountId: string,
-  n: number,
-  perSecond: number,
-  month: MonthlyAsk,
-  now: number,
-): EventAdmission {
-  const rate = local.events.tryTake(accountId, n, perSecond, now)
-  if (!rate.allowed || month.ids.length === 0) return { rate, shared: false }
-  return {
-    rate,
-    quota: local.quota.reserve(quotaCounter(accountId, month.environment), month.ids, month.limit, now),
-    shared: false,
-  }
-}
-
-/** The projector's counts of a month per account, live and test (usage-query.ts monthlyUsage). */
-export interface MonthUsage {
-  live: ReadonlyMap<string, number>
-  test: ReadonlyMap<string, number>
-}
-
-/** The projected usage into an instance's own quota (without Redis the only reconciliation, H34). */
-export function setProjected(quota: MonthlyQuota, monthKey: string, usage: MonthUsage, now: number): void {
-  for (const [account, count] of usage.live)
-    quota.setProjectedUsage(quotaCounter(account, 'live'), monthKey, count, now)
-  for (const [account, count] of usage.test)
-    quota.setProjectedUsage(quotaCounter(account, 'test'), monthKey, count, now)
-}
 
 export interface SharedLimitsDeps {
   redis: RedisLimits
@@ -170,31 +119,17 @@ export class SharedLimits implements Limits {
           SECOND_MS,
         )
         const rate = eventRateResult(a.secondBefore, n, perSecond, now, SECOND_MS)
-        if (!rate.allowed || month.ids.length === 0) return { rate, shared: true }
+        if (!rate.allowed || month.ids.length === 0) return { rate }
         const quota = {
           ...reservationOf(a.monthBefore, a.charged, month.limit, now),
           granted: a.granted,
           accepted: a.accepted,
           newIds: a.newIds,
         }
-        return { rate, quota, shared: true }
+        return { rate, quota, heldBy: this.d.redis }
       },
       () => admitLocally(this.d.local, accountId, n, perSecond, month, now),
     )
-  }
-
-  /** Give back a reservation whose events Kafka did not take, where it was made. A failed release
-   *  leaves the shared count too high until reconciliation lowers it (H34; errs towards refusing early). */
-  release(admission: EventAdmission, accountId: string, environment: 'live' | 'test', now: number): void {
-    const q = admission.quota
-    if (q === undefined || q.charged <= 0) return
-    if (!admission.shared) {
-      this.d.local.quota.release(quotaCounter(accountId, environment), q, now)
-      return
-    }
-    this.d.redis
-      .releaseMonth(accountId, q.charged, now, environment, q.newIds)
-      .catch((err) => this.d.onError?.('monthly release in Redis failed', err))
   }
 
   /** The projector's exact monthly usage: into the local quota (used while Redis is away) and,

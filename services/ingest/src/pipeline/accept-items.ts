@@ -3,7 +3,6 @@
 // a retried message id counted once, H34),
 // mapping to records, Avro encoding, one append to Kafka for every accepted item, and giving the
 // quota back when Kafka could not take them. Knows nothing of Koa, so it is tested without HTTP.
-import { userKey, type EventRecord, type IdentifyRecord } from '../../../../schemas/records.js'
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
@@ -16,11 +15,13 @@ import {
   type RateLimitResult,
 } from '../limits/index.js'
 import type { Item } from '../validation/index.js'
-import { toEventRecord, toIdentifyRecord, type EventIds, type RequestContext } from '../records/index.js'
+import type { EventIds, RequestContext } from '../records/index.js'
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
 import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
-import type { RecordSealer, SealInput } from '../privacy/record-sealer.js'
+import type { RecordSealer } from '../privacy/record-sealer.js'
+import { itemOutcomes, type ItemOutcome } from './item-outcomes.js'
+import { outRecords } from './out-records.js'
 
 export interface Appender {
   append(records: OutRecord[]): Promise<void>
@@ -61,12 +62,7 @@ export function pipelineOf(
   }
 }
 
-export interface ItemOutcome {
-  index: number
-  success: boolean
-  event_id?: string
-  error?: { code: string; message: string; details?: Record<string, unknown> }
-}
+export type { ItemOutcome }
 
 export interface Accepted {
   /** One per item given, each naming its item's index (not necessarily in the order given). */
@@ -74,6 +70,8 @@ export interface Accepted {
   /** The monthly-limit 429 (H5) when some items were refused by the quota. */
   quotaError?: ServiceError
 }
+
+const NONE_REFUSED: readonly ItemOutcome[] = Object.freeze([])
 
 /**
  * Accepts `items` of one request for the authenticated `auth`. Throws the per-second 429 (H4) when
@@ -89,20 +87,20 @@ export async function acceptItems(
 ): Promise<Accepted> {
   // H55: items about a suppressed user are refused first, so they count against no limit.
   const suppressed = d.erasures?.suppressedOf(auth.account.account_id)
-  if (suppressed === undefined) return acceptAll(d, auth, items, rc, rl)
-  const kept: Array<{ index: number; item: Item }> = []
-  const refused: ItemOutcome[] = []
-  const { code, message } = errors.userSuppressed()
-  for (const x of items) {
-    if (!suppressed.has(x.item.user.id)) kept.push(x)
-    else refused.push({ index: x.index, success: false, error: { code, message } })
+  const refused = suppressed === undefined ? NONE_REFUSED : refusedOf(items, suppressed)
+  const kept = refused.length === 0 ? items : items.filter((x) => !suppressed!.has(x.item.user.id))
+  try {
+    if (suppressed !== undefined && kept.length === 0) return { results: [...refused] }
+    const accepted = await acceptAll(d, auth, kept, rc, rl)
+    if (refused.length === 0) return accepted
+    return { ...accepted, results: [...accepted.results, ...refused] }
+  } finally {
+    // Counted whatever the request's end, a 429 or 503 included; last, so the trip ends there (H79).
+    d.metrics?.item('USER_SUPPRESSED', refused.length)
   }
-  d.metrics?.item('USER_SUPPRESSED', refused.length)
-  if (kept.length === 0) return { results: refused }
-  const accepted = await acceptAll(d, auth, kept, rc, rl)
-  return { ...accepted, results: [...accepted.results, ...refused] }
 }
 
+/** The steps in order (H79): each step's file is entered once, the trip read top-down from here. */
 async function acceptAll(
   d: PipelineDeps,
   auth: KeyLookup,
@@ -110,41 +108,20 @@ async function acceptAll(
   rc: RequestContext,
   rl?: RateLimitResult,
 ): Promise<Accepted> {
-  const { account } = auth
-  const t = rc.receivedAt
   const env = rc.environment
   const admission = await admit(d, auth, items, rc)
   if (!admission.rate.allowed) throw eventRateError(admission.rate, rl)
   const q = admission.quota
-  const quotaError = q !== undefined && q.granted < countableOf(items) ? monthlyLimitError(q, rl, env) : undefined
-
-  const out: ItemOutcome[] = []
-  const built: SealInput[] = []
-  let countable = 0
-  for (const { index, item } of items) {
-    if (item.kind === 'event' && q !== undefined && !admitted(q, countable++)) {
-      out.push({
-        index,
-        success: false,
-        error: { code: quotaError!.code, message: quotaError!.message, details: quotaError!.details },
-      })
-      continue
-    }
-    const b: SealInput =
-      item.kind === 'event'
-        ? { kind: 'event', record: toEventRecord(item, rc, d.eventIds) }
-        : { kind: 'identify', record: toIdentifyRecord(item, rc, d.eventIds) }
-    built.push(b)
-    out.push({ index, success: true, event_id: b.record.event_id })
-  }
-  // Kafka (the keys' write, the append) failing is a 503 with the quota given back; records are encoded
-  // outside it, so a programmer error stays a 500 (docs/api.md).
+  // Kafka (the keys' write, the append) failing is a 503 with the month given back where it was
+  // counted; records are encoded outside it, so a programmer error stays a 500 (docs/api.md).
   const kafkaFailed = (err: unknown) => {
-    d.limits.release(admission, account.account_id, env, t)
+    if (q !== undefined) admission.heldBy?.giveBack(auth.account.account_id, env, q, rc.receivedAt)
     // H37: records the topic can never take are the request's fault, and a retry would fail the same way.
     if (err instanceof RecordsTooLargeError) return errors.recordsTooLarge(err.limitBytes, err)
     return errors.unavailable(2, err)
   }
+  const quotaError = q !== undefined && q.granted < countableOf(items) ? monthlyLimitError(q, rl, env) : undefined
+  const { out, built } = itemOutcomes(items, q, quotaError, rc, d.eventIds)
   // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
   const sealed = d.sealer ? await d.sealer.seal(built).catch((err) => Promise.reject(kafkaFailed(err))) : built
   const records = outRecords(d, sealed, built)
@@ -158,25 +135,13 @@ async function acceptAll(
   return { results: out, quotaError }
 }
 
-/** The Kafka records of `records` (clear: keyed by account and user id, A3; sealed: by the pseudonym). */
-function outRecords(
-  d: PipelineDeps,
-  records: ReadonlyArray<{ key?: string; record: EventRecord | IdentifyRecord }>,
-  built: readonly SealInput[],
-): OutRecord[] {
-  return records.map(({ key, record }, i) =>
-    built[i]!.kind === 'event'
-      ? {
-          topic: d.topics.events,
-          key: key ?? userKey(record.account_id, record.user_id),
-          value: d.codec.encode('Event', record),
-        }
-      : {
-          topic: d.topics.identifies,
-          key: key ?? userKey(record.account_id, record.user_id),
-          value: d.codec.encode('Identify', record),
-        },
-  )
+/** The outcomes of the items about a suppressed user (H55). */
+function refusedOf(items: ReadonlyArray<{ index: number; item: Item }>, suppressed: ReadonlySet<string>) {
+  const refused: ItemOutcome[] = []
+  const { code, message } = errors.userSuppressed()
+  for (const x of items)
+    if (suppressed.has(x.item.user.id)) refused.push({ index: x.index, success: false, error: { code, message } })
+  return refused
 }
 
 const countableOf = (items: ReadonlyArray<{ item: Item }>): number => {
@@ -184,10 +149,6 @@ const countableOf = (items: ReadonlyArray<{ item: Item }>): number => {
   for (const x of items) if (x.item.kind === 'event') n++
   return n
 }
-
-/** Was the i-th countable item of the request admitted by the month? */
-const admitted = (q: NonNullable<EventAdmission['quota']>, i: number): boolean =>
-  q.accepted !== undefined ? q.accepted[i] === true : i < q.granted
 
 /** The per-second limit (H4) and the month of the key's environment (H5, H33): every event counts,
  *  by its message id when it has one (H34); identifies create no event. */
