@@ -30,8 +30,9 @@ interface Teardown {
 export interface InProcessDashboard {
   url: string
   admin: AccountsAdmin
-  /** Event-data reads answer with these; `failing` makes them fail as an unreachable ClickHouse. */
-  data: { recentEvents: unknown[]; failing: boolean }
+  /** Event-data reads answer with these; `failing` makes them fail as an unreachable ClickHouse,
+   *  `failure` with that error instead (a size bound of the server, a bug in a query builder). */
+  data: { recentEvents: unknown[]; failing: boolean; failure?: unknown }
   client(): DashboardClient
 }
 
@@ -41,6 +42,7 @@ const TOPICS = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 export async function startInProcessDashboard(
   t: Teardown,
   env: Record<string, string> = {},
+  opts: { hashGate?: HashGate } = {},
 ): Promise<InProcessDashboard> {
   const cfg = loadDashboardConfig({ SESSION_SECRET: randomBytes(24).toString('hex'), LOG_LEVEL: 'error', ...env })
   const log = createLogger('error', {}, () => undefined)
@@ -66,8 +68,9 @@ export async function startInProcessDashboard(
     },
   }
   admin = new AccountsAdmin(undefined as unknown as Kafka, producer as unknown as Producer, codec, TOPICS.accounts, log)
-  const data = { recentEvents: [] as unknown[], failing: false }
+  const data: InProcessDashboard['data'] = { recentEvents: [], failing: false }
   const read = async <T>(value: T): Promise<T> => {
+    if (data.failure !== undefined) throw data.failure
     if (data.failing) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' })
     return value
   }
@@ -96,7 +99,7 @@ export async function startInProcessDashboard(
     requests: new RequestThrottle(),
     throttle: new LoginThrottle({ maxFailures: cfg.login.maxFailures, windowMs: cfg.login.windowMs }),
     signupThrottle: new SignupThrottle(cfg.signup),
-    hashGate: new HashGate({ running: 2, waiting: 64 }),
+    hashGate: opts.hashGate ?? new HashGate({ running: 2, waiting: 64 }),
     publicDir: join(ROOT, 'services/dashboard/src/public'),
     ready: () => true,
     health: async () => reportOf({ clickhouse: data.failing ? 'unavailable' : 'ok' }),

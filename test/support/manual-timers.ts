@@ -22,6 +22,13 @@ export class ManualTimers implements Timers {
     return this.due.size
   }
 
+  /** Milliseconds until the first pending timer is due (0 when none is). */
+  get nextDueIn(): number {
+    let first = Number.POSITIVE_INFINITY
+    for (const d of this.due.values()) first = Math.min(first, d.at)
+    return first === Number.POSITIVE_INFINITY ? 0 : first - this.now
+  }
+
   advance(ms: number): void {
     const until = this.now + ms
     for (;;) {
@@ -33,4 +40,21 @@ export class ManualTimers implements Timers {
     }
     this.now = until
   }
+}
+
+/**
+ * Settles `p`, moving the clock past each wait the code under test schedules on `timers` (a backoff
+ * between attempts) once nothing else is left to run: the test never sleeps on real time.
+ */
+export async function settle<T>(timers: ManualTimers, p: Promise<T>): Promise<T> {
+  let done = false
+  const mark = () => {
+    done = true
+  }
+  p.then(mark, mark)
+  while (!done) {
+    await new Promise((resolve) => setImmediate(resolve))
+    if (!done && timers.pending > 0) timers.advance(timers.nextDueIn)
+  }
+  return p
 }

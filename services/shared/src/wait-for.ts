@@ -5,6 +5,7 @@
 import type { Logger } from './log.js'
 import { AppError, isRetriable } from './errors.js'
 import { backoffDelay, retry } from './retry.js'
+import { realTimers, type Timers } from './timers.js'
 
 export interface WaitOptions {
   /** First delay; doubles per attempt up to maxMs, with jitter. */
@@ -16,6 +17,8 @@ export interface WaitOptions {
   readiness?: Readiness
   /** Which failures mean "not there yet". Default: all but programmer errors and errors marked retriable: false. */
   retryIf?: (err: unknown) => boolean
+  /** The waits' timers; tests pass manual ones. Default: Node's. */
+  timers?: Timers
 }
 
 export class WaitAbortedError extends AppError {
@@ -61,21 +64,21 @@ export async function waitFor<T>(name: string, fn: () => Promise<T>, log: Logger
         const capped = backoffDelay(attempt, { initialMs, maxMs, jitter: false }) === maxMs
         if (attempt === 1 || capped) log.warn(`waiting for ${name}`, { dependency: name, attempt, delayMs, err })
       },
-      sleep: (ms) => sleep(ms, opts.signal),
+      sleep: (ms) => sleep(ms, opts.signal, opts.timers),
     },
   )
 }
 
-/** Resolves after ms, or early when signal aborts (the caller's loop then sees it). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Resolves after ms on these timers, or early when signal aborts (the caller's loop then sees it). */
+export function sleep(ms: number, signal?: AbortSignal, timers: Timers = realTimers): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve()
     const done = () => {
-      clearTimeout(timer)
+      timers.clearTimeout(timer)
       signal?.removeEventListener('abort', done)
       resolve()
     }
-    const timer = setTimeout(done, ms)
+    const timer = timers.setTimeout(done, ms)
     signal?.addEventListener('abort', done, { once: true })
   })
 }

@@ -7,6 +7,7 @@ import type { AccountsAdmin } from '../../../shared/src/accounts/accounts-admin.
 import type { PrivacyAdmin } from '../../../shared/src/privacy/privacy-admin.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { planNamed, type Plan } from '../../../shared/src/accounts/plans.js'
+import { isRetriable } from '../../../shared/src/errors.js'
 import type { DashboardConfig } from '../config.js'
 import { busy, DashboardError, queryTooLarge, tooManyRequests, unauthorized, unavailable } from '../errors.js'
 import {
@@ -133,7 +134,9 @@ export function apiHelpers(d: ApiDeps) {
     try {
       return await fn()
     } catch (err) {
-      if (err instanceof DashboardError) throw err
+      // A programmer error (a query builder's SqlBindError is a TypeError) fails the same way on every
+      // try: 500 INTERNAL_ERROR, not a 503 inviting retries (H81).
+      if (err instanceof DashboardError || !isRetriable(err)) throw err
       d.log.warn('clickhouse query failed', { what, err: err as Error })
       if (readsTooMuch(err)) throw queryTooLarge(what, err)
       throw unavailable(`Event data (${what})`, err)

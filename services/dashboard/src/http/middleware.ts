@@ -51,7 +51,10 @@ export function renderErrors() {
       const e = asRenderable(err)
       // A header set before the error (a 503's own Retry-After) is kept: the error's figure is a default.
       const retryAfter = ctx.response.get('Retry-After')
-      setAnswer(ctx, errorAnswer(retryAfter ? { ...e, headers: { 'Retry-After': retryAfter } } : e))
+      // Named field by field: an Error's message is not enumerable, so a spread of it would drop it.
+      const { code, status, message, details } = e
+      const headers = retryAfter ? { 'Retry-After': retryAfter } : undefined
+      setAnswer(ctx, errorAnswer({ code, status, message, details, headers }))
       if (e.status >= 500) ctx.app.emit('error', err, ctx)
     }
   }

@@ -7,6 +7,7 @@ import type { Codec } from '../../../../schemas/codec.js'
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { RecordOrigin } from '../clickhouse/prepared.js'
+import type { Timers } from '../../../shared/src/timers.js'
 import { withRetry } from './retry.js'
 
 export interface DeadLetterMetrics {
@@ -17,7 +18,7 @@ export class DeadLetters {
   constructor(
     private readonly producer: Producer,
     readonly codec: Codec,
-    private readonly opts: { dlqTopic: string; retries: number },
+    private readonly opts: { dlqTopic: string; retries: number; timers?: Timers },
     private readonly metrics: DeadLetterMetrics | undefined,
     private readonly log: Logger,
     /** Set when the owner is stopping: retries give up instead of waiting. */
@@ -45,7 +46,7 @@ export class DeadLetters {
             value: this.codec.encode('DeadLetter', d),
           })),
         }),
-      { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping },
+      { retries: this.opts.retries, initialMs: 200, maxMs: 5000, signal: this.stopping, timers: this.opts.timers },
     )
   }
 }

@@ -7,6 +7,7 @@
 import type { DeadLetterRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
+import type { Timers } from '../../../shared/src/timers.js'
 import type { PreparedBatch, PreparedRecord } from '../clickhouse/prepared.js'
 import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
@@ -26,6 +27,8 @@ export interface WriterOptions {
   /** Backoff of ClickHouse retries; tests pass small values. */
   initialRetryMs?: number
   maxRetryMs?: number
+  /** The backoff's timers; tests pass manual ones. Default: Node's. */
+  timers?: Timers
   /** Told when ClickHouse stops or starts answering (the projector's /health). */
   readiness?: Readiness
   /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
@@ -99,6 +102,7 @@ export class ProjectionWriter {
       initialMs: this.opts.initialRetryMs ?? 200,
       maxMs: this.opts.maxRetryMs ?? 10_000,
       signal: this.stopping,
+      timers: this.opts.timers,
       onRetry: (err, attempt, delayMs) => {
         this.opts.readiness?.set('clickhouse', `unavailable: ${String((err as Error)?.message ?? err).slice(0, 120)}`)
         this.log.warn('clickhouse insert failed; retrying', { attempt, delayMs, err })

@@ -5,6 +5,7 @@ import { createLogger } from '../../../shared/src/log.js'
 import { ClickHouseWriter, ClickHouseWriteError, prepareBatch } from '../clickhouse/writer.js'
 import { ProjectionPipeline, type RowBuilding } from './projection.js'
 import { WaitAbortedError } from '../../../shared/src/wait-for.js'
+import { ManualTimers, settle } from '../../../../test/support/manual-timers.js'
 
 const topics = { events: 'ev', identifies: 'id', accounts: 'ac', dlq: 'dlq' }
 
@@ -27,6 +28,8 @@ async function setup(
     },
   }
   const inserts: Array<{ table: string; values: any[] }> = []
+  // Backoffs run on a clock the test moves (settle), never on real time.
+  const timers = new ManualTimers()
   const pipeline = new ProjectionPipeline(
     producer as any,
     codec,
@@ -35,15 +38,16 @@ async function setup(
       dlqTopic: 'dlq',
       rows: over.rows ?? 'at-decode',
       retries: 2,
-      initialRetryMs: 1,
-      maxRetryMs: 2,
+      initialRetryMs: 200,
+      maxRetryMs: 10_000,
       waitForClickHouse: over.waitForClickHouse,
+      timers,
     },
     undefined,
     createLogger('error', {}, () => undefined),
     over.stopping,
   )
-  return { codec, pipeline, sent, inserts }
+  return { codec, pipeline, sent, inserts, timers }
 }
 
 // Records as the pipeline gets them from decode(): rows built (these without a place in the log).
@@ -166,13 +170,13 @@ t.test('a batch the server refuses is split to find the record at fault', async 
 
 t.test('retriable failures are retried, then thrown so their offsets are not committed', async (t) => {
   let calls = 0
-  const { pipeline } = await setup(() => ({
+  const { pipeline, timers } = await setup(() => ({
     writePrepared: async () => {
       calls++
       throw new ClickHouseWriteError('INSERT_FAILED', 'down', { retriable: true })
     },
   }))
-  await t.rejects(pipeline.writer.write(prepared(event(1))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(settle(timers, pipeline.writer.write(prepared(event(1)))), { code: 'RETRIES_EXHAUSTED' })
   t.equal(calls, 3)
 })
 
@@ -183,7 +187,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123'), { code: 'ECONNREFUSED' }),
     })
   let calls = 0
-  const { pipeline, inserts } = await setup(
+  const { pipeline, inserts, timers } = await setup(
     (inserts) => ({
       writePrepared: async (b: any) => {
         if (++calls <= 7) throw refused()
@@ -192,7 +196,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true },
   )
-  const out = await pipeline.writer.write(prepared(event(1)))
+  const out = await settle(timers, pipeline.writer.write(prepared(event(1))))
   t.equal(calls, 8, 'three rounds of retries, then success')
   t.equal(out.written.events.length, 1)
   t.equal(inserts.length, 1)
@@ -209,7 +213,7 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true },
   )
-  await t.rejects(other.pipeline.writer.write(prepared(event(2))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(settle(other.timers, other.pipeline.writer.write(prepared(event(2)))), { code: 'RETRIES_EXHAUSTED' })
 
   // Stopping ends the wait.
   const stopping = { aborted: false }
@@ -223,7 +227,9 @@ t.test('the live projector waits past the retries while ClickHouse is unreachabl
     }),
     { waitForClickHouse: true, stopping },
   )
-  await t.rejects(stopped.pipeline.writer.write(prepared(event(3))), { code: 'RETRIES_EXHAUSTED' })
+  await t.rejects(settle(stopped.timers, stopped.pipeline.writer.write(prepared(event(3)))), {
+    code: 'RETRIES_EXHAUSTED',
+  })
 })
 
 t.test('a registry that does not answer is waited for; stopping meanwhile dead-letters nothing', async (t) => {
@@ -241,13 +247,13 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
   } as any)
   await writer.register(topics)
   const stopping = new AbortController()
-  // The stop comes while the pipeline sleeps between two attempts.
   const reader = new Codec({
     getSchema: async () => {
-      if (++calls === 3) setImmediate(() => stopping.abort())
+      calls++
       throw registryDown
     },
   } as any)
+  const timers = new ManualTimers()
   const dead: unknown[] = []
   const pipeline = new ProjectionPipeline(
     {
@@ -257,13 +263,20 @@ t.test('a registry that does not answer is waited for; stopping meanwhile dead-l
     } as any,
     reader,
     { writePrepared: async () => undefined },
-    { dlqTopic: 'dlq', rows: 'at-decode', retries: 2, initialRetryMs: 40, maxRetryMs: 80 },
+    { dlqTopic: 'dlq', rows: 'at-decode', retries: 2, initialRetryMs: 200, maxRetryMs: 5_000, timers },
     undefined,
     createLogger('error', {}, () => undefined),
     stopping.signal,
   )
   const messages = [{ offset: '0', key: null, value: writer.encode('Event', event(1)) }]
-  const err = await pipeline.decode('ev', 0, messages as any).catch((e) => e)
+  const decoding = pipeline.decode('ev', 0, messages as any).catch((e) => e)
+  // Two waits between attempts pass; the stop comes while the pipeline waits after the third.
+  for (let waits = 1; waits <= 3; waits++) {
+    while (timers.pending === 0) await new Promise((resolve) => setImmediate(resolve))
+    if (waits < 3) timers.advance(timers.nextDueIn)
+  }
+  stopping.abort()
+  const err = await decoding
   t.type(err, WaitAbortedError, 'decode gives up only because the projector stops, with no dead letter')
   t.equal(calls, 3, 'the registry was asked again and again')
   t.same(dead, [])

@@ -8,6 +8,7 @@ import { RegistryUnavailableError, SchemaMissingError, type Codec, type Decoded 
 import type { DeadLetterRecord, EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { waitFor, WaitAbortedError, type Readiness } from '../../../shared/src/wait-for.js'
+import type { Timers } from '../../../shared/src/timers.js'
 import {
   newArenas,
   prepareEvent,
@@ -54,6 +55,8 @@ export interface PipelineOptions {
   /** Backoff of ClickHouse retries; tests pass small values. */
   initialRetryMs?: number
   maxRetryMs?: number
+  /** The timers every backoff and wait of the pipeline sleeps on; tests pass manual ones. Default: Node's. */
+  timers?: Timers
   /** Told when the registry or ClickHouse stops or starts answering (the projector's /health). */
   readiness?: Readiness
   /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
@@ -197,6 +200,7 @@ export class ProjectionPipeline {
         initialMs: 200,
         maxMs: 5000,
         signal: this.stopping,
+        timers: this.opts.timers,
       })
     return { part, dead, taken }
   }
@@ -286,6 +290,7 @@ export class ProjectionPipeline {
         return true
       },
       signal: this.stopping instanceof AbortSignal ? this.stopping : undefined,
+      timers: this.opts.timers,
     })
   }
 

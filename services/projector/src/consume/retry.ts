@@ -3,12 +3,16 @@
 // cause. Programmer errors (TypeError, RangeError) and errors marked retriable:false are not retried.
 import { AppError, isRetriable } from '../../../shared/src/errors.js'
 import { retry } from '../../../shared/src/retry.js'
+import type { Timers } from '../../../shared/src/timers.js'
+import { sleep } from '../../../shared/src/wait-for.js'
 export interface RetryOptions {
   retries: number
   initialMs: number
   maxMs: number
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void
   signal?: { aborted: boolean }
+  /** The backoff's timers; tests pass manual ones. Default: Node's. */
+  timers?: Timers
 }
 
 export class RetriesExhaustedError extends AppError {
@@ -31,5 +35,6 @@ export function withRetry<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> 
     giveUp: (err, attempts) =>
       attempts > o.retries || o.signal?.aborted ? new RetriesExhaustedError(attempts, err) : undefined,
     onRetry: o.onRetry,
+    sleep: (ms) => sleep(ms, undefined, o.timers),
   })
 }

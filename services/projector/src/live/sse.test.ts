@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http'
 import { LiveHub, type LiveFrame, type Subscriber } from './live-hub.js'
 import { handleLive } from './sse.js'
 import type { RecordsByKind } from '../clickhouse/writer.js'
+import { ManualTimers } from '../../../../test/support/manual-timers.js'
 
 const TOKEN = 'x'.repeat(32)
 
@@ -27,7 +28,14 @@ function eventsOf(accountId: string, n: number, propertyBytes: number): RecordsB
   return { events, identifies: [] } as unknown as RecordsByKind
 }
 
-async function serve(t: Test, hub: LiveHub, opts = { bufferBytes: 64 * 1024, pingMs: 5 }): Promise<number> {
+const PING_MS = 15_000
+
+// The pings run on manual timers: a test moves their clock instead of sleeping for them.
+async function serve(
+  t: Test,
+  hub: LiveHub,
+  opts = { bufferBytes: 64 * 1024, pingMs: PING_MS, timers: new ManualTimers() },
+): Promise<number> {
   const server: Server = createServer((req, res) =>
     handleLive(req, res, new URL(req.url!, 'http://x'), hub, { liveToken: TOKEN }, opts),
   )
@@ -57,14 +65,15 @@ function openRaw(port: number, accountId: string): Promise<{ socket: Socket; hea
   })
 }
 
-const until = async (check: () => boolean, what: string) => {
-  for (let i = 0; i < 2000 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
-  if (!check()) throw new Error(`timed out waiting for ${what}`)
+/** Yields to the event loop (socket events, no clock) until check holds; tap's timeout bounds it. */
+const until = async (check: () => boolean) => {
+  while (!check()) await new Promise((r) => setImmediate(r))
 }
 
 t.test('a client that stops reading is cut off; its timer stops and the process lives on', async (t) => {
   const hub = new LiveHub()
-  const port = await serve(t, hub)
+  const timers = new ManualTimers()
+  const port = await serve(t, hub, { bufferBytes: 64 * 1024, pingMs: PING_MS, timers })
   const uncaught: Error[] = []
   const onUncaught = (err: Error) => uncaught.push(err)
   process.on('uncaughtException', onUncaught)
@@ -80,7 +89,8 @@ t.test('a client that stops reading is cut off; its timer stops and the process 
     fastPings += c.toString().split(': ping').length - 1
   })
   t.teardown(() => [socket, fast.socket].forEach((s) => s.destroy()))
-  await until(() => hub.subscribers === 2, 'both streams subscribed')
+  t.equal(hub.subscribers, 2, 'both streams subscribed (each is told so once it is)')
+  t.equal(timers.pending, 2, 'each with its ping timer')
 
   // A few MB to the account while one client reads nothing: the kernel's buffers fill, then ours.
   let published = 0
@@ -93,10 +103,12 @@ t.test('a client that stops reading is cut off; its timer stops and the process 
   t.equal(hub.dropped, 1)
   t.ok(published >= 64 * 1024, `cut after ${Math.round(published / 1024)} KB`)
 
-  // Pings run every 5 ms: once the other stream has had three more, a timer left running on the cut
-  // stream would have written after its end.
+  // Three pings' time later the other stream has had three more, and a timer left running on the
+  // cut stream would have written after its end.
+  t.equal(timers.pending, 1, "the cut stream's ping timer is cleared; the open stream's runs on")
   const pingsAtCut = fastPings
-  await until(() => fastPings >= pingsAtCut + 3, 'three more pings on the stream still open')
+  timers.advance(3 * PING_MS)
+  await until(() => fastPings >= pingsAtCut + 3)
   t.same(uncaught, [], 'no write after end, no unhandled stream error')
 
   // The slow client, reading again, gets what the kernel held and then the end of the stream.
@@ -104,7 +116,7 @@ t.test('a client that stops reading is cut off; its timer stops and the process 
   socket.resume()
   await ended
   t.pass('the cut stream is closed')
-  await until(() => fastBytes > 0, 'the reading client to get events')
+  await until(() => fastBytes > 0)
   t.equal(hub.subscribers, 1, 'the reading client is still subscribed')
 })
 
@@ -127,7 +139,7 @@ t.test('streams are capped per account (429) and in total (503), each with Retry
 
   // A closed stream frees its place.
   open.shift()!.socket.destroy()
-  await until(() => hub.subscribers === 2, 'the closed stream to leave')
+  await until(() => hub.subscribers === 2)
   const again = await fetch(url('a'), { headers: { authorization: `Bearer ${TOKEN}` } })
   t.equal(again.status, 200)
   await again.body?.cancel()

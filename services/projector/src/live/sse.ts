@@ -11,6 +11,7 @@ import { errorAnswer, sendAnswer } from '../../../shared/src/http/index.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import type { LiveHub, LiveItem, Subscriber } from './live-hub.js'
+import { realTimers, type Timers } from '../../../shared/src/timers.js'
 
 export interface LiveAuth {
   /** The dashboard's service secret; empty turns the live feed off. */
@@ -22,6 +23,8 @@ export interface LiveStreamOptions {
   bufferBytes: number
   /** A comment line this often keeps proxies from closing an idle stream. */
   pingMs: number
+  /** The pings' timers; tests pass manual ones. Default: Node's. */
+  timers?: Timers
 }
 
 export const DEFAULT_LIVE_STREAM: LiveStreamOptions = { bufferBytes: 1024 * 1024, pingMs: 15_000 }
@@ -68,7 +71,8 @@ export function handleLive(
     (!f.event || i.event === f.event) && (!f.user || i.user_id === f.user) && (!f.env || i.environment === f.env)
 
   let ended = false
-  let ping: NodeJS.Timeout | undefined
+  const timers = opts.timers ?? realTimers
+  let ping: unknown
   let unsubscribe = () => {}
   const send = (chunk: string | Buffer) => {
     if (!ended && !res.destroyed && !res.writableEnded) res.write(chunk)
@@ -76,7 +80,7 @@ export function handleLive(
   const cut = () => {
     if (ended) return
     ended = true
-    clearInterval(ping)
+    timers.clearTimeout(ping)
     unsubscribe()
     res.destroy()
   }
@@ -116,5 +120,11 @@ export function handleLive(
     'x-accel-buffering': 'no',
   })
   send(`retry: 2000\n: connected to the live feed of ${accountId}\n\n`)
-  ping = setInterval(() => send(': ping\n\n'), opts.pingMs)
+  const pingLater = () => {
+    ping = timers.setTimeout(() => {
+      send(': ping\n\n')
+      if (!ended) pingLater()
+    }, opts.pingMs)
+  }
+  pingLater()
 }
