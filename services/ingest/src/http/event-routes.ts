@@ -8,7 +8,7 @@
 // than routes of @koa/router, whose matching, params and layer stack cost per request what a
 // comparison does here (bench/HISTORY.md). Matching is the router's: case-insensitive, one optional
 // trailing slash.
-import { errors, ServiceError } from '../errors.js'
+import { errors, type ServiceError } from '../errors.js'
 import type { IngestConfig } from '../config.js'
 import type { BodyBytesInFlight } from '../limits/index.js'
 import { appAuthenticate, type AppAuthDeps } from './authenticate.js'
@@ -17,6 +17,7 @@ import { validateSingle, validateBatch, type BatchItemResult, type FieldError, t
 import type { RequestContext } from '../records/index.js'
 import { keptIp } from '../records/ip-handling.js'
 import { acceptItems, pipelineOf, successJson, type ItemOutcome, type PipelineDeps } from '../pipeline/accept-items.js'
+import { batchAnswer, jsonAnswer } from './answer.js'
 import type { Ctx, State } from './context.js'
 import type { BodyKind } from './json-values.js'
 import type Koa from 'koa'
@@ -76,11 +77,12 @@ async function acceptSingle(ctx: Ctx, d: Steps): Promise<void> {
   const receivedAt = d.now()
   const v = validateSingle((ctx.request as any).body, receivedAt)
   if (!v.ok) throw validationError(v.errors)
+  const rc = requestContext(ctx, null, receivedAt)
   const { results, quotaError } = await acceptItems(
     d.pipeline,
     ctx.state.auth!,
     [{ index: 0, item: v.item }],
-    requestContext(ctx, null, receivedAt),
+    rc,
     ctx.state.rl,
   )
   if (!results[0]!.success) throw quotaError ?? errors.userSuppressed()
@@ -130,32 +132,6 @@ export async function acceptCheckedItems(
     for (const r of a.results) results[r.index] = r
   }
   jsonAnswer(ctx, batchAnswer(results, quotaError))
-}
-
-// The answer as the JSON text Koa would send for the success body, with the content type Koa would
-// set for it: the same bytes on the wire. A string body takes Koa's shortest path; an object goes
-// through its stream/Blob/Response checks, a Content-Length removal and content-type parsing, then
-// is stringified in respond(): measurably more per request (bench/koa-body.ts; figures in bench/HISTORY.md).
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
-function jsonAnswer(ctx: Ctx, json: string) {
-  ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE)
-  ctx.body = json
-}
-
-/** 200 when an item was accepted; else the monthly 429 when the quota refused them all (H5, H33), or 400 (H11). */
-function batchAnswer(results: ItemOutcome[], quotaError: ServiceError | undefined): string {
-  if (results.some((r) => r.success)) return successJson(results)
-  const allQuota = quotaError !== undefined && results.every((r) => r.error?.code === quotaError.code)
-  if (allQuota && quotaError) {
-    throw new ServiceError(
-      quotaError.code,
-      quotaError.status,
-      quotaError.message,
-      { ...quotaError.details, results },
-      { headers: quotaError.headers },
-    )
-  }
-  throw errors.validation({ results }, 'No item of the batch was accepted')
 }
 
 function requestContext(ctx: Ctx, sentAt: number | null, receivedAt: number): RequestContext {

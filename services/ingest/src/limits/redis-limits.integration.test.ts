@@ -54,21 +54,21 @@ t.test('events: per-second all-or-nothing, then the monthly reservation, in one 
   const { redis, prefix, limits } = await open(t)
   // a second in the near future, so its keys (expiring at its end) outlive the test's calls
   const now = Date.now() - (Date.now() % 1000) + 30_000 + 250
-  t.same(pick(await limits.admitEvents('acc', 'live', 6, 10, none(6), 8, now, 1000)), {
+  t.same(pick(await limits.takeEvents('acc', 'live', 6, 10, none(6), 8, now, 1000)), {
     secondBefore: 0,
     monthBefore: 0,
     granted: 6,
   })
   t.same(
-    pick(await limits.admitEvents('acc', 'live', 5, 10, none(5), 8, now + 1, 1000)),
+    pick(await limits.takeEvents('acc', 'live', 5, 10, none(5), 8, now + 1, 1000)),
     { secondBefore: 6, monthBefore: -1, granted: 0 },
     'refused by the second: nothing taken',
   )
-  const partly = await limits.admitEvents('acc', 'live', 4, 10, none(4), 8, now + 2, 1000)
+  const partly = await limits.takeEvents('acc', 'live', 4, 10, none(4), 8, now + 2, 1000)
   t.same(pick(partly), { secondBefore: 6, monthBefore: 6, granted: 2 }, 'the month grants what is left')
   t.same(partly.accepted, [true, true, false, false], 'the first items')
   t.same(
-    pick(await limits.admitEvents('acc', 'live', 2, 20, [], 8, now + 1000, 1000)),
+    pick(await limits.takeEvents('acc', 'live', 2, 20, [], 8, now + 1000, 1000)),
     { secondBefore: 0, monthBefore: 0, granted: 0 },
     'no countable events: the month is not read or touched',
   )
@@ -99,14 +99,14 @@ t.test(
     const now = Date.now() - (Date.now() % 1000) + 30_000
     const month = new Date(now).toISOString().slice(0, 7)
     const same = new Array(100).fill('m1')
-    const first = await limits.admitEvents('acc', 'live', 100, 1000, same, 5, now, 1000)
+    const first = await limits.takeEvents('acc', 'live', 100, 1000, same, 5, now, 1000)
     t.same([first.granted, first.charged, first.newIds], [100, 1, ['m1']], '100 items of one id: one counted')
     for (let i = 1; i < 10; i++) {
-      const again = await limits.admitEvents('acc', 'live', 100, 100_000, same, 5, now + i, 1000)
+      const again = await limits.takeEvents('acc', 'live', 100, 100_000, same, 5, now + i, 1000)
       t.same([again.granted, again.charged], [100, 0], `retry ${i}: admitted, nothing counted`)
     }
     t.equal(await redis.get(`${prefix}mo:{acc}:${month}`), '1')
-    const mixed = await limits.admitEvents(
+    const mixed = await limits.takeEvents(
       'acc',
       'live',
       7,
@@ -124,10 +124,10 @@ t.test(
     t.same([mixed.charged, mixed.newIds], [4, ['m2', 'm3']])
     t.equal(await redis.get(`${prefix}mo:{acc}:${month}`), '5')
     t.ok(Number(await redis.pttl(`${prefix}id:{acc}:live:m2`)) > 590_000, 'ids are kept for USAGE_IN_FLIGHT_MS')
-    const after = await limits.admitEvents('acc', 'live', 2, 100_000, ['m3', 'm9'], 5, now + 30, 1000)
+    const after = await limits.takeEvents('acc', 'live', 2, 100_000, ['m3', 'm9'], 5, now + 30, 1000)
     t.same(after.accepted, [true, false], 'at the limit, a retry of a counted id still passes; a new one does not')
 
-    const test = await limits.admitEvents('acc', 'test', 3, 100_000, ['m1', undefined, undefined], 2, now + 40, 1000)
+    const test = await limits.takeEvents('acc', 'test', 3, 100_000, ['m1', undefined, undefined], 2, now + 40, 1000)
     t.same(test.accepted, [true, true, false], 'test events: their own counter and ids')
     t.equal(await redis.get(`${prefix}mo:{acc}:test:${month}`), '2')
 
@@ -147,7 +147,7 @@ t.test(
     const { redis, prefix, limits } = await open(t)
     const now = Date.now() + 30_000
     const month = new Date(now).toISOString().slice(0, 7)
-    await limits.admitEvents('a', 'live', 10, 100, none(10), 1000, now, 1000)
+    await limits.takeEvents('a', 'live', 10, 100, none(10), 1000, now, 1000)
     const usage = new Map<string, number>([
       ['a', 7],
       ['b', 40],
@@ -162,7 +162,7 @@ t.test(
     t.equal(await redis.get(`${prefix}mo:{b}:${month}`), '40')
     t.equal(await redis.get(`${prefix}mo:{bulk1199}:${month}`), '1199')
     t.ok(Number(await redis.pexpiretime(`${prefix}mo:{b}:${month}`)) > now, 'reconciled counters expire too')
-    const r = await limits.admitEvents('b', 'live', 5, 100, none(5), 42, now, 1000)
+    const r = await limits.takeEvents('b', 'live', 5, 100, none(5), 42, now, 1000)
     t.same([r.monthBefore, r.granted], [40, 2])
     await redis.set(`${prefix}mo:{b}:${month}`, 900) // counted too much (a retry after its id was forgotten)
     t.equal(await limits.reconcileMonth(month, new Map([['b', 40]]), now), 1)

@@ -263,7 +263,7 @@ export class RedisLimits implements QuotaHolder {
 
   /** Take `n` events from the account's second and, if that fits, reserve the month's counter of `env`
    *  for the countable items, one per entry of `ids` (its message id or undefined), as monthly-quota.ts admitIds. */
-  async admitEvents(
+  async takeEvents(
     accountId: string,
     env: Env,
     n: number,

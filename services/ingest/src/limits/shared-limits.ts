@@ -108,7 +108,7 @@ export class SharedLimits implements Limits {
     return this.viaRedis<EventAdmission>(
       now,
       async () => {
-        const a = await this.d.redis.admitEvents(
+        const a = await this.d.redis.takeEvents(
           accountId,
           month.environment,
           n,
@@ -118,15 +118,19 @@ export class SharedLimits implements Limits {
           now,
           SECOND_MS,
         )
+        // The month's answer first, beside the script's month (both in monthly-quota.ts), then the
+        // second's, so this branch enters each file once (H79). A refused second charged nothing.
+        const quota =
+          month.ids.length === 0
+            ? undefined
+            : {
+                ...reservationOf(a.monthBefore, a.charged, month.limit, now),
+                granted: a.granted,
+                accepted: a.accepted,
+                newIds: a.newIds,
+              }
         const rate = eventRateResult(a.secondBefore, n, perSecond, now, SECOND_MS)
-        if (!rate.allowed || month.ids.length === 0) return { rate }
-        const quota = {
-          ...reservationOf(a.monthBefore, a.charged, month.limit, now),
-          granted: a.granted,
-          accepted: a.accepted,
-          newIds: a.newIds,
-        }
-        return { rate, quota, heldBy: this.d.redis }
+        return rate.allowed && quota !== undefined ? { rate, quota, heldBy: this.d.redis } : { rate }
       },
       () => admitLocally(this.d.local, accountId, n, perSecond, month, now),
     )
