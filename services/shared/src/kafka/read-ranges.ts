@@ -1,9 +1,11 @@
 // Reading a bounded piece of a topic once, start to end, outside any service's consumer group: the keys
 // topic for an erasure (projector's privacy/person-keys.ts) and the tail of a destination topic for a
 // resumed re-encryption (scripts/privacy/reencrypt.ts). A throwaway group that commits nothing, so the
-// read leaves no offsets behind.
+// read leaves no offsets behind. A range's end is reached by position, not by the last record handed
+// over: a consumer never sees a transaction's commit or abort marker (nor aborted records), and ingest's
+// transactional appends (A4) end partitions in one, so the record just before the end may never come.
 import { randomBytes } from 'node:crypto'
-import type { Kafka, KafkaMessage } from './client.js'
+import type { ConsumerEndBatchProcessEvent, Kafka, KafkaMessage } from './client.js'
 
 export interface OffsetRange {
   partition: number
@@ -32,6 +34,15 @@ export async function readRanges(
   try {
     await consumer.subscribe({ topic, fromBeginning: true })
     await new Promise<void>((resolve, reject) => {
+      const reached = (partition: number, offset: string) => {
+        const r = left.get(partition)
+        if (r !== undefined && BigInt(offset) + 1n >= r.end) left.delete(partition)
+        if (left.size === 0) resolve()
+      }
+      // A fetch's last offset counts its markers, and a fetch of markers alone has no message at all.
+      consumer.on(consumer.events.END_BATCH_PROCESS, (e: ConsumerEndBatchProcessEvent) => {
+        if (e.payload.topic === topic) reached(e.payload.partition, e.payload.lastOffset)
+      })
       consumer
         .run({
           autoCommit: false,
@@ -39,8 +50,7 @@ export async function readRanges(
             const r = left.get(partition)
             if (r === undefined || BigInt(message.offset) < r.start) return
             each(partition, message)
-            if (BigInt(message.offset) + 1n >= r.end) left.delete(partition)
-            if (left.size === 0) resolve()
+            reached(partition, message.offset)
           },
         })
         .catch(reject)
