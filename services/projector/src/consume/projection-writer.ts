@@ -2,8 +2,8 @@
 // insert's worth of rows is written to ClickHouse with retry and backoff, then what ClickHouse holds
 // goes to the live feed. Records that cannot be mapped to rows are found when their rows are built:
 // as they are decoded, or in the write when rows are built after the H16 lookup (prepared.ts,
-// RowBuilding). A batch the server refuses for its data is split one record at a time to find the
-// records at fault; those are dead-lettered (dead-letters.ts) and the rest of the batch is written.
+// RowBuilding). A write that failed for good goes on in bad-records.ts: the records at fault are
+// found (a batch the server refuses is split one record at a time), dead-lettered, and the rest written.
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
 import type { PreparedBatch } from '../clickhouse/prepared.js'
