@@ -23,9 +23,6 @@ const RETRY_LOOKUP_CHARS = 6 * 1024 * 1024
 const RETRY_LOOKUP_SETTINGS = { max_query_size: String(16 * 1024 * 1024) }
 const idSet = (values: string[]) => raw(`(SELECT arrayJoin([${values.map((v) => literal(v)).join(', ')}]))`)
 
-/** Decoded records, not a batch: a batch is a PreparedBatch (prepared.ts), which keeps each record's
- * rows; these are what writer.write() takes from tests and what the live feed is shown. */
-
 /** A record the writer did not insert because its event_id is stored already or earlier in the batch. */
 export interface DroppedDuplicate {
   kind: 'event' | 'identify'
@@ -41,12 +38,21 @@ export type RetryLookup = (
   settings: ClickHouseSettings,
 ) => Promise<Array<{ event_id: string }>>
 
+/** What the H16 step leaves to insert, and the duplicates it dropped (when the writer reports them). */
+export interface Deduplicated {
+  kept: PreparedBatch
+  /** In batch order, events first; empty unless reported (the constructor's `reportDropped`). */
+  dropped: DroppedDuplicate[]
+}
+
 export class Deduplication {
   constructor(
     private readonly database: string,
     private readonly lookup: RetryLookup,
     /** The ids that may be stored in the target tables (a replay's, id-filter.ts): the others skip the lookup. */
     private readonly storedIds?: IdFilter,
+    /** Name the records dropped (the writer's onDuplicates, H16); off, nothing is built for them. */
+    private readonly reportDropped = false,
   ) {}
 
   /**
@@ -58,19 +64,27 @@ export class Deduplication {
    * the stored rows) or appears earlier in the batch. Records without a message_id are
    * byte-identical on redelivery and need no lookup. A replay of records already stored simply writes nothing new.
    */
-  async dropRetries(batch: PreparedBatch): Promise<PreparedBatch> {
-    const [events, identifies] = await Promise.all([
-      this.withoutStored(TABLES.events, batch.events),
-      this.withoutStored(TABLES.identifies, batch.identifies),
-    ])
-    return events === batch.events && identifies === batch.identifies ? batch : { events, identifies }
+  async dropRetries(batch: PreparedBatch): Promise<Deduplicated> {
+    // The two tables' lookups run at once.
+    const [events, identifies] = await Promise.all(KINDS.map((of) => this.withoutStored(of, batch)))
+    const dropped = events!.dropped.length === 0 ? identifies!.dropped : [...events!.dropped, ...identifies!.dropped]
+    if (events!.kept === batch.events && identifies!.kept === batch.identifies) return { kept: batch, dropped }
+    const kept = {
+      events: events!.kept as PreparedBatch['events'],
+      identifies: identifies!.kept as PreparedBatch['identifies'],
+    }
+    return { kept, dropped }
   }
 
-  private async withoutStored<
-    R extends { event_id: string; account_id: string; message_id: string | null; timestamp: number },
-  >(table: typeof TABLES.events | typeof TABLES.identifies, records: R[]): Promise<R[]> {
+  /** The records of one table that are no retry of a stored or earlier record, and the others (when reported). */
+  private async withoutStored(
+    of: Kind,
+    batch: PreparedBatch,
+  ): Promise<{ kept: PreparedRecord[]; dropped: DroppedDuplicate[] }> {
+    const records: PreparedRecord[] = batch[of.records]
     const { drop, lookup: unique } = retryCandidates(records, this.storedIds)
-    if (drop.size === 0 && unique.length === 0) return records
+    if (drop.size === 0 && unique.length === 0) return { kept: records, dropped: [] }
+    const table = of.table
     for (const chunk of lookupChunks(unique)) {
       let lo = Infinity
       let hi = -Infinity
@@ -92,9 +106,28 @@ WHERE source = ${table}
       const ids = new Set(stored.map((x) => x.event_id))
       for (const r of chunk) if (ids.has(r.event_id)) drop.add(r)
     }
-    return drop.size === 0 ? records : records.filter((r) => !drop.has(r))
+    if (drop.size === 0) return { kept: records, dropped: [] }
+    const kept: PreparedRecord[] = []
+    const dropped: DroppedDuplicate[] = []
+    for (const r of records) {
+      if (!drop.has(r)) kept.push(r)
+      else if (this.reportDropped)
+        dropped.push({ kind: of.kind, event_id: r.event_id, account_id: r.account_id, message_id: r.message_id })
+    }
+    return { kept, dropped }
   }
 }
+
+/** A table the writer inserts records into, the records of the batch it takes, and their kind. */
+interface Kind {
+  table: typeof TABLES.events | typeof TABLES.identifies
+  records: keyof PreparedBatch
+  kind: DroppedDuplicate['kind']
+}
+const KINDS: readonly Kind[] = [
+  { table: TABLES.events, records: 'events', kind: 'event' },
+  { table: TABLES.identifies, records: 'identifies', kind: 'identify' },
+]
 
 /**
  * Which records of a batch are dropped as repeats of an earlier record of the batch (same event_id,
@@ -157,16 +190,4 @@ export function lookupChunks<R extends { event_id: string; account_id: string }>
   }
   if (from < records.length) chunks.push(from === 0 ? records : records.slice(from))
   return chunks
-}
-
-/** The records of `batch` that `kept` lacks: the duplicates dropped. */
-export function droppedBetween(batch: PreparedBatch, kept: PreparedBatch): DroppedDuplicate[] {
-  const out: DroppedDuplicate[] = []
-  const keptEvents = new Set(kept.events)
-  const keptIdentifies = new Set(kept.identifies)
-  const one = (kind: DroppedDuplicate['kind'], r: PreparedRecord) =>
-    out.push({ kind, event_id: r.event_id, account_id: r.account_id, message_id: r.message_id })
-  for (const r of batch.events) if (!keptEvents.has(r)) one('event', r)
-  for (const r of batch.identifies) if (!keptIdentifies.has(r)) one('identify', r)
-  return out
 }

@@ -1,13 +1,13 @@
 import t from 'tap'
 import {
   emptyRange,
+  insertBody,
   MAX_PARTITIONS_PER_INSERT,
   monthIndex,
   partitionGroups,
   type Partitioned,
 } from './partition-groups.js'
-import { insertBody } from './prepared.js'
-import { prepareBatch } from './writer.js'
+import { newArenas, prepareBatch, prepareEvent } from './prepared.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
 
 // The 15th of the n-th month after January 1970, at noon UTC.
@@ -91,7 +91,7 @@ t.test('random batches keep the rule at any limit', async (t) => {
   }
 })
 
-t.test('the writer gathers the range while building the insert body, and the grouping takes it', async (t) => {
+t.test('the insert loop gathers the range while building the insert body, and the grouping takes it', async (t) => {
   const events = [
     makeEvent({ timestamp: month(3), received_at: now }),
     makeEvent({ timestamp: month(250), received_at: month(400) }),
@@ -106,4 +106,46 @@ t.test('the writer gathers the range while building the insert body, and the gro
     1,
     'the range given is the one used',
   )
+})
+
+const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
+const ids = (body: string) =>
+  body
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => l.split('\t')[0])
+
+t.test('an insert body holds exactly the rows of the records given, in order, across chunks', async (t) => {
+  // Small chunks: rows of one body lie in many chunks.
+  const arenas = newArenas(2_048)
+  const all = Array.from({ length: 40 }, (_, i) =>
+    prepareEvent(
+      makeEvent({ event_id: `e${i}`, user_traits: i % 3 === 0 ? `{"k${i}":1}` : null }),
+      arenas,
+      null,
+      false,
+    ),
+  )
+  const whole = insertBody(all, 'rows')
+  t.same(
+    ids(text(whole.chunks)),
+    all.map((p) => p.event_id),
+  )
+  t.ok(
+    whole.chunks.length > 1 && whole.chunks.length < all.length,
+    `back-to-back rows share views (${whole.chunks.length} views)`,
+  )
+  const kept = all.filter((_, i) => i % 4 !== 1)
+  t.same(
+    ids(text(insertBody(kept, 'rows').chunks)),
+    kept.map((p) => p.event_id),
+    'a dropped record leaves no row',
+  )
+  const traits = text(insertBody(kept, 'traits').chunks).split('\n').slice(0, -1)
+  t.same(
+    traits.map((l) => l.split('\t')[7]),
+    kept.filter((_, i) => kept[i]!.traitChunk).map((p) => p.event_id),
+    'trait rows of the kept records only',
+  )
+  t.same(insertBody([], 'rows'), { chunks: [], rows: 0 })
 })

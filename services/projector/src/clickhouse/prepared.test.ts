@@ -1,14 +1,7 @@
 import t from 'tap'
-import {
-  buildEventRows,
-  buildIdentifyRows,
-  insertBody,
-  newArenas,
-  prepareEvent,
-  prepareIdentify,
-  unbuilt,
-} from './prepared.js'
+import { buildEventRows, buildIdentifyRows, newArenas, prepareEvent, prepareIdentify, unbuilt } from './prepared.js'
 import { EVENT_COLUMNS, RowMappingError } from './rows.js'
+import { insertBody } from './partition-groups.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
 
 const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
@@ -62,41 +55,6 @@ t.test('a record that cannot be mapped appends nothing, not even its valid rows'
   )
   t.equal(arenas.rows.pos, rowsPos)
   t.equal(arenas.traits.pos, traitsPos)
-})
-
-t.test('an insert body holds exactly the rows of the records given, in order, across chunks', async (t) => {
-  // Small chunks: rows of one body lie in many chunks.
-  const arenas = newArenas(2_048)
-  const all = Array.from({ length: 40 }, (_, i) =>
-    prepareEvent(
-      makeEvent({ event_id: `e${i}`, user_traits: i % 3 === 0 ? `{"k${i}":1}` : null }),
-      arenas,
-      null,
-      false,
-    ),
-  )
-  const whole = insertBody(all, 'rows')
-  t.same(
-    ids(text(whole.chunks)),
-    all.map((p) => p.event_id),
-  )
-  t.ok(
-    whole.chunks.length > 1 && whole.chunks.length < all.length,
-    `back-to-back rows share views (${whole.chunks.length} views)`,
-  )
-  const kept = all.filter((_, i) => i % 4 !== 1)
-  t.same(
-    ids(text(insertBody(kept, 'rows').chunks)),
-    kept.map((p) => p.event_id),
-    'a dropped record leaves no row',
-  )
-  const traits = text(insertBody(kept, 'traits').chunks).split('\n').slice(0, -1)
-  t.same(
-    traits.map((l) => l.split('\t')[7]),
-    kept.filter((_, i) => kept[i]!.traitChunk).map((p) => p.event_id),
-    'trait rows of the kept records only',
-  )
-  t.same(insertBody([], 'rows'), { chunks: [], rows: 0 })
 })
 
 t.test('rows built later are the rows built at decode; a failed build appends nothing', async (t) => {

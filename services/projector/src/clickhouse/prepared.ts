@@ -17,11 +17,12 @@ import {
   IDENTIFY_COLUMNS,
   identifyTraitValues,
   identifyValues,
+  RowMappingError,
   TRAIT_COLUMNS,
   type RowValues,
 } from './rows.js'
 import { RowArena, tsvLine } from './tsv.js'
-import { extendRange, type TimeRange } from './partition-groups.js'
+import { invalidRecords, type InvalidRecord } from './write-error.js'
 
 /** Where a decoded record came from, so a dead letter names its topic, partition and offset. */
 export interface RecordOrigin {
@@ -52,6 +53,12 @@ export interface PreparedRecord<R extends EventRecord | IdentifyRecord = EventRe
   origin: RecordOrigin | null
   /** Kept when asked (the live feed needs the whole record; a replay does not) and while the rows are not built. */
   record: R | null
+}
+
+/** Decoded records, not a batch: what writer.write() takes from tests and what the live feed is shown. */
+export interface RecordsByKind {
+  events: EventRecord[]
+  identifies: IdentifyRecord[]
 }
 
 export interface PreparedBatch {
@@ -163,38 +170,61 @@ function appendRows(
 }
 
 /**
- * The body of an insert: the rows of `records` (their main rows, or their trait rows), in order,
- * as views of the arenas' chunks; rows that lie back to back in a chunk share one view. The
- * records' rows must be built. `range`, when given, is widened to the records' times (the
- * partitions the rows touch, partition-groups.ts) in the same pass.
+ * Maps a batch of records to prepared records (their rows built), collecting every record that
+ * cannot be mapped. Records are kept in the prepared ones (a dead letter of a write can then name them).
  */
-export function insertBody(
-  records: readonly PreparedRecord[],
-  which: 'rows' | 'traits',
-  range?: TimeRange,
-): { chunks: Buffer[]; rows: number } {
-  const chunks: Buffer[] = []
-  let rows = 0
-  let chunk: Buffer | null = null
-  let start = 0
-  let end = 0
-  for (const p of records) {
-    if (p.rowChunk === null) throw new Error(`the rows of ${p.event_id} are not built`)
-    if (range) extendRange(range, p)
-    const c = which === 'rows' ? p.rowChunk : p.traitChunk
-    if (c === null) continue
-    const s = which === 'rows' ? p.rowStart : p.traitStart
-    const e = which === 'rows' ? p.rowEnd : p.traitEnd
-    rows++
-    if (c === chunk && s === end) {
-      end = e
-      continue
-    }
-    if (chunk !== null) chunks.push(chunk.subarray(start, end))
-    chunk = c
-    start = s
-    end = e
+export function prepareBatch(
+  batch: RecordsByKind,
+  arenas: RowArenas = newArenas(64 * 1024),
+): { prepared: PreparedBatch; invalid: InvalidRecord[] } {
+  const all: PreparedBatch = {
+    events: batch.events.map((r) => unbuilt(r, null)),
+    identifies: batch.identifies.map((r) => unbuilt(r, null)),
   }
-  if (chunk !== null) chunks.push(chunk.subarray(start, end))
-  return { chunks, rows }
+  const invalid = buildMissingRows(all, arenas)
+  if (invalid.length === 0) return { prepared: all, invalid }
+  return {
+    prepared: {
+      events: all.events.filter((p) => p.rowChunk !== null),
+      identifies: all.identifies.filter((p) => p.rowChunk !== null),
+    },
+    invalid,
+  }
+}
+
+/**
+ * The write's row step: builds the rows of the records kept by the H16 lookup that have none yet
+ * (RowBuilding 'after-lookup', H69). If any cannot be mapped, the write stops here, before any
+ * insert: an INVALID_RECORD error lists them (the rows of the others stay built for the retry
+ * without them). `arenas` is asked only when a row is to be built.
+ */
+export function buildRows(batch: PreparedBatch, arenas: () => RowArenas): void {
+  const unbuiltRecords =
+    batch.events.some((p) => p.rowChunk === null) || batch.identifies.some((p) => p.rowChunk === null)
+  if (!unbuiltRecords) return
+  const invalid = buildMissingRows(batch, arenas())
+  if (invalid.length > 0) throw invalidRecords(invalid)
+}
+
+/** Builds the rows of the records that have none yet; those that cannot be mapped are returned and stay unbuilt. */
+function buildMissingRows(batch: PreparedBatch, arenas: RowArenas): InvalidRecord[] {
+  const invalid: InvalidRecord[] = []
+  const build = <R extends PreparedRecord>(
+    kind: InvalidRecord['kind'],
+    records: R[],
+    fn: (p: R, arenas: RowArenas) => void,
+  ) => {
+    for (const p of records) {
+      if (p.rowChunk !== null) continue
+      try {
+        fn(p, arenas)
+      } catch (err) {
+        if (!(err instanceof RowMappingError)) throw err
+        invalid.push({ kind, event_id: p.event_id, reason: err.message })
+      }
+    }
+  }
+  build('event', batch.events, buildEventRows)
+  build('identify', batch.identifies, buildIdentifyRows)
+  return invalid
 }

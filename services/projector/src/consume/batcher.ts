@@ -74,8 +74,7 @@ export class InsertBatcher {
    */
   add(part: PreparedBatch): Promise<void> {
     const writes: Promise<void>[] = []
-    for (const e of part.events) this.push('events', e, writes)
-    for (const i of part.identifies) this.push('identifies', i, writes)
+    for (const kind of KINDS) for (const p of part[kind]) this.push(kind, p, writes)
     if (this.unwritten > this.peakUnwritten) this.peakUnwritten = this.unwritten
     writes.push(this.waiter())
     if (this.size >= this.opts.maxRows) void this.flush()
@@ -151,3 +150,6 @@ export class InsertBatcher {
     return this.flushing
   }
 }
+
+/** The buffer's tables, in the order a part's records are added. */
+const KINDS = ['events', 'identifies'] as const

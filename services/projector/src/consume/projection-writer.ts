@@ -2,17 +2,18 @@
 // insert's worth of rows is written to ClickHouse with retry and backoff, then what ClickHouse holds
 // goes to the live feed. Records that cannot be mapped to rows are found when their rows are built:
 // as they are decoded, or in the write when rows are built after the H16 lookup (prepared.ts,
-// RowBuilding). A batch the server refuses for its data is split one record at a time to find the
-// records at fault; those are dead-lettered (dead-letters.ts) and the rest of the batch is written.
-import type { DeadLetterRecord } from '../../../../schemas/records.js'
+// RowBuilding). A write that failed for good goes on in bad-records.ts: the records at fault are
+// found (a batch the server refuses is split one record at a time), dead-lettered, and the rest written.
 import type { Logger } from '../../../shared/src/log.js'
 import type { Readiness } from '../../../shared/src/wait-for.js'
 import type { Timers } from '../../../shared/src/timers.js'
-import type { PreparedBatch, PreparedRecord } from '../clickhouse/prepared.js'
-import { ClickHouseWriteError, type InvalidRecord } from '../clickhouse/writer.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
 import { withRetry, isRetriable, RetriesExhaustedError } from './retry.js'
 import { isClickHouseUnavailable } from '../../../shared/src/unavailable.js'
-import { deadLetter, type DeadLetters } from './dead-letters.js'
+import type { DeadLetters } from './dead-letters.js'
+import { isolateBadRecords, type WriteOutcome } from './bad-records.js'
+
+export type { WriteOutcome } from './bad-records.js'
 
 export interface ProjectionSink {
   writePrepared(batch: PreparedBatch): Promise<unknown>
@@ -34,13 +35,6 @@ export interface WriterOptions {
   /** Past the retries, keep waiting while ClickHouse is unreachable (until stopping) instead of
    * throwing: the live projector has nothing better to do, and giving up would only re-read the batch. */
   waitForClickHouse?: boolean
-}
-
-export interface WriteOutcome {
-  /** The records that are in ClickHouse now. */
-  written: PreparedBatch
-  /** How many records of the batch went to the DLQ instead. */
-  deadLettered: number
 }
 
 /** The batcher's flush (batcher.ts): write, then hand what ClickHouse holds on (the live feed, written-feed.ts). */
@@ -74,14 +68,15 @@ export class ProjectionWriter {
       await this.writeRetrying(batch)
     } catch (err) {
       if (isRetriable(err) || this.stopping.aborted) throw err
-      outcome = await this.isolateBadRecords(batch, err)
+      outcome = await isolateBadRecords(batch, err, this, this.deadLetters, this.log)
     }
     const w = outcome.written
     this.metrics?.inserted(w.events.length, w.identifies.length, Number(process.hrtime.bigint() - started) / 1e9)
     return outcome
   }
 
-  private async writeRetrying(batch: PreparedBatch): Promise<unknown> {
+  /** One write with retry and backoff, no isolation (bad-records.ts writes single records with it). */
+  async writeRetrying(batch: PreparedBatch): Promise<unknown> {
     for (let round = 1; ; round++) {
       try {
         return await this.writeRetryingOnce(batch)
@@ -111,70 +106,5 @@ export class ProjectionWriter {
       this.opts.readiness?.set('clickhouse', 'ok')
       return r
     })
-  }
-
-  private async isolateBadRecords(batch: PreparedBatch, cause: unknown): Promise<WriteOutcome> {
-    if (cause instanceof ClickHouseWriteError && cause.code === 'INVALID_RECORD' && cause.invalid.length > 0) {
-      // Rows built after the lookup: the writer named the records it cannot map and inserted
-      // nothing. Dead-letter those, write the rest.
-      const bad = new Map<string, InvalidRecord>(cause.invalid.map((r) => [`${r.kind}\u0000${r.event_id}`, r]))
-      const rest: PreparedBatch = { events: [], identifies: [] }
-      const dead: DeadLetterRecord[] = []
-      for (const e of batch.events) {
-        const r = bad.get(`event\u0000${e.event_id}`)
-        if (r) dead.push({ ...this.deadLetterFor('Event', e, cause), reason: `${e.event_id}: ${r.reason}` })
-        else rest.events.push(e)
-      }
-      for (const i of batch.identifies) {
-        const r = bad.get(`identify\u0000${i.event_id}`)
-        if (r) dead.push({ ...this.deadLetterFor('Identify', i, cause), reason: `${i.event_id}: ${r.reason}` })
-        else rest.identifies.push(i)
-      }
-      if (dead.length > 0) {
-        this.log.error('records cannot be mapped to rows; dead-lettering them', { count: dead.length })
-        await this.deadLetters.send(dead)
-        if (rest.events.length || rest.identifies.length) {
-          const more = await this.write(rest)
-          return { written: more.written, deadLettered: dead.length + more.deadLettered }
-        }
-        return { written: rest, deadLettered: dead.length }
-      }
-    }
-    // The server refused the batch for its data: find the records at fault one at a time.
-    this.log.error('clickhouse refused a batch; isolating the records at fault', { err: cause })
-    const written: PreparedBatch = { events: [], identifies: [] }
-    const dead: DeadLetterRecord[] = []
-    for (const e of batch.events) {
-      try {
-        await this.writeRetrying({ events: [e], identifies: [] })
-        written.events.push(e)
-      } catch (err) {
-        if (isRetriable(err)) throw err
-        dead.push(this.deadLetterFor('Event', e, err))
-      }
-    }
-    for (const i of batch.identifies) {
-      try {
-        await this.writeRetrying({ events: [], identifies: [i] })
-        written.identifies.push(i)
-      } catch (err) {
-        if (isRetriable(err)) throw err
-        dead.push(this.deadLetterFor('Identify', i, err))
-      }
-    }
-    await this.deadLetters.send(dead)
-    return { written, deadLettered: dead.length }
-  }
-
-  private deadLetterFor(kind: 'Event' | 'Identify', p: PreparedRecord, err: unknown): DeadLetterRecord {
-    // Records always come with their origin from decode(); one written without (a test's) is re-encoded.
-    const origin = p.origin ?? {
-      topic: kind === 'Event' ? 'events' : 'identifies',
-      partition: -1,
-      offset: p.event_id,
-      key: null,
-      value: p.record ? this.deadLetters.codec.encode(kind, p.record) : null,
-    }
-    return deadLetter(origin, err)
   }
 }
