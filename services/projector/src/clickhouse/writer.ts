@@ -26,7 +26,6 @@ import { Deduplication, droppedBetween, type DroppedDuplicate } from './deduplic
 import { TABLES } from './tables.js'
 import { emptyRange, MAX_PARTITIONS_PER_INSERT, partitionGroups } from './partition-groups.js'
 import { AppError } from '../../../shared/src/errors.js'
-import { EVENT_COUNTS_TABLE, rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 
 export { TABLES } from './tables.js'
 export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
@@ -110,8 +109,6 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
-  /** HOURLY_COUNTS: recompute event_counts_hourly for the hours of each batch (U19, H76). */
-  hourlyCounts?: boolean
   /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
   clustered?: boolean
 }
@@ -253,22 +250,8 @@ export class ClickHouseWriter {
     await this.insert(TABLES.userTraits, TRAIT_COLUMNS, traits.chunks)
     await this.insertByPartitions(TABLES.events, EVENT_COLUMNS, kept.events, this.maxPartitions)
     await this.insertByPartitions(TABLES.identifies, IDENTIFY_COLUMNS, kept.identifies, this.maxPartitions)
-    // The hours of every event of the batch, the retries dropped included: a write that stored the events
-    // and failed before this step is retried without them, and their hours must still be counted (U19).
-    await this.rebuildCounts(batch.events)
     if (this.opts.onDuplicates && kept !== batch) this.opts.onDuplicates(droppedBetween(batch, kept))
     return { events: kept.events.length, identifies: kept.identifies.length, traits: countLines(traits.chunks) }
-  }
-
-  /** Recomputes the hourly counts of the hours the events fall in, from `events FINAL` (U19). */
-  private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
-    if (!this.opts.hourlyCounts || events.length === 0) return
-    try {
-      const settings = this.opts.clustered ? CLUSTER_INSERT_SETTINGS : undefined
-      await rebuildCounts(this.client, this.database, touchedHours(events), settings)
-    } catch (cause) {
-      throw classify(cause, EVENT_COUNTS_TABLE)
-    }
   }
 
   private buildRows(batch: PreparedBatch): void {
