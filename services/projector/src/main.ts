@@ -48,9 +48,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   metrics.liveSubscribers(() => hub.subscribers)
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
-  // U25: the hours written are marked after the write; the recount counts them once closed.
+  // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
   const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
-  const recount = cfg.hourlyCounts ? new HourRecount(ch, cfg.clickhouse.database, log, countSettings(cfg)) : undefined
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
@@ -78,7 +77,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     projector,
     readiness,
     retention,
-    recount,
+    recount: hourRecount(cfg, ch, log),
     erasures,
     keys,
     accountRetention,
@@ -152,6 +151,11 @@ function projectorOptions(
     erasures: { set: erasures.set, keepUsage },
     sealed: { opener: new RecordOpener(keys.holder), keepUsage },
   }
+}
+
+/** U25: the closed dirty hours are counted every HOURLY_RECOUNT_MS, when HOURLY_COUNTS is on. */
+function hourRecount(cfg: ProjectorConfig, ch: ClickHouse, log: Logger): HourRecount | undefined {
+  return cfg.hourlyCounts ? new HourRecount(ch, cfg.clickhouse.database, log, countSettings(cfg)) : undefined
 }
 
 /** H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours. */

@@ -2,14 +2,13 @@
 // events fall in are marked dirty in event_counts_dirty, so the dashboard reads them from `events` until
 // the recount (recount.ts) has counted them. The writer only writes; this wraps it, inside the write's
 // retries and before the offsets are committed, so a crash between the insert and the mark re-reads the
-// batch and marks again. An open hour this process has marked already is not marked again: nothing
-// recounts an hour before it closes, so its mark stands; a closed hour is marked on every write (a late
-// event) as the recount may have counted it since.
+// batch and marks again. An hour this process marked less than MARK_SETTLE_MS ago is not marked again:
+// the recount counts an hour only once its latest mark is that old, so it begins after such a write.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
 import {
-  closedBefore,
   DIRTY_HOURS_TABLE,
+  MARK_SETTLE_MS,
   markStatements,
   type HourMark,
 } from '../../../shared/src/rollup/dirty-hours.js'
@@ -21,9 +20,8 @@ export interface BatchSink<T> {
 }
 
 export class HourMarkingSink<T> implements BatchSink<T> {
-  /** `account \0 hour ms` of the open hours marked by this process. */
-  private readonly marked = new Set<string>()
-  private markedBefore = 0
+  /** `account \0 hour ms` -> when this process last marked it, for the last MARK_SETTLE_MS. */
+  private readonly marked = new Map<string, number>()
 
   constructor(
     private readonly sink: BatchSink<T>,
@@ -43,13 +41,13 @@ export class HourMarkingSink<T> implements BatchSink<T> {
   async markDirty(events: Iterable<{ account_id: string; timestamp: number }>): Promise<void> {
     // Taken after the events are stored: a recount that began before it did not see them (U25).
     const now = (this.opts.now ?? Date.now)()
-    const open = closedBefore(now)
-    if (open !== this.markedBefore) this.forgetClosed(open)
+    const settled = now - MARK_SETTLE_MS
     const marks = new Map<string, HourMark>()
     for (const e of events) {
       const hourMs = hourFloor(e.timestamp)
       const key = `${e.account_id}\u0000${hourMs}`
-      if (!(hourMs >= open && this.marked.has(key))) marks.set(key, { accountId: e.account_id, hourMs })
+      if ((this.marked.get(key) ?? Number.NEGATIVE_INFINITY) <= settled)
+        marks.set(key, { accountId: e.account_id, hourMs })
     }
     if (marks.size === 0) return
     try {
@@ -58,12 +56,8 @@ export class HourMarkingSink<T> implements BatchSink<T> {
     } catch (cause) {
       throw classify(cause, DIRTY_HOURS_TABLE)
     }
-    for (const [key, m] of marks) if (m.hourMs >= open) this.marked.add(key)
-  }
-
-  private forgetClosed(open: number): void {
-    for (const key of this.marked) if (Number(key.slice(key.indexOf('\u0000') + 1)) < open) this.marked.delete(key)
-    this.markedBefore = open
+    for (const [key, at] of this.marked) if (at <= settled) this.marked.delete(key)
+    for (const key of marks.keys()) this.marked.set(key, now)
   }
 }
 

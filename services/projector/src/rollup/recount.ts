@@ -1,18 +1,12 @@
 // The recount of the hourly counts (decision U25 of docs/design.md): every interval, each closed dirty
-// hour of event_counts_dirty is counted from `events FINAL` (the statement of U19) and marked counted,
+// hour of event_counts_dirty not marked in the last MARK_SETTLE_MS is counted from `events FINAL` (the statement of U19) and marked counted,
 // the mark versioned by when this pass began, so an hour written into while the pass ran stays dirty
 // and is counted by the next. Any number of projector instances may run it: two counts of one hour
 // agree, the larger stays (U19), and the marks are versioned by time.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../../../shared/src/log.js'
 import { rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
-import {
-  closedBefore,
-  closedDirtySql,
-  markRanges,
-  markStatements,
-  type HourMark,
-} from '../../../shared/src/rollup/dirty-hours.js'
+import { closedDirtySql, markRanges, markStatements, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
 import { Periodic } from '../retention/periodic.js'
 
 export class HourRecount {
@@ -32,7 +26,7 @@ export class HourRecount {
   async runOnce(): Promise<number> {
     const started = (this.opts.now ?? Date.now)()
     const r = await this.ch.query({
-      query: closedDirtySql(this.database, closedBefore(started)),
+      query: closedDirtySql(this.database, started),
       format: 'JSONEachRow',
     })
     const marks: HourMark[] = (await r.json<{ account_id: string; h: string | number }>()).map((x) => ({

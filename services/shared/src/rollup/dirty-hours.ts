@@ -18,6 +18,14 @@ export const CLOSE_GRACE_MS = 5 * 60_000
 /** Past every hour a DateTime holds that ingest accepts (2096): the bound of "all of an account's hours". */
 export const END_OF_HOURS_MS = 4_000_000_000_000
 
+/**
+ * A process marks an hour again only this long after it last marked it, and the recount counts an hour
+ * only once its latest mark is this old (U25): a write whose mark was skipped is then always older than
+ * the start of any recount that counts its hour, so that recount sees it. A catch-up over closed hours
+ * marks each hour once a minute, not once a batch.
+ */
+export const MARK_SETTLE_MS = 60_000
+
 /** Hours starting before this are closed at `nowMs`. */
 export const closedBefore = (nowMs: number) => hourFloor(nowMs - CLOSE_GRACE_MS)
 
@@ -61,11 +69,11 @@ GROUP BY hour HAVING ${raw(LATEST_IS_DIRTY)}
 ORDER BY hour`
 }
 
-/** Every account's dirty hours that started before `beforeMs`: what the recount counts. */
-export function closedDirtySql(database: string, beforeMs: number): string {
+/** Every account's dirty hours closed at `nowMs` whose latest mark has settled: what the recount counts. */
+export function closedDirtySql(database: string, nowMs: number): string {
   return sql`SELECT account_id, toUInt32(hour) AS h FROM ${ident(database, DIRTY_HOURS_TABLE)}
-WHERE hour < toDateTime(${new Date(Math.max(0, beforeMs))}, 'UTC')
-GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)}
+WHERE hour < toDateTime(${new Date(Math.max(0, closedBefore(nowMs)))}, 'UTC')
+GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)} AND max(marked_ms) <= ${nowMs - MARK_SETTLE_MS}
 ORDER BY account_id, hour`
 }
 
