@@ -1,4 +1,5 @@
-// `npx tsx bench/projector-catchup.ts [--records 600000] [--rounds 2] [--root DIR,DIR]` (bench/HISTORY.md): how fast
+// `npx tsx bench/projector-catchup.ts [--records 600000] [--rounds 2] [--root DIR,DIR] [--hourly off,on]
+// [--stack-running]` (bench/HISTORY.md): how fast
 // the live projector works off a backlog, apart from how fast ingest fills it. Fills a fresh events topic
 // once with bench events straight through Kafka (as `--only replay` does), then, per round and per
 // checkout given to --root (each built: its dist/), starts that checkout's compiled projector on the
@@ -24,6 +25,10 @@ const { values: a } = parseArgs({
     records: { type: 'string', default: '600000' },
     rounds: { type: 'string', default: '2' },
     root: { type: 'string', default: ROOT },
+    /** Each round runs once per value of HOURLY_COUNTS given (e.g. `off,on`), alternating: the cost of U25. */
+    hourly: { type: 'string' },
+    /** The stack is running already (a shared one: STACK_DIR): do not run stack.sh up. */
+    'stack-running': { type: 'boolean', default: false },
   },
 })
 const records = Number(a.records)
@@ -31,7 +36,7 @@ const roots = a.root!.split(',')
 const id = randomBytes(3).toString('hex')
 const say = (s: string) => process.stderr.write(`catchup: ${s}\n`)
 
-await stackUp()
+if (!a['stack-running']) await stackUp()
 if (roots.includes(ROOT)) await ensureBuilt()
 const base = stackEnv(process.env as Record<string, string>)
 const topicEnv = (suffix: string) => ({
@@ -66,7 +71,7 @@ async function count(db: string): Promise<number> {
   }
 }
 
-async function round(root: string, n: number) {
+async function round(root: string, n: number, hourly?: string) {
   const suffix = `r${n}`
   const db = `catchup_${id}_${suffix}`
   databases.push(db)
@@ -77,6 +82,7 @@ async function round(root: string, n: number) {
     PROJECTOR_GROUP_ID: `catchup-${id}-${suffix}`,
     PROJECTOR_PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
+    ...(hourly ? { HOURLY_COUNTS: hourly } : {}),
   }
   for (const k of ['TOPIC_IDENTIFIES', 'TOPIC_ACCOUNTS', 'TOPIC_DLQ'] as const) topics.add(env[k])
   const proc = spawn(process.execPath, [join(root, compiled('services/projector/src/main.ts'))], {
@@ -101,15 +107,16 @@ async function round(root: string, n: number) {
   const rate = Math.round(((records - first.n) * 1000) / Math.max(1, end.t - first.t))
   const cpuUs = (((end.cpu - first.cpu) * 1e6) / Math.max(1, records - first.n)).toFixed(1)
   console.log(
-    `${root === ROOT ? 'this checkout' : root}: ${rate.toLocaleString('en-US')} records/s from the first row to the last, projector ${cpuUs} µs CPU a record (load ${loadavg()[0]!.toFixed(1)})`,
+    `${root === ROOT ? 'this checkout' : root}${hourly ? ` HOURLY_COUNTS=${hourly}` : ''}: ${rate.toLocaleString('en-US')} records/s from the first row to the last, projector ${cpuUs} µs CPU a record (load ${loadavg()[0]!.toFixed(1)})`,
   )
 }
 
 try {
   for (let r = 0; r < Number(a.rounds); r++) {
     // Alternate which checkout goes first, so neither always meets the same minute.
-    const order = r % 2 === 0 ? roots : [...roots].reverse()
-    for (const [i, root] of order.entries()) await round(root, r * roots.length + i)
+    const runs = roots.flatMap((root) => (a.hourly?.split(',') ?? [undefined]).map((hourly) => ({ root, hourly })))
+    const order = r % 2 === 0 ? runs : [...runs].reverse()
+    for (const [i, run] of order.entries()) await round(run.root, r * runs.length + i, run.hourly)
   }
 } finally {
   for (const db of databases) await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => undefined)

@@ -105,6 +105,7 @@ t.test("every statement of this folder's migrations has a cluster form", async (
   const statements = (await loadMigrations()).flatMap((m) => m.statements.map((s) => renderStatement(s, 'db1')))
   const sharded = shardedTables(statements)
   t.same([...sharded].sort(), [
+    'event_counts_dirty',
     'event_counts_hourly',
     'events',
     'groups',

@@ -29,6 +29,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   user_traits: 'cityHash64(account_id, user_id)',
   /** Every rebuild of one hour's count on one shard, so FINAL keeps the latest (U19). */
   event_counts_hourly: 'cityHash64(account_id, event)',
+  /** Every mark of one account's hours on one shard (U25). */
+  event_counts_dirty: 'cityHash64(account_id)',
 }
 
 export const LOCAL_SUFFIX = '_local'

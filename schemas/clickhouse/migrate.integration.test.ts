@@ -26,6 +26,7 @@ t.test('creates the database, applies every file once, records it; then idempote
   t.same(
     tables.map((r) => r.name),
     [
+      'event_counts_dirty',
       'event_counts_hourly',
       'events',
       'events_by_person',

@@ -176,6 +176,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
   )
   t.ok(report.swap, 'swapped')
   t.same(report.swap!.tables, [
+    'event_counts_dirty',
     'event_counts_hourly',
     'events',
     'groups',

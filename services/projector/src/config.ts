@@ -31,6 +31,8 @@ const spec = {
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
+  /** U25: ms between the recounts of the closed dirty hours of event_counts_hourly (HOURLY_COUNTS on). */
+  HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -56,6 +58,8 @@ export interface ProjectorConfig extends CommonConfig {
   privacy: PrivacyConfig
   /** A17: ms between the erasure worker's looks at the keys topic (the receipt's disk_gone_at). */
   erasureDiskCheckMs: number
+  /** U25: ms between the recounts of the hourly counts. */
+  hourlyRecountMs: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -89,5 +93,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
+    hourlyRecountMs: e.HOURLY_RECOUNT_MS,
   }
 }

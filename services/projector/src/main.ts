@@ -31,6 +31,8 @@ import { writeUsageStubs, type UsageStub } from './privacy/usage-stubs.js'
 import { KeysFollower } from './privacy/keys-holder.js'
 import { RecordOpener } from './privacy/record-opener.js'
 import { withRefusalProjection } from './refusals/refusals-projection.js'
+import { countSettings, withHourMarks } from './rollup/hour-marks.js'
+import { HourRecount } from './rollup/recount.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
   const readiness = new Readiness(['clickhouse', 'kafka', 'registry'])
@@ -46,7 +48,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   metrics.liveSubscribers(() => hub.subscribers)
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
-  const writer = createWriter(ch, cfg, metrics, log)
+  // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
+  const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
@@ -74,6 +77,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     projector,
     readiness,
     retention,
+    recount: hourRecount(cfg, ch, log),
     erasures,
     keys,
     accountRetention,
@@ -102,6 +106,7 @@ interface ProjectorDeps {
   projector: Projector
   readiness: Readiness
   retention: TestRetention | undefined
+  recount: HourRecount | undefined
   erasures: ErasureWorker
   keys: KeysFollower
   accountRetention: ReturnType<typeof accountRetentionJob> | undefined
@@ -112,7 +117,6 @@ type Waits = { signal: AbortSignal; readiness: Readiness }
 function createWriter(ch: ClickHouse, cfg: ProjectorConfig, metrics: Metrics, log: Logger) {
   return new ClickHouseWriter(ch, cfg.clickhouse.database, {
     clustered: cfg.clickhouse.cluster !== undefined,
-    hourlyCounts: cfg.hourlyCounts,
     onDuplicates: (dropped) => {
       for (const d of dropped) {
         metrics.duplicatesDropped(d.kind, 1)
@@ -149,6 +153,11 @@ function projectorOptions(
   }
 }
 
+/** U25: the closed dirty hours are counted every HOURLY_RECOUNT_MS, when HOURLY_COUNTS is on. */
+function hourRecount(cfg: ProjectorConfig, ch: ClickHouse, log: Logger): HourRecount | undefined {
+  return cfg.hourlyCounts ? new HourRecount(ch, cfg.clickhouse.database, log, countSettings(cfg)) : undefined
+}
+
 /** H35: test-key rows past TEST_RETENTION_DAYS are deleted, checked at start and every six hours. */
 function testRetention(cfg: ProjectorConfig, ch: ClickHouse, log: Logger): TestRetention | undefined {
   if (cfg.testRetentionDays <= 0) return undefined
@@ -167,6 +176,7 @@ async function health(ch: ClickHouse, readiness: Readiness) {
 /** Drains: stops serving and consuming (the projector writes and commits what it fetched), then the clients. */
 async function closeProjector(deps: ProjectorDeps, server: Server) {
   deps.retention?.close()
+  deps.recount?.close()
   server.close()
   server.closeAllConnections?.()
   await deps.projector.stop()
@@ -193,6 +203,7 @@ async function startProjector(cfg: ProjectorConfig, log: Logger, deps: Projector
     applied: applied.applied.map((m) => m.file),
   })
   retention?.start(6 * 3600_000)
+  deps.recount?.start(cfg.hourlyRecountMs)
 
   await prepareEventLog(kafka, codec, cfg, log, waits)
   await waitFor('kafka', () => producer.connect(), log, { ...waits, retryIf: isKafkaUnavailable })

@@ -146,8 +146,8 @@ export const commonSpec = {
   LOG_LEVEL: v.oneOf(['debug', 'info', 'warn', 'error'] as const, 'info'),
   /** On: every credential this service uses must be set (ClickHouse password, Kafka SASL, LIVE_TOKEN, SESSION_SECRET), else it refuses to start. */
   REQUIRE_SECRETS: v.bool(false),
-  /** On: the projector keeps event_counts_hourly and the dashboard reads it (docs/design.md U19, H76). */
-  HOURLY_COUNTS: v.bool(false),
+  /** On: the projector keeps event_counts_hourly and the dashboard reads it (docs/design.md U19, U25). */
+  HOURLY_COUNTS: v.bool(true),
 }
 
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512'
@@ -169,7 +169,7 @@ export interface CommonConfig {
   topicPartitions: number
   topicReplication: { factor: number; minInsync: number }
   logLevel: 'debug' | 'info' | 'warn' | 'error'
-  /** U19/H76: the projector recomputes event_counts_hourly after each batch, and Trends and Definitions read it. */
+  /** U19/U25: the projector marks the hours it writes and recounts them once closed; Trends and Definitions read the counts. */
   hourlyCounts: boolean
 }
 

@@ -10,6 +10,7 @@ import { ident, sql, raw, type SqlRaw, type SqlIdentifier } from '../../../../sc
 import type { Environment } from './queries.js'
 import { inferKeys, parseStored, type KeyDefinition } from './schema-inference.js'
 import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
+import { dirtyHours, END_OF_HOURS_MS, hoursCondition, notTheseHours } from '../../../shared/src/rollup/dirty-hours.js'
 
 export interface EventDefinition {
   event: string
@@ -52,7 +53,7 @@ export class DefinitionQueries {
 
   constructor(
     private readonly ch: ClickHouseClient,
-    database: string,
+    private readonly database: string,
     /** HOURLY_COUNTS (U19): count from event_counts_hourly, which the projector keeps only when it is on. */
     private readonly hourlyCounts = false,
   ) {
@@ -118,28 +119,32 @@ LIMIT ${DEFINITIONS_LIMIT}`)
 
   /**
    * Each name's counts from the hourly counts (U19): whole hours from event_counts_hourly FINAL, and the
-   * events of the partial hour at each of the 7 and 30 day bounds from `events FINAL`, so exact (a
-   * retried insert counts once) and reading one row per name and hour.
+   * events of the partial hour at each of the 7 and 30 day bounds and of the hours not counted yet (U25:
+   * the current hour among them) from `events FINAL`, so exact (a retried insert counts once) and reading
+   * one row per name and counted hour.
    */
-  private counts(accountId: string, environment: Environment | undefined, now: number) {
+  private async counts(accountId: string, environment: Environment | undefined, now: number) {
     const [from7, from30] = [now - 7 * DAY_MS, now - 30 * DAY_MS]
     const [whole7, whole30] = [hourCeil(from7), hourCeil(from30)]
     const hour = (ms: number) => sql`toDateTime(${new Date(ms)}, 'UTC')`
+    const dirty = await dirtyHours(this.ch, this.database, accountId, 0, END_OF_HOURS_MS)
+    const inDirty = raw(hoursCondition(dirty))
     return this.rows<CountRow>(sql`
 SELECT event, sum(d7) AS last_7d, sum(d30) AS last_30d, sum(n) AS total, min(f) AS first_ms, max(l) AS last_ms FROM (
   SELECT event, sumIf(events, hour >= ${raw(hour(whole7))}) AS d7, sumIf(events, hour >= ${raw(hour(whole30))}) AS d30,
     sum(events) AS n, min(first_ms) AS f, max(last_ms) AS l
   FROM ${this.countsTable} FINAL
-  WHERE account_id = ${accountId}${envFilter(environment)}
+  WHERE account_id = ${accountId}${envFilter(environment)} AND ${raw(notTheseHours(dirty))}
   GROUP BY event
   UNION ALL
-  SELECT event, countIf(timestamp_ms >= ${from7} AND timestamp_ms < ${whole7}) AS d7,
-    countIf(timestamp_ms >= ${from30} AND timestamp_ms < ${whole30}) AS d30, toUInt64(0) AS n,
+  SELECT event, countIf(timestamp_ms >= ${from7} AND (timestamp_ms < ${whole7} OR ${inDirty})) AS d7,
+    countIf(timestamp_ms >= ${from30} AND (timestamp_ms < ${whole30} OR ${inDirty})) AS d30, countIf(${inDirty}) AS n,
     min(timestamp_ms) AS f, max(timestamp_ms) AS l
   FROM ${this.eventsTable} FINAL
   WHERE account_id = ${accountId}${envFilter(environment)}
     AND ((timestamp >= ${raw(hour(hourFloor(from7)))} AND timestamp < ${raw(hour(whole7))})
-      OR (timestamp >= ${raw(hour(hourFloor(from30)))} AND timestamp < ${raw(hour(whole30))}))
+      OR (timestamp >= ${raw(hour(hourFloor(from30)))} AND timestamp < ${raw(hour(whole30))})
+      OR ${inDirty})
   GROUP BY event
 )
 GROUP BY event

@@ -8,6 +8,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
 import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
+import { dirtyHours, hoursCondition, notTheseHours } from '../../../shared/src/rollup/dirty-hours.js'
 
 export type Interval = 'hour' | 'day' | 'week'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
@@ -77,10 +78,20 @@ function whereSql(accountId: string, s: TrendSpec): SqlRaw {
  * The query of a trend: rows of (bucket epoch seconds, '' , events). With a breakdown, breakdownSql
  * answers instead; with a filter, the events are read (rawTrendSql); otherwise the hourly counts.
  */
-export function trendSql(database: string, accountId: string, s: TrendSpec, hourlyCounts = true): string {
+export function trendSql(database: string, accountId: string, s: TrendSpec, dirty?: readonly number[]): string {
   if (s.breakdown) return breakdownSql(database, accountId, s, s.breakdown)
-  if (s.filters.length > 0 || !hourlyCounts) return rawTrendSql(database, accountId, s)
-  return countsTrendSql(database, accountId, s)
+  if (!readsCounts(s, dirty)) return rawTrendSql(database, accountId, s)
+  return countsTrendSql(database, accountId, s, dirty)
+}
+
+/** The hourly counts answer a trend without a filter or a breakdown, when they are kept (U19). */
+const readsCounts = (s: TrendSpec, dirty: readonly number[] | undefined): dirty is readonly number[] =>
+  dirty !== undefined && s.filters.length === 0 && !s.breakdown
+
+/** The whole hours of a trend's period, [fromMs, toMs): what countsTrendSql reads from the counts. */
+export function wholeHours(s: TrendSpec): { fromMs: number; toMs: number } {
+  const fromMs = hourCeil(s.from.getTime())
+  return { fromMs, toMs: Math.max(fromMs, hourFloor(s.to.getTime())) }
 }
 
 /** The trend counted from the events themselves: the reference the hourly counts must equal (U19). */
@@ -95,27 +106,34 @@ ORDER BY t`
 /**
  * The trend from the hourly counts (U19): the whole hours of the period from event_counts_hourly FINAL,
  * and the events of its partial first and last hours from `events FINAL` (a period shorter than an hour
- * is all events). Exact like rawTrendSql, reading one row per event name and hour. The partial hours are
- * written as two `timestamp` ranges alone: ANDed with the period's whole range as well, the server read
- * every event of the period (2.5 s at 10 million events against 0.1 s).
+ * is all events), and of its `dirty` hours (U25: not counted yet, the current hour among them; ms on the
+ * hour, ascending, inside the whole hours). Exact like rawTrendSql, reading one row per event name and
+ * counted hour. The partial hours are written as `timestamp` ranges alone: ANDed with the period's whole
+ * range as well, the server read every event of the period (2.5 s at 10 million events against 0.1 s).
  */
-export function countsTrendSql(database: string, accountId: string, s: TrendSpec): string {
-  const wholeFrom = hourCeil(s.from.getTime())
-  const wholeTo = Math.max(wholeFrom, hourFloor(s.to.getTime()))
+export function countsTrendSql(
+  database: string,
+  accountId: string,
+  s: TrendSpec,
+  dirty: readonly number[] = [],
+): string {
+  const { fromMs: wholeFrom, toMs: wholeTo } = wholeHours(s)
   const scope =
     (s.event ? sql` AND event = ${s.event}` : '') + (s.environment ? sql` AND environment = ${s.environment}` : '')
   return sql`SELECT t, '' AS value, sum(n) AS events FROM (
   SELECT ${bucketSql(s.interval, 'hour')} AS t, events AS n
   FROM ${ident(database, EVENT_COUNTS_TABLE)} FINAL
   WHERE account_id = ${accountId} AND hour >= toDateTime(${new Date(wholeFrom)}, 'UTC') AND hour < toDateTime(${new Date(wholeTo)}, 'UTC')${raw(scope)}
+    AND ${raw(notTheseHours(dirty))}
   UNION ALL
   SELECT ${bucketSql(s.interval)} AS t, count() AS n
   FROM ${ident(database, 'events')} FINAL
   WHERE account_id = ${accountId}${raw(scope)}
     AND ((timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC'))
-      OR (timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC')))
+      OR (timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC'))
+      OR ${raw(hoursCondition(dirty))})
     AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}
-    AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo})
+    AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo} OR ${raw(hoursCondition(dirty))})
   GROUP BY t
 )
 GROUP BY t
@@ -198,7 +216,7 @@ export class TrendQueries {
   ) {}
 
   async trend(accountId: string, s: TrendSpec): Promise<Trend> {
-    const query = trendSql(this.database, accountId, s, this.hourlyCounts)
+    const query = trendSql(this.database, accountId, s, await this.dirtyHours(accountId, s))
     if (!s.breakdown) {
       const r = await this.ch.query({ query, format: 'JSONEachRow' })
       return toTrend(await r.json(), s)
@@ -206,5 +224,12 @@ export class TrendQueries {
     const r = await this.ch.query({ query, format: 'JSON' })
     const { data, totals } = await r.json<BreakdownRow>()
     return toTrend(breakdownRows(data, totals as BreakdownRow | undefined), s)
+  }
+
+  /** The period's hours not counted yet (U25), when the trend reads the counts; else undefined. */
+  private async dirtyHours(accountId: string, s: TrendSpec): Promise<number[] | undefined> {
+    if (!this.hourlyCounts || !readsCounts(s, [])) return undefined
+    const whole = wholeHours(s)
+    return dirtyHours(this.ch, this.database, accountId, whole.fromMs, whole.toMs)
   }
 }

@@ -12,15 +12,13 @@ import {
   newArenas,
   prepareBatch,
   type PreparedBatch,
-  type PreparedRecord,
   type RecordsByKind,
   type RowArenas,
 } from './prepared.js'
 import type { IdFilter } from './id-filter.js'
 import { Deduplication, type DroppedDuplicate } from './deduplication.js'
-import { CLUSTER_INSERT_SETTINGS, PartitionedInserts, type InsertedCounts } from './partition-groups.js'
+import { PartitionedInserts, type InsertedCounts } from './partition-groups.js'
 import { classify, invalidRecords } from './write-error.js'
-import { EVENT_COUNTS_TABLE, rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 
 export { TABLES } from './tables.js'
 export { retryCandidates, lookupChunks, RETRY_WINDOW_MS, type DroppedDuplicate } from './deduplication.js'
@@ -44,8 +42,6 @@ export interface WriterOptions {
    * (replay/stored-ids.ts says why other writers cannot make that wrong); the writer adds what it writes.
    */
   storedIds?: IdFilter
-  /** HOURLY_COUNTS: recompute event_counts_hourly for the hours of each batch (U19, H76). */
-  hourlyCounts?: boolean
   /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
   clustered?: boolean
 }
@@ -102,22 +98,8 @@ export class ClickHouseWriter {
     const deduplicated = await this.deduplication.dropRetries(batch)
     buildRows(deduplicated.kept, () => (this.arenas ??= newArenas()))
     const stats = await this.inserts.insert(deduplicated.kept)
-    // The hours of every event of the batch, the retries dropped included: a write that stored the events
-    // and failed before this step is retried without them, and their hours must still be counted (U19).
-    await this.rebuildCounts(batch.events)
     // Told only once the write succeeded: a failed write is retried, and would tell them twice.
     if (this.opts.onDuplicates && deduplicated.dropped.length > 0) this.opts.onDuplicates(deduplicated.dropped)
     return stats
-  }
-
-  /** Recomputes the hourly counts of the hours the events fall in, from `events FINAL` (U19). */
-  private async rebuildCounts(events: PreparedRecord[]): Promise<void> {
-    if (!this.opts.hourlyCounts || events.length === 0) return
-    try {
-      const settings = this.opts.clustered ? CLUSTER_INSERT_SETTINGS : undefined
-      await rebuildCounts(this.client, this.database, touchedHours(events), settings)
-    } catch (cause) {
-      throw classify(cause, EVENT_COUNTS_TABLE)
-    }
   }
 }

@@ -24,6 +24,8 @@ import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
 import { KeysFollower } from '../privacy/keys-holder.js'
 import { RecordOpener } from '../privacy/record-opener.js'
+import { countSettings, withHourMarks } from '../rollup/hour-marks.js'
+import { HourRecount } from '../rollup/recount.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
 export { formatProgress, formatSummary, type ReplayProgress, type ReplaySummary } from './progress.js'
@@ -133,7 +135,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         erasures: erasures(database),
         retention: retention(database),
         sealed: sealed(database),
-        sink: new ClickHouseWriter(ch, database, { storedIds: stored.filter, hourlyCounts: cfg.hourlyCounts }),
+        sink: withHourMarks(new ClickHouseWriter(ch, database, { storedIds: stored.filter }), ch, database, cfg),
       },
       {
         ...common,
@@ -143,6 +145,9 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       },
     )
     const report: ReplayReport = { database, ranges, summary }
+    // U25: the replayed hours are counted now that they are written, so the tables swapped in (or read
+    // in place) need no recount; hours still open stay dirty for the live projector's recount.
+    if (cfg.hourlyCounts) await new HourRecount(ch, database, log, countSettings(cfg)).runOnce()
 
     if (cmd.target === 'fresh' && cmd.swap) {
       const swapped = await swapDatabases(ch, live, database, log)
@@ -158,7 +163,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
           erasures: erasures(live),
           retention: retention(live),
           sealed: sealed(live),
-          sink: new ClickHouseWriter(ch, live, { hourlyCounts: cfg.hourlyCounts }),
+          sink: withHourMarks(new ClickHouseWriter(ch, live), ch, live, cfg),
         },
         {
           ...common,

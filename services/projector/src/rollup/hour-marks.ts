@@ -1,0 +1,78 @@
+// The step after the write for the hourly counts (decision U25 of docs/design.md): the hours the batch's
+// events fall in are marked dirty in event_counts_dirty, so the dashboard reads them from `events` until
+// the recount (recount.ts) has counted them. The writer only writes; this wraps it, inside the write's
+// retries and before the offsets are committed, so a crash between the insert and the mark re-reads the
+// batch and marks again. An hour this process marked less than MARK_SETTLE_MS ago is not marked again:
+// the recount counts an hour only once its latest mark is that old, so it begins after such a write.
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
+import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
+import {
+  DIRTY_HOURS_TABLE,
+  MARK_SETTLE_MS,
+  markStatements,
+  type HourMark,
+} from '../../../shared/src/rollup/dirty-hours.js'
+import type { PreparedBatch } from '../clickhouse/prepared.js'
+import { classify, CLUSTER_INSERT_SETTINGS } from '../clickhouse/writer.js'
+
+export interface BatchSink<T> {
+  writePrepared(batch: PreparedBatch): Promise<T>
+}
+
+export class HourMarkingSink<T> implements BatchSink<T> {
+  /** `account \0 hour ms` -> when this process last marked it, for the last MARK_SETTLE_MS. */
+  private readonly marked = new Map<string, number>()
+
+  constructor(
+    private readonly sink: BatchSink<T>,
+    private readonly ch: Pick<ClickHouseClient, 'command'>,
+    private readonly database: string,
+    private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
+  ) {}
+
+  async writePrepared(batch: PreparedBatch): Promise<T> {
+    const written = await this.sink.writePrepared(batch)
+    // The hours of every event of the batch, the retries H16 drops included: a write that stored the
+    // events and failed before its marks is retried without them, and their hours must still be marked.
+    await this.markDirty(batch.events)
+    return written
+  }
+
+  async markDirty(events: Iterable<{ account_id: string; timestamp: number }>): Promise<void> {
+    // Taken after the events are stored: a recount that began before it did not see them (U25).
+    const now = (this.opts.now ?? Date.now)()
+    const settled = now - MARK_SETTLE_MS
+    const marks = new Map<string, HourMark>()
+    for (const e of events) {
+      const hourMs = hourFloor(e.timestamp)
+      const key = `${e.account_id}\u0000${hourMs}`
+      if ((this.marked.get(key) ?? Number.NEGATIVE_INFINITY) <= settled)
+        marks.set(key, { accountId: e.account_id, hourMs })
+    }
+    if (marks.size === 0) return
+    try {
+      for (const query of markStatements(this.database, [...marks.values()], now, true))
+        await this.ch.command({ query, ...(this.opts.settings ? { clickhouse_settings: this.opts.settings } : {}) })
+    } catch (cause) {
+      throw classify(cause, DIRTY_HOURS_TABLE)
+    }
+    for (const [key, at] of this.marked) if (at <= settled) this.marked.delete(key)
+    for (const key of marks.keys()) this.marked.set(key, now)
+  }
+}
+
+type CountsConfig = { hourlyCounts: boolean; clickhouse: { cluster?: string } }
+
+/** The statements' settings: on a cluster, the writer's (H45), so a mark or count survives a replica's loss too. */
+export const countSettings = (cfg: CountsConfig) =>
+  cfg.clickhouse.cluster ? { settings: CLUSTER_INSERT_SETTINGS } : {}
+
+/** The sink of the live projector and the replay: the writer, followed by the marks when HOURLY_COUNTS is on (U25). */
+export function withHourMarks<T>(
+  sink: BatchSink<T>,
+  ch: Pick<ClickHouseClient, 'command'>,
+  database: string,
+  cfg: CountsConfig,
+): BatchSink<T> {
+  return cfg.hourlyCounts ? new HourMarkingSink(sink, ch, database, countSettings(cfg)) : sink
+}
