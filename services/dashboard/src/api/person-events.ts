@@ -19,8 +19,6 @@ export interface PersonEventsScope {
   to: Date
   /** Only these event names; none: every event. */
   events?: string[]
-  /** Whether the properties column is read (a property filter needs it; it is the widest column). */
-  properties?: boolean
 }
 
 const envSql = (environment?: Environment) => (environment ? sql` AND environment = ${environment}` : '')
@@ -54,18 +52,27 @@ function withPerson(
 }
 
 /**
- * A subquery of (person, event, timestamp_ms[, properties]): the account's events in the scope, each
- * with its person. Read without FINAL: a retried insert's duplicate row changes no windowFunnel level,
- * and merging at read time was most of the cost (U15).
+ * A subquery of (person, timestamp_ms, and each of `columns` by its name, a plain identifier): the account's events in the
+ * scope that match at least one of the `columns` (conditions, UInt8), each with its person. Computed
+ * before the join, so no wide column (properties) goes through it, and a row matching none, which
+ * changes no windowFunnel level, is left out. Read without FINAL: a retried insert's duplicate row
+ * changes no windowFunnel level, and merging at read time was most of the cost (U15).
  */
-export function personEventsSql(database: string, s: PersonEventsScope): SqlRaw {
-  const columns = `event, timestamp_ms${s.properties ? ', properties' : ''}`
+export function personEventsSql(
+  database: string,
+  s: PersonEventsScope,
+  columns: Record<string, string>,
+  { onlyMatching }: { onlyMatching: boolean },
+): SqlRaw {
+  const names = Object.keys(columns)
+  const selected = Object.entries(columns).map(([n, expr]) => `(${expr}) AS ${n}`)
   const where =
     sql`account_id = ${s.accountId}${raw(envSql(s.environment))} AND timestamp < toDateTime(${s.to}, 'UTC')` +
     (s.from ? sql` AND timestamp >= toDateTime(${s.from}, 'UTC')` : '') +
-    eventsSql(s.events)
-  const rows = `SELECT environment, cityHash64(user_id) AS uh, ${columns} FROM ${ident(database, 'events')} WHERE ${where}`
-  return withPerson(database, s.accountId, s.environment, rows, columns)
+    eventsSql(s.events) +
+    (onlyMatching ? ` AND (${names.join(' OR ')})` : '')
+  const rows = `SELECT environment, cityHash64(user_id) AS uh, timestamp_ms, ${selected.join(', ')} FROM ${ident(database, 'events')} WHERE ${where}`
+  return withPerson(database, s.accountId, s.environment, rows, `timestamp_ms, ${names.join(', ')}`)
 }
 
 /**
