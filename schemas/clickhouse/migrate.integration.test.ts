@@ -40,6 +40,8 @@ t.test('creates the database, applies every file once, records it; then idempote
       'identity_links_from_events_mv',
       'identity_links_from_identifies_mv',
       'identity_map',
+      'person_weeks',
+      'person_weeks_from_events_mv',
       'refusals_by_minute',
       'refused_samples',
       'retry_ids',

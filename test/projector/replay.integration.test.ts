@@ -182,6 +182,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
     'groups',
     'identifies',
     'identity_links',
+    'person_weeks',
     'retry_ids',
     'usage_monthly',
     'user_traits',
@@ -216,6 +217,15 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
   )
   t.equal(users[0]!.email, 'late@example.com')
   t.same(await counts(s, fresh, accountId), oldBefore, 'the previous tables no longer receive rows')
+  // person_weeks (U23) is swapped and fed like the others: the replayed persons and the new one, no ghost.
+  const weeks = await s.waitForRows<{ user_id: string }>(
+    `SELECT DISTINCT user_id FROM ${s.database}.person_weeks WHERE account_id = '${accountId}' AND event = '' ORDER BY user_id`,
+    11,
+  )
+  t.same(
+    weeks.map((w) => w.user_id),
+    [...Array.from({ length: 10 }, (_, i) => `u${i}`), 'late_user'].sort(),
+  )
 })
 
 t.test(

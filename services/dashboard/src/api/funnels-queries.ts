@@ -61,24 +61,29 @@ function stepSql(s: FunnelStep): string {
 
 /** The query of a funnel: one row with columns s1..sn, the persons who reached each step. */
 export function funnelSql(database: string, accountId: string, f: FunnelSpec): string {
-  const source = personEventsSql(database, {
-    accountId,
-    environment: f.environment,
-    from: f.from,
-    to: new Date(f.to.getTime() + f.windowMs),
-    events: [...new Set(f.steps.map((s) => s.event))],
-    properties: f.steps.some((s) => s.filter),
-  })
   // Step 1 must start in the period; the rows after `to` are only there to finish a funnel.
   const conditions = f.steps.map((s, i) =>
     i === 0 ? `${stepSql(s)}${sql` AND timestamp_ms < ${f.to.getTime()}`}` : stepSql(s),
+  )
+  const steps = Object.fromEntries(conditions.map((c, i) => [`step${i + 1}`, c]))
+  const source = personEventsSql(
+    database,
+    {
+      accountId,
+      environment: f.environment,
+      from: f.from,
+      to: new Date(f.to.getTime() + f.windowMs),
+      events: [...new Set(f.steps.map((s) => s.event))],
+    },
+    steps,
+    { onlyMatching: f.steps.some((s) => s.filter) },
   )
   const counts = f.steps.map((_, i) => `countIf(level >= ${i + 1}) AS s${i + 1}`).join(', ')
   const clock = funnelClock(f)
   const time = sql`toUInt32(intDiv(timestamp_ms - ${clock.baseMs}, ${clock.tickMs}))`
   return sql`SELECT ${raw(counts)}
 FROM (
-  SELECT person, windowFunnel(${clock.window})(${raw(time)}, ${raw(conditions.join(', '))}) AS level
+  SELECT person, windowFunnel(${clock.window})(${raw(time)}, ${raw(Object.keys(steps).join(', '))}) AS level
   FROM ${source}
   GROUP BY person
 )`

@@ -1,15 +1,16 @@
 // The Retention page's read (decision U18 of docs/design.md): weekly cohorts of persons by the week
 // (Monday, UTC) of their first event, or first occurrence of a start event, and for each week after it
 // (1..N) how many of them came back (any event, or a return event). Persons, not ids: person-events.ts
-// (H50). The first event is the person's first ever, so the account's events are read from its first
-// one up to N+1 weeks past the period. Built by a pure function, every value bound; weeks are integer
-// arithmetic on the UTC second as Trends' buckets (U13), and groupUniqArrayIf, arrayPushBack and
-// arrayJoin are valid on ClickHouse 18.16 and current (A9, A10).
+// (H50). The first event is the person's first ever, so the account's weeks are read from its first
+// one up to N+1 weeks past the period. They are read from person_weeks (U23: one row per id, event and
+// week, event '' for any event), not from every event. Built by a pure function, every value bound;
+// weeks are those of Trends' buckets (U13), and groupUniqArrayIf, arrayPushBack and arrayJoin are valid
+// on ClickHouse 18.16 and current (A9, A10).
 import type { ClickHouseClient } from '@clickhouse/client'
 import { sql, raw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
-import { personEventsSql } from './person-events.js'
-import { bucketSql, bucketStart } from './trends-queries.js'
+import { personWeeksSql } from './person-events.js'
+import { bucketStart } from './trends-queries.js'
 
 export const MAX_WEEKS_AFTER = 12
 const WEEK_S = 7 * 86_400
@@ -39,15 +40,18 @@ export interface Retention {
   cohorts: Cohort[]
 }
 
-const condition = (event: string | undefined) => (event ? sql`event = ${event}` : '1')
+/** The rows of person_weeks that stand for `event`; none: any event, the rows of event ''. */
+const condition = (event: string | undefined) => sql`event = ${event ?? ''}`
 
 /** The query of a retention table: rows of (cohort week epoch seconds, k weeks after, persons); k = 0 is the cohort. */
 export function retentionSql(database: string, accountId: string, r: RetentionSpec): string {
-  const source = personEventsSql(database, {
+  // Every week a cohort of the period can count ends before this bound, so a week starting before it
+  // and ending after it changes nothing (its cohort would start after the period).
+  const source = personWeeksSql(database, {
     accountId,
     environment: r.environment,
     to: new Date(r.to.getTime() + (r.weeks + 1) * WEEK_S * 1000),
-    events: r.start && r.return ? [...new Set([r.start, r.return])] : undefined,
+    events: [...new Set([r.start ?? '', r.return ?? ''])],
   })
   const firstWeek = bucketStart(r.from.getTime(), 'week')
   const toS = Math.floor(r.to.getTime() / 1000)
@@ -56,7 +60,7 @@ FROM (
   SELECT person, cohort, arrayJoin(arrayPushBack(weeks, cohort)) AS w
   FROM (
     SELECT person, minIf(t, is_start) AS cohort, groupUniqArrayIf(t, is_return) AS weeks
-    FROM (SELECT person, ${bucketSql('week')} AS t, ${raw(condition(r.start))} AS is_start, ${raw(condition(r.return))} AS is_return FROM ${source})
+    FROM (SELECT person, t, ${raw(condition(r.start))} AS is_start, ${raw(condition(r.return))} AS is_return FROM ${source})
     GROUP BY person
     HAVING countIf(is_start) > 0
   )
