@@ -38,7 +38,7 @@ export interface PipelineDeps {
   /** H55: the erasures in force, whose suppressed user ids are refused. */
   erasures?: Pick<ErasureSet, 'suppressedOf'>
   /** A15: set when PRIVACY_ENCRYPT is on: seals personal fields and stores their keys first. */
-  sealer?: Pick<RecordSealer, 'seal'>
+  sealer?: Pick<RecordSealer, 'seal' | 'sealNow'>
 }
 
 /**
@@ -146,7 +146,13 @@ async function acceptAll(
     return errors.unavailable(2, err)
   }
   // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
-  const sealed = d.sealer ? await d.sealer.seal(built).catch((err) => Promise.reject(kafkaFailed(err))) : built
+  // A20: every key stored already (the steady state) seals without a promise.
+  const sealed = d.sealer
+    ? (d.sealer.sealNow(built) ??
+      (await d.sealer.seal(built).catch((err): never => {
+        throw kafkaFailed(err)
+      })))
+    : built
   const records = outRecords(d, sealed, built)
   try {
     await d.appender.append(records)
