@@ -16,6 +16,7 @@ import {
   pseudonymOf,
   pseudonymousRecordKey,
   sealPersonalFields,
+  sealPersonalFieldsRun,
   type StreamKey,
 } from '../../../shared/src/privacy/crypto/index.js'
 import { PersonCache } from './person-cache.js'
@@ -125,12 +126,20 @@ export class RecordSealer {
     return true
   }
 
+  /** Seals each run of consecutive records of one key with one `update` of its stream (A20). */
   private sealWith<R>(items: ReadonlyArray<SealInput>, people: Person[], keys: HeldKey[]): SealedRecord<R>[] {
     const out: SealedRecord<R>[] = new Array(items.length)
-    for (let i = 0; i < items.length; i++) {
-      const { kind, record } = items[i]!
+    for (let i = 0, end = 0; i < items.length; i = end) {
       const p = people[i]!
-      out[i] = { key: p.recordKey, record: sealPersonalFields(kind, record as never, keys[i]!, p.pseudonym) as R }
+      const key = keys[i]!
+      for (end = i + 1; end < items.length && keys[end] === key; ) end++
+      if (end === i + 1) {
+        const { kind, record } = items[i]!
+        out[i] = { key: p.recordKey, record: sealPersonalFields(kind, record as never, key, p.pseudonym) as R }
+        continue
+      }
+      const sealed = sealPersonalFieldsRun(items.slice(i, end) as never[], key, p.pseudonym)
+      for (let j = i; j < end; j++) out[j] = { key: p.recordKey, record: sealed[j - i] as R }
     }
     return out
   }

@@ -23,6 +23,7 @@ export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
 export {
   encryptPersonalFields,
   sealPersonalFields,
+  sealPersonalFieldsRun,
   decryptRecord,
   PERSONAL_FIELDS,
   CLEAR_AAD_FIELDS,

@@ -97,3 +97,20 @@ t.test('packed fields: nulls, empty texts, separators and non-ASCII round-trip; 
   t.same(unpackFields('1:a', ['x', 'y']), { x: 'a', y: null })
   t.throws(() => unpackFields('zz', ['x']), RangeError)
 })
+
+t.test('A20: sealAll gives the bodies seal gives one by one, byte for byte, and they open', async (t) => {
+  const bytes = newDataKey()
+  const all = new KeyStream(bytes)
+  const texts = ['first', '', 'ü€😀 multi-byte', 'x'.repeat(40), 'last']
+  const bodies = all.sealAll(texts)
+  const single = new KeyStream(bytes)
+  t.same(
+    bodies.map((b) => b.toString('hex')),
+    texts.map((x) => single.seal(x).toString('hex')),
+  )
+  t.same(
+    bodies.map((b) => openStream(bytes, b).toString('utf8')),
+    texts,
+  )
+  t.equal(all.seal('after').toString('hex'), single.seal('after').toString('hex'), 'the stream continues past the run')
+})
