@@ -8,6 +8,8 @@
 // ENCODE=1 also makes each Kafka record as the pipeline does (its key and its Avro value), in both runs, so
 // the difference includes the sealed form's encoding. MICRO=1 runs both in one process, A B A B, ROUNDS
 // times, and prints the CPU difference per event of each pair (process.cpuUsage: no start-up in it).
+// MEMORY=1 (with node --expose-gc) seals one event for each of HELD people (100,000: the default
+// PRIVACY_KEY_CACHE_ENTRIES) and prints heap and RSS after a forced GC, against before.
 import { Codec } from '../schemas/codec.js'
 import { type EventRecord, userKey } from '../schemas/records.js'
 import { RecordSealer, type SealInput } from '../services/ingest/src/privacy/record-sealer.js'
@@ -74,6 +76,25 @@ async function micro(): Promise<void> {
   }
 }
 
+function memoryNow(): { heap: number; rss: number } {
+  ;(globalThis as { gc?: () => void }).gc?.()
+  const m = process.memoryUsage()
+  return { heap: m.heapUsed + m.arrayBuffers, rss: m.rss }
+}
+
+async function memory(): Promise<void> {
+  const held = Number(process.env.HELD ?? 100_000)
+  const one = (i: number): SealInput[] => [
+    { kind: 'event', record: makeEvent({ account_id: 'acme', user_id: `u${i}` }) },
+  ]
+  const before = memoryNow()
+  for (let i = 0; i < held; i++) await sealer.seal([...one(i)])
+  const after = memoryNow()
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB (${Math.round(n / held)} B a person sealed)`
+  process.stdout.write(`${held} people: heap ${mb(after.heap - before.heap)}, RSS ${mb(after.rss - before.rss)}\n`)
+}
+
 await codec.register({ events: 'e', identifies: 'i', accounts: 'a', keys: 'k' } as never)
-if (process.env.MICRO === '1') await micro()
+if (process.env.MEMORY === '1') await memory()
+else if (process.env.MICRO === '1') await micro()
 else await run(process.env.SEAL === '1')

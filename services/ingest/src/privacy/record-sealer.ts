@@ -62,8 +62,9 @@ export interface SealedRecord<R> {
   record: R
 }
 
-/** Until flush() gives a minted key its write, in the same synchronous step. */
-const UNWRITTEN = Promise.resolve()
+/** Until flush() gives a minted key its write, in the same synchronous step; and once the key is stored,
+ *  so a held key keeps no promise of its own. */
+const SETTLED = Promise.resolve()
 
 export class RecordSealer {
   private readonly people: PersonCache<Person>
@@ -160,7 +161,7 @@ export class RecordSealer {
    *  the person's held key (a request received just before a month's end, sealed after) keeps the later one held. */
   private mint(person: Person, accountId: string, month: string, minted: Minted[]): HeldKey {
     const { id, bytes, wrapped } = mintDataKey(this.masterKey, accountId, person.pseudonym, month)
-    const key: HeldKey = { id, stream: new KeyStream(bytes), month, stored: false, written: UNWRITTEN }
+    const key: HeldKey = { id, stream: new KeyStream(bytes), month, stored: false, written: SETTLED }
     minted.push({ person, key, wrapped })
     if (person.key === undefined || person.key.month < month) person.key = key
     return key
@@ -178,7 +179,10 @@ export class RecordSealer {
     for (const m of minted) m.key.written = written
     written.then(
       () => {
-        for (const m of minted) m.key.stored = true
+        for (const m of minted) {
+          m.key.stored = true
+          m.key.written = SETTLED
+        }
       },
       () => {
         for (const m of minted) if (m.person.key === m.key) m.person.key = undefined
