@@ -20,12 +20,9 @@ export interface SealedOut {
   record: Record<string, unknown>
 }
 
-/** Bytes of the generation suffix, as ingest's (A15): a rerun mints new ids, never overwrites a key. */
-const GENERATION_BYTES = 4
-
 export class HistorySealer {
   private readonly secrets = new Map<string, Buffer>()
-  private readonly keys = new Map<string, { id: string; bytes: Buffer }>()
+  private readonly keys = new Map<string, crypto.StreamKey>()
 
   /** `maxKeys`: data keys held at once; past it they are forgotten and a person met again gets one more. */
   constructor(
@@ -36,17 +33,19 @@ export class HistorySealer {
   /** The record sealed for its person; a new key is pushed to `minted` (store it before the record). */
   seal(kind: crypto.RecordKind, record: Rec, minted: WrappedKey[]): SealedOut {
     const pseudonym = crypto.pseudonymOf(this.secretOf(record.account_id), record.user_id)
-    const slot = crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at))
+    const month = crypto.keyMonth(record.received_at)
+    const slot = crypto.dataKeyId(record.account_id, pseudonym, month)
     let key = this.keys.get(slot)
     if (key === undefined) {
       if (this.keys.size >= this.maxKeys) this.keys.clear()
-      key = this.mint(slot)
-      minted.push({ id: key.id, wrapped: crypto.wrapDataKey(this.masterKey, key.id, key.bytes) })
+      const { id, bytes, wrapped } = crypto.mintDataKey(this.masterKey, record.account_id, pseudonym, month)
+      key = { id, stream: new crypto.KeyStream(bytes) }
+      minted.push({ id, wrapped })
       this.keys.set(slot, key)
     }
     return {
       key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
-      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
+      record: crypto.sealPersonalFields(kind, record, key, pseudonym),
     }
   }
 
@@ -56,15 +55,12 @@ export class HistorySealer {
    */
   stub(kind: crypto.RecordKind, record: Rec): SealedOut {
     const pseudonym = randomBytes(crypto.PSEUDONYM_BYTES).toString('hex')
-    const key = this.mint(crypto.dataKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at)))
+    const id = crypto.newKeyId(record.account_id, pseudonym, crypto.keyMonth(record.received_at))
+    const key = { id, stream: new crypto.KeyStream(crypto.newDataKey()) }
     return {
       key: crypto.pseudonymousRecordKey(record.account_id, pseudonym),
-      record: crypto.encryptPersonalFields(kind, record, key, pseudonym),
+      record: crypto.sealPersonalFields(kind, record, key, pseudonym),
     }
-  }
-
-  private mint(slot: string): { id: string; bytes: Buffer } {
-    return { id: `${slot}\u0000${randomBytes(GENERATION_BYTES).toString('hex')}`, bytes: crypto.newDataKey() }
   }
 
   private secretOf(accountId: string): Buffer {

@@ -2,7 +2,7 @@
 // record, and the sealing of a clear record as ingest would (keys minted once per person-month).
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { decryptRecord, isStreamKeyId, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { HistorySealer, type WrappedKey } from './history-sealer.js'
 import * as plan from './reencrypt-plan.js'
 
@@ -114,4 +114,19 @@ t.test('HistorySealer.stub: a record no stored key opens, under a pseudonym of n
     'reads as a record whose key is gone',
   )
   t.equal((s1.record as any).event_id !== undefined && (s1.record as any).account_id, 'acme', 'usage fields clear')
+})
+
+t.test('HistorySealer mints key ids as ingest does: stream format (A18), one rule (A20)', async (t) => {
+  const sealer = new HistorySealer(MASTER)
+  const minted: WrappedKey[] = []
+  const jan = Date.UTC(2026, 0, 10)
+  const records = [sealer.seal('event', event('ann', jan), minted), sealer.seal('event', event('ann', jan + 1), minted)]
+  const stub = sealer.stub('event', event('ann', jan))
+  for (const id of [...minted.map((k) => k.id), (stub.record as any).enc.key_id])
+    t.match(id.split('\u0000'), ['acme', /^[0-9a-f]{32}$/, '2026-01', /^s[0-9a-f]{8}$/])
+  const keys = new Map(minted.map((k) => [k.id, unwrapDataKey(MASTER, k.id, k.wrapped)]))
+  for (const r of records) {
+    t.ok(isStreamKeyId((r.record as any).enc.key_id))
+    t.equal((decryptRecord('event', r.record as any, (id) => keys.get(id)) as any).user_email, 'ann@example.com')
+  }
 })

@@ -39,7 +39,7 @@ export interface PipelineDeps {
   /** H55: the erasures in force, whose suppressed user ids are refused. */
   erasures?: Pick<ErasureSet, 'suppressedOf'>
   /** A15: set when PRIVACY_ENCRYPT is on: seals personal fields and stores their keys first. */
-  sealer?: Pick<RecordSealer, 'seal'>
+  sealer?: Pick<RecordSealer, 'seal' | 'sealNow'>
 }
 
 /**
@@ -123,7 +123,13 @@ async function acceptAll(
   const quotaError = q !== undefined && q.granted < countableOf(items) ? monthlyLimitError(q, rl, env) : undefined
   const { out, built } = itemOutcomes(items, q, quotaError, rc, d.eventIds)
   // A15: with crypto-shredding on, the one place records are sealed, after their keys are stored.
-  const sealed = d.sealer ? await d.sealer.seal(built).catch((err) => Promise.reject(kafkaFailed(err))) : built
+  // A20: every key stored already (the steady state) seals without a promise.
+  const sealed = d.sealer
+    ? (d.sealer.sealNow(built) ??
+      (await d.sealer.seal(built).catch((err): never => {
+        throw kafkaFailed(err)
+      })))
+    : built
   const records = outRecords(d, sealed, built)
   try {
     await d.appender.append(records)

@@ -115,3 +115,64 @@ t.test('a key evicted from the cache is not looked up: a new key, a new key id, 
   t.not(a, b)
   t.equal(a.slice(0, a.lastIndexOf('\u0000')), b.slice(0, b.lastIndexOf('\u0000')), 'same person-month prefix')
 })
+
+t.test('A20: sealNow seals only once every key is stored, synchronously, and the records open', async (t) => {
+  const topic = keysTopic()
+  const sealer = new RecordSealer(master, topic.write, 100)
+  t.equal(sealer.sealNow([ev('u5')]), undefined, 'a person not seen yet: the caller takes seal')
+  t.equal(topic.pending.length, 0, 'sealNow mints nothing')
+  const first = sealer.seal<EventRecord>([ev('u5')])
+  await settle()
+  t.equal(sealer.sealNow([ev('u5')]), undefined, 'the key is on its way: not yet')
+  topic.pending[0]!.ok()
+  await first
+  const now = sealer.sealNow<EventRecord>([ev('u5'), ev('u6')])
+  t.equal(now, undefined, 'one person of the request without a key is enough to wait')
+  const later = sealer.seal<EventRecord>([ev('u6')])
+  await settle()
+  topic.pending[1]!.ok()
+  await later
+  const out = sealer.sealNow<EventRecord>([ev('u5'), ev('u5'), ev('u6'), ev('u5')])
+  t.ok(Array.isArray(out), 'no promise: sealed in this call')
+  t.equal(topic.pending.length, 2, 'nothing more minted')
+  t.equal(out![0]!.key, out![3]!.key)
+  t.not(out![0]!.key, out![2]!.key)
+  t.same(
+    out!.map(({ record }) => (decryptRecord('event', record as never, topic.keyFor) as unknown as EventRecord).user_id),
+    ['u5', 'u5', 'u6', 'u5'],
+  )
+  t.equal(sealer.sealNow([ev('u5', Date.UTC(2026, 11, 1))]), undefined, 'a new month needs a new key')
+})
+
+t.test('A20: a failed key write is never sealed with by sealNow either', async (t) => {
+  const topic = keysTopic()
+  const sealer = new RecordSealer(master, topic.write, 100)
+  const first = sealer.seal([ev('u7')])
+  await settle()
+  topic.pending[0]!.fail(new Error('broker away'))
+  await t.rejects(first)
+  t.equal(sealer.sealNow([ev('u7')]), undefined)
+})
+
+t.test('A20: a batch of one person, sealed with one update of its stream, opens record by record', async (t) => {
+  const topic = keysTopic()
+  const sealer = new RecordSealer(master, topic.write, 100)
+  const batch = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const e = ev('u8')
+      ;(e.record as EventRecord).properties = JSON.stringify({ i, text: 'ü€😀'.repeat(i) })
+      return e
+    })
+  const p = sealer.seal<EventRecord>(batch(3))
+  await settle()
+  topic.pending[0]!.ok()
+  const out = [...(await p), ...sealer.sealNow<EventRecord>(batch(5))!]
+  t.same(
+    out.map(
+      ({ record }) =>
+        JSON.parse((decryptRecord('event', record as never, topic.keyFor) as unknown as EventRecord).properties).i,
+    ),
+    [0, 1, 2, 0, 1, 2, 3, 4],
+  )
+  t.equal(new Set(out.map((o) => o.record.enc!.key_id)).size, 1, 'one key')
+})

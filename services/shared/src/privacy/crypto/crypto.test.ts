@@ -6,9 +6,12 @@ import {
   dataKeyId,
   decryptRecord,
   encryptPersonalFields,
+  isStreamKeyId,
   keyMonth,
+  mintDataKey,
   newAccountSecret,
   newDataKey,
+  newKeyId,
   open,
   parseMasterKey,
   PERSONAL_FIELDS,
@@ -146,3 +149,19 @@ for (const [kind, make] of [
     )
   })
 }
+
+t.test(
+  'A20: newKeyId, the one rule for key ids: the person-month, then a fresh stream-format generation',
+  async (t) => {
+    const a = newKeyId('acme', 'p1', '2026-11')
+    const b = newKeyId('acme', 'p1', '2026-11')
+    t.match(a.split('\u0000'), ['acme', 'p1', '2026-11', /^s[0-9a-f]{8}$/])
+    t.ok(a.startsWith(`${dataKeyId('acme', 'p1', '2026-11')}\u0000`))
+    t.ok(isStreamKeyId(a), 'records under it use the stream format (A18)')
+    t.not(a, b, 'two mints, two ids')
+    const master = parseMasterKey('', false)
+    const minted = mintDataKey(master, 'acme', 'p1', '2026-11')
+    t.ok(isStreamKeyId(minted.id))
+    t.same(unwrapDataKey(master, minted.id, minted.wrapped), minted.bytes, 'wrapped under its own id')
+  },
+)

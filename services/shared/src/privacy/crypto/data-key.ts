@@ -1,6 +1,7 @@
 // A13: one AES-256-GCM data key per person and received month. Dropping a month's keys makes that month
 // unreadable (per-account retention), tombstoning all of a person's keys erases them (A12 stage 2).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { STREAM_GENERATION_MARK } from './key-stream.js'
 
 export const DATA_KEY_BYTES = 32
 export const NONCE_BYTES = 12
@@ -29,6 +30,28 @@ let month = { from: 0, to: 0, text: '' }
 /** The keys topic's record key and the `enc.key_id` of a record: account, pseudonym and month. */
 export function dataKeyId(accountId: string, pseudonym: string, month: string): string {
   return `${accountId}\u0000${pseudonym}\u0000${month}`
+}
+
+/** Bytes of randomness in a key id's generation (A15): two keys of one person-month, minted by two
+ *  instances, by one instance after it forgot the person, or by a rerun of reencrypt, never share an id. */
+const GENERATION_BYTES = 4
+
+/** A20: the one rule for a new key's id, ingest's and reencrypt's alike: the person-month (dataKeyId), then a
+ *  fresh generation marked as the stream format (A18), the only format minted now. */
+export function newKeyId(accountId: string, pseudonym: string, month: string): string {
+  return `${dataKeyId(accountId, pseudonym, month)}\u0000${STREAM_GENERATION_MARK}${randomBytes(GENERATION_BYTES).toString('hex')}`
+}
+
+/** A new data key of the person-month: its id, its bytes, and its copy wrapped for the keys topic. */
+export function mintDataKey(
+  masterKey: Buffer,
+  accountId: string,
+  pseudonym: string,
+  month: string,
+): { id: string; bytes: Buffer; wrapped: Buffer } {
+  const id = newKeyId(accountId, pseudonym, month)
+  const bytes = newDataKey()
+  return { id, bytes, wrapped: wrapDataKey(masterKey, id, bytes) }
 }
 
 /** nonce ‖ ciphertext ‖ tag, one buffer, so a field of type bytes carries it. */

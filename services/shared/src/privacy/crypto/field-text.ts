@@ -4,9 +4,13 @@
 // PERSONAL_FIELDS order is `-` (null) or `<length in UTF-16 units>:<text>`, with no escaping: sealing
 // concatenates, opening slices. Fields only ever append to the list, so a missing trailing field is null.
 
-export function packFields(values: ReadonlyArray<string | null | undefined>): string {
+/** The fields `names` of `record` (strings, null or missing), packed in that order. */
+export function packFields(record: Readonly<Record<string, unknown>>, names: readonly string[]): string {
   let out = ''
-  for (const v of values) out += v == null ? '-' : `${v.length}:${v}`
+  for (let i = 0; i < names.length; i++) {
+    const v = record[names[i]!] as string | null | undefined
+    out += v == null ? '-' : `${v.length}:${v}`
+  }
   return out
 }
 

@@ -7,14 +7,27 @@ export {
   PSEUDONYM_BYTES,
   ACCOUNT_SECRET_BYTES,
 } from './pseudonym.js'
-export { newDataKey, keyMonth, dataKeyId, seal, open, wrapDataKey, unwrapDataKey } from './data-key.js'
+export {
+  newDataKey,
+  keyMonth,
+  dataKeyId,
+  newKeyId,
+  mintDataKey,
+  seal,
+  open,
+  wrapDataKey,
+  unwrapDataKey,
+} from './data-key.js'
 export { KeyStream, openStream, isStreamKeyId, STREAM_GENERATION_MARK } from './key-stream.js'
 export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
 export {
   encryptPersonalFields,
+  sealPersonalFields,
+  sealPersonalFieldsRun,
   decryptRecord,
   PERSONAL_FIELDS,
   CLEAR_AAD_FIELDS,
   type RecordKind,
   type Sealed,
+  type StreamKey,
 } from './personal-fields.js'

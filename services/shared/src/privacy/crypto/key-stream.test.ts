@@ -89,7 +89,28 @@ t.test('GCM records (A13, key ids without the stream mark) still seal and open',
 t.test('packed fields: nulls, empty texts, separators and non-ASCII round-trip; a missing tail is null', async (t) => {
   const names = PERSONAL_FIELDS.event
   const values = ['1:2:3', null, '', '-', '{"k":"v"}', 'ü😀€', undefined, ':-:', 'x']
-  t.same(unpackFields(packFields(values), names), Object.fromEntries(names.map((n, i) => [n, values[i] ?? null])))
+  const record = Object.fromEntries(names.map((n, i) => [n, values[i]]))
+  t.same(
+    unpackFields(packFields(record, names), names),
+    Object.fromEntries(names.map((n, i) => [n, values[i] ?? null])),
+  )
   t.same(unpackFields('1:a', ['x', 'y']), { x: 'a', y: null })
   t.throws(() => unpackFields('zz', ['x']), RangeError)
+})
+
+t.test('A20: sealAll gives the bodies seal gives one by one, byte for byte, and they open', async (t) => {
+  const bytes = newDataKey()
+  const all = new KeyStream(bytes)
+  const texts = ['first', '', 'ü€😀 multi-byte', 'x'.repeat(40), 'last']
+  const bodies = all.sealAll(texts)
+  const single = new KeyStream(bytes)
+  t.same(
+    bodies.map((b) => b.toString('hex')),
+    texts.map((x) => single.seal(x).toString('hex')),
+  )
+  t.same(
+    bodies.map((b) => openStream(bytes, b).toString('utf8')),
+    texts,
+  )
+  t.equal(all.seal('after').toString('hex'), single.seal('after').toString('hex'), 'the stream continues past the run')
 })

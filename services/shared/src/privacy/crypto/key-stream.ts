@@ -36,6 +36,24 @@ export class KeyStream {
     this.offset += body.length
     return out
   }
+
+  /** A20: what `seal` gives for each text in turn, from one `update` for them all (Node's per-call cost
+   *  is most of a small record's). */
+  sealAll(texts: readonly string[]): Buffer[] {
+    const body = this.cipher.update(texts.join(''), 'utf8')
+    const out: Buffer[] = new Array(texts.length)
+    let at = 0
+    for (let i = 0; i < texts.length; i++) {
+      const n = Buffer.byteLength(texts[i]!, 'utf8')
+      const one = Buffer.allocUnsafe(OFFSET_BYTES + n)
+      one.writeUIntBE(this.offset, 0, OFFSET_BYTES)
+      body.copy(one, OFFSET_BYTES, at, at + n)
+      at += n
+      this.offset += n
+      out[i] = one
+    }
+    return out
+  }
 }
 
 interface Reader {
