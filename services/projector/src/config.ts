@@ -31,6 +31,8 @@ const spec = {
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
+  /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
+  PRIVACY_OPEN_CACHE_ENTRIES: v.int(100_000, 2, 100_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -56,6 +58,8 @@ export interface ProjectorConfig extends CommonConfig {
   privacy: PrivacyConfig
   /** A17: ms between the erasure worker's looks at the keys topic (the receipt's disk_gone_at). */
   erasureDiskCheckMs: number
+  /** A21: keys held with their continued stream decipher for opening sealed records (each costs memory). */
+  openCacheEntries: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -89,5 +93,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
+    openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
   }
 }

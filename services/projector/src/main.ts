@@ -48,7 +48,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
   const writer = createWriter(ch, cfg, metrics, log)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))
