@@ -15,7 +15,7 @@ import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { createLogger, type Logger } from '../services/shared/src/log.js'
 import { RecordSealer, type SealInput } from '../services/ingest/src/privacy/record-sealer.js'
 import { benchEvent, clickhousePid, exactCounts, runReplayCli } from './replay.js'
-import { cpuSeconds, ensureBuilt, reapedChildrenCpuSeconds, stackEnv } from './processes.js'
+import { benchTopics, cpuSeconds, ensureBuilt, reapedChildrenCpuSeconds, stackEnv } from './processes.js'
 
 export interface SealedReplayOptions {
   records: number
@@ -210,12 +210,7 @@ if (process.argv[1]?.endsWith('replay-sealed.ts')) {
   const id = randomBytes(4).toString('hex')
   const env = {
     ...stackEnv(process.env as Record<string, string>),
-    TOPIC_EVENTS: `bench.${id}.events`,
-    TOPIC_IDENTIFIES: `bench.${id}.identifies`,
-    TOPIC_ACCOUNTS: `bench.${id}.accounts`,
-    TOPIC_DLQ: `bench.${id}.dlq`,
-    TOPIC_ERASURES: `bench.${id}.erasures`,
-    TOPIC_REFUSALS: `bench.${id}.refusals`,
+    ...benchTopics(id),
     CLICKHOUSE_DATABASE: `bench_${id}`,
     LOG_LEVEL: 'warn',
   }

@@ -38,6 +38,7 @@ import {
   ROOT,
   stackUp,
   stackEnv,
+  benchTopics,
   ensureBuilt,
   compiled,
   freePort,
@@ -147,14 +148,7 @@ const results: Record<string, unknown> = {
 
 const env: Record<string, string> = {
   ...stackEnv(process.env as Record<string, string>),
-  TOPIC_EVENTS: `bench.${id}.events`,
-  TOPIC_IDENTIFIES: `bench.${id}.identifies`,
-  TOPIC_ACCOUNTS: `bench.${id}.accounts`,
-  TOPIC_DLQ: `bench.${id}.dlq`,
-  // Named too, so the cleanup below deletes this run's topics, never the stack's default ones.
-  TOPIC_ERASURES: `bench.${id}.erasures`,
-  TOPIC_REFUSALS: `bench.${id}.refusals`,
-  TOPIC_KEYS: `bench.${id}.keys`,
+  ...benchTopics(id),
   CLICKHOUSE_DATABASE: `bench_${id}`,
   PROJECTOR_GROUP_ID: `bench-projector-${id}`,
   LOG_LEVEL: 'warn',
