@@ -30,6 +30,16 @@ export function stackEnv(env: Record<string, string>): Record<string, string> {
   return out
 }
 
+/** A bench run's names for every topic the services create (A3, A12, A15, H65), so its cleanup, which deletes
+ *  the topics its config names, deletes only its own and never the stack's default ones. */
+export function benchTopics(id: string): Record<string, string> {
+  const names = { EVENTS: 'events', IDENTIFIES: 'identifies', ACCOUNTS: 'accounts', DLQ: 'dlq' }
+  const privacy = { ERASURES: 'erasures', REFUSALS: 'refusals', KEYS: 'keys' }
+  return Object.fromEntries(
+    Object.entries({ ...names, ...privacy }).map(([k, v]) => [`TOPIC_${k}`, `bench.${id}.${v}`]),
+  )
+}
+
 /** Builds dist/ when a source is newer than the last build (as `npm run replay` does). */
 export async function ensureBuilt(): Promise<void> {
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/ensure-built.mjs')], { cwd: ROOT, timeout: 600_000 })

@@ -118,7 +118,7 @@ export async function fill(producer: Producer, codec: Codec, topic: string, n: n
 
 /** The local stack's ClickHouse server, or null. deploy/local/stack.sh records its supervisor's pid
  * (deploy/local/chdb/server.py, docs/design.md A7), whose one child is the server doing the work. */
-function clickhousePid(env: Record<string, string>): number | null {
+export function clickhousePid(env: Record<string, string>): number | null {
   try {
     const supervisor = readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'clickhouse.pid'), 'utf8').trim()
     const pid = Number(readFileSync(`/proc/${supervisor}/task/${supervisor}/children`, 'utf8').trim().split(' ')[0])
@@ -128,7 +128,7 @@ function clickhousePid(env: Record<string, string>): number | null {
   }
 }
 
-async function exactCounts(ch: ClickHouseClient, db: string) {
+export async function exactCounts(ch: ClickHouseClient, db: string) {
   const rs = await ch.query({
     query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`,
     format: 'JSONEachRow',
@@ -141,7 +141,7 @@ async function exactCounts(ch: ClickHouseClient, db: string) {
  * Runs the compiled replay CLI (`npm run replay` without the build check: the bench built dist/)
  * and returns its --json summary; one progress line in five goes to `say`.
  */
-function runReplayCli(
+export function runReplayCli(
   argv: string[],
   env: Record<string, string>,
   profileDir: string | undefined,

@@ -11,7 +11,8 @@
 //                    [--only dashboard [--dashboard-events 10000000] [--dashboard-persons 200000] [--dashboard-runs 5]
 //                     [--dashboard-roots /tmp/old-checkout,$PWD]]
 // --only track,segbatch times the Segment-compatible /v1/track and /v1/batch with the events of single and
-// batch (not in the default set). --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
+// batch (not in the default set). --only replay-sealed [--replay-persons 100000] times the replay over a sealed topic
+// against the same records in clear (bench/replay-sealed.ts, A21). --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
 // it is not in the default set. --only dashboard fills one account with 10 million events straight into ClickHouse and
 // times every dashboard page's API call over HTTP (bench/dashboard-pages.ts); not in the default set either;
 // --dashboard-roots times the dashboards of several checkouts (each with a built dist/) on the same data, alternating. STACK_DIR/KAFKA_PORT/REGISTRY_PORT/CLICKHOUSE_HTTP_PORT select a
@@ -37,6 +38,7 @@ import {
   ROOT,
   stackUp,
   stackEnv,
+  benchTopics,
   ensureBuilt,
   compiled,
   freePort,
@@ -50,6 +52,7 @@ import {
   type Child,
 } from './processes.js'
 import { replayBench, type ReplayBenchFigures } from './replay.js'
+import { sealedReplayBench, sealedReplayTable } from './replay-sealed.js'
 import { dashboardBench, pagesTable, type DashboardFigures } from './dashboard-pages.js'
 import { groupLag, lagDuring, type LagFigures } from './projector-lag.js'
 import {
@@ -81,6 +84,7 @@ const { values: args } = parseArgs({
     'e2e-connections': { type: 'string', default: '100' },
     'replay-records': { type: 'string', default: '1000000' },
     'replay-targets': { type: 'string', default: 'fresh,live,live-again' },
+    'replay-persons': { type: 'string', default: '100000' },
     'dashboard-events': { type: 'string', default: '10000000' },
     'dashboard-persons': { type: 'string', default: '200000' },
     'dashboard-runs': { type: 'string', default: '5' },
@@ -144,10 +148,7 @@ const results: Record<string, unknown> = {
 
 const env: Record<string, string> = {
   ...stackEnv(process.env as Record<string, string>),
-  TOPIC_EVENTS: `bench.${id}.events`,
-  TOPIC_IDENTIFIES: `bench.${id}.identifies`,
-  TOPIC_ACCOUNTS: `bench.${id}.accounts`,
-  TOPIC_DLQ: `bench.${id}.dlq`,
+  ...benchTopics(id),
   CLICKHOUSE_DATABASE: `bench_${id}`,
   PROJECTOR_GROUP_ID: `bench-projector-${id}`,
   LOG_LEVEL: 'warn',
@@ -300,6 +301,19 @@ async function main() {
     })
     results.replay = figures
     printReplay(figures)
+    if (only.size === 1) return writeResults()
+  }
+  if (only.has('replay-sealed')) {
+    const figures = await sealedReplayBench(env, log, {
+      records: Number(args['replay-records']),
+      persons: Number(args['replay-persons']),
+      rounds: 2,
+      say,
+      profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined,
+    })
+    results.replaySealed = figures
+    results.replaySealedTable = sealedReplayTable(figures)
+    process.stdout.write(`${sealedReplayTable(figures).join('\n')}\n`)
     if (only.size === 1) return writeResults()
   }
   if (only.has('dashboard')) {

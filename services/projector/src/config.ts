@@ -33,6 +33,8 @@ const spec = {
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
   /** U25: ms between the recounts of the closed dirty hours of event_counts_hourly (HOURLY_COUNTS on). */
   HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
+  /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
+  PRIVACY_OPEN_CACHE_ENTRIES: v.int(100_000, 2, 100_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -60,6 +62,8 @@ export interface ProjectorConfig extends CommonConfig {
   erasureDiskCheckMs: number
   /** U25: ms between the recounts of the hourly counts. */
   hourlyRecountMs: number
+  /** A21: keys held with their continued stream decipher for opening sealed records (each costs memory). */
+  openCacheEntries: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -94,5 +98,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
     hourlyRecountMs: e.HOURLY_RECOUNT_MS,
+    openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
   }
 }

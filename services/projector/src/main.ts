@@ -51,7 +51,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
   const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))

@@ -10,6 +10,14 @@ import type { EventRecord } from '../../../../schemas/records.js'
 import { makeEvent } from '../../../../test/support/clickhouse-helpers.js'
 import { EventTranscoder, readerLayout, type AvscType } from './event-transcoder.js'
 import { newArenas, prepareEvent, type PreparedRecord, type RowArenas } from './prepared.js'
+import {
+  decryptRecord,
+  encryptPersonalFields,
+  KeyStream,
+  newDataKey,
+  PERSONAL_FIELDS,
+} from '../../../shared/src/privacy/crypto/index.js'
+import { RecordOpener } from '../privacy/record-opener.js'
 
 const type = avro.Type.forSchema(loadAvsc('Event') as any)
 const HISTORY = join(import.meta.dirname, '../../../../schemas/avro/history')
@@ -225,3 +233,83 @@ t.test('records larger than a chunk and many records across chunks', async (t) =
   }
   t.pass('200 records the same')
 })
+
+t.test(
+  'A21: a sealed record of the stream format is taken when its key is held, with the rows of the general path after opening',
+  async (t) => {
+    const keys = Array.from({ length: 20 }, (_, i) => {
+      const bytes = newDataKey()
+      return { id: `acme\u0000p${i}\u00002026-11\u0000s0000000${i % 10}`, bytes, stream: new KeyStream(bytes) }
+    })
+    // The general path opens with copies of the keys: its stream readers are its own.
+    const copies = new Map(keys.map((k) => [k.id, Buffer.from(k.bytes)]))
+    const held = new Map(keys.map((k) => [k.id, k.bytes]))
+    const opener = new RecordOpener({ keyFor: (id) => held.get(id), caughtUp: async () => undefined })
+    const fast = newArenas(64 * 1024)
+    const general = newArenas(64 * 1024)
+    let taken = 0
+    for (let i = 0; i < 3_000; i++) {
+      const r = randomEvent()
+      const sealed = encryptPersonalFields(
+        'event',
+        r as any,
+        keys[i % keys.length]!,
+        'pseudo',
+      ) as unknown as EventRecord
+      const bytes = wire(sealed)
+      let expected: PreparedRecord | null = null
+      try {
+        const opened = decryptRecord('event', type.fromBuffer(bytes.subarray(5)), (id) => copies.get(id))
+        expected = prepareEvent(opened as EventRecord, general, null, false)
+      } catch {}
+      const before = positions(fast)
+      const got = transcoder.transcode(bytes, fast, null, opener)
+      if (got === null) {
+        t.same(positions(fast), before, 'nothing appended when left to the general path')
+        const ascii = PERSONAL_FIELDS.event.every((f) =>
+          Buffer.from(String((r as any)[f] ?? '')).every((b) => b < 0x80),
+        )
+        if (expected !== null && ascii)
+          t.fail(`an ASCII record with its key held left to the general path: ${JSON.stringify(r)}`)
+        continue
+      }
+      if (expected === null) {
+        t.fail(`taken, but the general path refuses it: ${JSON.stringify(r)}`)
+        continue
+      }
+      taken++
+      if (rowsOf(got) !== rowsOf(expected) || traitsOf(got) !== traitsOf(expected))
+        t.fail(`rows differ for ${JSON.stringify(r)}:\n${rowsOf(got)}\n${rowsOf(expected)}`)
+      if (got.message_id !== expected.message_id || got.event_id !== expected.event_id) t.fail('H16 key differs')
+    }
+    t.ok(taken > 400, `${taken} of 3,000 sealed records taken by the transcoder`)
+
+    const base = makeEvent({ properties: '{"a":"YY"}' })
+    const key = keys[0]!
+    const stream = wire(encryptPersonalFields('event', base as any, key, 'pseudo') as unknown as EventRecord)
+    const gcm = wire(
+      encryptPersonalFields(
+        'event',
+        base as any,
+        { id: 'acme\u0000p\u00002026-11\u00000a0b0c0d', bytes: key.bytes },
+        'p',
+      ) as unknown as EventRecord,
+    )
+    const nobody = new RecordOpener({ keyFor: () => undefined, caughtUp: async () => undefined })
+    const cases: Array<[string, Buffer, RecordOpener | undefined]> = [
+      ['a key not held (not read yet, or gone): the general path waits or stubs', stream, nobody],
+      ['a GCM body (A13)', gcm, opener],
+      ['no opener (sealing off in this projector)', stream, undefined],
+      [
+        'a body too short to hold its offset',
+        wire({ ...base, enc: { key_id: key.id, body: Buffer.alloc(3) } }),
+        opener,
+      ],
+    ]
+    for (const [name, bytes, bodies] of cases) {
+      const before = positions(fast)
+      t.equal(transcoder.transcode(bytes, fast, null, bodies), null, name)
+      t.same(positions(fast), before, `${name}: nothing appended`)
+    }
+  },
+)

@@ -17,11 +17,18 @@
 // U+FFFD in place of the bad bytes), a time outside DateTime, an unknown environment, traits that
 // are not JSON or hold a key that cannot be written. rows.ts and tsv.ts state the rules; the test
 // compares both paths byte for byte.
+//
+// A21: a sealed record of the stream format (A18) is taken too when its key is held: its body is opened
+// to the packed personal fields (field-text.ts), whose texts are then copied from the opened bytes as the
+// clear ones are from the record's. Only an ASCII plaintext is taken (its UTF-16 lengths are its byte
+// lengths); anything else (a GCM body, a key not held yet or gone, non-ASCII text) goes the general path,
+// which opens the record through record-opener.ts and waits for or stubs a missing key.
 import { isUtf8 } from 'node:buffer'
 import type { EventRecord } from '../../../../schemas/records.js'
 import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
 import { tsvLine } from './tsv.js'
 import { loadAvsc } from '../../../../schemas/codec.js'
+import { PERSONAL_FIELDS } from '../../../shared/src/privacy/crypto/index.js'
 import type { PreparedRecord, RecordOrigin, RowArenas } from './prepared.js'
 
 // How the reader takes each field of an Event, in the order of schemas/avro/event.avsc, which is
@@ -119,6 +126,16 @@ const RECEIVED_AT = number('received_at')
 const SENT_AT = number('sent_at')
 const TIMESTAMP_FLAGGED = number('timestamp_flagged')
 const { kinds: KINDS, slots: SLOTS, readable: READABLE } = LAYOUT
+/** The text slots of the sealed personal fields, in their packed order (A18); -1 if one is not a text here. */
+const PERSONAL_SLOTS = PERSONAL_FIELDS.event.map((name) => LAYOUT.texts.indexOf(name))
+/** Personal fields the schema requires (user_id, properties, context): a null one goes the general path. */
+const REQUIRED_SLOTS = new Set(PERSONAL_SLOTS.filter((slot) => LAYOUT.kinds[LAYOUT.slots.indexOf(slot)] === STRING))
+const SEALED_READABLE = READABLE && PERSONAL_SLOTS.every((slot) => slot >= 0)
+
+/** A21: opens a sealed body of the stream format with a held key: its plaintext, or undefined. */
+export interface StreamBodies {
+  streamBody(keyId: string, body: Buffer): Buffer | undefined
+}
 
 // Below 2^52: exactly what avsc reads as a safe long. Anything larger goes the general way.
 const LONG_LIMIT = 2 ** 52
@@ -151,18 +168,32 @@ export class EventTranscoder {
   private readonly ends = new Int32Array(LAYOUT.texts.length)
   /** The numbers and the boolean (1 or 0) of the record being read; null for a null. */
   private readonly numbers: Array<number | null> = new Array(LAYOUT.numbers.length).fill(null)
+  /** The buffer each text field is in: the record's, or the opened plaintext for a personal field. */
+  private readonly sources: Buffer[] = new Array(LAYOUT.texts.length).fill(Buffer.alloc(0))
   private src: Buffer = Buffer.alloc(0)
   private pos = 0
+  /** The sealed `enc` of the record being read: its key id's and body's [start, end); -1 when in clear. */
+  private readonly enc = new Int32Array(4)
+  private bodies: StreamBodies | undefined
 
   /**
    * The prepared record of an Event in the Confluent wire format (its first 5 bytes are the schema
    * id, which the caller has checked is the reader's Event schema), its rows appended to the arenas;
    * or null, nothing appended, when the general path must take it.
    */
-  transcode(value: Buffer, arenas: RowArenas, origin: RecordOrigin | null): PreparedRecord<EventRecord> | null {
+  transcode(
+    value: Buffer,
+    arenas: RowArenas,
+    origin: RecordOrigin | null,
+    bodies?: StreamBodies,
+  ): PreparedRecord<EventRecord> | null {
     this.src = value
     this.pos = 5
+    this.enc[0] = -1
+    this.bodies = bodies
     if (!READABLE || !this.readEvent() || !this.environmentOk()) return null
+    const opened = this.enc[0]! < 0 ? 0 : this.openSealed()
+    if (opened < 0) return null
     const n = this.numbers
     const f = {
       timestamp: n[TIMESTAMP]!,
@@ -203,7 +234,7 @@ export class EventTranscoder {
     // The events row, in EVENT_COLUMNS order (rows.ts), written past the arena's end and kept only
     // when every field could be written. Each field at most doubles; 256 bytes cover the numbers.
     const rows = arenas.rows
-    const start = rows.reserve(2 * value.length + 3 * emailFromTraits.length + 256)
+    const start = rows.reserve(2 * (value.length + opened) + 3 * emailFromTraits.length + 256)
     const dst = rows.chunk!
     let o = start
     for (const field of ROW_FIELDS_BEFORE_TIMES) {
@@ -288,9 +319,64 @@ export class EventTranscoder {
     const len = this.readLong()
     if (!(len >= 0)) return false
     this.starts[field] = this.pos
+    this.sources[field] = this.src
     this.pos += len
     this.ends[field] = this.pos
     return this.pos <= this.src.length
+  }
+
+  /** A21: `enc` set (union index 1): its key id and body, kept as positions; taken only with `bodies`. */
+  private readSealed(): boolean {
+    if (this.bodies === undefined || !SEALED_READABLE) return false
+    this.pos++
+    for (let i = 0; i < 4; i += 2) {
+      const len = this.readLong()
+      if (!(len >= 0)) return false
+      this.enc[i] = this.pos
+      this.pos += len
+      this.enc[i + 1] = this.pos
+    }
+    return this.pos <= this.src.length
+  }
+
+  /** Opens the sealed body and points the personal fields into it; its length, or -1 for the general path. */
+  private openSealed(): number {
+    const [keyStart, keyEnd, bodyStart, bodyEnd] = this.enc
+    let plain: Buffer | undefined
+    try {
+      plain = this.bodies!.streamBody(
+        this.src.toString('utf8', keyStart, keyEnd),
+        this.src.subarray(bodyStart, bodyEnd),
+      )
+    } catch {
+      return -1
+    }
+    return plain !== undefined && this.readPacked(plain) ? plain.length : -1
+  }
+
+  /** The packed fields (field-text.ts: `-`, or `<length>:<text>`) of an ASCII plaintext; false otherwise. */
+  private readPacked(plain: Buffer): boolean {
+    let high = 0
+    for (let i = 0; i < plain.length; i++) high |= plain[i]!
+    if (high & 0x80) return false
+    let at = 0
+    for (const field of PERSONAL_SLOTS) {
+      this.sources[field] = plain
+      if (at >= plain.length || plain[at] === 45 /* - */) {
+        if (REQUIRED_SLOTS.has(field)) return false
+        this.starts[field] = -1
+        this.ends[field] = -1
+        if (at < plain.length) at++
+        continue
+      }
+      let len = 0
+      for (let b = plain[at]!; b >= 48 && b <= 57; b = plain[++at]!) len = len * 10 + b - 48
+      if (plain[at] !== 58 /* : */ || at + 1 + len > plain.length) return false
+      this.starts[field] = at + 1
+      at += 1 + len
+      this.ends[field] = at
+    }
+    return true
   }
 
   /** A ["null", "string"] union. */
@@ -329,8 +415,9 @@ export class EventTranscoder {
           break
         case LAST_NULL:
           // A15: a record written before `enc` ends before it; a later one has `enc` null (one zero
-          // byte). A sealed record (enc set) is not for this path: its fields must be opened first.
+          // byte). A sealed record (enc set, union index 1) is read here only to be opened (A21).
           if (this.pos < this.src.length && this.src[this.pos] === 0) this.pos++
+          else if (this.pos < this.src.length && this.src[this.pos] === 2 && !this.readSealed()) return false
           break
         default:
           if (this.pos >= this.src.length) return false
@@ -344,7 +431,7 @@ export class EventTranscoder {
   }
 
   private text(field: number): string | null {
-    return this.starts[field]! < 0 ? null : this.src.toString('utf8', this.starts[field], this.ends[field])
+    return this.starts[field]! < 0 ? null : this.sources[field]!.toString('utf8', this.starts[field], this.ends[field])
   }
 
   /** Whether the environment field is `live` or `test` (rows.ts refuses any other). */
@@ -363,9 +450,10 @@ export class EventTranscoder {
     const s = this.starts[field]!
     if (s < 0) return o
     const e = this.ends[field]!
+    const src = this.sources[field]!
     let high = 0
     for (let i = s; i < e; i++) {
-      const b = this.src[i]!
+      const b = src[i]!
       high |= b
       if (b === 92) {
         dst[o++] = 92
@@ -381,6 +469,6 @@ export class EventTranscoder {
         dst[o++] = 114
       } else dst[o++] = b
     }
-    return high & 0x80 && !isUtf8(this.src.subarray(s, e)) ? -1 : o
+    return high & 0x80 && !isUtf8(src.subarray(s, e)) ? -1 : o
   }
 }

@@ -218,7 +218,7 @@ export class ProjectionPipeline {
   ): DecodedRecord | Promise<DecodedRecord> {
     if (!value) throw new CodedError('EMPTY_VALUE', 'record has no value', { retriable: false })
     if (this.opts.rows === 'at-decode' && !keep && this.codec.readerLayout(value) === 'Event') {
-      const p = this.transcoder.transcode(value, this.arenas, origin)
+      const p = this.transcoder.transcode(value, this.arenas, origin, this.opts.sealed?.opener)
       // null: a layout the transcoder does not take; the general path below does.
       if (p !== null) return { kind: 'event', p }
     }

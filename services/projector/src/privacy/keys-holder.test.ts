@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { dataKeyId, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { KeyTable } from './key-table.js'
 import { KeysHolder, KeyUnwrapError } from './keys-holder.js'
+import { RecentKeys } from './recent-keys.js'
 
 const master = randomBytes(32)
 const idOf = (i: number) => `${dataKeyId('acc', `p${i}`, '2026-11')}\u0000${i.toString(16)}`
@@ -46,7 +47,7 @@ const entry = (id: string, key: Buffer | null, offset: number) => ({
 
 t.test('the holder unwraps keys, forgets tombstoned ones, and waits for the topic end on a miss', async (t) => {
   let end = 2n
-  const holder = new KeysHolder(master, async () => end)
+  const holder = new KeysHolder(master, async () => end, 100)
   const k0 = randomBytes(32)
   const k1 = randomBytes(32)
   holder.apply([entry(idOf(0), k0, 0), entry(idOf(1), k1, 1)], 2n)
@@ -70,8 +71,51 @@ t.test('the holder unwraps keys, forgets tombstoned ones, and waits for the topi
 })
 
 t.test('a key the master key does not open stops the holder instead of reading as gone', async (t) => {
-  const holder = new KeysHolder(master, async () => 1n)
+  const holder = new KeysHolder(master, async () => 1n, 100)
   const other = randomBytes(32)
   holder.apply([{ id: idOf(0), wrapped: wrapDataKey(other, idOf(0), randomBytes(32)), offset: 0n }], 1n)
   await t.rejects(holder.caughtUp(), KeyUnwrapError)
+})
+
+t.test(
+  'A21: a held key is the same Buffer on every ask, so its stream continues; a tombstone is never served from it',
+  async (t) => {
+    const holder = new KeysHolder(master, async () => 2n, 100)
+    const k0 = randomBytes(32)
+    holder.apply([entry(idOf(0), k0, 0), entry(idOf(1), randomBytes(32), 1)], 2n)
+    const first = holder.keyFor(idOf(0))
+    t.same(first, k0)
+    t.equal(holder.keyFor(idOf(0)), first, 'the same object: the decipher kept on it (key-stream.ts) is found again')
+    holder.apply([entry(idOf(0), null, 2)], 3n)
+    t.equal(holder.keyFor(idOf(0)), undefined, 'a tombstone removes the held key too')
+    const k1 = randomBytes(32)
+    holder.keyFor(idOf(1))
+    holder.apply([entry(idOf(1), k1, 3)], 4n)
+    t.same(holder.keyFor(idOf(1)), k1, 'a key written again is served with its new bytes')
+  },
+)
+
+t.test('A21: the recent keys hold at most their size; a key they dropped is read from the table again', async (t) => {
+  const holder = new KeysHolder(master, async () => 0n, 10)
+  const keys = Array.from({ length: 50 }, () => randomBytes(32))
+  holder.apply(
+    keys.map((k, i) => entry(idOf(i), k, i)),
+    50n,
+  )
+  const recent = new RecentKeys(10)
+  let wrong = 0
+  for (let round = 0; round < 3; round++)
+    for (let i = 0; i < keys.length; i++) {
+      if (!holder.keyFor(idOf(i))?.equals(keys[i]!)) wrong++
+      if (recent.get(idOf(i)) === undefined) recent.add(idOf(i), keys[i]!)
+      if (recent.size > 10) wrong++
+    }
+  t.equal(wrong, 0, 'every key opens with its bytes, never more than 10 held')
+  // A key asked for often stays held while others pass through.
+  const hot = recent.get(idOf(49))!
+  for (let i = 0; i < 40; i++) {
+    recent.get(idOf(49))
+    if (recent.get(idOf(i)) === undefined) recent.add(idOf(i), keys[i]!)
+  }
+  t.equal(recent.get(idOf(49)), hot, 'a key asked for within every half of the size is kept')
 })

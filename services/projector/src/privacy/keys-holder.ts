@@ -10,6 +10,7 @@ import { unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { KeyTable } from './key-table.js'
+import { RecentKeys } from './recent-keys.js'
 
 /** A key on the keys topic that the master key does not open: a wrong PRIVACY_MASTER_KEY. Nothing may
  * be projected as if its key were gone (that would drop rows for good), so the holder stops here. */
@@ -39,6 +40,8 @@ export interface KeySource {
 
 export class KeysHolder implements KeySource {
   private readonly table = new KeyTable()
+  /** A21: the keys asked for lately, each one Buffer while held (the stream reader's continuation). */
+  private readonly recent: RecentKeys
   /** The next offset to read: every record before it has been applied. */
   private position = 0n
   private failure: KeyUnwrapError | undefined
@@ -48,19 +51,29 @@ export class KeysHolder implements KeySource {
     private readonly masterKey: Buffer,
     /** The keys topic's end offset now (its one partition's high watermark). */
     private readonly endOffset: () => Promise<bigint>,
-  ) {}
+    /** PRIVACY_OPEN_CACHE_ENTRIES (A21). */
+    openCacheEntries: number,
+  ) {
+    this.recent = new RecentKeys(openCacheEntries)
+  }
 
   get size(): number {
     return this.table.size
   }
 
+  /** The same Buffer for an id while the recent keys hold it, so its stream continues (A21). */
   keyFor(id: string): Buffer | undefined {
-    return this.table.get(id)
+    const held = this.recent.get(id)
+    if (held !== undefined) return held
+    const key = this.table.get(id)
+    if (key !== undefined) this.recent.add(id, key)
+    return key
   }
 
   apply(entries: readonly KeyEntry[], next: bigint): void {
     for (const e of entries) {
       if (this.failure) break
+      this.recent.delete(e.id)
       if (e.wrapped === null) this.table.delete(e.id)
       else this.store(e.id, e.wrapped)
     }
@@ -108,12 +121,17 @@ export class KeysFollower {
     private readonly topic: string,
     masterKey: Buffer,
     private readonly log: Logger,
+    openCacheEntries: number,
   ) {
     this.admin = kafka.admin()
-    this.holder = new KeysHolder(masterKey, async () => {
-      const offsets = await this.admin.fetchTopicOffsets(this.topic)
-      return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
-    })
+    this.holder = new KeysHolder(
+      masterKey,
+      async () => {
+        const offsets = await this.admin.fetchTopicOffsets(this.topic)
+        return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
+      },
+      openCacheEntries,
+    )
   }
 
   /** Resolves once everything on the keys topic as of now is held. */

@@ -4,7 +4,14 @@
 // batch: every key is on the keys topic before the first record sealed with it (A15), so once the holder
 // has read to the topic's end as of a moment after the batch was fetched, a key still missing is gone.
 import type { Decoded } from '../../../../schemas/codec.js'
-import { decryptRecord, type RecordKind, type Sealed } from '../../../shared/src/privacy/crypto/index.js'
+import {
+  decryptRecord,
+  isStreamKeyId,
+  openStream,
+  type RecordKind,
+  type Sealed,
+} from '../../../shared/src/privacy/crypto/index.js'
+import type { StreamBodies } from '../clickhouse/event-transcoder.js'
 import type { KeySource } from './keys-holder.js'
 import type { UsageStub } from './usage-stubs.js'
 
@@ -16,7 +23,7 @@ export interface GoneRecord {
 
 const KINDS: Record<string, RecordKind> = { Event: 'event', Identify: 'identify' }
 
-export class RecordOpener {
+export class RecordOpener implements StreamBodies {
   private synced: Promise<void> | undefined
 
   constructor(private readonly keys: KeySource) {}
@@ -34,6 +41,14 @@ export class RecordOpener {
     if (opened !== undefined) return opened
     this.synced ??= this.keys.caughtUp()
     return this.synced.then(() => this.tryOpen(kind, d) ?? gone(d))
+  }
+
+  /** A21: the event transcoder's way in: a stream-format body opened with a held key, else undefined (the
+   *  general path then opens the record through open(), waiting for or stubbing a missing key). */
+  streamBody(keyId: string, body: Buffer): Buffer | undefined {
+    if (!isStreamKeyId(keyId)) return undefined
+    const key = this.keys.keyFor(keyId)
+    return key === undefined ? undefined : openStream(key, body)
   }
 
   private tryOpen(kind: RecordKind, d: Decoded): Decoded | undefined {

@@ -61,7 +61,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   const kafka = createKafka({ ...cfg.kafka, clientId: `${cfg.kafka.clientId}-replay` }, log)
   const admin = kafka.admin()
   const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
   try {
     await admin.connect()
     const codec = new Codec(createRegistry(cfg.registryUrl, cfg.registryAuth))

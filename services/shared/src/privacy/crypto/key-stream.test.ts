@@ -114,3 +114,27 @@ t.test('A20: sealAll gives the bodies seal gives one by one, byte for byte, and 
   )
   t.equal(all.seal('after').toString('hex'), single.seal('after').toString('hex'), 'the stream continues past the run')
 })
+
+t.test(
+  'A21: records read with gaps open: skipped records (another topic, a failed request) and going back',
+  async (t) => {
+    const bytes = newDataKey()
+    const key = streamKey(bytes)
+    // Records of 40 to 2,400 bytes, so some gaps are skipped over by the continued reader and some are not.
+    const texts = Array.from({ length: 60 }, (_, i) => `${i}:`.padEnd(40 + ((i * 397) % 2_400), 'x'))
+    const bodies = texts.map((text) => key.stream.seal(text))
+    const reader = Buffer.from(bytes)
+    const order = [
+      ...Array.from({ length: 30 }, (_, i) => 2 * i),
+      ...Array.from({ length: 30 }, (_, i) => 2 * i + 1),
+      59,
+      58,
+      0,
+      3,
+      9,
+    ]
+    let wrong = 0
+    for (const i of order) if (openStream(reader, bodies[i]!).toString('utf8') !== texts[i]) wrong++
+    t.equal(wrong, 0, `${order.length} reads in an order with forward gaps and going back`)
+  },
+)

@@ -1,0 +1,226 @@
+// `npm run bench -- --only replay-sealed` (A21): the replay over a sealed topic against the same records
+// in clear, in one run. Fills two events topics with the same realistic records (bench/replay.ts's
+// event, spread over PERSONS people and one received month): one straight in clear, one through ingest's
+// real sealer (RecordSealer: pseudonyms, a data key per person-month minted and written to a keys topic
+// of its own with acks=all before its records, A15/A18). Then times the compiled `npm run replay --target
+// fresh` over each, alternating clear and sealed (A B A B) so the machine's load falls on both alike.
+// Standalone against the running stack: STACK_DIR=... npx tsx bench/replay-sealed.ts [records] [persons]
+import { randomBytes } from 'node:crypto'
+import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
+import type { Codec } from '../schemas/codec.js'
+import type { EventRecord } from '../schemas/records.js'
+import { loadProjectorConfig } from '../services/projector/src/config.js'
+import { createEventLogClients, openEventLog } from '../services/shared/src/event-log.js'
+import { createClickHouse } from '../services/shared/src/clickhouse.js'
+import { createLogger, type Logger } from '../services/shared/src/log.js'
+import { RecordSealer, type SealInput } from '../services/ingest/src/privacy/record-sealer.js'
+import { benchEvent, clickhousePid, exactCounts, runReplayCli } from './replay.js'
+import { benchTopics, cpuSeconds, ensureBuilt, reapedChildrenCpuSeconds, stackEnv } from './processes.js'
+
+export interface SealedReplayOptions {
+  records: number
+  persons: number
+  /** Replays of each topic, alternating clear and sealed. */
+  rounds: number
+  say: (line: string) => void
+  profileDir?: string
+}
+
+export interface SealedReplayRun {
+  topic: 'clear' | 'sealed'
+  records: number
+  durationSec: number
+  recordsPerSec: number
+  deadLettered: number
+  finalRows: number
+  cpuUsPerRecord: number
+  clickhouseUsPerRecord: number | null
+}
+
+export interface SealedReplayFigures {
+  records: number
+  persons: number
+  keys: number
+  fill: { clearSec: number; sealedSec: number; clearBytes: number; sealedBytes: number }
+  runs: SealedReplayRun[]
+}
+
+const SEND = 5_000
+/** The ingest default (PRIVACY_KEY_CACHE_ENTRIES): keys and pseudonyms the sealer holds. */
+const SEALER_ENTRIES = 100_000
+
+/** bench/replay.ts's event for `persons` people, received in one month (one data key a person). */
+function personEvent(i: number, persons: number, monthStart: number): EventRecord {
+  const e = benchEvent(i, monthStart)
+  const ts = monthStart + ((i * 7919) % (27 * 86_400)) * 1000
+  return { ...e, user_id: `user_${i % persons}`, timestamp: ts, original_timestamp: ts, received_at: ts + 40 }
+}
+
+type Fill = (events: EventRecord[]) => Promise<Array<{ key: string; value: Buffer }>>
+
+async function fillTopic(producer: Producer, topic: string, o: SealedReplayOptions, encode: Fill) {
+  const now = new Date()
+  const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)
+  const t0 = Date.now()
+  let bytes = 0
+  for (let sent = 0; sent < o.records; ) {
+    const count = Math.min(SEND, o.records - sent)
+    const events = Array.from({ length: count }, (_, j) => personEvent(sent + j, o.persons, monthStart))
+    const messages = await encode(events)
+    for (const m of messages) bytes += m.value.length
+    await producer.send({ topic, acks: -1, messages })
+    sent += count
+  }
+  return { sec: (Date.now() - t0) / 1000, bytes }
+}
+
+/** Fills the clear and the sealed topic with the same records; returns the keys written. */
+async function fillBoth(
+  clear: Record<string, string>,
+  sealed: Record<string, string>,
+  log: Logger,
+  o: SealedReplayOptions,
+) {
+  const cfg = loadProjectorConfig(sealed)
+  const { kafka, codec } = await openEventLog(cfg, 'bench-fill', log)
+  await openEventLog(loadProjectorConfig(clear), 'bench-fill', log)
+  const producer = createProducer(kafka, { idempotent: true })
+  await producer.connect()
+  let keys = 0
+  const sealer = new RecordSealer(
+    cfg.privacy.masterKey,
+    async (minted) => {
+      keys += minted.length
+      await producer.send({
+        topic: cfg.topics.keys!,
+        acks: -1,
+        messages: minted.map((k) => ({ key: k.id, value: k.wrapped })),
+      })
+    },
+    SEALER_ENTRIES,
+  )
+  const encodeClear = async (events: EventRecord[]) =>
+    events.map((e) => ({ key: `${e.account_id}:${e.user_id}`, value: (codec as Codec).encode('Event', e) }))
+  const encodeSealed = async (events: EventRecord[]) => {
+    const items: SealInput[] = events.map((record) => ({ kind: 'event', record }))
+    const out = await sealer.seal<EventRecord>(items)
+    return out.map((s) => ({ key: s.key, value: codec.encode('Event', s.record) }))
+  }
+  try {
+    o.say(`replay-sealed: filling ${clear.TOPIC_EVENTS} and ${sealed.TOPIC_EVENTS} (${o.records} records each)`)
+    const c = await fillTopic(producer, clear.TOPIC_EVENTS!, o, encodeClear)
+    const s = await fillTopic(producer, sealed.TOPIC_EVENTS!, o, encodeSealed)
+    o.say(`replay-sealed: filled clear in ${c.sec}s, sealed in ${s.sec}s; ${keys} data keys on ${sealed.TOPIC_KEYS}`)
+    return { keys, fill: { clearSec: c.sec, sealedSec: s.sec, clearBytes: c.bytes, sealedBytes: s.bytes } }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+/** Runs the sealed-replay bench; the topics it makes are named after `env`'s TOPIC_EVENTS and deleted after. */
+export async function sealedReplayBench(
+  env: Record<string, string>,
+  log: Logger,
+  o: SealedReplayOptions,
+): Promise<SealedReplayFigures> {
+  const base = env.TOPIC_EVENTS ?? `bench.${randomBytes(4).toString('hex')}.events`
+  const variant = (name: string) => ({
+    ...env,
+    TOPIC_EVENTS: `${base}.${name}`,
+    TOPIC_KEYS: `${base}.${name}.keys`,
+  })
+  const envs = { clear: variant('clear'), sealed: variant('sealed') }
+  const cfg = loadProjectorConfig(envs.sealed)
+  const ch = await createClickHouse(cfg.clickhouse)
+  const chPid = clickhousePid(env)
+  const runs: SealedReplayRun[] = []
+  try {
+    const filled = await fillBoth(envs.clear, envs.sealed, log, o)
+    for (let round = 0; round < o.rounds; round++) {
+      for (const topic of ['clear', 'sealed'] as const) {
+        const db = `${cfg.clickhouse.database}_rs_${randomBytes(3).toString('hex')}`
+        const argv = ['--topic', 'events', '--target', 'fresh', '--database', db, '--json']
+        const cpu0 = reapedChildrenCpuSeconds()
+        const ch0 = chPid === null ? null : cpuSeconds(chPid)
+        const report = await runReplayCli(argv, envs[topic], o.profileDir, o.say)
+        const cpuSec = reapedChildrenCpuSeconds() - cpu0
+        const ch1 = chPid === null ? null : cpuSeconds(chPid)
+        const s = report.summary
+        const { finalRows } = await exactCounts(ch, report.database)
+        await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` })
+        runs.push({
+          topic,
+          records: s.records,
+          durationSec: Math.round(s.durationMs / 100) / 10,
+          recordsPerSec: Math.round(s.rate),
+          deadLettered: s.deadLettered,
+          finalRows,
+          cpuUsPerRecord: Math.round((cpuSec * 1e6) / Math.max(1, s.records)),
+          clickhouseUsPerRecord:
+            ch0 === null || ch1 === null ? null : Math.round(((ch1 - ch0) * 1e6) / Math.max(1, s.records)),
+        })
+        o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
+      }
+    }
+    return { records: o.records, persons: o.persons, keys: filled.keys, fill: filled.fill, runs }
+  } finally {
+    await ch.close()
+    await cleanup(envs, log)
+  }
+}
+
+/** Deletes every topic either variant's config names (the bench's own, by their names) and the live database. */
+async function cleanup(envs: Record<string, Record<string, string>>, log: Logger): Promise<void> {
+  const cfgs = Object.values(envs).map((e) => loadProjectorConfig(e))
+  const names = [...new Set(cfgs.flatMap((c) => Object.values(c.topics)))].filter((t): t is string => !!t)
+  const { kafka } = createEventLogClients(cfgs[0]!, 'bench-cleanup', log)
+  const admin = kafka.admin()
+  await admin.connect()
+  const existing = new Set(await admin.listTopics())
+  await admin.deleteTopics({ topics: names.filter((t) => existing.has(t)) }).catch(() => undefined)
+  await admin.disconnect()
+  const ch = await createClickHouse(cfgs[0]!.clickhouse)
+  await ch.command({ query: `DROP DATABASE IF EXISTS ${cfgs[0]!.clickhouse.database}` })
+  await ch.close()
+}
+
+/** One line a run, and the target's verdict. */
+export function sealedReplayTable(f: SealedReplayFigures): string[] {
+  const sealed = f.runs.filter((r) => r.topic === 'sealed')
+  return [
+    `replay-sealed: ${f.records} records, ${f.persons} persons, ${f.keys} data keys; fill clear ${f.fill.clearSec}s (${Math.round(f.fill.clearBytes / f.records)} B/record), sealed ${f.fill.sealedSec}s (${Math.round(f.fill.sealedBytes / f.records)} B/record)`,
+    ['topic', 'records', 'seconds', 'records/s', 'dlq', 'FINAL rows', 'cpu µs/rec', 'ch µs/rec'].join('\t'),
+    ...f.runs.map((r) =>
+      [
+        r.topic,
+        r.records,
+        r.durationSec,
+        r.recordsPerSec,
+        r.deadLettered,
+        r.finalRows,
+        r.cpuUsPerRecord,
+        r.clickhouseUsPerRecord ?? '-',
+      ].join('\t'),
+    ),
+    `  ${sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s`,
+  ]
+}
+
+if (process.argv[1]?.endsWith('replay-sealed.ts')) {
+  const id = randomBytes(4).toString('hex')
+  const env = {
+    ...stackEnv(process.env as Record<string, string>),
+    ...benchTopics(id),
+    CLICKHOUSE_DATABASE: `bench_${id}`,
+    LOG_LEVEL: 'warn',
+  }
+  const say = (line: string) => process.stderr.write(`${line}\n`)
+  await ensureBuilt()
+  const figures = await sealedReplayBench(env, createLogger('warn', { service: 'bench' }), {
+    records: Number(process.argv[2] ?? 1_000_000),
+    persons: Number(process.argv[3] ?? 100_000),
+    rounds: 2,
+    say,
+  })
+  process.stdout.write(`${sealedReplayTable(figures).join('\n')}\n`)
+}

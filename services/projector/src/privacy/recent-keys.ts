@@ -1,0 +1,47 @@
+// A21: the data keys the decode step asked for lately, each the same Buffer for as long as it is held, so
+// the stream reader's continued decipher (key-stream.ts, A18: one per key object, in a WeakMap) is found
+// again for the key's next record instead of paying `createDecipheriv` a record. Bounded
+// (PRIVACY_OPEN_CACHE_ENTRIES): each held key keeps a decipher context alive, which the packed table (A16)
+// could not afford for every key; a key dropped here frees its decipher with its Buffer.
+//
+// Two generations instead of a strict LRU: a hit costs one Map lookup (a strict LRU re-inserts on every
+// hit); when the young map is full it becomes the old one and the old one is dropped, and a key found in
+// the old map moves back to the young. So a key asked for at least once per half the size stays held.
+export class RecentKeys {
+  private young = new Map<string, Buffer>()
+  private old = new Map<string, Buffer>()
+  private readonly half: number
+
+  constructor(entries: number) {
+    this.half = Math.max(1, Math.floor(entries / 2))
+  }
+
+  /** Keys held now (at most the size given, rounded down to even). */
+  get size(): number {
+    return this.young.size + this.old.size
+  }
+
+  get(id: string): Buffer | undefined {
+    const young = this.young.get(id)
+    if (young !== undefined) return young
+    const old = this.old.get(id)
+    if (old === undefined) return undefined
+    this.old.delete(id)
+    this.add(id, old)
+    return old
+  }
+
+  add(id: string, key: Buffer): void {
+    if (this.young.size >= this.half) {
+      this.old = this.young
+      this.young = new Map()
+    }
+    this.young.set(id, key)
+  }
+
+  /** A tombstone or a new value for `id` on the keys topic: the held Buffer must not be returned again. */
+  delete(id: string): void {
+    this.young.delete(id)
+    this.old.delete(id)
+  }
+}
