@@ -2,10 +2,10 @@
 // server-side rules: clock-skew correction (H13), server context (H14) and event ids (H12, H16).
 import type { EventRecord, IdentifyRecord } from '../../../../schemas/records.js'
 import type { EventIds } from './event-id.js'
-import { correctTime, MAX_FUTURE_MS, parseTimestamp } from '../validation/timestamp.js'
+import { correctTime, MAX_FUTURE_MS } from '../validation/timestamp.js'
 import type { EventItem, IdentifyItem } from '../validation/validate.js'
 
-export { correctTime, MAX_FUTURE_MS, parseTimestamp }
+export { correctTime, MAX_FUTURE_MS }
 
 export interface RequestContext {
   accountId: string
@@ -22,8 +22,6 @@ export interface RequestContext {
    * the others (they share ip and user agent); undefined until then. Per request, not per process (H77).
    */
   serverFields?: string
-  /** The last timestamp text this request's items mapped and its ms: a batch's items often share one (bench/HISTORY.md). */
-  lastTimestamp?: { text: string; ms: number }
 }
 
 /** H14: the server's ip and user_agent are added to the client context and win over client values. */
@@ -54,16 +52,10 @@ function serverFields(rc: RequestContext): string {
   return (rc.serverFields ??= `"ip":${JSON.stringify(rc.ip)},"user_agent":${JSON.stringify(rc.userAgent)}}`)
 }
 
-function times(timestamp: string | undefined, rc: RequestContext) {
-  if (timestamp === undefined) return correctTime(null, rc.sentAt, rc.receivedAt)
-  let last = rc.lastTimestamp
-  if (last?.text !== timestamp) last = rc.lastTimestamp = { text: timestamp, ms: parseTimestamp(timestamp) }
-  return correctTime(last.ms, rc.sentAt, rc.receivedAt)
-}
-
 /** `ids` is the process's id maker (H77), passed in by the pipeline (pipeline/accept-items.ts). */
 export function toEventRecord(item: EventItem, rc: RequestContext, ids: EventIds): EventRecord {
-  const t = times(item.timestamp, rc)
+  // The client's time as validation read it (no second parse), corrected for skew (H13).
+  const t = correctTime(item.timestamp ?? null, rc.sentAt, rc.receivedAt)
   const traits = item.user.traits
   const traitEmail =
     traits !== undefined && typeof traits.email === 'string' && traits.email !== '' ? traits.email : undefined
@@ -92,7 +84,7 @@ export function toEventRecord(item: EventItem, rc: RequestContext, ids: EventIds
 }
 
 export function toIdentifyRecord(item: IdentifyItem, rc: RequestContext, ids: EventIds): IdentifyRecord {
-  const t = times(item.timestamp, rc)
+  const t = correctTime(item.timestamp ?? null, rc.sentAt, rc.receivedAt)
   return {
     event_id: ids.forItem(rc.accountId, rc.environment, item.message_id, rc.receivedAt),
     account_id: rc.accountId,

@@ -3,7 +3,7 @@
 export * from './schemas.js'
 export { validateSingle, validateBatch } from './validate.js'
 export type { FieldError, EventItem, IdentifyItem, Item, BatchItemResult } from './validate.js'
-export { correctTime, parseTimestamp, MAX_FUTURE_MS } from './timestamp.js'
+export { correctTime, MAX_FUTURE_MS } from './timestamp.js'
 export {
   ISO_DATE_TIME_PATTERN,
   ISO_DATE_TIME_SCHEMA_PATTERN,

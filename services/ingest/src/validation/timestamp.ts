@@ -74,13 +74,6 @@ export function isIsoDateTime(s: string): boolean {
   return !Number.isNaN(timestampMs(s))
 }
 
-/** Epoch ms of a timestamp that validation accepted; no offset means UTC (H9). Throws RangeError otherwise. */
-export function parseTimestamp(s: string): number {
-  const ms = timestampMs(s)
-  if (Number.isNaN(ms)) throw new RangeError(`not an ISO 8601 date-time: ${JSON.stringify(s)}`)
-  return ms
-}
-
 /** H13: how far ahead of receipt a timestamp may be before it is replaced and flagged. */
 export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
 

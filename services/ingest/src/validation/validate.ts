@@ -29,7 +29,8 @@ export interface EventItem {
   kind: 'event'
   event: string
   user: { id: string; email?: string; traits?: Record<string, unknown> }
-  timestamp?: string
+  /** The client's time as validation read it, epoch ms (H9: no offset means UTC); mapping uses it as is. */
+  timestamp?: number
   properties: Record<string, unknown>
   context: Record<string, unknown>
   message_id?: string
@@ -44,7 +45,8 @@ export interface IdentifyItem {
   traits: Record<string, unknown>
   /** From traits.email, else user.email (H10). */
   email?: string
-  timestamp?: string
+  /** As on EventItem: epoch ms, read once, by validation. */
+  timestamp?: number
   context: Record<string, unknown>
   message_id?: string
   /** As on EventItem (H52, H71); on an identify it links the anonymous id to user.id (H50). */
@@ -428,7 +430,7 @@ function checkSize(raw: unknown, path: string, errs: FieldError[], bound: number
 
 interface Common {
   user: CheckedUser | undefined
-  timestamp: string | undefined
+  timestamp: number | undefined
   context: Obj | undefined
   message_id: string | undefined
   anonymous_id: string | undefined
@@ -436,10 +438,10 @@ interface Common {
 
 function checkCommon(o: Obj, path: string, clock: Clock, errs: FieldError[]): Common {
   const user = checkUser(o.user, `${path}/user`, errs)
-  let timestamp: string | undefined
+  let timestamp: number | undefined
   if (o.timestamp !== undefined) {
     const ts = checkTimestamp(o.timestamp, `${path}/timestamp`, 'timestamp', errs)
-    if (ts !== undefined && checkStoredTime(ts, clock, `${path}/timestamp`, errs)) timestamp = ts.text
+    if (ts !== undefined && checkStoredTime(ts, clock, `${path}/timestamp`, errs)) timestamp = ts.ms
   }
   return {
     user,
