@@ -1,7 +1,8 @@
 // The routes' answer step (H11, H12): the last step of a request the pipeline took, in a file of its
 // own so the walk of one event ends here and does not come back to the route (H79).
 import { errors, ServiceError } from '../errors.js'
-import { successJson, type ItemOutcome } from '../pipeline/accept-items.js'
+import { successJson } from '../pipeline/success-json.js'
+import type { ItemOutcome } from '../pipeline/item-outcomes.js'
 import type { Ctx } from './context.js'
 
 // The answer as the JSON text Koa would send for the success body, with the content type Koa would

@@ -184,6 +184,17 @@ t.test('Redis unreachable: the local limiters answer, every call counted as a fa
   t.equal(s.fallbacks(), 4)
 })
 
+t.test('Redis away and Kafka refuses: the reservation made locally is given back locally (H79 heldBy)', async (t) => {
+  const s = setup(t, 'redis://127.0.0.1:1', async () => {
+    throw new Error('broker down')
+  }) // nothing listens on port 1
+  const plan = { ...DEFAULT_PLANS.hobby!, eventsPerMonth: 10 }
+  const err = await acceptItems(s.d, lookup('live', plan), items(4), rc('live')).catch((e) => e)
+  t.equal(err.status, 503)
+  t.equal(s.local.quota.used('acme', NOW), 0, 'given back to the quota that counted it')
+  t.equal(s.fallbacks(), 1, 'the admission was answered locally')
+})
+
 t.test(
   'in Redis: a retried message id is counted once (H34); test events stop at their own cap with their own code (H33)',
   async (t) => {

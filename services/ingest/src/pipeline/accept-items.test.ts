@@ -9,7 +9,8 @@ import { EventIds, type RequestContext } from '../records/index.js'
 import type { OutRecord } from '../kafka/record-appender.js'
 import { ServiceError } from '../errors.js'
 import { RecordSealer } from '../privacy/record-sealer.js'
-import { acceptItems, successBody, successJson, type ItemOutcome, type PipelineDeps } from './accept-items.js'
+import { acceptItems, type ItemOutcome, type PipelineDeps } from './accept-items.js'
+import { successBody, successJson } from './success-json.js'
 
 const NOW = Date.UTC(2025, 2, 10, 12)
 

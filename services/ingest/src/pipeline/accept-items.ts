@@ -1,8 +1,9 @@
 // The ingest pipeline after HTTP: authenticated, validated items in, one result per item out.
 // In order (H2, H4-H6, A4): the per-second event limit, the monthly quota (live and test events apart, H33;
-// a retried message id counted once, H34),
-// mapping to records, Avro encoding, one append to Kafka for every accepted item, and giving the
-// quota back when Kafka could not take them. Knows nothing of Koa, so it is tested without HTTP.
+// a retried message id counted once, H34), the records (item-outcomes.ts), their Avro encoding
+// (out-records.ts), one append to Kafka for every accepted item, and giving the quota back where it was
+// counted when Kafka could not take them. This file orchestrates: each step lives in a file of its own,
+// entered once (H79). Knows nothing of Koa, so it is tested without HTTP.
 import type { Codec } from '../../../../schemas/codec.js'
 import type { KeyLookup } from '../../../shared/src/accounts/key-table.js'
 import { errors, type ServiceError } from '../errors.js'
@@ -173,68 +174,4 @@ function admit(
     limit: rc.environment === 'live' ? plan.eventsPerMonth : plan.testEventsPerMonth,
   }
   return d.limits.admitEvents(account.account_id, items.length, plan.eventsPerSecond, month, rc.receivedAt)
-}
-
-/**
- * Success body: shape A plus `events_processed` (H12), as an object. The routes answer with
- * `successJson`, which writes this object's JSON text by hand; the tests keep this as the reference
- * that text must equal.
- */
-export function successBody(results: ItemOutcome[]) {
-  const processed = results.filter((r) => r.success).length
-  return {
-    success: true,
-    data: { processed_count: processed, failed_count: results.length - processed, results },
-    events_processed: processed,
-  }
-}
-
-/** What JSON.stringify writes other than as itself: quote, backslash, control characters, surrogates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes U+0000-U+001F, so the pattern names them
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
-
-/**
- * `JSON.stringify(successBody(results))`, the same text, written without stringifying an object
- * per result: by hand it costs about half as much for a batch of 100, the flattening the socket write
- * does included (figures in bench/HISTORY.md). An accepted item's text is
- * written from its parts; any other outcome (a refused item, with an error message from the client's
- * data) goes through JSON.stringify.
- */
-export function successJson(results: readonly ItemOutcome[]): string {
-  let processed = 0
-  let items = ''
-  for (let i = 0; i < results.length; i++) {
-    const r = results[i]
-    const sep = i === 0 ? '' : ','
-    if (r == null) {
-      items += sep + 'null'
-      continue
-    }
-    // An accepted item's event_id is a UUID this service made (records/event-id.ts), which JSON
-    // never escapes; the cheap check keeps any other string on JSON.stringify's path.
-    if (
-      r.success === true &&
-      r.error === undefined &&
-      typeof r.event_id === 'string' &&
-      !NEEDS_ESCAPE.test(r.event_id) &&
-      Number.isSafeInteger(r.index)
-    ) {
-      processed++
-      items += sep + '{"index":' + r.index + ',"success":true,"event_id":"' + r.event_id + '"}'
-    } else {
-      if (r.success) processed++
-      items += sep + JSON.stringify(r)
-    }
-  }
-  return (
-    '{"success":true,"data":{"processed_count":' +
-    processed +
-    ',"failed_count":' +
-    (results.length - processed) +
-    ',"results":[' +
-    items +
-    ']},"events_processed":' +
-    processed +
-    '}'
-  )
 }
