@@ -8,7 +8,7 @@ export const privacySpec = {
   PRIVACY_MASTER_KEY: v.optionalStr(),
   /** A15: ingest seals personal fields and pseudonymises record keys; off until every reader decrypts. */
   PRIVACY_ENCRYPT: v.bool(false),
-  /** A15: data keys and pseudonyms ingest holds (an LRU each); a miss mints a new key, never a wrong one. */
+  /** A15, A20: people ingest holds (pseudonym and data key); a miss mints a new key, never a wrong one. */
   PRIVACY_KEY_CACHE_ENTRIES: v.int(100_000, 1, 100_000_000),
 }
 
