@@ -32,7 +32,7 @@ const spec = {
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
   /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
-  PRIVACY_OPEN_CACHE_ENTRIES: v.int(100_000, 2, 100_000_000),
+  PRIVACY_OPEN_CACHE_ENTRIES: v.int(10_000, 2, 100_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
