@@ -34,7 +34,7 @@ const spec = {
   /** U25: ms between the recounts of the closed dirty hours of event_counts_hourly (HOURLY_COUNTS on). */
   HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
   /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
-  PRIVACY_OPEN_CACHE_ENTRIES: v.int(100_000, 2, 100_000_000),
+  PRIVACY_OPEN_CACHE_ENTRIES: v.int(10_000, 2, 100_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
