@@ -6,7 +6,7 @@
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../../../shared/src/log.js'
 import { rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
-import { closedDirtySql, markRanges, markStatements, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
+import { closedDirtySql, insertMarks, markRanges, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
 import { Periodic } from '../retention/periodic.js'
 
 export class HourRecount {
@@ -16,7 +16,7 @@ export class HourRecount {
   )
 
   constructor(
-    private readonly ch: Pick<ClickHouseClient, 'command' | 'query'>,
+    private readonly ch: Pick<ClickHouseClient, 'command' | 'insert' | 'query'>,
     private readonly database: string,
     private readonly log: Logger,
     private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
@@ -35,9 +35,7 @@ export class HourRecount {
     }))
     if (marks.length === 0) return 0
     await rebuildCounts(this.ch, this.database, markRanges(marks), this.opts.settings)
-    const settings = this.opts.settings ? { clickhouse_settings: this.opts.settings } : {}
-    for (const query of markStatements(this.database, marks, started, false))
-      await this.ch.command({ query, ...settings })
+    await insertMarks(this.ch, this.database, marks, { markedMs: started, dirty: false }, this.opts.settings)
     this.log.debug('hourly counts: hours recounted', { hours: marks.length })
     return marks.length
   }
