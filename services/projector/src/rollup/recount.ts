@@ -19,14 +19,15 @@ export class HourRecount {
     private readonly ch: Pick<ClickHouseClient, 'command' | 'insert' | 'query'>,
     private readonly database: string,
     private readonly log: Logger,
-    private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
+    /** settleMs: MARK_SETTLE_MS but for a database whose writers have all finished (closedDirtySql). */
+    private readonly opts: { settings?: ClickHouseSettings; now?: () => number; settleMs?: number } = {},
   ) {}
 
   /** Counts every closed dirty hour and marks it counted; returns how many hours it counted. */
   async runOnce(): Promise<number> {
     const started = (this.opts.now ?? Date.now)()
     const r = await this.ch.query({
-      query: closedDirtySql(this.database, started),
+      query: closedDirtySql(this.database, started, this.opts.settleMs),
       format: 'JSONEachRow',
     })
     const marks: HourMark[] = (await r.json<{ account_id: string; h: string | number }>()).map((x) => ({

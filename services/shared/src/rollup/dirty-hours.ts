@@ -75,11 +75,14 @@ GROUP BY hour HAVING ${raw(LATEST_IS_DIRTY)}
 ORDER BY hour`
 }
 
-/** Every account's dirty hours closed at `nowMs` whose latest mark has settled: what the recount counts. */
-export function closedDirtySql(database: string, nowMs: number): string {
+/**
+ * Every account's dirty hours closed at `nowMs` whose latest mark is `settleMs` old: what the recount
+ * counts. 0 only when every writer of the database has finished (a replay's fresh database).
+ */
+export function closedDirtySql(database: string, nowMs: number, settleMs = MARK_SETTLE_MS): string {
   return sql`SELECT account_id, toUInt32(hour) AS h FROM ${ident(database, DIRTY_HOURS_TABLE)}
 WHERE hour < toDateTime(${new Date(Math.max(0, closedBefore(nowMs)))}, 'UTC')
-GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)} AND max(marked_ms) <= ${nowMs - MARK_SETTLE_MS}
+GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)} AND max(marked_ms) <= ${nowMs - settleMs}
 ORDER BY account_id, hour`
 }
 
