@@ -145,9 +145,11 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       },
     )
     const report: ReplayReport = { database, ranges, summary }
-    // U25: the replayed hours are counted now that they are written, so the tables swapped in (or read
-    // in place) need no recount; hours still open stay dirty for the live projector's recount.
-    if (cfg.hourlyCounts) await new HourRecount(ch, database, log, countSettings(cfg)).runOnce()
+    // U25: the replayed hours are counted now that they are written, so the tables swapped in need no
+    // recount; hours still open stay dirty for the live projector's. A fresh database has no other writer,
+    // so its marks need not settle; the live one has the live projector's.
+    const settleMs = cmd.target === 'fresh' ? 0 : undefined
+    if (cfg.hourlyCounts) await new HourRecount(ch, database, log, { ...countSettings(cfg), settleMs }).runOnce()
 
     if (cmd.target === 'fresh' && cmd.swap) {
       const swapped = await swapDatabases(ch, live, database, log)

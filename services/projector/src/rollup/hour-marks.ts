@@ -8,8 +8,8 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
 import {
   DIRTY_HOURS_TABLE,
+  insertMarks,
   MARK_SETTLE_MS,
-  markStatements,
   type HourMark,
 } from '../../../shared/src/rollup/dirty-hours.js'
 import type { PreparedBatch } from '../clickhouse/prepared.js'
@@ -25,7 +25,7 @@ export class HourMarkingSink<T> implements BatchSink<T> {
 
   constructor(
     private readonly sink: BatchSink<T>,
-    private readonly ch: Pick<ClickHouseClient, 'command'>,
+    private readonly ch: Pick<ClickHouseClient, 'insert'>,
     private readonly database: string,
     private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
   ) {}
@@ -51,8 +51,7 @@ export class HourMarkingSink<T> implements BatchSink<T> {
     }
     if (marks.size === 0) return
     try {
-      for (const query of markStatements(this.database, [...marks.values()], now, true))
-        await this.ch.command({ query, ...(this.opts.settings ? { clickhouse_settings: this.opts.settings } : {}) })
+      await insertMarks(this.ch, this.database, [...marks.values()], { markedMs: now, dirty: true }, this.opts.settings)
     } catch (cause) {
       throw classify(cause, DIRTY_HOURS_TABLE)
     }
@@ -70,7 +69,7 @@ export const countSettings = (cfg: CountsConfig) =>
 /** The sink of the live projector and the replay: the writer, followed by the marks when HOURLY_COUNTS is on (U25). */
 export function withHourMarks<T>(
   sink: BatchSink<T>,
-  ch: Pick<ClickHouseClient, 'command'>,
+  ch: Pick<ClickHouseClient, 'insert'>,
   database: string,
   cfg: CountsConfig,
 ): BatchSink<T> {

@@ -6,7 +6,7 @@
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../../../shared/src/log.js'
 import { rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
-import { closedDirtySql, markRanges, markStatements, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
+import { closedDirtySql, insertMarks, markRanges, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
 import { Periodic } from '../retention/periodic.js'
 
 export class HourRecount {
@@ -16,17 +16,18 @@ export class HourRecount {
   )
 
   constructor(
-    private readonly ch: Pick<ClickHouseClient, 'command' | 'query'>,
+    private readonly ch: Pick<ClickHouseClient, 'command' | 'insert' | 'query'>,
     private readonly database: string,
     private readonly log: Logger,
-    private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
+    /** settleMs: MARK_SETTLE_MS but for a database whose writers have all finished (closedDirtySql). */
+    private readonly opts: { settings?: ClickHouseSettings; now?: () => number; settleMs?: number } = {},
   ) {}
 
   /** Counts every closed dirty hour and marks it counted; returns how many hours it counted. */
   async runOnce(): Promise<number> {
     const started = (this.opts.now ?? Date.now)()
     const r = await this.ch.query({
-      query: closedDirtySql(this.database, started),
+      query: closedDirtySql(this.database, started, this.opts.settleMs),
       format: 'JSONEachRow',
     })
     const marks: HourMark[] = (await r.json<{ account_id: string; h: string | number }>()).map((x) => ({
@@ -35,9 +36,7 @@ export class HourRecount {
     }))
     if (marks.length === 0) return 0
     await rebuildCounts(this.ch, this.database, markRanges(marks), this.opts.settings)
-    const settings = this.opts.settings ? { clickhouse_settings: this.opts.settings } : {}
-    for (const query of markStatements(this.database, marks, started, false))
-      await this.ch.command({ query, ...settings })
+    await insertMarks(this.ch, this.database, marks, { markedMs: started, dirty: false }, this.opts.settings)
     this.log.debug('hourly counts: hours recounted', { hours: marks.length })
     return marks.length
   }

@@ -1,6 +1,6 @@
 // The marks of the hours not counted yet (U25): their inserts, the hours as ranges of the sort key.
 import t from 'tap'
-import { closedBefore, hoursCondition, markRanges, markStatements, notTheseHours } from './dirty-hours.js'
+import { closedBefore, closedDirtySql, hoursCondition, markRanges, notTheseHours } from './dirty-hours.js'
 import { HOUR_MS } from './event-counts.js'
 
 const T = Date.UTC(2024, 4, 10, 8)
@@ -31,14 +31,9 @@ t.test('marks join into ranges per account; hours into timestamp ranges', async 
   t.equal(notTheseHours([]), '1')
 })
 
-t.test('marks are bound values, versioned, in inserts of bounded size', async (t) => {
-  const [q] = markStatements('db1', [{ accountId: "a'b", hourMs: T }], 42, true)
-  t.equal(
-    q,
-    "INSERT INTO db1.event_counts_dirty (account_id, hour, marked_ms, dirty) VALUES ('a\\'b', toDateTime('2024-05-10 08:00:00', 'UTC'), 42, 1)",
-  )
-  const many = Array.from({ length: 4001 }, (_, i) => ({ accountId: `acc_${i}`, hourMs: T }))
-  const statements = markStatements('db1', many, 7, false)
-  t.equal(statements.length, 3)
-  for (const s of statements) t.ok(s.length < 200_000, `${s.length} characters`)
+t.test('the recount reads the closed hours whose latest mark is dirty and a minute old', async (t) => {
+  const q = closedDirtySql('db1', T + HOUR_MS + 5 * 60_000)
+  t.match(q, "WHERE hour < toDateTime('2024-05-10 09:00:00', 'UTC')")
+  t.match(q, 'HAVING max(marked_ms * 2 + dirty) % 2 = 1')
+  t.match(q, `max(marked_ms) <= ${T + HOUR_MS + 4 * 60_000}`)
 })

@@ -3,7 +3,7 @@
 // once it is closed; Trends and Definitions read the dirty hours from `events` and the rest from the
 // counts, so an answer is exact whether or not the recount has run. One source for the marks' SQL: the
 // projector's step after the write, its recount, and the dashboard's queries.
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { HOUR_MS, hourFloor, type HourRange } from './event-counts.js'
 
@@ -35,27 +35,33 @@ export interface HourMark {
   hourMs: number
 }
 
-/** Rows per insert of marks: the statement's text stays far below ClickHouse's max_query_size. */
-const MARKS_PER_STATEMENT = 2000
-
 /**
- * The inserts of marks, versioned by `markedMs`: dirty after a write (its time taken after the events
- * are stored), counted after a recount (its time taken before the recount read the events), so a write
- * the recount did not see always leaves its hour dirty.
+ * Inserts marks, versioned by `markedMs`: dirty after a write (its time taken after the events are stored),
+ * counted after a recount (its time taken before the recount read the events), so a write the recount did
+ * not see always leaves its hour dirty. As JSON rows, the hour in epoch seconds: no expression per row for
+ * the server to evaluate, and none to format here (a catch-up marks as many hours as it writes events).
  */
-export function markStatements(database: string, marks: readonly HourMark[], markedMs: number, dirty: boolean) {
-  const table = ident(database, DIRTY_HOURS_TABLE)
-  const statements: string[] = []
-  for (let i = 0; i < marks.length; i += MARKS_PER_STATEMENT) {
-    const values = marks
-      .slice(i, i + MARKS_PER_STATEMENT)
-      .map(
-        (m) =>
-          sql`(${m.accountId}, toDateTime(${new Date(Math.max(0, m.hourMs))}, 'UTC'), ${markedMs}, ${dirty ? 1 : 0})`,
-      )
-    statements.push(`INSERT INTO ${table.text} (account_id, hour, marked_ms, dirty) VALUES ${values.join(', ')}`)
-  }
-  return statements
+export async function insertMarks(
+  ch: Pick<ClickHouseClient, 'insert'>,
+  database: string,
+  marks: readonly HourMark[],
+  at: { markedMs: number; dirty: boolean },
+  settings?: ClickHouseSettings,
+): Promise<void> {
+  if (marks.length === 0) return
+  const dirty = at.dirty ? 1 : 0
+  await ch.insert({
+    table: ident(database, DIRTY_HOURS_TABLE).text,
+    columns: ['account_id', 'hour', 'marked_ms', 'dirty'],
+    values: marks.map((m) => ({
+      account_id: m.accountId,
+      hour: Math.max(0, Math.floor(m.hourMs / 1000)),
+      marked_ms: at.markedMs,
+      dirty,
+    })),
+    format: 'JSONEachRow',
+    ...(settings ? { clickhouse_settings: settings } : {}),
+  })
 }
 
 /** An hour's latest mark is dirty; of two marks of one millisecond, the dirty one (to read the events is always exact). */
@@ -69,11 +75,14 @@ GROUP BY hour HAVING ${raw(LATEST_IS_DIRTY)}
 ORDER BY hour`
 }
 
-/** Every account's dirty hours closed at `nowMs` whose latest mark has settled: what the recount counts. */
-export function closedDirtySql(database: string, nowMs: number): string {
+/**
+ * Every account's dirty hours closed at `nowMs` whose latest mark is `settleMs` old: what the recount
+ * counts. 0 only when every writer of the database has finished (a replay's fresh database).
+ */
+export function closedDirtySql(database: string, nowMs: number, settleMs = MARK_SETTLE_MS): string {
   return sql`SELECT account_id, toUInt32(hour) AS h FROM ${ident(database, DIRTY_HOURS_TABLE)}
 WHERE hour < toDateTime(${new Date(Math.max(0, closedBefore(nowMs)))}, 'UTC')
-GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)} AND max(marked_ms) <= ${nowMs - MARK_SETTLE_MS}
+GROUP BY account_id, hour HAVING ${raw(LATEST_IS_DIRTY)} AND max(marked_ms) <= ${nowMs - settleMs}
 ORDER BY account_id, hour`
 }
 
