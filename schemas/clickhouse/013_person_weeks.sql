@@ -19,24 +19,19 @@ ENGINE = ReplacingMergeTree(timestamp)
 PARTITION BY toYYYYMM(week)
 ORDER BY (account_id, environment, event, week, user_id);
 
--- The subquery names the event time `t` so that the outer `max(t) AS timestamp` is no alias of itself.
+-- No subquery: 18.16 runs a materialized view's outer SELECT on the inserted block ("Unknown identifier").
+-- `arrayJoin([event, '']) AS event` and `max(timestamp) AS timestamp` are read from the source columns on
+-- 18.16 and current ClickHouse, and the week is taken from timestamp_ms (the same second as timestamp,
+-- rows.ts) so that no other expression names `timestamp`, which would then mean the aggregate.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {db}.person_weeks_from_events_mv TO {db}.person_weeks AS
-SELECT account_id, environment, e AS event, user_id, week, max(t) AS timestamp
-FROM
-(
-    SELECT account_id, environment, arrayJoin([event, '']) AS e, user_id,
-        toDateTime(intDiv(toUInt32(timestamp) + 259200, 604800) * 604800 - 259200, 'UTC') AS week, timestamp AS t
-    FROM {db}.events
-)
-GROUP BY account_id, environment, e, user_id, week;
+SELECT account_id, environment, arrayJoin([event, '']) AS event, user_id,
+    toDateTime(intDiv(intDiv(timestamp_ms, 1000) + 259200, 604800) * 604800 - 259200, 'UTC') AS week, max(timestamp) AS timestamp
+FROM {db}.events
+GROUP BY account_id, environment, event, user_id, week;
 
 -- The weeks stored before this table existed (a database built by replay has none to copy, A1).
 INSERT INTO {db}.person_weeks
-SELECT account_id, environment, e AS event, user_id, week, max(t) AS timestamp
-FROM
-(
-    SELECT account_id, environment, arrayJoin([event, '']) AS e, user_id,
-        toDateTime(intDiv(toUInt32(timestamp) + 259200, 604800) * 604800 - 259200, 'UTC') AS week, timestamp AS t
-    FROM {db}.events
-)
-GROUP BY account_id, environment, e, user_id, week;
+SELECT account_id, environment, arrayJoin([event, '']) AS event, user_id,
+    toDateTime(intDiv(intDiv(timestamp_ms, 1000) + 259200, 604800) * 604800 - 259200, 'UTC') AS week, max(timestamp) AS timestamp
+FROM {db}.events
+GROUP BY account_id, environment, event, user_id, week;
