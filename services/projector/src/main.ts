@@ -9,6 +9,8 @@ import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
 import { AccountRetention } from './retention/account-retention.js'
+import { MonthKeysShredder } from './retention/month-keys.js'
+import { KeysEraser, type KeysEraserOptions } from './privacy/keys-eraser.js'
 import { RetentionRules } from '../../shared/src/privacy/retention.js'
 import { followRetention } from '../../shared/src/privacy/retention-log.js'
 import type { AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
@@ -63,7 +65,13 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const retention = testRetention(cfg, ch, log)
 
-  const accountRetention = accountRetentionJob(cfg, { ch, kafka, codec, metrics }, log, stopping.signal, waits)
+  const accountRetention = accountRetentionJob(
+    cfg,
+    { ch, kafka, codec, metrics, producer },
+    log,
+    stopping.signal,
+    waits,
+  )
   const deps: ProjectorDeps = {
     ch,
     kafka,
@@ -221,12 +229,15 @@ function erasureWorker(
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
     purge: { cluster: clusterAccess(cfg) },
-    // A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable.
-    keys:
-      cfg.privacy.encrypt && cfg.topics.keys !== undefined
-        ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
-        : undefined,
+    keys: keysEraserOptions(cfg),
   })
+}
+
+/** A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable. */
+function keysEraserOptions(cfg: ProjectorConfig): KeysEraserOptions | undefined {
+  return cfg.privacy.encrypt && cfg.topics.keys !== undefined
+    ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
+    : undefined
 }
 
 /** H61: the cluster the mutations of the purge and the retention go to, with the projector's credentials. */
@@ -242,14 +253,18 @@ function clusterAccess(cfg: ProjectorConfig): ClusterAccess | undefined {
  */
 function accountRetentionJob(
   cfg: ProjectorConfig,
-  c: Pick<ProjectorDeps, 'ch' | 'kafka' | 'codec' | 'metrics'>,
+  c: Pick<ProjectorDeps, 'ch' | 'kafka' | 'codec' | 'metrics' | 'producer'>,
   log: Logger,
   signal: AbortSignal,
   waits: Waits,
 ) {
   if (cfg.clickhouse.cluster) return undefined
   const rules = new RetentionRules()
-  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry: c.metrics.registry })
+  const registry = c.metrics.registry
+  // A23: with sealing on, the expired months' data keys are tombstoned and watched as an erasure's are.
+  const keys = keysEraserOptions(cfg)
+  const shredder = keys && new MonthKeysShredder(new KeysEraser(c.kafka, c.producer, keys), log, registry)
+  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry, keys: shredder })
   let follower: AccountsFollower | undefined
   const run = async () => {
     try {
