@@ -5,7 +5,8 @@
 // keys topic is read as anyone holding the disks could: (a) the marker is in none of them, in any encoding;
 // (b) every key left in the keys topic's files, unwrapped with the master key, is tried on every sealed
 // record of the event topics' files: none of the erased person's records opens, another person's still do.
-// The erasures topic keeps the erased user id in clear (docs/privacy.md) and is not scanned here.
+// The erasures topic's files are scanned too: its record names the person by pseudonym, the user id sealed
+// under a key that went with the person's (A22).
 import t from 'tap'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -117,8 +118,8 @@ t.test('after an erasure and the deadline, no byte of the log files gives the pe
   await privacy.requestErasure({ accountId, userId: user, requestedBy: 'test', suppress: false })
   await waitUntil(() => privacy.erasures.get(accountId, user)?.disk_gone_at != null, 240_000, 'disk_gone_at')
 
-  const files = [...eventFiles(), ...topicFiles(LOG_DIR, keysTopic)]
-  t.ok(files.length >= 6, `the topics' files are read (${files.length})`)
+  const files = [...eventFiles(), ...topicFiles(LOG_DIR, keysTopic), ...topicFiles(LOG_DIR, s.topics.erasures!)]
+  t.ok(files.length >= 9, `the topics' files are read (${files.length})`)
   t.same(filesHolding(files, erased), [], '(a) no file holds the marker: plain, base64, hex, UTF-16, JSON-escaped')
   const after = await whoOpens()
   t.equal(count(after, erased), 0, "(b) none of the erased person's records opens with any key left on disk")

@@ -11,6 +11,8 @@ import { TestRetention } from './retention/test-retention.js'
 import { AccountRetention } from './retention/account-retention.js'
 import { MonthKeysShredder } from './retention/month-keys.js'
 import { KeysEraser, type KeysEraserOptions } from './privacy/keys-eraser.js'
+import { erasureUserId, Pseudonyms } from '../../shared/src/privacy/erasure-identity.js'
+import type { ErasureRecord } from '../../../schemas/records.js'
 import { RetentionRules } from '../../shared/src/privacy/retention.js'
 import { followRetention } from '../../shared/src/privacy/retention-log.js'
 import type { AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
@@ -47,7 +49,17 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
-  const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
+  const erasures = erasureWorker(
+    cfg,
+    { kafka, codec, producer, ch },
+    hub,
+    () => projector.settled(),
+    log,
+    async (e) => {
+      await keys.holder.caughtUp()
+      return erasureUserId(e, (id) => keys.holder.keyFor(id))
+    },
+  )
   const writer = createWriter(ch, cfg, metrics, log)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
@@ -219,6 +231,7 @@ function erasureWorker(
   hub: LiveHub,
   settled: () => Promise<void>,
   log: Logger,
+  userIdOf: (e: ErasureRecord) => Promise<string | undefined>,
 ): ErasureWorker {
   return new ErasureWorker({
     ...c,
@@ -230,6 +243,8 @@ function erasureWorker(
     log,
     purge: { cluster: clusterAccess(cfg) },
     keys: keysEraserOptions(cfg),
+    pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
+    userIdOf,
   })
 }
 

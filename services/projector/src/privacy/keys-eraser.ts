@@ -2,7 +2,7 @@
 // topic until the cleaner has removed them from the disks. Both times are observed, not computed.
 import { ConfigResourceTypes, type Kafka, type Producer } from '../../../shared/src/kafka/client.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
-import { leftBefore, liveKeyIds, personKeyPrefix, scanKeys, type KeyEntry, type KeyMatch } from './person-keys.js'
+import { erasurePrefix, leftBefore, liveKeyIds, scanKeys, type KeyEntry, type KeyMatch } from './person-keys.js'
 
 export interface KeysEraserOptions {
   topic: string
@@ -47,7 +47,7 @@ export class KeysEraser {
 
   /** Tombstones every key of the person; the receipt's history_unreadable_at is when the broker acked them. */
   async tombstone(e: ErasureRecord): Promise<{ record: ErasureRecord; keys: number }> {
-    const prefix = personKeyPrefix(this.o.masterKey, e.account_id, e.user_id)
+    const prefix = erasurePrefix(this.o.masterKey, e)
     const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic), prefix)
     await this.write(ids)
     const now = Date.now()
@@ -67,7 +67,7 @@ export class KeysEraser {
     const looks = await this.look(
       pending.map((e) => ({
         id: e.erasure_id,
-        match: personKeyPrefix(this.o.masterKey, e.account_id, e.user_id),
+        match: erasurePrefix(this.o.masterKey, e),
         until: e.history_unreadable_at!,
       })),
     )

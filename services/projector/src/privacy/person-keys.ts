@@ -3,6 +3,7 @@
 // topic itself, from its start to the end it has when asked, instead of waiting for a holder of keys:
 // an erasure is rare, and reading every key once per erasure costs one pass over a topic of wrapped keys.
 import type { Kafka } from '../../../shared/src/kafka/client.js'
+import type { ErasureRecord } from '../../../../schemas/records.js'
 import { readRanges } from '../../../shared/src/kafka/read-ranges.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
@@ -17,6 +18,15 @@ export interface KeyEntry {
 /** The key-id prefix of every data key of one person (A13: `account NUL pseudonym NUL YYYY-MM NUL gen`). */
 export function personKeyPrefix(masterKey: Buffer, accountId: string, userId: string): string {
   return `${accountId}\u0000${pseudonymOf(accountSecretOf(masterKey, accountId), userId)}\u0000`
+}
+
+/** The key-id prefix of an erasure's person: the pseudonym its record names (A22), or that of its user id.
+ *  The erasure's own key (erasure-identity.ts) is under it too, and goes with the person's data keys. */
+export function erasurePrefix(
+  masterKey: Buffer,
+  e: Pick<ErasureRecord, 'account_id' | 'user_id' | 'pseudonym'>,
+): string {
+  return e.pseudonym ? `${e.account_id}\u0000${e.pseudonym}\u0000` : personKeyPrefix(masterKey, e.account_id, e.user_id)
 }
 
 /** Which key ids a step covers: a prefix (one person's keys, A17) or a rule (a retention's months, A23). */
