@@ -48,21 +48,12 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const metrics = new Metrics()
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
-  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
-  const erasures = erasureWorker(
-    cfg,
-    { kafka, codec, producer, ch },
-    hub,
-    () => projector.settled(),
-    log,
-    async (e) => {
-      await keys.holder.caughtUp()
-      return erasureUserId(e, (id) => keys.holder.keyFor(id))
-    },
-  )
-  const writer = createWriter(ch, cfg, metrics, log)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log)
+  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
+  const clients = { kafka, codec, producer, ch }
+  const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys)
+  const writer = createWriter(ch, cfg, metrics, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))
@@ -77,13 +68,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const retention = testRetention(cfg, ch, log)
 
-  const accountRetention = accountRetentionJob(
-    cfg,
-    { ch, kafka, codec, metrics, producer },
-    log,
-    stopping.signal,
-    waits,
-  )
+  const accountRetention = accountRetentionJob(cfg, { ...clients, metrics }, log, stopping.signal, waits)
   const deps: ProjectorDeps = {
     ch,
     kafka,
@@ -231,7 +216,7 @@ function erasureWorker(
   hub: LiveHub,
   settled: () => Promise<void>,
   log: Logger,
-  userIdOf: (e: ErasureRecord) => Promise<string | undefined>,
+  keys: KeysFollower,
 ): ErasureWorker {
   return new ErasureWorker({
     ...c,
@@ -244,7 +229,11 @@ function erasureWorker(
     purge: { cluster: clusterAccess(cfg) },
     keys: keysEraserOptions(cfg),
     pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
-    userIdOf,
+    // A22: a request's user id is sealed under its own key, which the holder reads with the data keys.
+    userIdOf: async (e: ErasureRecord) => {
+      await keys.holder.caughtUp()
+      return erasureUserId(e, (id) => keys.holder.keyFor(id))
+    },
   })
 }
 
