@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto'
 import { startServices, waitUntil } from '../support/harness.js'
 import { openAdmin, openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { decryptRecord } from '../../services/shared/src/privacy/crypto/index.js'
 import type { Codec } from '../../schemas/codec.js'
-import { filesHolding, segmentRecords, topicFiles, type DiskRecord } from './log-files.js'
+import { filesHolding, keysOnDisk, segmentRecords, topicFiles, type DiskRecord } from './log-files.js'
 import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 
 const LOG_DIR = join(process.env.STACK_DIR ?? join(import.meta.dirname, '../../.stack'), 'kafka', 'data')
@@ -95,15 +95,7 @@ t.test('after an erasure and the deadline, no byte of the log files gives the pe
   const { codec, close: closeAdmin } = await openAdmin(s.env)
   t.teardown(closeAdmin)
   const eventFiles = () => [...topicFiles(LOG_DIR, s.topics.events), ...topicFiles(LOG_DIR, s.topics.identifies)]
-  const diskKeys = () =>
-    segmentRecords(topicFiles(LOG_DIR, keysTopic)).flatMap((r) => {
-      if (r.key === null || r.value === null) return []
-      try {
-        return [unwrapDataKey(master, r.key.toString('utf8'), r.value)]
-      } catch {
-        return [] // not a key wrapped by this master (none is expected)
-      }
-    })
+  const diskKeys = () => keysOnDisk(topicFiles(LOG_DIR, keysTopic), master)
   const whoOpens = async () => openable(codec, segmentRecords(eventFiles()), diskKeys())
   const count = (ids: string[], m: string) => ids.filter((id) => id === `${m}-user`).length
 

@@ -19,9 +19,9 @@ import { MonthKeysShredder } from '../../services/projector/src/retention/month-
 import { KeysEraser } from '../../services/projector/src/privacy/keys-eraser.js'
 import { RecordSealer } from '../../services/ingest/src/privacy/record-sealer.js'
 import { loadRetention } from '../../services/shared/src/privacy/retention-log.js'
-import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { decryptRecord } from '../../services/shared/src/privacy/crypto/index.js'
 import type { EventRecord } from '../../schemas/records.js'
-import { segmentRecords, topicFiles } from './log-files.js'
+import { keysOnDisk, segmentRecords, topicFiles } from './log-files.js'
 import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 
 const DAY = 86_400_000
@@ -68,15 +68,7 @@ t.test("a retention tombstones its expired months' data keys and sees them gone 
   t.equal((await s.post('/v1/event', { event: 'new', user: { id: 'ada' } }, { key: kept.key })).status, 200)
   await s.waitForRows(`SELECT 1 FROM ${db}.events`, 3)
 
-  const diskKeys = () =>
-    segmentRecords(topicFiles(LOG_DIR, keysTopic)).flatMap((r) => {
-      if (r.key === null || r.value === null) return []
-      try {
-        return [unwrapDataKey(master, r.key.toString('utf8'), r.value)]
-      } catch {
-        return [] // not a key wrapped by this master
-      }
-    })
+  const diskKeys = () => keysOnDisk(topicFiles(LOG_DIR, keysTopic), master)
   /** The event names of the records in the events topic's files that open with a key in the keys topic's files. */
   const openable = async () => {
     const keys = diskKeys()
