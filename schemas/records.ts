@@ -141,6 +141,9 @@ export interface ErasureRecord {
   history_unreadable_at: number | null
   disk_gone_at: number | null
   updated_at: number
+  /** A22: with sealing on, the person's pseudonym (user_id is then empty) and the user id sealed. */
+  pseudonym?: string | null
+  sealed_user_id?: Buffer | null
 }
 
 /** One account's refused requests counted by one ingest instance since its last drain (H65, H66). */

@@ -5,7 +5,8 @@ import { createLogger, type Logger } from '../services/shared/src/log.js'
 import { AccountsAdmin, AdminError } from '../services/shared/src/accounts/accounts-admin.js'
 import { openEventLog } from '../services/shared/src/event-log.js'
 import type { Codec } from '../schemas/codec.js'
-import { PrivacyAdmin } from '../services/shared/src/privacy/privacy-admin.js'
+import { erasureSealing, PrivacyAdmin } from '../services/shared/src/privacy/privacy-admin.js'
+import { privacyConfig, privacySpec } from '../services/shared/src/privacy/crypto/privacy-config.js'
 
 export async function openAdmin(env: Record<string, string | undefined> = process.env): Promise<{
   admin: AccountsAdmin
@@ -42,7 +43,8 @@ export async function openPrivacy(
   env: Record<string, string | undefined> = process.env,
 ): Promise<{ privacy: PrivacyAdmin; admin: AccountsAdmin; close: () => Promise<void> }> {
   const { admin, cfg, log, kafka, codec, producer, close: closeAdmin } = await openAdmin(env)
-  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log)
+  const sealing = erasureSealing({ ...cfg, privacy: privacyConfig(readEnv(privacySpec, env)) })
+  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log, sealing)
   await privacy.start()
   return {
     privacy,

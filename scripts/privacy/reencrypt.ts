@@ -14,6 +14,7 @@ import type { CommonConfig } from '../../services/shared/src/env.js'
 import type { Codec } from '../../schemas/codec.js'
 import type { Logger } from '../../services/shared/src/log.js'
 import { ErasureSet } from '../../services/shared/src/privacy/erasure-set.js'
+import { Pseudonyms } from '../../services/shared/src/privacy/erasure-identity.js'
 import { followErasures } from '../../services/shared/src/privacy/erasures-log.js'
 import { HistorySealer, type WrappedKey } from './history-sealer.js'
 import {
@@ -67,7 +68,8 @@ export const groupOf = (from: string, to: string) => `privacy-reencrypt.${from}.
 export async function reencrypt(deps: ReencryptDeps, o: ReencryptOptions): Promise<ReencryptSummary> {
   const started = Date.now()
   const { plans, written } = await prepare(deps, o)
-  const erasures = new ErasureSet()
+  // A22: pseudonymous erasures are matched by the pseudonym of each clear record's user id.
+  const erasures = new ErasureSet(new Pseudonyms(deps.masterKey))
   const follower = await followErasures(
     deps.kafka,
     deps.codec,

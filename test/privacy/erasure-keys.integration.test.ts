@@ -8,7 +8,8 @@ import { startServices, waitUntil } from '../support/harness.js'
 import { readTopic } from '../support/read-topic.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { randomBytes } from 'node:crypto'
+import { unwrapDataKey, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { personKeyPrefix } from '../../services/projector/src/privacy/person-keys.js'
 import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 
@@ -27,10 +28,13 @@ t.test('an erasure tombstones every key of the person and the receipt sees them 
   const extra = `${mine}2020-01\u0000feedbeef`
   const producer = s.kafka.producer()
   await producer.connect()
-  await producer.send({ topic, acks: -1, messages: [{ key: extra, value: Buffer.from('wrapped') }] })
+  // Wrapped as ingest wraps it: the projector's holder reads every key (and the erasure's own, A22).
+  const value = wrapDataKey(master, extra, randomBytes(32))
+  await producer.send({ topic, acks: -1, messages: [{ key: extra, value }] })
   await producer.disconnect()
   const before = await readTopic(s.kafka, topic)
   t.equal(before.filter((r) => r.key!.toString().startsWith(mine)).length, 2, "the person's two keys are stored")
+  t.equal(before.filter((r) => r.key!.toString().startsWith(theirs)).length, 1, "and the other person's")
 
   const { privacy, close } = await openPrivacy(s.env)
   t.teardown(close)
@@ -45,7 +49,7 @@ t.test('an erasure tombstones every key of the person and the receipt sees them 
     [],
     "every key of the person's is tombstoned",
   )
-  t.equal(ids.filter((id) => id.startsWith(mine)).length, 2, 'both generations')
+  t.equal(ids.filter((id) => id.startsWith(mine)).length, 3, "both generations, and the erasure's own key (A22)")
   const kept = ids.filter((id) => id.startsWith(theirs))
   t.equal(kept.length, 1, "another person's key stays")
   t.equal(unwrapDataKey(master, kept[0]!, latest.get(kept[0]!)!).length, 32, 'and still unwraps')

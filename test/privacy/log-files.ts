@@ -4,6 +4,7 @@
 // compress), so a test reads what anyone holding the disks could, not what the broker serves.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 
 export interface DiskFile {
   path: string
@@ -49,6 +50,19 @@ export function filesHolding(files: DiskFile[], s: string): string[] {
 /** The records of the segment files (`*.log`, and `.log.cleaned`/`.swap`/`.deleted` the cleaner leaves). */
 export function segmentRecords(files: DiskFile[]): DiskRecord[] {
   return files.filter((f) => /\.log(\.|$)/.test(f.path)).flatMap((f) => batchesOf(f.bytes))
+}
+
+/** Every data key in a keys topic's files that unwraps with `master`: what anyone holding the disks and the
+ *  master key could open records with. */
+export function keysOnDisk(files: DiskFile[], master: Buffer): Buffer[] {
+  return segmentRecords(files).flatMap((r) => {
+    if (r.key === null || r.value === null) return []
+    try {
+      return [unwrapDataKey(master, r.key.toString('utf8'), r.value)]
+    } catch {
+      return [] // not a key wrapped by this master (none is expected)
+    }
+  })
 }
 
 const BATCH_HEADER = 61

@@ -5,16 +5,17 @@
 // keys topic is read as anyone holding the disks could: (a) the marker is in none of them, in any encoding;
 // (b) every key left in the keys topic's files, unwrapped with the master key, is tried on every sealed
 // record of the event topics' files: none of the erased person's records opens, another person's still do.
-// The erasures topic keeps the erased user id in clear (docs/privacy.md) and is not scanned here.
+// The erasures topic's files are scanned too: its record names the person by pseudonym, the user id sealed
+// under a key that went with the person's (A22).
 import t from 'tap'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { startServices, waitUntil } from '../support/harness.js'
 import { openAdmin, openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { decryptRecord } from '../../services/shared/src/privacy/crypto/index.js'
 import type { Codec } from '../../schemas/codec.js'
-import { filesHolding, segmentRecords, topicFiles, type DiskRecord } from './log-files.js'
+import { filesHolding, keysOnDisk, segmentRecords, topicFiles, type DiskRecord } from './log-files.js'
 import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 
 const LOG_DIR = join(process.env.STACK_DIR ?? join(import.meta.dirname, '../../.stack'), 'kafka', 'data')
@@ -94,15 +95,7 @@ t.test('after an erasure and the deadline, no byte of the log files gives the pe
   const { codec, close: closeAdmin } = await openAdmin(s.env)
   t.teardown(closeAdmin)
   const eventFiles = () => [...topicFiles(LOG_DIR, s.topics.events), ...topicFiles(LOG_DIR, s.topics.identifies)]
-  const diskKeys = () =>
-    segmentRecords(topicFiles(LOG_DIR, keysTopic)).flatMap((r) => {
-      if (r.key === null || r.value === null) return []
-      try {
-        return [unwrapDataKey(master, r.key.toString('utf8'), r.value)]
-      } catch {
-        return [] // not a key wrapped by this master (none is expected)
-      }
-    })
+  const diskKeys = () => keysOnDisk(topicFiles(LOG_DIR, keysTopic), master)
   const whoOpens = async () => openable(codec, segmentRecords(eventFiles()), diskKeys())
   const count = (ids: string[], m: string) => ids.filter((id) => id === `${m}-user`).length
 
@@ -117,8 +110,8 @@ t.test('after an erasure and the deadline, no byte of the log files gives the pe
   await privacy.requestErasure({ accountId, userId: user, requestedBy: 'test', suppress: false })
   await waitUntil(() => privacy.erasures.get(accountId, user)?.disk_gone_at != null, 240_000, 'disk_gone_at')
 
-  const files = [...eventFiles(), ...topicFiles(LOG_DIR, keysTopic)]
-  t.ok(files.length >= 6, `the topics' files are read (${files.length})`)
+  const files = [...eventFiles(), ...topicFiles(LOG_DIR, keysTopic), ...topicFiles(LOG_DIR, s.topics.erasures!)]
+  t.ok(files.length >= 9, `the topics' files are read (${files.length})`)
   t.same(filesHolding(files, erased), [], '(a) no file holds the marker: plain, base64, hex, UTF-16, JSON-escaped')
   const after = await whoOpens()
   t.equal(count(after, erased), 0, "(b) none of the erased person's records opens with any key left on disk")

@@ -11,9 +11,12 @@ import {
   requireSecret,
   type CommonConfig,
 } from '../../shared/src/env.js'
+import { privacySpec, privacyConfig, type PrivacyConfig } from '../../shared/src/privacy/crypto/privacy-config.js'
 
 const spec = {
   ...commonSpec,
+  /** A22: erasure requests with PRIVACY_ENCRYPT on name the person by pseudonym (the master key's). */
+  ...privacySpec,
   DASHBOARD_HOST: v.str('127.0.0.1'),
   DASHBOARD_PORT: v.int(8082, 0, 65535),
   PROJECTOR_URL: v.url('http://127.0.0.1:8081'),
@@ -54,6 +57,7 @@ const spec = {
 }
 
 export interface DashboardConfig extends CommonConfig {
+  privacy: PrivacyConfig
   host: string
   port: number
   projectorUrl: string
@@ -99,6 +103,7 @@ export function loadDashboardConfig(env: Record<string, string | undefined>): Da
   const cookieSecure = cookieSecureOf(e.COOKIE_SECURE, publicUrl, origins)
   return {
     ...commonConfig(e),
+    privacy: privacyConfig(e),
     host: e.DASHBOARD_HOST,
     port: e.DASHBOARD_PORT,
     projectorUrl: (e.PROJECTOR_URL as string).replace(/\/$/, ''),

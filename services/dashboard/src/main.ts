@@ -10,7 +10,7 @@ import { createProducer } from '../../shared/src/kafka/client.js'
 import type { ClickHouseClient as ClickHouse } from '@clickhouse/client'
 import { openClickHouse, waitForClickHouse } from '../../shared/src/clickhouse.js'
 import { AccountsAdmin } from '../../shared/src/accounts/accounts-admin.js'
-import { PrivacyAdmin } from '../../shared/src/privacy/privacy-admin.js'
+import { erasureSealing, PrivacyAdmin } from '../../shared/src/privacy/privacy-admin.js'
 import type { Logger } from '../../shared/src/log.js'
 import { type ReadinessReport, reportOf } from '../../shared/src/http/index.js'
 import { runService } from '../../shared/src/run-service.js'
@@ -107,7 +107,7 @@ function createClients(cfg: DashboardConfig, log: Logger) {
   const ch = openClickHouse(cfg.clickhouseRead)
   const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 1 })
   const admin = new AccountsAdmin(kafka, producer, codec, cfg.topics.accounts, log)
-  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log)
+  const privacy = new PrivacyAdmin(kafka, producer, codec, cfg.topics.erasures!, log, erasureSealing(cfg))
   return { kafka, codec, producer, admin, privacy, ch }
 }
 

@@ -13,6 +13,7 @@ import type { Codec } from '../../../schemas/codec.js'
 import { openClickHouse } from '../../shared/src/clickhouse.js'
 import { followAccounts, type AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
 import { ErasureSet } from '../../shared/src/privacy/erasure-set.js'
+import { Pseudonyms } from '../../shared/src/privacy/erasure-identity.js'
 import { followErasures } from '../../shared/src/privacy/erasures-log.js'
 import { Readiness } from '../../shared/src/wait-for.js'
 import { checksOf } from '../../shared/src/http/index.js'
@@ -57,7 +58,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const ch = openClickHouse(cfg.clickhouse)
   const keys = new KeyTable({ plans: cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS })
   // H55: erasures with suppression refuse their user's new items; followed like the accounts topic.
-  const erasures = new ErasureSet()
+  const erasures = new ErasureSet(new Pseudonyms(cfg.privacy.masterKey))
   const metrics: IngestMetrics = new IngestMetrics({
     queuedRecords: () => appender.health().queuedRecords,
     appenderStats: () => appender.stats,

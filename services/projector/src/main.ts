@@ -9,6 +9,10 @@ import { createProducer } from '../../shared/src/kafka/client.js'
 import { applyMigrations } from './clickhouse/apply-migrations.js'
 import { TestRetention } from './retention/test-retention.js'
 import { AccountRetention } from './retention/account-retention.js'
+import { MonthKeysShredder } from './retention/month-keys.js'
+import { KeysEraser, type KeysEraserOptions } from './privacy/keys-eraser.js'
+import { erasureUserId, Pseudonyms } from '../../shared/src/privacy/erasure-identity.js'
+import type { ErasureRecord } from '../../../schemas/records.js'
 import { RetentionRules } from '../../shared/src/privacy/retention.js'
 import { followRetention } from '../../shared/src/privacy/retention-log.js'
 import type { AccountsFollower } from '../../shared/src/accounts/accounts-log.js'
@@ -46,12 +50,13 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const metrics = new Metrics()
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
-  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
-  const erasures = erasureWorker(cfg, { kafka, codec, producer, ch }, hub, () => projector.settled(), log)
-  // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
-  const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
   // A16: sealed records are opened with the keys the holder reads from the keys topic.
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
+  // A12: erasures are followed before the consume loop starts, and purge what it wrote.
+  const clients = { kafka, codec, producer, ch }
+  const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys)
+  // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
+  const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))
@@ -66,7 +71,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
 
   const retention = testRetention(cfg, ch, log)
 
-  const accountRetention = accountRetentionJob(cfg, { ch, kafka, codec, metrics }, log, stopping.signal, waits)
+  const accountRetention = accountRetentionJob(cfg, { ...clients, metrics }, log, stopping.signal, waits)
   const deps: ProjectorDeps = {
     ch,
     kafka,
@@ -222,6 +227,7 @@ function erasureWorker(
   hub: LiveHub,
   settled: () => Promise<void>,
   log: Logger,
+  keys: KeysFollower,
 ): ErasureWorker {
   return new ErasureWorker({
     ...c,
@@ -232,12 +238,21 @@ function erasureWorker(
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
     purge: { cluster: clusterAccess(cfg) },
-    // A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable.
-    keys:
-      cfg.privacy.encrypt && cfg.topics.keys !== undefined
-        ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
-        : undefined,
+    keys: keysEraserOptions(cfg),
+    pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
+    // A22: a request's user id is sealed under its own key, which the holder reads with the data keys.
+    userIdOf: async (e: ErasureRecord) => {
+      await keys.holder.caughtUp()
+      return erasureUserId(e, (id) => keys.holder.keyFor(id))
+    },
   })
+}
+
+/** A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable. */
+function keysEraserOptions(cfg: ProjectorConfig): KeysEraserOptions | undefined {
+  return cfg.privacy.encrypt && cfg.topics.keys !== undefined
+    ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
+    : undefined
 }
 
 /** H61: the cluster the mutations of the purge and the retention go to, with the projector's credentials. */
@@ -253,14 +268,18 @@ function clusterAccess(cfg: ProjectorConfig): ClusterAccess | undefined {
  */
 function accountRetentionJob(
   cfg: ProjectorConfig,
-  c: Pick<ProjectorDeps, 'ch' | 'kafka' | 'codec' | 'metrics'>,
+  c: Pick<ProjectorDeps, 'ch' | 'kafka' | 'codec' | 'metrics' | 'producer'>,
   log: Logger,
   signal: AbortSignal,
   waits: Waits,
 ) {
   if (cfg.clickhouse.cluster) return undefined
   const rules = new RetentionRules()
-  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry: c.metrics.registry })
+  const registry = c.metrics.registry
+  // A23: with sealing on, the expired months' data keys are tombstoned and watched as an erasure's are.
+  const keys = keysEraserOptions(cfg)
+  const shredder = keys && new MonthKeysShredder(new KeysEraser(c.kafka, c.producer, keys), log, registry)
+  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry, keys: shredder })
   let follower: AccountsFollower | undefined
   const run = async () => {
     try {

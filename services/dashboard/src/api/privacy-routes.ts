@@ -15,7 +15,9 @@ const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString
 
 export const erasureView = (e: ErasureRecord) => ({
   erasure_id: e.erasure_id,
-  user_id: e.user_id,
+  // A22: with sealing on the topic names the person by pseudonym; the user id is shown where it is known.
+  user_id: e.user_id || null,
+  pseudonym: e.pseudonym ?? null,
   requested_by: e.requested_by,
   requested_at: at(e.requested_at),
   suppress: e.suppress,

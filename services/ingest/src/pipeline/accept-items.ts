@@ -19,7 +19,7 @@ import type { Item } from '../validation/index.js'
 import type { EventIds, RequestContext } from '../records/index.js'
 import { RecordsTooLargeError, type OutRecord } from '../kafka/record-appender.js'
 import type { IngestMetrics } from '../http/metrics.js'
-import type { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import type { ErasureSet, SuppressedUsers } from '../../../shared/src/privacy/erasure-set.js'
 import type { RecordSealer } from '../privacy/record-sealer.js'
 import { itemOutcomes, type ItemOutcome } from './item-outcomes.js'
 import { outRecords } from './out-records.js'
@@ -143,7 +143,7 @@ async function acceptAll(
 }
 
 /** The outcomes of the items about a suppressed user (H55). */
-function refusedOf(items: ReadonlyArray<{ index: number; item: Item }>, suppressed: ReadonlySet<string>) {
+function refusedOf(items: ReadonlyArray<{ index: number; item: Item }>, suppressed: SuppressedUsers) {
   const refused: ItemOutcome[] = []
   const { code, message } = errors.userSuppressed()
   for (const x of items)

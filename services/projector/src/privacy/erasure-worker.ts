@@ -8,7 +8,9 @@
 //
 // With a keys topic (A15, A17) two steps follow: every data key of the person is tombstoned (acks=all:
 // history_unreadable_at), and a periodic look at the keys topic writes disk_gone_at once no record of
-// those keys is left for a reader and the broker has deleted the replaced segment files.
+// those keys is left for a reader and the broker has deleted the replaced segment files. A request
+// written with sealing on names the person by pseudonym and holds the user id sealed (A22): it is opened
+// for the purge only, and its key is among the person's keys the second step tombstones.
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Kafka, Producer } from '../../../shared/src/kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
@@ -18,6 +20,7 @@ import type { Readiness } from '../../../shared/src/wait-for.js'
 import type { AccountsFollower } from '../../../shared/src/accounts/accounts-log.js'
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { ErasureWriter, followErasures } from '../../../shared/src/privacy/erasures-log.js'
+import type { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js'
 import { purgePerson, type PurgeOptions } from './purge.js'
 import { KeysEraser, type KeysEraserOptions } from './keys-eraser.js'
 
@@ -36,10 +39,14 @@ export interface ErasureWorkerDeps {
   purge?: PurgeOptions
   /** The keys topic of crypto-shredding (A15); without it only the projections are purged. */
   keys?: KeysEraserOptions
+  /** A22: the master key's pseudonyms, by which erasures are matched whatever their format. */
+  pseudonyms?: Pseudonyms
+  /** A22: the user id of a pseudonymous erasure, opened with its own key (read from the keys topic). */
+  userIdOf?(e: ErasureRecord): Promise<string | undefined>
 }
 
 export class ErasureWorker {
-  readonly set = new ErasureSet()
+  readonly set: ErasureSet
   private follower?: AccountsFollower
   private readonly writer: ErasureWriter
   private chain: Promise<void> = Promise.resolve()
@@ -49,6 +56,7 @@ export class ErasureWorker {
   private timer?: NodeJS.Timeout
 
   constructor(private readonly d: ErasureWorkerDeps) {
+    this.set = new ErasureSet(d.pseudonyms)
     this.writer = new ErasureWriter(d.producer, d.codec, d.topic)
     if (d.keys) this.keys = new KeysEraser(d.kafka, d.producer, d.keys)
   }
@@ -114,7 +122,7 @@ export class ErasureWorker {
   }
 
   private async handle(e: ErasureRecord): Promise<void> {
-    if (this.stopped || this.set.get(e.account_id, e.user_id)?.erasure_id !== e.erasure_id) return
+    if (this.stopped || this.set.forRecord(e)?.erasure_id !== e.erasure_id) return
     if (e.projections_purged_at === null) e = await this.purge(e)
     if (this.keys && e.history_unreadable_at === null) {
       const { record, keys } = await this.keys.tombstone(e)
@@ -127,7 +135,8 @@ export class ErasureWorker {
     const started = Date.now()
     this.d.closeLiveStreams(e.account_id)
     await this.d.settled()
-    const purged = await purgePerson(this.d.ch, this.d.database, e, this.d.purge)
+    // A22: the clear id is only for ClickHouse's delete; the receipt written back names no one in clear.
+    const purged = await purgePerson(this.d.ch, this.d.database, { ...e, user_id: await this.userId(e) }, this.d.purge)
     const now = Date.now()
     const done = { ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) }
     await this.writer.write(done)
@@ -139,5 +148,13 @@ export class ErasureWorker {
       ms: now - started,
     })
     return done
+  }
+
+  private async userId(e: ErasureRecord): Promise<string> {
+    if (e.user_id !== '') return e.user_id
+    const id = await this.d.userIdOf?.(e)
+    if (id === undefined)
+      throw new Error(`erasure ${e.erasure_id}: its user id cannot be opened (no key on the keys topic)`)
+    return id
   }
 }

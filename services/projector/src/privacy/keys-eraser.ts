@@ -2,7 +2,7 @@
 // topic until the cleaner has removed them from the disks. Both times are observed, not computed.
 import { ConfigResourceTypes, type Kafka, type Producer } from '../../../shared/src/kafka/client.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
-import { leftBefore, liveKeyIds, personKeyPrefix, scanKeys, type KeyEntry } from './person-keys.js'
+import { erasurePrefix, leftBefore, liveKeyIds, scanKeys, type KeyEntry, type KeyMatch } from './person-keys.js'
 
 export interface KeysEraserOptions {
   topic: string
@@ -11,12 +11,30 @@ export interface KeysEraserOptions {
   checkMs: number
 }
 
+/** Keys that go together: one person's (an erasure) or one account's expired months (a retention). */
+export interface KeySet {
+  /** Names the set across looks (an erasure id, or a retention's account). */
+  id: string
+  match: KeyMatch
+  /** Only records written up to this time count (an erasure's history_unreadable_at); all without it. */
+  until?: number
+}
+
+export interface KeySetLook {
+  /** Keys this look tombstoned. */
+  tombstoned: number
+  /** Records of the set (keys or tombstones) a reader still gets. */
+  left: number
+  /** When the last copy left the disks, once observed (file.delete.delay.ms after none was left). */
+  goneAt?: number
+}
+
 /** A key id no data key has (its account is empty): appended to roll the keys topic's active segment. */
 export const ROLL_KEY_ID = '\u0000roll'
 
 export class KeysEraser {
   readonly checkMs: number
-  /** Erasure id -> when a look first found none of its keys left. */
+  /** Key set id -> when a look first found none of its keys left. */
   private readonly goneSeen = new Map<string, number>()
 
   constructor(
@@ -29,7 +47,7 @@ export class KeysEraser {
 
   /** Tombstones every key of the person; the receipt's history_unreadable_at is when the broker acked them. */
   async tombstone(e: ErasureRecord): Promise<{ record: ErasureRecord; keys: number }> {
-    const prefix = personKeyPrefix(this.o.masterKey, e.account_id, e.user_id)
+    const prefix = erasurePrefix(this.o.masterKey, e)
     const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic), prefix)
     await this.write(ids)
     const now = Date.now()
@@ -41,35 +59,57 @@ export class KeysEraser {
 
   /**
    * The receipts that can now say disk_gone_at. A key written before history_unreadable_at and not
-   * tombstoned (minted while the first step read the topic) is tombstoned now. While keys are left, one
-   * tombstone of a key no one has is appended: the broker rolls (and so may clean) the active segment only
-   * on an append, and a quiet keys topic would keep the tombstones' segment for ever.
+   * tombstoned (minted while the first step read the topic) is tombstoned now.
    */
   async diskCheck(erasures: readonly ErasureRecord[]): Promise<ErasureRecord[]> {
     const pending = erasures.filter((e) => e.history_unreadable_at !== null && e.disk_gone_at === null)
     if (pending.length === 0) return []
+    const looks = await this.look(
+      pending.map((e) => ({
+        id: e.erasure_id,
+        match: erasurePrefix(this.o.masterKey, e),
+        until: e.history_unreadable_at!,
+      })),
+    )
+    const now = Date.now()
+    return pending.flatMap((e, i) => {
+      const gone = looks[i]!.goneAt
+      return gone === undefined ? [] : [{ ...e, disk_gone_at: gone, updated_at: Math.max(now, e.updated_at + 1) }]
+    })
+  }
+
+  /**
+   * One read of the keys topic for several sets of keys (an erasure's person, A17; a retention's expired
+   * months, A23): each set's live keys are tombstoned, and a set with no record left (key or tombstone)
+   * is gone from disk `file.delete.delay.ms` after a look first found it so. While any record is left,
+   * one tombstone of a key no one has is appended: the broker rolls (and so may clean) the active segment
+   * only on an append, and a quiet keys topic would keep the tombstones' segment for ever.
+   */
+  async look(sets: readonly KeySet[]): Promise<KeySetLook[]> {
     const entries = await scanKeys(this.kafka, this.o.topic)
     const delay = await this.fileDeleteDelayMs()
     const now = Date.now()
-    const done: ErasureRecord[] = []
     let left = false
-    for (const e of pending) {
-      const until = e.history_unreadable_at!
-      const prefix = personKeyPrefix(this.o.masterKey, e.account_id, e.user_id)
-      if (leftBefore(entries, prefix, until) > 0) {
+    const out: KeySetLook[] = []
+    for (const set of sets) {
+      const mine = set.until === undefined ? entries : before(entries, set.until)
+      const records = leftBefore(mine, set.match, set.until ?? Number.POSITIVE_INFINITY)
+      if (records > 0) {
         left = true
-        await this.write(liveKeyIds(before(entries, until), prefix))
+        this.goneSeen.delete(set.id)
+        const live = liveKeyIds(mine, set.match)
+        await this.write(live)
+        out.push({ tombstoned: live.length, left: records })
         continue
       }
-      const seen = this.goneSeen.get(e.erasure_id) ?? now
-      this.goneSeen.set(e.erasure_id, seen)
+      const seen = this.goneSeen.get(set.id) ?? now
+      this.goneSeen.set(set.id, seen)
       const gone = seen + delay
-      if (now < gone) continue
-      this.goneSeen.delete(e.erasure_id)
-      done.push({ ...e, disk_gone_at: gone, updated_at: Math.max(now, e.updated_at + 1) })
+      if (now >= gone) this.goneSeen.delete(set.id)
+      out.push({ tombstoned: 0, left: 0, goneAt: now >= gone ? gone : undefined })
     }
     if (left) await this.write([ROLL_KEY_ID])
-    return done
+    return out
   }
 
   /** The topic's file.delete.delay.ms, as the broker applies it: how long after the cleaner swapped a

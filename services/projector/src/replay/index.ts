@@ -19,6 +19,7 @@ import type { ReplayProgress, ReplaySummary } from './progress.js'
 import { replay } from './replayer.js'
 import { loadStoredIds } from './stored-ids.js'
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
+import { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js'
 import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
@@ -194,7 +195,8 @@ async function loadErasures(
   cfg: ProjectorConfig,
   log: Logger,
 ): Promise<ErasureSet> {
-  const set = new ErasureSet()
+  // A22: matched by pseudonym, so sealed and clear records of a pseudonymous erasure are both skipped.
+  const set = new ErasureSet(new Pseudonyms(cfg.privacy.masterKey))
   // No topic yet (services that create it never started since this version): nothing was ever erased.
   if (!(await admin.listTopics()).includes(cfg.topics.erasures!)) return set
   const follower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => set.apply(e), log, {

@@ -13,6 +13,7 @@ import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
+import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
@@ -23,6 +24,8 @@ export interface AccountRetentionRun {
   at: number
   /** Rows deleted per account and table. */
   removed: { account_id: string; table: string; cutoff: number; rows: number }[]
+  /** A23, with sealing on: the expired months' data keys per account (tombstoned, left on the topic). */
+  keys?: MonthKeysLook[]
 }
 
 export interface AccountRetentionOptions {
@@ -30,12 +33,21 @@ export interface AccountRetentionOptions {
   sleep?: (ms: number) => Promise<void>
   pollMs?: number
   registry?: Registry
+  /** A23: with sealing on, the expired months' data keys are forgotten too. */
+  keys?: MonthKeysShredder
 }
 
 export class AccountRetention {
   private readonly periodic = new Periodic(
     () => this.runOnce(),
     (err) => this.log.warn('account retention failed; trying again later', { err }),
+  )
+  /** A23: between runs, looks at the keys topic while expired month keys are still on it. */
+  private readonly watch = new Periodic(
+    async () => {
+      if (this.opts.keys?.watching) await this.opts.keys.look(this.rules.cutoffs(this.now()))
+    },
+    (err) => this.log.warn('account retention: keys topic not checked; tried again', { err }),
   )
   private readonly now: () => number
   private readonly sleep: (ms: number) => Promise<void>
@@ -72,21 +84,24 @@ export class AccountRetention {
       }
     }
     while (removed.length > 0 && (await this.mutating())) await this.sleep(this.opts.pollMs ?? 200)
+    const keys = await this.opts.keys?.look(this.rules.cutoffs(at))
     this.lastRunAt = at
     const total = removed.reduce((n, r) => n + r.rows, 0)
     this.gauges?.lastRun.set(at / 1000)
     this.gauges?.removed.set(total)
     if (total > 0) this.log.info('account retention: expired rows deleted', { removed })
-    return { at, removed }
+    return { at, removed, keys }
   }
 
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
   start(intervalMs: number): void {
     this.periodic.start(intervalMs)
+    if (this.opts.keys) this.watch.start(this.opts.keys.checkMs)
   }
 
   close(): void {
     this.periodic.close()
+    this.watch.close()
   }
 
   /** Seconds since the last completed run (how stale the deletions may be); 0 before the first. */

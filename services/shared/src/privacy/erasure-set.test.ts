@@ -1,6 +1,8 @@
 import t from 'tap'
 import { userKey, type ErasureRecord } from '../../../../schemas/records.js'
 import { erases, ErasureSet } from './erasure-set.js'
+import { erasureRecordKey, Pseudonyms } from './erasure-identity.js'
+import { pseudonymousRecordKey } from './crypto/index.js'
 
 const erasure = (over: Partial<ErasureRecord> = {}): ErasureRecord => ({
   erasure_id: 'e1',
@@ -38,7 +40,8 @@ t.test('records are matched by their Kafka key, which is the person', async (t) 
 t.test('suppressed ids per account follow the latest request', async (t) => {
   const set = new ErasureSet()
   set.apply(erasure({ suppress: true }))
-  t.same([...set.suppressedOf('acme')!], ['u1'])
+  t.ok(set.suppressedOf('acme')!.has('u1'))
+  t.notOk(set.suppressedOf('acme')!.has('u2'))
   t.equal(set.suppressedOf('other'), undefined)
   set.apply(erasure({ erasure_id: 'e2', suppress: false, requested_at: 2000 }))
   t.equal(set.suppressedOf('acme'), undefined, 'a later request without suppression lifts it')
@@ -48,3 +51,31 @@ t.test('suppressed ids per account follow the latest request', async (t) => {
     ['e2'],
   )
 })
+
+t.test(
+  'A22: a pseudonymous erasure matches sealed and clear records, suppresses, and replaces one in clear',
+  async (t) => {
+    const pseudonyms = new Pseudonyms(Buffer.alloc(32, 3))
+    const p = pseudonyms.of('acme', 'u1')
+    const sealedKey = Buffer.from(pseudonymousRecordKey('acme', p))
+    const clearKey = Buffer.from(userKey('acme', 'u1'))
+    const set = new ErasureSet(pseudonyms)
+    set.apply(erasure({ user_id: 'u1', suppress: false }))
+    t.equal(set.forKey(sealedKey)?.erasure_id, 'e1', 'an erasure in clear (older format) matches sealed records')
+    const named = erasure({ erasure_id: 'e2', user_id: '', pseudonym: p, suppress: true, requested_at: 2000 })
+    t.equal(erasureRecordKey(named), `acme\u0000${p}`, 'its record key is the pseudonymous one')
+    set.apply(named)
+    t.equal(set.size, 1, 'the later request replaces the earlier, whatever their formats')
+    t.equal(set.forKey(sealedKey)?.erasure_id, 'e2', 'sealed records match by their key')
+    t.equal(set.forKey(clearKey)?.erasure_id, 'e2', 'records in clear match through the pseudonym of their user id')
+    t.equal(set.forKey(Buffer.from(userKey('acme', 'u2'))), undefined)
+    t.equal(set.forKey(Buffer.from(userKey('other', 'u1'))), undefined, 'another account')
+    t.equal(set.get('acme', 'u1')?.erasure_id, 'e2', 'looked up by the user id')
+    t.ok(set.suppressedOf('acme')!.has('u1'), 'ingest refuses the user id (H55)')
+    t.notOk(set.suppressedOf('acme')!.has('u2'))
+    t.ok(set.covers('acme', 'u1', 9999))
+    const plain = new ErasureSet()
+    plain.apply(named)
+    t.equal(plain.forKey(sealedKey)?.erasure_id, 'e2', 'without pseudonyms a sealed record still matches by its key')
+  },
+)

@@ -1,10 +1,11 @@
 // The compacted erasures topic (A12): erasure requests and their receipts, one record per person,
-// keyed like the person's event records. Written by the privacy CLI, the dashboard and the
+// keyed like the person's event records (pseudonymous with sealing on, A22). Written by the privacy CLI, the dashboard and the
 // projector (progress); followed from the start by the projector, replays and ingest, the same way
 // as the accounts topic (accounts-log.ts).
 import type { Kafka, Producer } from '../kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
-import { erasureKey, type ErasureRecord } from '../../../../schemas/records.js'
+import type { ErasureRecord } from '../../../../schemas/records.js'
+import { erasureRecordKey } from './erasure-identity.js'
 import type { Logger } from '../log.js'
 import type { Readiness } from '../wait-for.js'
 import { followAccounts, type AccountsFollower } from '../accounts/accounts-log.js'
@@ -20,7 +21,7 @@ export class ErasureWriter {
     await this.producer.send({
       topic: this.topic,
       acks: -1,
-      messages: [{ key: erasureKey(e.account_id, e.user_id), value: this.codec.encode('Erasure', e) }],
+      messages: [{ key: erasureRecordKey(e), value: this.codec.encode('Erasure', e) }],
     })
   }
 }

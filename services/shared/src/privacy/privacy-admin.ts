@@ -1,6 +1,7 @@
 // Erasure requests and their receipts (A12), for the privacy CLI and the dashboard: a request is a
 // record on the erasures topic, and the projector writes the same record again as each step ends.
 // Keeps a snapshot of the topic (followed from the start) to list receipts and to read its own writes.
+// With sealing on a request names no one in clear (A22, erasure-identity.ts).
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from '../kafka/client.js'
 import type { Codec } from '../../../../schemas/codec.js'
@@ -10,6 +11,8 @@ import type { Readiness } from '../wait-for.js'
 import { AdminError } from '../accounts/accounts-admin.js'
 import type { AccountsFollower } from '../accounts/accounts-log.js'
 import { ErasureSet } from './erasure-set.js'
+import { erasureIdKeyId, Pseudonyms, sealUserId } from './erasure-identity.js'
+import { newDataKey, wrapDataKey } from './crypto/index.js'
 import { ErasureWriter, followErasures } from './erasures-log.js'
 import { SeenWaiters } from '../seen-waiters.js'
 
@@ -24,20 +27,40 @@ export interface ErasureRequest {
   suppress: boolean
 }
 
+/** A22: how requests name the person: with `encrypt` (PRIVACY_ENCRYPT) by pseudonym, the user id sealed. */
+export interface ErasureSealing {
+  masterKey: Buffer
+  encrypt: boolean
+  /** The keys topic, where each request's own key is written before the request. */
+  keysTopic: string
+}
+
+/** The sealing of a service's or tool's configuration (every one reads PRIVACY_* the same way). */
+export function erasureSealing(cfg: {
+  privacy: { masterKey: Buffer; encrypt: boolean }
+  topics: { keys?: string }
+}): ErasureSealing {
+  return { masterKey: cfg.privacy.masterKey, encrypt: cfg.privacy.encrypt, keysTopic: cfg.topics.keys! }
+}
+
 export class PrivacyAdmin {
-  readonly erasures = new ErasureSet()
+  readonly erasures: ErasureSet
   private follower?: AccountsFollower
   private readonly writer: ErasureWriter
   private readonly waiters = new SeenWaiters()
+  /** A22: the user ids of the pseudonymous requests this process made, shown in its receipts while it runs. */
+  private readonly known = new Map<string, string>()
 
   constructor(
     private readonly kafka: Kafka,
-    producer: Producer,
+    private readonly producer: Producer,
     private readonly codec: Codec,
     private readonly topic: string,
     private readonly log: Logger,
+    private readonly sealing?: ErasureSealing,
   ) {
     this.writer = new ErasureWriter(producer, codec, topic)
+    this.erasures = new ErasureSet(sealing && new Pseudonyms(sealing.masterKey))
   }
 
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {
@@ -74,14 +97,35 @@ export class PrivacyAdmin {
       disk_gone_at: null,
       updated_at: now,
     }
-    await this.writer.write(rec)
+    await this.writer.write(this.sealing?.encrypt ? await this.sealed(rec) : rec)
     await this.waiters.seen(() => this.erasures.get(r.accountId, r.userId)?.erasure_id === rec.erasure_id)
     return rec
   }
 
-  /** The account's erasure requests, newest first. */
+  /** The account's erasure requests, newest first; a pseudonymous one with its user id when this process
+   *  made it (otherwise its user id is empty, its pseudonym names the person). */
   list(accountId: string): ErasureRecord[] {
-    return this.erasures.list(accountId)
+    return this.erasures
+      .list(accountId)
+      .map((e) => ({ ...e, user_id: e.user_id || (this.known.get(e.erasure_id) ?? '') }))
+  }
+
+  /**
+   * A22: the request as written with sealing on: the person's pseudonym, and the user id sealed under a
+   * key of its own, stored on the keys topic (acks=all) under the person's key prefix before the request.
+   */
+  private async sealed(rec: ErasureRecord): Promise<ErasureRecord> {
+    const { masterKey, keysTopic } = this.sealing!
+    const pseudonym = this.erasures.pseudonymOf(rec.account_id, rec.user_id)
+    const id = erasureIdKeyId(rec.account_id, pseudonym, rec.erasure_id)
+    const key = newDataKey()
+    await this.producer.send({
+      topic: keysTopic,
+      acks: -1,
+      messages: [{ key: id, value: wrapDataKey(masterKey, id, key) }],
+    })
+    this.known.set(rec.erasure_id, rec.user_id)
+    return { ...rec, user_id: '', pseudonym, sealed_user_id: sealUserId(key, rec.user_id, rec.erasure_id) }
   }
 
   /** Resolves once the request is purged from the projections (its receipt says so), or after `timeoutMs`. */

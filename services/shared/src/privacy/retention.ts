@@ -56,3 +56,18 @@ export class RetentionRules {
     return m === undefined ? undefined : retentionCutoff(m, now)
   }
 }
+
+/**
+ * A23: which data keys of the keys topic (`account NUL pseudonym NUL YYYY-MM NUL generation`, A13) a
+ * retention forgets: the account's keys of every received month that ended at or before `cutoff`. A month
+ * the cutoff falls inside is kept whole, so a key never opens less than the rows the cutoff keeps.
+ */
+export function expiredMonthKeys(accountId: string, cutoff: number): (keyId: string) => boolean {
+  const firstKept = new Date(cutoff).toISOString().slice(0, 7)
+  const prefix = `${accountId}\u0000`
+  return (keyId) => {
+    if (!keyId.startsWith(prefix)) return false
+    const month = keyId.split('\u0000')[2] ?? ''
+    return /^\d{4}-\d{2}$/.test(month) && month < firstKept
+  }
+}

@@ -16,7 +16,7 @@ export function erasePanel(userId) {
           (suppress.checked
             ? ' New events for this user id will be refused.'
             : ' New events for this user id will be stored again.') +
-          ' Not yet erased: the Kafka history (see docs/privacy.md).'
+          ' The Kafka history is made unreadable only with sealing on (PRIVACY_ENCRYPT): the receipt says when (docs/privacy.md).'
         if (!confirm(question)) return
         btn.disabled = true
         try {
