@@ -29,7 +29,7 @@ const when = (ms: number | null) => (ms === null ? 'pending' : new Date(ms).toIS
 
 function receiptLines(e: ErasureRecord): string[] {
   return [
-    `erasure ${e.erasure_id}: account ${e.account_id}, user ${JSON.stringify(e.user_id)}, asked by ${e.requested_by} at ${when(e.requested_at)}${e.suppress ? ', new events refused' : ''}`,
+    `erasure ${e.erasure_id}: account ${e.account_id}, user ${e.user_id ? JSON.stringify(e.user_id) : `pseudonym ${e.pseudonym}`}, asked by ${e.requested_by} at ${when(e.requested_at)}${e.suppress ? ', new events refused' : ''}`,
     `  projections purged:        ${when(e.projections_purged_at)}`,
     `  Kafka history unreadable:  ${e.history_unreadable_at === null ? 'not yet (only with PRIVACY_ENCRYPT on: docs/privacy.md, A17)' : when(e.history_unreadable_at)}`,
     `  last copy gone from disk:  ${e.disk_gone_at === null ? 'not yet (only with PRIVACY_ENCRYPT on: docs/privacy.md, A17)' : when(e.disk_gone_at)}`,

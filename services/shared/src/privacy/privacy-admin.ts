@@ -105,9 +105,12 @@ export class PrivacyAdmin {
   /** The account's erasure requests, newest first; a pseudonymous one with its user id when this process
    *  made it (otherwise its user id is empty, its pseudonym names the person). */
   list(accountId: string): ErasureRecord[] {
-    return this.erasures
-      .list(accountId)
-      .map((e) => ({ ...e, user_id: e.user_id || (this.known.get(e.erasure_id) ?? '') }))
+    return this.erasures.list(accountId).map((e) => this.shown(e))
+  }
+
+  /** A receipt as shown: the user id when known here, the sealed one left out (it opens for no reader). */
+  private shown(e: ErasureRecord): ErasureRecord {
+    return { ...e, user_id: e.user_id || (this.known.get(e.erasure_id) ?? ''), sealed_user_id: undefined }
   }
 
   /**
@@ -140,6 +143,7 @@ export class PrivacyAdmin {
       return e?.erasure_id === erasureId && e.projections_purged_at !== null
     }
     await this.waiters.seen(done, timeoutMs)
-    return this.erasures.get(accountId, userId)
+    const e = this.erasures.get(accountId, userId)
+    return e && this.shown(e)
   }
 }
