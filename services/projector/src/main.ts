@@ -69,23 +69,11 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
     health: () => health(ch, readiness),
   })
 
-  const retention = testRetention(cfg, ch, log)
-
-  const accountRetention = accountRetentionJob(cfg, { ...clients, metrics }, log, stopping.signal, waits)
   const deps: ProjectorDeps = {
-    ch,
-    kafka,
-    codec,
-    producer,
-    metrics,
-    hub,
-    projector,
-    readiness,
-    retention,
+    ...{ ch, kafka, codec, producer, metrics, hub, projector, readiness, erasures, keys },
+    retention: testRetention(cfg, ch, log),
     recount: hourRecount(cfg, ch, log),
-    erasures,
-    keys,
-    accountRetention,
+    accountRetention: accountRetentionJob(cfg, { ...clients, metrics }, log, stopping.signal, waits),
   }
   // H57: the refusals topic is projected beside the walk, started after it and stopped before it.
   return withRefusalProjection(cfg, { kafka, codec, ch, registry: metrics.registry }, log, {
