@@ -4,7 +4,7 @@
 // by A1, counts once; a late event into an hour counted already is added by the next recount).
 import t, { type Test } from 'tap'
 import { ClickHouseWriter, prepareBatch } from '../../services/projector/src/clickhouse/writer.js'
-import { HourMarkingSink } from '../../services/projector/src/rollup/hour-marks.js'
+import { HourMarks } from '../../services/projector/src/rollup/hour-marks.js'
 import { HourRecount } from '../../services/projector/src/rollup/recount.js'
 import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
 import { DefinitionQueries } from '../../services/dashboard/src/api/definitions-queries.js'
@@ -20,7 +20,9 @@ const log = createLogger('error')
 async function setup(t: Test, clock: { now: number }) {
   const db = await createTestDatabase({ prefix: 'hourly', t })
   const now = () => clock.now
-  const sink = new HourMarkingSink(new ClickHouseWriter(db.client, db.database), db.client, db.database, { now })
+  const sink = new ClickHouseWriter(db.client, db.database, {
+    hourMarks: new HourMarks(db.client, db.database, { now }),
+  })
   const write = (events: EventRecord[]) => sink.writePrepared(prepareBatch({ events, identifies: [] }).prepared)
   const recount = new HourRecount(db.client, db.database, log, { now })
   const counts = () =>

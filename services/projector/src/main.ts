@@ -35,7 +35,7 @@ import { writeUsageStubs, type UsageStub } from './privacy/usage-stubs.js'
 import { KeysFollower } from './privacy/keys-holder.js'
 import { RecordOpener } from './privacy/record-opener.js'
 import { withRefusalProjection } from './refusals/refusals-projection.js'
-import { countSettings, withHourMarks } from './rollup/hour-marks.js'
+import { countSettings, hourMarksFor } from './rollup/hour-marks.js'
 import { HourRecount } from './rollup/recount.js'
 
 export async function createProjectorService(cfg: ProjectorConfig, log: Logger) {
@@ -55,8 +55,8 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const clients = { kafka, codec, producer, ch }
   const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys)
-  // U25: the hours written are marked after the write; the recount (hourRecount) counts them once closed.
-  const writer = withHourMarks(createWriter(ch, cfg, metrics, log), ch, cfg.clickhouse.database, cfg)
+  // U25: the writer marks the hours it wrote; the recount (hourRecount) counts them once closed.
+  const writer = createWriter(ch, cfg, metrics, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
   const projector = new Projector(kafka, producer, codec, writer, options, metrics, log)
   projector.onWritten((b) => hub.publish(b))
@@ -110,6 +110,7 @@ type Waits = { signal: AbortSignal; readiness: Readiness }
 function createWriter(ch: ClickHouse, cfg: ProjectorConfig, metrics: Metrics, log: Logger) {
   return new ClickHouseWriter(ch, cfg.clickhouse.database, {
     clustered: cfg.clickhouse.cluster !== undefined,
+    hourMarks: hourMarksFor(ch, cfg.clickhouse.database, cfg),
     onDuplicates: (dropped) => {
       for (const d of dropped) {
         metrics.duplicatesDropped(d.kind, 1)

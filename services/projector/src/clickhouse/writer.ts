@@ -44,6 +44,8 @@ export interface WriterOptions {
   storedIds?: IdFilter
   /** The database is on a cluster (CLICKHOUSE_CLUSTER): inserts wait for two replicas (H45). */
   clustered?: boolean
+  /** HOURLY_COUNTS: the write's last step marks the hours its events fall in (rollup/hour-marks.ts, U25). */
+  hourMarks?: { markDirty(events: PreparedBatch['events']): Promise<void> }
 }
 
 export class ClickHouseWriter {
@@ -98,6 +100,10 @@ export class ClickHouseWriter {
     const deduplicated = await this.deduplication.dropRetries(batch)
     buildRows(deduplicated.kept, () => (this.arenas ??= newArenas()))
     const stats = await this.inserts.insert(deduplicated.kept)
+    // Inside the write's retries, after the events are stored (U25): the hours of every event of the
+    // batch, the retries H16 dropped included, since a write that stored its events and failed before
+    // its marks is retried without them, and their hours must still be marked.
+    await this.opts.hourMarks?.markDirty(batch.events)
     // Told only once the write succeeded: a failed write is retried, and would tell them twice.
     if (this.opts.onDuplicates && deduplicated.dropped.length > 0) this.opts.onDuplicates(deduplicated.dropped)
     return stats

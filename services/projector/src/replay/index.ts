@@ -25,7 +25,7 @@ import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
 import { KeysFollower } from '../privacy/keys-holder.js'
 import { RecordOpener } from '../privacy/record-opener.js'
-import { countSettings, withHourMarks } from '../rollup/hour-marks.js'
+import { countSettings, hourMarksFor } from '../rollup/hour-marks.js'
 import { HourRecount } from '../rollup/recount.js'
 
 export { parseReplayArgs, USAGE, UsageError, type ReplayCommand } from './args.js'
@@ -136,7 +136,10 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         erasures: erasures(database),
         retention: retention(database),
         sealed: sealed(database),
-        sink: withHourMarks(new ClickHouseWriter(ch, database, { storedIds: stored.filter }), ch, database, cfg),
+        sink: new ClickHouseWriter(ch, database, {
+          storedIds: stored.filter,
+          hourMarks: hourMarksFor(ch, database, cfg),
+        }),
       },
       {
         ...common,
@@ -166,7 +169,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
           erasures: erasures(live),
           retention: retention(live),
           sealed: sealed(live),
-          sink: withHourMarks(new ClickHouseWriter(ch, live), ch, live, cfg),
+          sink: new ClickHouseWriter(ch, live, { hourMarks: hourMarksFor(ch, live, cfg) }),
         },
         {
           ...common,

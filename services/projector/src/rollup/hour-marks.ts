@@ -1,6 +1,6 @@
-// The step after the write for the hourly counts (decision U25 of docs/design.md): the hours the batch's
+// The write's last step for the hourly counts (decision U25 of docs/design.md): the hours the batch's
 // events fall in are marked dirty in event_counts_dirty, so the dashboard reads them from `events` until
-// the recount (recount.ts) has counted them. The writer only writes; this wraps it, inside the write's
+// the recount (recount.ts) has counted them. The writer calls it after its inserts, inside the write's
 // retries and before the offsets are committed, so a crash between the insert and the mark re-reads the
 // batch and marks again. An hour this process marked less than MARK_SETTLE_MS ago is not marked again:
 // the recount counts an hour only once its latest mark is that old, so it begins after such a write.
@@ -12,31 +12,19 @@ import {
   MARK_SETTLE_MS,
   type HourMark,
 } from '../../../shared/src/rollup/dirty-hours.js'
-import type { PreparedBatch } from '../clickhouse/prepared.js'
-import { classify, CLUSTER_INSERT_SETTINGS } from '../clickhouse/writer.js'
+import { classify } from '../clickhouse/write-error.js'
+import { CLUSTER_INSERT_SETTINGS } from '../clickhouse/partition-groups.js'
 
-export interface BatchSink<T> {
-  writePrepared(batch: PreparedBatch): Promise<T>
-}
-
-export class HourMarkingSink<T> implements BatchSink<T> {
+/** The writer's last step when HOURLY_COUNTS is on (clickhouse/writer.ts `WriterOptions.hourMarks`). */
+export class HourMarks {
   /** `account \0 hour ms` -> when this process last marked it, for the last MARK_SETTLE_MS. */
   private readonly marked = new Map<string, number>()
 
   constructor(
-    private readonly sink: BatchSink<T>,
     private readonly ch: Pick<ClickHouseClient, 'insert'>,
     private readonly database: string,
     private readonly opts: { settings?: ClickHouseSettings; now?: () => number } = {},
   ) {}
-
-  async writePrepared(batch: PreparedBatch): Promise<T> {
-    const written = await this.sink.writePrepared(batch)
-    // The hours of every event of the batch, the retries H16 drops included: a write that stored the
-    // events and failed before its marks is retried without them, and their hours must still be marked.
-    await this.markDirty(batch.events)
-    return written
-  }
 
   async markDirty(events: Iterable<{ account_id: string; timestamp: number }>): Promise<void> {
     // Taken after the events are stored: a recount that began before it did not see them (U25).
@@ -66,12 +54,11 @@ type CountsConfig = { hourlyCounts: boolean; clickhouse: { cluster?: string } }
 export const countSettings = (cfg: CountsConfig) =>
   cfg.clickhouse.cluster ? { settings: CLUSTER_INSERT_SETTINGS } : {}
 
-/** The sink of the live projector and the replay: the writer, followed by the marks when HOURLY_COUNTS is on (U25). */
-export function withHourMarks<T>(
-  sink: BatchSink<T>,
+/** The marks of the live projector's and the replay's writer: none unless HOURLY_COUNTS is on (U25). */
+export function hourMarksFor(
   ch: Pick<ClickHouseClient, 'insert'>,
   database: string,
   cfg: CountsConfig,
-): BatchSink<T> {
-  return cfg.hourlyCounts ? new HourMarkingSink(sink, ch, database, countSettings(cfg)) : sink
+): HourMarks | undefined {
+  return cfg.hourlyCounts ? new HourMarks(ch, database, countSettings(cfg)) : undefined
 }
