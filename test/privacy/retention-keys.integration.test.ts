@@ -106,8 +106,11 @@ t.test("a retention tombstones its expired months' data keys and sees them gone 
   const run = await job.runOnce()
   t.same(
     run.removed.map((r) => [r.account_id, r.table, r.rows]),
-    [[kept.accountId, 'events', 1]],
-    "the old month's row is deleted from ClickHouse",
+    [
+      [kept.accountId, 'events', 1],
+      [kept.accountId, 'person_weeks', 2],
+    ],
+    "the old month's row is deleted from ClickHouse, with its person's week (U23)",
   )
   t.equal(run.keys?.[0]?.tombstoned, 1, "the old month's data key is tombstoned")
   let gone: number | undefined

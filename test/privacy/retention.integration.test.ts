@@ -70,11 +70,13 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
     [
       ['events', 2],
       ['identifies', 1],
+      // The two events' weeks, each for its event and for "any event" (U23).
+      ['person_weeks', 4],
     ],
-    'the job deleted the expired events and identify',
+    "the job deleted the expired events and identify, and their persons' weeks",
   )
   const metrics = await registry.metrics()
-  t.match(metrics, /^projector_retention_rows_removed 3$/m, 'the metrics say how many rows went')
+  t.match(metrics, /^projector_retention_rows_removed 7$/m, 'the metrics say how many rows went')
   t.match(metrics, new RegExp(`^projector_retention_last_run_seconds ${now / 1000}$`, 'm'), 'and when')
   t.match(metrics, /^projector_retention_lag_seconds 0$/m, 'and how long ago, by the same clock')
   for (const table of ['events', 'identifies']) {

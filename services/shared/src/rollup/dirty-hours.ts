@@ -5,7 +5,7 @@
 // projector's step after the write, its recount, and the dashboard's queries.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
-import { HOUR_MS, hourFloor, type HourRange } from './event-counts.js'
+import { byMonths, HOUR_MS, hourFloor, type HourRange } from './event-counts.js'
 
 export const DIRTY_HOURS_TABLE = 'event_counts_dirty'
 
@@ -48,20 +48,21 @@ export async function insertMarks(
   at: { markedMs: number; dirty: boolean },
   settings?: ClickHouseSettings,
 ): Promise<void> {
-  if (marks.length === 0) return
   const dirty = at.dirty ? 1 : 0
-  await ch.insert({
-    table: ident(database, DIRTY_HOURS_TABLE).text,
-    columns: ['account_id', 'hour', 'marked_ms', 'dirty'],
-    values: marks.map((m) => ({
-      account_id: m.accountId,
-      hour: Math.max(0, Math.floor(m.hourMs / 1000)),
-      marked_ms: at.markedMs,
-      dirty,
-    })),
-    format: 'JSONEachRow',
-    ...(settings ? { clickhouse_settings: settings } : {}),
-  })
+  // The table is partitioned by month: a batch or a recount of a long history is several inserts.
+  for (const group of byMonths(marks, (m) => m.hourMs))
+    await ch.insert({
+      table: ident(database, DIRTY_HOURS_TABLE).text,
+      columns: ['account_id', 'hour', 'marked_ms', 'dirty'],
+      values: group.map((m) => ({
+        account_id: m.accountId,
+        hour: Math.max(0, Math.floor(m.hourMs / 1000)),
+        marked_ms: at.markedMs,
+        dirty,
+      })),
+      format: 'JSONEachRow',
+      ...(settings ? { clickhouse_settings: settings } : {}),
+    })
 }
 
 /** An hour's latest mark is dirty; of two marks of one millisecond, the dirty one (to read the events is always exact). */

@@ -1,6 +1,14 @@
 // The hours a batch touched (U19): one range per run of consecutive hours of an account.
 import t from 'tap'
-import { ACCOUNTS_PER_STATEMENT, HOUR_MS, rebuildStatements, touchedHours } from './event-counts.js'
+import {
+  ACCOUNTS_PER_STATEMENT,
+  byMonths,
+  HOUR_MS,
+  MONTHS_PER_INSERT,
+  rebuildStatements,
+  splitAtMonths,
+  touchedHours,
+} from './event-counts.js'
 
 const T = Date.UTC(2024, 4, 10, 8)
 
@@ -35,4 +43,29 @@ t.test('a batch of many accounts: one clause per hour span, statements below the
   t.equal(statements.length, 3)
   for (const q of statements) t.ok(q.length < 100_000, `${q.length} characters`)
   t.equal(statements.join('').split('acc_').length - 1, n, 'every account once')
+})
+
+t.test('a long history is recounted in inserts of at most MONTHS_PER_INSERT months (H26, code 252)', async (t) => {
+  const HOUR = 3_600_000
+  const jan = Date.UTC(2024, 0, 31, 23)
+  t.same(
+    splitAtMonths([{ accountId: 'a', fromMs: jan, toMs: jan + 2 * HOUR }]),
+    [
+      { accountId: 'a', fromMs: jan, toMs: jan + HOUR },
+      { accountId: 'a', fromMs: jan + HOUR, toMs: jan + 2 * HOUR },
+    ],
+    'a range across a month boundary is cut there',
+  )
+  const months = Array.from({ length: 200 }, (_, i) => Date.UTC(1970 + Math.floor(i / 12), i % 12, 15))
+  const groups = byMonths(months, (ms) => ms)
+  t.same(
+    groups.map((g) => g.length),
+    [MONTHS_PER_INSERT, MONTHS_PER_INSERT, MONTHS_PER_INSERT, 200 - 3 * MONTHS_PER_INSERT],
+  )
+  t.same(groups.flat(), months, 'every item once, in order')
+  t.same(
+    byMonths([1, 2, 3], () => 0),
+    [[1, 2, 3]],
+    'one month is one group',
+  )
 })

@@ -99,6 +99,53 @@ export async function rebuildCounts(
   ranges: readonly HourRange[],
   settings?: ClickHouseSettings,
 ): Promise<void> {
-  for (const query of rebuildStatements(database, ranges))
-    await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+  for (const group of byMonths(splitAtMonths(ranges), (r) => r.fromMs))
+    for (const query of rebuildStatements(database, group))
+      await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+}
+
+/**
+ * Months (the counts tables' partitions, `toYYYYMM`) one insert may write: the server refuses an insert
+ * block of more than 100 partitions (code 252, H26), which a replay of a long history reaches.
+ */
+export const MONTHS_PER_INSERT = 50
+
+const monthOf = (ms: number) => {
+  const d = new Date(Math.max(0, ms))
+  return d.getUTCFullYear() * 12 + d.getUTCMonth()
+}
+
+/** The ranges cut where a UTC month begins, so that each lies in one month (one partition). */
+export function splitAtMonths(ranges: readonly HourRange[]): HourRange[] {
+  const out: HourRange[] = []
+  for (const r of ranges) {
+    let from = r.fromMs
+    while (from < r.toMs) {
+      const d = new Date(Math.max(0, from))
+      const next = from < 0 ? 0 : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+      const to = Math.min(r.toMs, next)
+      out.push({ accountId: r.accountId, fromMs: from, toMs: to })
+      from = to
+    }
+  }
+  return out
+}
+
+/** Items in groups whose times fall in at most MONTHS_PER_INSERT months, in their order. */
+export function byMonths<T>(items: readonly T[], timeOf: (x: T) => number): T[][] {
+  const groups: T[][] = []
+  let group: T[] = []
+  let months = new Set<number>()
+  for (const x of items) {
+    const m = monthOf(timeOf(x))
+    if (!months.has(m) && months.size === MONTHS_PER_INSERT) {
+      groups.push(group)
+      group = []
+      months = new Set()
+    }
+    months.add(m)
+    group.push(x)
+  }
+  if (group.length > 0) groups.push(group)
+  return groups
 }
