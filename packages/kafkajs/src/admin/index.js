@@ -334,7 +334,10 @@ module.exports = ({
             .offset,
         }))
       } catch (e) {
-        if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') {
+        // Deviation from kafkajs 2.2.4 (CHANGES.md, "Fixes"): a partition whose leader is moving, or
+        // not yet serving right after the topic was made (KRaft answers NOT_LEADER_FOR_PARTITION then),
+        // is retried after a metadata refresh like an unknown topic; upstream gave up at once.
+        if (staleMetadata(e)) {
           await cluster.refreshMetadata()
           throw e
         }
@@ -391,7 +394,10 @@ module.exports = ({
                   .offset,
         }))
       } catch (e) {
-        if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') {
+        // Deviation from kafkajs 2.2.4 (CHANGES.md, "Fixes"): a partition whose leader is moving, or
+        // not yet serving right after the topic was made (KRaft answers NOT_LEADER_FOR_PARTITION then),
+        // is retried after a metadata refresh like an unknown topic; upstream gave up at once.
+        if (staleMetadata(e)) {
           await cluster.refreshMetadata()
           throw e
         }
