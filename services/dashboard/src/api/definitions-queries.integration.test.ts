@@ -5,7 +5,8 @@
 import t from 'tap'
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
-import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { markRanges } from '../../../shared/src/rollup/dirty-hours.js'
+import { hourFloor, rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
 import { DefinitionQueries } from './definitions-queries.js'
 
 const NOW = Date.UTC(2024, 4, 31, 12)
@@ -15,7 +16,7 @@ const MIN = 60_000
 /** Rows stored as the projector's writer stores them: the events, then their hours counted (U19). */
 async function store(db: TestDatabase, values: ReturnType<typeof eventRow>[]) {
   await db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
-  const hours = touchedHours(values.map((v) => ({ account_id: v.account_id, timestamp: v.timestamp_ms })))
+  const hours = markRanges(values.map((v) => ({ accountId: v.account_id, hourMs: hourFloor(v.timestamp_ms) })))
   await rebuildCounts(db.client, db.database, hours)
 }
 

@@ -3,7 +3,8 @@
 // fall inside an hour. The counts are rebuilt by the statement the projector's writer runs after each batch.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
-import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { markRanges } from '../../../shared/src/rollup/dirty-hours.js'
+import { hourFloor, rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
 import { countsTrendSql, rawTrendSql, TrendQueries, type TrendSpec } from './trends-queries.js'
 
 const H = 3_600_000
@@ -26,7 +27,7 @@ t.test('hourly counts equal the events, exactly', async (t) => {
   })
   const write = async (rows: ReturnType<typeof row>[]) => {
     await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
-    const hours = touchedHours(rows.map((r) => ({ account_id: r.account_id, timestamp: r.timestamp_ms })))
+    const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
     await rebuildCounts(db.client, db.database, hours)
   }
   // 3 signups 49 h ago (at :00, :10, :59), 2 pages 30 h ago, 1 test-key page 30 h ago, 2 signups in the

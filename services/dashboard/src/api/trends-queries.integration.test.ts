@@ -2,7 +2,8 @@
 // breakdown's top 10 values and "$other", a property filter, and another account's rows left out.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
-import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
+import { markRanges } from '../../../shared/src/rollup/dirty-hours.js'
+import { hourFloor, rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
 import { OTHER, TrendQueries, type TrendSpec } from './trends-queries.js'
 
 const day = (d: number, h = 12) => new Date(Date.UTC(2024, 4, d, h))
@@ -34,7 +35,7 @@ t.test('trends count what was stored', async (t) => {
   await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
   await db.client.insert({ table: `${db.database}.events`, values: [rows[0]], format: 'JSONEachRow' })
   // The hourly counts (U19), as the projector's writer rebuilds them after a batch.
-  const hours = touchedHours(rows.map((r) => ({ account_id: r.account_id, timestamp: r.timestamp_ms })))
+  const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
   await rebuildCounts(db.client, db.database, hours)
 
   const q = new TrendQueries(db.client, db.database, true)

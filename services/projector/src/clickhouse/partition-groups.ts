@@ -1,14 +1,14 @@
 // The write's insert step (docs/design.md, "Projector: one record, file by file"): the kept records' rows
 // go to ClickHouse as TabSeparated inserts (tsv.ts), the trait rows first, then the events and identifies
-// rows, each table's in inserts that touch at most MAX_PARTITIONS_PER_INSERT partitions (H26). Grouping,
-// the inserts' bodies and the insert loop are in this one file, in that order of use.
+// rows, each table's in inserts that touch at most MONTHS_PER_INSERT months (H26, U28: the limit and its
+// reason are in shared/src/month-groups.ts). Grouping, the inserts' bodies and the insert loop are in
+// this one file, in that order of use.
 //
-// Current ClickHouse refuses an INSERT whose block spans more than `max_partitions_per_insert_block`
-// partitions (100 by default) with code 252, and the refusal is the same on every retry. Which
-// partitions an events or identifies row touches (schemas/clickhouse/): the month of `timestamp` in
-// events, identifies and retry_ids (its views copy `timestamp`), and for events also the month of
-// `received_at` in usage_monthly (its view groups by it). user_traits and users are not partitioned.
-// An insert's views write the same block, so a group bounded in both months is bounded everywhere.
+// Which partitions an events or identifies row touches (schemas/clickhouse/): the month of `timestamp` in
+// events, identifies and retry_ids (its views copy `timestamp`), the month of its week in person_weeks,
+// and for events also the month of `received_at` in usage_monthly (its view groups by it). user_traits
+// and users are not partitioned. An insert's views write the same block, so a group bounded in both
+// months is bounded everywhere.
 //
 // Event times go back to 1970 (H26), so one batch can span hundreds of months; nearly every batch
 // spans one or two. The common case is found from the batch's earliest and latest times alone; rows
@@ -16,24 +16,16 @@
 import { Readable } from 'node:stream'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { isTooManyPartitionsPerInsert } from '../../../../schemas/clickhouse/server-error.js'
+import { monthGroups, monthIndex, MONTHS_PER_INSERT } from '../../../shared/src/month-groups.js'
 import type { PreparedBatch, PreparedRecord } from './prepared.js'
 import { EVENT_COLUMNS, IDENTIFY_COLUMNS, TRAIT_COLUMNS } from './rows.js'
 import { TABLES } from './tables.js'
 import { ClickHouseWriteError, classify } from './write-error.js'
 
-/** ClickHouse's default `max_partitions_per_insert_block`. */
-export const MAX_PARTITIONS_PER_INSERT = 100
-
 /** What decides a row's partitions: its event time and its receipt time, in epoch ms. */
 export interface Partitioned {
   timestamp: number
   received_at: number
-}
-
-/** Months since year 0 of an instant, in UTC: toYYYYMM's partition as one number. */
-export function monthIndex(ms: number): number {
-  const d = new Date(ms)
-  return d.getUTCFullYear() * 12 + d.getUTCMonth()
 }
 
 /** The earliest and latest event and receipt times of some records, in epoch ms. */
@@ -63,7 +55,7 @@ export function extendRange(range: TimeRange, r: Partitioned): void {
  */
 export function partitionGroups<R extends Partitioned>(
   records: R[],
-  limit = MAX_PARTITIONS_PER_INSERT,
+  limit = MONTHS_PER_INSERT,
   range?: TimeRange,
 ): R[][] {
   if (records.length === 0) return []
@@ -80,27 +72,7 @@ export function partitionGroups<R extends Partitioned>(
 function groupByMonths<R extends Partitioned>(records: R[], limit: number): R[][] {
   const keyed = records.map((r) => ({ r, t: monthIndex(r.timestamp), rec: monthIndex(r.received_at) }))
   keyed.sort((a, b) => a.t - b.t || a.rec - b.rec)
-  const groups: R[][] = []
-  let group: R[] = []
-  let eventMonths = 0
-  let lastEventMonth = NaN
-  let receiptMonths = new Set<number>()
-  for (const k of keyed) {
-    const newEventMonth = k.t !== lastEventMonth
-    const newReceiptMonth = !receiptMonths.has(k.rec)
-    if ((newEventMonth && eventMonths === limit) || (newReceiptMonth && receiptMonths.size === limit)) {
-      groups.push(group)
-      group = []
-      eventMonths = 0
-      receiptMonths = new Set()
-    }
-    if (newEventMonth || group.length === 0) eventMonths++
-    lastEventMonth = k.t
-    receiptMonths.add(k.rec)
-    group.push(k.r)
-  }
-  groups.push(group)
-  return groups
+  return monthGroups(keyed, [(k) => k.t, (k) => k.rec], limit).map((g) => g.map((k) => k.r))
 }
 
 /**
@@ -172,7 +144,7 @@ export interface InsertedCounts {
 export class PartitionedInserts {
   // Lowered when the server refuses an insert for its partitions (a `max_partitions_per_insert_block`
   // below ClickHouse's default), so the next batches are cut to what it accepts at once.
-  private maxPartitions = MAX_PARTITIONS_PER_INSERT
+  private maxPartitions = MONTHS_PER_INSERT
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -201,7 +173,7 @@ export class PartitionedInserts {
   }
 
   /**
-   * The records' rows in inserts of at most `limit` partitions each (H26). A server that allows
+   * The records' rows in inserts of at most `limit` months each (H26, U28). A server that allows
    * fewer refuses one (code 252): that group is cut again with half the limit, down to one month,
    * which any server takes; the rows it refused are written again, byte for byte (A5).
    */

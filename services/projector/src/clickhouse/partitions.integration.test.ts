@@ -1,9 +1,11 @@
 // ClickHouse refuses an INSERT that touches more than `max_partitions_per_insert_block` partitions
 // (100 by default, error 252): a batch whose rows span more months than one INSERT may touch is stored
 // whole, in every table partitioned by month: events, identifies and retry_ids by event time,
-// usage_monthly by receipt time (H26).
+// usage_monthly by receipt time (H26), person_weeks by the month of the event's week, which may be the
+// month before (U28).
 import t from 'tap'
-import { createClient } from '@clickhouse/client'
+import { type ClickHouseClient, createClient } from '@clickhouse/client'
+import { isTooManyPartitionsPerInsert } from '../../../../schemas/clickhouse/server-error.js'
 import { ClickHouseWriter } from './writer.js'
 import {
   createTestDatabase,
@@ -92,5 +94,74 @@ t.test(
     t.same(await writer.write({ events, identifies: [] }), { events: 60, identifies: 0, traits: 0 })
     const [row] = await queryRows<{ n: string }>(client, `SELECT count() AS n FROM ${database}.events FINAL`)
     t.equal(Number(row!.n), 60)
+  },
+)
+
+/** The writer's client, recording each insert into `events` and whether the server refused it for its partitions. */
+function countingEventInserts(client: ClickHouseClient) {
+  const inserts: Array<{ refused: boolean }> = []
+  const insert: ClickHouseClient['insert'] = async (params) => {
+    if (!params.table.endsWith('.events')) return client.insert(params)
+    try {
+      const result = await client.insert(params)
+      inserts.push({ refused: false })
+      return result
+    } catch (err) {
+      inserts.push({ refused: isTooManyPartitionsPerInsert(err) })
+      throw err
+    }
+  }
+  const proxy = new Proxy(client, {
+    get: (target, prop) => (prop === 'insert' ? insert : Reflect.get(target, prop, target)),
+  })
+  return { client: proxy, inserts }
+}
+
+// Midnight UTC on the 1st of the n-th month after January 2000 (a Saturday: its week began in 1999).
+const first = (n: number) => Date.UTC(2000, n, 1)
+const isMonday = (ms: number) => new Date(ms).getUTCDay() === 1
+const DAY = 86_400_000
+/** The 1st (i even) or the 15th (i odd) of the (i / 2)-th month after January 2000. */
+const inMonth = (i: number) => first(Math.floor(i / 2)) + (i % 2) * 14 * DAY
+
+t.test(
+  'person_weeks, partitioned by the month of a week that may begin in the month before, is never refused (U28)',
+  async (t) => {
+    const { client: raw, database } = await createTestDatabase({ prefix: 'partitions_weeks', t })
+    const { client, inserts } = countingEventInserts(raw)
+    const writer = new ClickHouseWriter(client, database)
+    const weekMonths = async (account: string) =>
+      Number(
+        (
+          await queryRows<{ n: string }>(
+            raw,
+            `SELECT uniqExact(toYYYYMM(week)) AS n FROM ${database}.person_weeks WHERE account_id = '${account}' AND event = ''`,
+          )
+        )[0]!.n,
+      )
+
+    // Events on the 1st and the 15th of 100 consecutive months, the first 1st in a week that began in the
+    // month before: 101 months of weeks, which one insert of 100 event months (the server's limit) would
+    // have the view write, and be refused.
+    const consecutive = Array.from({ length: 200 }, (_, i) =>
+      makeEvent({ event_id: `c${i}`, account_id: 'acc_consecutive', timestamp: inMonth(i), received_at: now }),
+    )
+    t.same(await writer.write({ events: consecutive, identifies: [] }), { events: 200, identifies: 0, traits: 0 })
+    t.same(inserts.splice(0), [{ refused: false }, { refused: false }], 'two inserts of 50 months, none refused')
+    t.equal(await weekMonths('acc_consecutive'), 101)
+
+    // The limit's worst case: 50 months apart from each other, each with an event in a week that began in
+    // the month before and one in a week of its own: 100 months of weeks in one insert, the most the
+    // server takes.
+    const months: number[] = []
+    for (let n = 1; months.length < 50; n++) if (!isMonday(first(n)) && !months.includes(n - 1)) months.push(n)
+    const sparse = months.flatMap((n, i) =>
+      [first(n), first(n) + 14 * DAY].map((timestamp, j) =>
+        makeEvent({ event_id: `s${i}_${j}`, account_id: 'acc_sparse', timestamp, received_at: now }),
+      ),
+    )
+    t.same(await writer.write({ events: sparse, identifies: [] }), { events: 100, identifies: 0, traits: 0 })
+    t.same(inserts.splice(0), [{ refused: false }], 'one insert of 50 months, not refused')
+    t.equal(await weekMonths('acc_sparse'), 100)
   },
 )

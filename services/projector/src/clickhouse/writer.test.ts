@@ -11,6 +11,7 @@ import {
 import { IdFilter } from './id-filter.js'
 import { unbuilt } from './prepared.js'
 import { makeEvent, makeIdentify } from '../../../../test/support/clickhouse-helpers.js'
+import { MONTHS_PER_INSERT } from '../../../shared/src/month-groups.js'
 
 interface InsertCall {
   table: string
@@ -260,7 +261,7 @@ const partitionLimit = (limit: number) => (table: string, values: string[]) => {
 }
 
 t.test(
-  'a batch over more months than one insert may touch is written in inserts of at most 100 partitions (H26)',
+  'a batch over more months than one insert may touch is written in inserts of at most MONTHS_PER_INSERT months (H26, U28)',
   async (t) => {
     const { client, calls } = fakeClient(partitionLimit(100))
     const w = new ClickHouseWriter(client, 'db')
@@ -274,13 +275,14 @@ t.test(
     t.same(await w.write({ events: [...events, ...replayed], identifies }), { events: 320, identifies: 150, traits: 0 })
     const inserts = calls.filter((c) => !c.table.endsWith('user_traits'))
     t.same(
-      inserts.map((c) => [c.table, monthsOf(c, 'timestamp') <= 100 && monthsOf(c, 'received_at') <= 100]),
+      inserts.map((c) => [
+        c.table,
+        monthsOf(c, 'timestamp') <= MONTHS_PER_INSERT && monthsOf(c, 'received_at') <= MONTHS_PER_INSERT,
+      ]),
       [
-        ['db.events', true],
-        ['db.events', true],
-        ['db.events', true],
-        ['db.identifies', true],
-        ['db.identifies', true],
+        // By event month: 0-48 and 49-97 (their 50 receipt months each), 98-147, 148-197, 198-199.
+        ...Array.from({ length: 5 }, () => ['db.events', true]),
+        ...Array.from({ length: 150 / MONTHS_PER_INSERT }, () => ['db.identifies', true]),
       ],
     )
     t.equal(

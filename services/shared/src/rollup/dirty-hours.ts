@@ -5,7 +5,8 @@
 // projector's step after the write, its recount, and the dashboard's queries.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
-import { byMonths, HOUR_MS, hourFloor, type HourRange } from './event-counts.js'
+import { monthGroups, monthIndex } from '../month-groups.js'
+import { HOUR_MS, hourFloor, type HourRange } from './event-counts.js'
 
 export const DIRTY_HOURS_TABLE = 'event_counts_dirty'
 
@@ -49,8 +50,8 @@ export async function insertMarks(
   settings?: ClickHouseSettings,
 ): Promise<void> {
   const dirty = at.dirty ? 1 : 0
-  // The table is partitioned by month: a batch or a recount of a long history is several inserts.
-  for (const group of byMonths(marks, (m) => m.hourMs))
+  // The table is partitioned by month: a batch or a recount of a long history is several inserts (U28).
+  for (const group of monthGroups(marks, [(m) => monthIndex(m.hourMs)]))
     await ch.insert({
       table: ident(database, DIRTY_HOURS_TABLE).text,
       columns: ['account_id', 'hour', 'marked_ms', 'dirty'],

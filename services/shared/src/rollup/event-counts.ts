@@ -1,9 +1,10 @@
 // The hourly event counts (decision U19 of docs/design.md, schemas/clickhouse/012_event_counts_hourly.sql):
-// which hours a write touched, and the statement that recomputes those hours from `events FINAL`. One
+// the hour ranges to recount, and the statement that recomputes those hours from `events FINAL`. One
 // source for the projector's writer (after each batch, replays included, A1) and the dashboard bench's
 // fill; the dashboard reads the table for whole hours and the events for the rest.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { ident, raw, sql, type SqlIdentifier } from '../../../../schemas/clickhouse/sql.js'
+import { monthGroups, monthIndex, nextMonthStart } from '../month-groups.js'
 
 export const EVENT_COUNTS_TABLE = 'event_counts_hourly'
 export const HOUR_MS = 3_600_000
@@ -17,25 +18,6 @@ export interface HourRange {
 
 export const hourFloor = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS
 export const hourCeil = (ms: number) => Math.ceil(ms / HOUR_MS) * HOUR_MS
-
-/** The hours the records' events fall in, per account, consecutive hours joined into one range. */
-export function touchedHours(records: Iterable<{ account_id: string; timestamp: number }>): HourRange[] {
-  const byAccount = new Map<string, Set<number>>()
-  for (const r of records) {
-    const hours = byAccount.get(r.account_id) ?? byAccount.set(r.account_id, new Set()).get(r.account_id)!
-    hours.add(hourFloor(r.timestamp))
-  }
-  const ranges: HourRange[] = []
-  for (const [accountId, hours] of byAccount) {
-    const sorted = [...hours].sort((a, b) => a - b)
-    for (const h of sorted) {
-      const last = ranges.at(-1)
-      if (last && last.accountId === accountId && last.toMs === h) last.toMs = h + HOUR_MS
-      else ranges.push({ accountId, fromMs: h, toMs: h + HOUR_MS })
-    }
-  }
-  return ranges
-}
 
 /** The hour (UTC) of an event row, as a DateTime; integer arithmetic, valid on 18.16 (A9). */
 export const HOUR_OF_TIMESTAMP = "toDateTime(intDiv(toUInt32(timestamp), 3600) * 3600, 'UTC')"
@@ -99,20 +81,10 @@ export async function rebuildCounts(
   ranges: readonly HourRange[],
   settings?: ClickHouseSettings,
 ): Promise<void> {
-  for (const group of byMonths(splitAtMonths(ranges), (r) => r.fromMs))
+  // The table is partitioned by month: a recount of a long history is several inserts (U28).
+  for (const group of monthGroups(splitAtMonths(ranges), [(r) => monthIndex(r.fromMs)]))
     for (const query of rebuildStatements(database, group))
       await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
-}
-
-/**
- * Months (the counts tables' partitions, `toYYYYMM`) one insert may write: the server refuses an insert
- * block of more than 100 partitions (code 252, H26), which a replay of a long history reaches.
- */
-export const MONTHS_PER_INSERT = 50
-
-const monthOf = (ms: number) => {
-  const d = new Date(Math.max(0, ms))
-  return d.getUTCFullYear() * 12 + d.getUTCMonth()
 }
 
 /** The ranges cut where a UTC month begins, so that each lies in one month (one partition). */
@@ -121,31 +93,10 @@ export function splitAtMonths(ranges: readonly HourRange[]): HourRange[] {
   for (const r of ranges) {
     let from = r.fromMs
     while (from < r.toMs) {
-      const d = new Date(Math.max(0, from))
-      const next = from < 0 ? 0 : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
-      const to = Math.min(r.toMs, next)
+      const to = Math.min(r.toMs, from < 0 ? 0 : nextMonthStart(from))
       out.push({ accountId: r.accountId, fromMs: from, toMs: to })
       from = to
     }
   }
   return out
-}
-
-/** Items in groups whose times fall in at most MONTHS_PER_INSERT months, in their order. */
-export function byMonths<T>(items: readonly T[], timeOf: (x: T) => number): T[][] {
-  const groups: T[][] = []
-  let group: T[] = []
-  let months = new Set<number>()
-  for (const x of items) {
-    const m = monthOf(timeOf(x))
-    if (!months.has(m) && months.size === MONTHS_PER_INSERT) {
-      groups.push(group)
-      group = []
-      months = new Set()
-    }
-    months.add(m)
-    group.push(x)
-  }
-  if (group.length > 0) groups.push(group)
-  return groups
 }
