@@ -35,6 +35,8 @@ const spec = {
   HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
   /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
   PRIVACY_OPEN_CACHE_ENTRIES: v.int(10_000, 2, 100_000_000),
+  /** A24: the most keys a replay holds opened (twice the keys on the keys topic, up to this). */
+  REPLAY_OPEN_CACHE_ENTRIES: v.int(200_000, 2, 100_000_000),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -64,6 +66,8 @@ export interface ProjectorConfig extends CommonConfig {
   hourlyRecountMs: number
   /** A21: keys held with their continued stream decipher for opening sealed records (each costs memory). */
   openCacheEntries: number
+  /** A24: the most keys a replay holds that way (replayOpenEntries: twice the keys on the topic, up to this). */
+  replayOpenCacheEntries: number
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -76,6 +80,12 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     throw new ConfigError(
       'TEST_RETENTION_DAYS',
       'is not supported with CLICKHOUSE_CLUSTER (docs/design.md H44): leave it 0',
+    )
+  // A24: a replay never holds fewer opened keys than the live projector.
+  if (e.REPLAY_OPEN_CACHE_ENTRIES < e.PRIVACY_OPEN_CACHE_ENTRIES)
+    throw new ConfigError(
+      'REPLAY_OPEN_CACHE_ENTRIES',
+      'must be at least PRIVACY_OPEN_CACHE_ENTRIES (docs/design.md A24)',
     )
   return {
     ...commonConfig(e),
@@ -99,5 +109,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
     hourlyRecountMs: e.HOURLY_RECOUNT_MS,
     openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
+    replayOpenCacheEntries: e.REPLAY_OPEN_CACHE_ENTRIES,
   }
 }

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { dataKeyId, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { KeyTable } from './key-table.js'
 import { KeysHolder, KeyUnwrapError } from './keys-holder.js'
-import { RecentKeys } from './recent-keys.js'
+import { RecentKeys, replayOpenEntries } from './recent-keys.js'
+import { loadProjectorConfig } from '../config.js'
+import { ConfigError } from '../../../shared/src/env.js'
 
 const master = randomBytes(32)
 const idOf = (i: number) => `${dataKeyId('acc', `p${i}`, '2026-11')}\u0000${i.toString(16)}`
@@ -119,3 +121,40 @@ t.test('A21: the recent keys hold at most their size; a key they dropped is read
   }
   t.equal(recent.get(idOf(49)), hot, 'a key asked for within every half of the size is kept')
 })
+
+t.test('A24: a replay holds twice the keys on the topic, up to its cap, never fewer than the live size', async (t) => {
+  t.equal(replayOpenEntries(100_000, 10_000, 200_000), 200_000, 'every key of the topic held')
+  t.equal(replayOpenEntries(60_000, 10_000, 200_000), 120_000)
+  t.equal(replayOpenEntries(1_000_000, 10_000, 200_000), 200_000, 'at most the cap')
+  t.equal(replayOpenEntries(100, 10_000, 200_000), 10_000, 'at least the live projector’s size')
+  t.equal(loadProjectorConfig({}).replayOpenCacheEntries, 200_000)
+  t.equal(loadProjectorConfig({ REPLAY_OPEN_CACHE_ENTRIES: '500000' }).replayOpenCacheEntries, 500_000)
+  t.throws(
+    () => loadProjectorConfig({ PRIVACY_OPEN_CACHE_ENTRIES: '5000', REPLAY_OPEN_CACHE_ENTRIES: '4000' }),
+    ConfigError,
+    'a replay cap below the live size is refused at start',
+  )
+})
+
+t.test(
+  'A24: with the replay size every key stays held over a pass through all of them; a tombstone still removes it',
+  async (t) => {
+    const n = 50
+    const holder = new KeysHolder(master, async () => 0n, 10)
+    const keys = Array.from({ length: n }, () => randomBytes(32))
+    holder.apply(
+      keys.map((k, i) => entry(idOf(i), k, i)),
+      BigInt(n),
+    )
+    holder.holdOpened(replayOpenEntries(holder.size, 10, 1_000))
+    const first = keys.map((_, i) => holder.keyFor(idOf(i)))
+    let moved = 0
+    for (let i = 0; i < n; i++) if (holder.keyFor(idOf(i)) !== first[i]) moved++
+    t.equal(moved, 0, 'the second pass finds every key as the same object, so its decipher continues')
+    holder.apply([entry(idOf(7), null, n)], BigInt(n + 1))
+    t.equal(holder.keyFor(idOf(7)), undefined, 'a tombstoned key is never served from the held keys')
+    const again = randomBytes(32)
+    holder.apply([entry(idOf(8), again, n + 1)], BigInt(n + 2))
+    t.same(holder.keyFor(idOf(8)), again, 'a key written again is served with its new bytes')
+  },
+)

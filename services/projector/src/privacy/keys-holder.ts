@@ -41,7 +41,7 @@ export interface KeySource {
 export class KeysHolder implements KeySource {
   private readonly table = new KeyTable()
   /** A21: the keys asked for lately, each one Buffer while held (the stream reader's continuation). */
-  private readonly recent: RecentKeys
+  private recent: RecentKeys
   /** The next offset to read: every record before it has been applied. */
   private position = 0n
   private failure: KeyUnwrapError | undefined
@@ -59,6 +59,12 @@ export class KeysHolder implements KeySource {
 
   get size(): number {
     return this.table.size
+  }
+
+  /** A24: holds up to `entries` opened keys from now on (the replay's size, once it knows the keys). The keys
+   *  held so far are dropped: each is read from the table again when asked for. */
+  holdOpened(entries: number): void {
+    this.recent = new RecentKeys(entries)
   }
 
   /** The same Buffer for an id while the recent keys hold it, so its stream continues (A21). */

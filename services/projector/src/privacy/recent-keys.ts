@@ -45,3 +45,14 @@ export class RecentKeys {
     this.old.delete(id)
   }
 }
+
+/**
+ * A24: the open cache of a replay. A replay is a batch process with its own memory: it holds every key on
+ * the keys topic once opened (twice their number, so a generation never turns over while every key fits
+ * the young one), so a person's later records continue the decipher however far apart they come; at most
+ * `cap` (REPLAY_OPEN_CACHE_ENTRIES: each held key costs about 1.8 kB of RSS), never fewer than the live
+ * projector's `live` (PRIVACY_OPEN_CACHE_ENTRIES).
+ */
+export function replayOpenEntries(keys: number, live: number, cap: number): number {
+  return Math.max(live, Math.min(cap, 2 * keys))
+}

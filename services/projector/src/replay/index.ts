@@ -25,6 +25,7 @@ import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
 import { KeysFollower } from '../privacy/keys-holder.js'
 import { RecordOpener } from '../privacy/record-opener.js'
+import { replayOpenEntries } from '../privacy/recent-keys.js'
 import { countSettings, hourMarksFor } from '../rollup/hour-marks.js'
 import { HourRecount } from '../rollup/recount.js'
 
@@ -110,6 +111,8 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     // A16: the keys topic is read to its end before any record (every key is written before its records).
     const keysTopic = (await admin.listTopics()).includes(cfg.topics.keys!)
     if (keysTopic) await keys.start()
+    // A24: a replay holds every key it opens (up to REPLAY_OPEN_CACHE_ENTRIES), so its streams continue.
+    keys.holder.holdOpened(replayOpenEntries(keys.holder.size, cfg.openCacheEntries, cfg.replayOpenCacheEntries))
     note(
       `${keys.holder.size.toLocaleString('en-US')} data keys held: sealed records are opened; one whose key is gone (erased, or its month expired) is not replayed, its event still counts in usage_monthly (A16)`,
     )
