@@ -191,11 +191,12 @@ export function breakdownCountsSql(
   dirty: readonly number[] = [],
 ): string {
   const counted = countedHoursWhere(accountId, s, dirty)
-  const keyRows = sql`FROM ${ident(database, PROPERTY_COUNTS_TABLE)} FINAL WHERE key = ${key} AND ${counted}`
+  // Each row of the key read once: its count under its value, and taken from the hour's '' (arrayJoin).
   return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
-  SELECT ${bucketSql(s.interval, 'hour')} AS t, value, toInt64(events) AS n ${raw(keyRows)}
-  UNION ALL
-  SELECT ${bucketSql(s.interval, 'hour')} AS t, '' AS value, -toInt64(events) AS n ${raw(keyRows)}
+  SELECT t, vn.1 AS value, vn.2 AS n FROM (
+    SELECT ${bucketSql(s.interval, 'hour')} AS t, arrayJoin([(value, toInt64(events)), ('', -toInt64(events))]) AS vn
+    FROM ${ident(database, PROPERTY_COUNTS_TABLE)} FINAL WHERE key = ${key} AND ${counted}
+  )
   UNION ALL
   SELECT ${bucketSql(s.interval, 'hour')} AS t, '' AS value, toInt64(events) AS n
   FROM ${ident(database, EVENT_COUNTS_TABLE)} FINAL WHERE ${counted}
