@@ -5,7 +5,7 @@
 // no system.query_log): CPU time, rows and bytes read, peak memory, which a loaded machine changes less
 // than the wall time.
 //
-//   npx tsx bench/dashboard-breakdown.ts --database trends_bench [--fill] [--events 10000000] [--runs 5]
+//   npx tsx bench/dashboard-breakdown.ts --database trends_bench [--fill] [--events 10000000] [--runs 5] [--case trait]
 //   npx tsx bench/dashboard-breakdown.ts --database trends_bench --drop
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     events: { type: 'string', default: '10000000' },
     persons: { type: 'string', default: '200000' },
     runs: { type: 'string', default: '5' },
+    /** Only the cases whose name holds this text. */
+    case: { type: 'string', default: '' },
   },
 })
 const ACCOUNT = 'bench-trends'
@@ -39,6 +41,10 @@ const CASES: Array<{ name: string; query: Record<string, string> }> = [
   {
     name: 'one event by plan, 7 days by hour',
     query: { period: '7d', interval: 'hour', event: 'page_viewed', breakdown: 'plan' },
+  },
+  {
+    name: 'breakdown by trait plan, 30 days by day',
+    query: { period: '30d', interval: 'day', breakdownTrait: 'plan' },
   },
 ]
 
@@ -137,7 +143,7 @@ async function main() {
   }
   await ch.close()
   console.log(`load average ${loadavg().map((x) => x.toFixed(1))}`)
-  for (const c of CASES) await timeCase(c, database)
+  for (const c of CASES.filter((x) => x.name.includes(values.case!))) await timeCase(c, database)
   console.log(`load average ${loadavg().map((x) => x.toFixed(1))}`)
 }
 

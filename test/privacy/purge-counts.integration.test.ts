@@ -2,13 +2,13 @@
 // from property_counts_hourly once the recount has run, the hours stay exact meanwhile (read from the
 // events), and the other persons' counts of those hours are counted again.
 import t from 'tap'
-import { createTestDatabase, queryRows } from '../../../../test/support/clickhouse-helpers.js'
-import { createLogger } from '../../../shared/src/log.js'
-import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../../shared/src/rollup/property-counts.js'
-import { TrendQueries } from '../../../dashboard/src/api/trends-queries.js'
-import { HourRecount } from '../rollup/recount.js'
-import { purgePerson } from './purge.js'
+import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { rebuildCounts, touchedHours } from '../../services/shared/src/rollup/event-counts.js'
+import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
+import { HourRecount } from '../../services/projector/src/rollup/recount.js'
+import { purgePerson } from '../../services/projector/src/privacy/purge.js'
 
 const ACCOUNT = 'acc_purge_counts'
 const H = 3_600_000
