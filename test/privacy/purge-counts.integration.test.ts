@@ -3,6 +3,7 @@
 // events), and the other persons' counts of those hours are counted again.
 import t from 'tap'
 import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
+import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { rebuildCounts, touchedHours } from '../../services/shared/src/rollup/event-counts.js'
 import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
@@ -17,18 +18,15 @@ const T0 = Date.UTC(2024, 4, 13, 0)
 t.test("an erased person's property values leave the counts", async (t) => {
   const { client, database } = await createTestDatabase({ prefix: 'purge_counts', t })
   let n = 0
-  const event = (user_id: string, hour: number, email: string) => ({
-    event_id: `e${n++}`,
-    account_id: ACCOUNT,
-    environment: 'live',
-    event: 'signup',
-    user_id,
-    timestamp: Math.floor((T0 + hour * H) / 1000),
-    timestamp_ms: T0 + hour * H + n,
-    received_at: Math.floor((T0 + hour * H) / 1000),
-    received_at_ms: T0 + hour * H + n,
-    properties: JSON.stringify({ email }),
-  })
+  const event = (user_id: string, hour: number, email: string) =>
+    eventRow({
+      event_id: `e${n++}`,
+      account_id: ACCOUNT,
+      event: 'signup',
+      user_id,
+      ms: T0 + hour * H + n,
+      properties: { email },
+    })
   const rows = [
     event('erased', 1, 'erased@example.com'),
     event('kept', 1, 'kept@example.com'),

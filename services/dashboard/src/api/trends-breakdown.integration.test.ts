@@ -5,6 +5,7 @@
 // is U13's query on main: the events' values by visitParamExtract*, cut at the cap as U26 documents.
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+import { eventRow } from '../../../../test/support/event-rows.js'
 import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
 import { rebuildPropertyCounts, VALUE_MAX } from '../../../shared/src/rollup/property-counts.js'
@@ -25,17 +26,15 @@ const LONG = 'x'.repeat(VALUE_MAX)
 t.test('the breakdown from the property counts equals the events', async (t) => {
   const db = await createTestDatabase({ prefix: 'trendbreak', t })
   let n = 0
-  const row = (event: string, ms: number, properties: object) => ({
-    event_id: `e${n++}`,
-    account_id: 'acc_a',
-    environment: n % 4 === 0 ? 'test' : 'live',
-    event,
-    timestamp: Math.floor(ms / 1000),
-    timestamp_ms: ms,
-    received_at: Math.floor(ms / 1000),
-    received_at_ms: ms,
-    properties: JSON.stringify(properties),
-  })
+  const row = (event: string, ms: number, properties: object) =>
+    eventRow({
+      event_id: `e${++n}`,
+      account_id: 'acc_a',
+      environment: n % 4 === 0 ? 'test' : 'live',
+      event,
+      ms,
+      properties,
+    })
   const rows = []
   // Over 3 days: plans p0..p11, p<k> 13 - k times, spread over hours; the first events of each hour too.
   for (let p = 0; p < 12; p++)
@@ -129,18 +128,8 @@ const totals = (trend: { series: Array<{ value: string; counts: number[] }> }): 
 t.test("a breakdown by a trait counts each event under its person's latest value", async (t) => {
   const db = await createTestDatabase({ prefix: 'trendtrait', t })
   let n = 0
-  const event = (user_id: string, hour: number, environment = 'live') => ({
-    event_id: `e${n++}`,
-    account_id: 'acc_a',
-    environment,
-    event: 'page',
-    user_id,
-    timestamp: Math.floor((T0 + hour * H) / 1000),
-    timestamp_ms: T0 + hour * H,
-    received_at: Math.floor((T0 + hour * H) / 1000),
-    received_at_ms: T0 + hour * H,
-    properties: '{}',
-  })
+  const event = (user_id: string, hour: number, environment: 'live' | 'test' = 'live') =>
+    eventRow({ event_id: `e${n++}`, account_id: 'acc_a', environment, event: 'page', user_id, ms: T0 + hour * H })
   const trait = (user_id: string, value: string, setAt: number, environment = 'live', account_id = 'acc_a') => ({
     account_id,
     environment,

@@ -95,7 +95,7 @@ export async function rebuildPropertyCounts(
   ranges: readonly HourRange[],
   settings?: ClickHouseSettings,
 ): Promise<void> {
-  for (const group of byMonths(splitAtMonths(ranges), (r) => r.fromMs))
-    for (const query of propertyRebuildStatements(database, group))
-      await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+  const months = byMonths(splitAtMonths(ranges), (r) => r.fromMs)
+  const queries = months.flatMap((group) => propertyRebuildStatements(database, group))
+  for (const query of queries) await ch.command({ query, clickhouse_settings: settings ?? {} })
 }
