@@ -2,9 +2,10 @@
 // duplicate insert, two values past the length cap sharing their first VALUE_MAX characters, more than 10
 // values (so "$other"), events without the key, a nested key, the empty string and numbers, bounds inside
 // an hour, and a late event in an hour already counted (marked dirty, not recounted yet). The reference
-// is U13's query on main: the events' values by visitParamExtract*, cut at the cap as U26 documents.
-import t from 'tap'
-import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
+// is U13's query on main: the events' values by visitParamExtract*, cut at the cap as U26 documents. On the
+// current ClickHouse and on one 18.16 server (A10, U22): the migration and the queries use its functions.
+import t, { type Test } from 'tap'
+import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
 import { rebuildCounts, touchedHours } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
@@ -23,8 +24,11 @@ const H = 3_600_000
 const T0 = Date.UTC(2024, 4, 13, 0)
 const LONG = 'x'.repeat(VALUE_MAX)
 
-t.test('the breakdown from the property counts equals the events', async (t) => {
-  const db = await createTestDatabase({ prefix: 'trendbreak', t })
+t.test('the breakdown from the property counts equals the events', (t) =>
+  onBothVersions(t, 'trendbreak', breakdownCases),
+)
+
+async function breakdownCases(t: Test, db: VersionedDatabase) {
   let n = 0
   const row = (event: string, ms: number, properties: object) =>
     eventRow({
@@ -119,14 +123,17 @@ GROUP BY value`,
     const rest = sorted.slice(BREAKDOWN_TOP).reduce((a, [, k]) => a + k, 0)
     return [...sorted.slice(0, BREAKDOWN_TOP), ...(rest > 0 ? [[OTHER, rest] as [string, number]] : [])]
   }
-})
+}
 
 const total = (c: number[]) => c.reduce((a, b) => a + b, 0)
 const totals = (trend: { series: Array<{ value: string; counts: number[] }> }): Array<[string, number]> =>
   trend.series.map((s) => [s.value, total(s.counts)])
 
-t.test("a breakdown by a trait counts each event under its person's latest value", async (t) => {
-  const db = await createTestDatabase({ prefix: 'trendtrait', t })
+t.test("a breakdown by a trait counts each event under its person's latest value", (t) =>
+  onBothVersions(t, 'trendtrait', traitCases),
+)
+
+async function traitCases(t: Test, db: VersionedDatabase) {
   let n = 0
   const event = (user_id: string, hour: number, environment: 'live' | 'test' = 'live') =>
     eventRow({ event_id: `e${n++}`, account_id: 'acc_a', environment, event: 'page', user_id, ms: T0 + hour * H })
@@ -173,4 +180,4 @@ t.test("a breakdown by a trait counts each event under its person's latest value
     ['team', '', '42'],
     'one environment',
   )
-})
+}
