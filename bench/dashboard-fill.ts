@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
 import { fillRefusals } from './refusals-fill.js'
 import { HOUR_MS, hourFloor, rebuildCounts } from '../services/shared/src/rollup/event-counts.js'
+import { rebuildPropertyCounts } from '../services/shared/src/rollup/property-counts.js'
 
 export interface FillSizes {
   events: number
@@ -94,5 +95,6 @@ export async function fillAccount(
     await ch.command({ query })
   const ranges = [{ accountId, fromMs: hourFloor((nowS - SPAN_S) * 1000), toMs: hourFloor(nowS * 1000) + HOUR_MS }]
   await rebuildCounts(ch, database, ranges)
+  await rebuildPropertyCounts(ch, database, ranges)
   await fillRefusals(ch, database, accountId, nowS * 1000)
 }

@@ -31,6 +31,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   event_counts_hourly: 'cityHash64(account_id, event)',
   /** Every mark of one account's hours on one shard (U25). */
   event_counts_dirty: 'cityHash64(account_id)',
+  /** Every recount of one key's rows of an account on one shard, so FINAL keeps the largest (U26). */
+  property_counts_hourly: 'cityHash64(account_id, key)',
 }
 
 export const LOCAL_SUFFIX = '_local'

@@ -1,5 +1,5 @@
-// The Trends page (U13, U14) on events sent through ingest: a breakdown by a property and a property
-// filter show the stored counts in the table beside the chart, the view is kept in the URL (a reload
+// The Trends page (U13, U14, U27) on events sent through ingest: a breakdown by a property or a user trait
+// and a property filter show the stored counts in the table beside the chart, the view is kept in the URL (a reload
 // shows the same numbers), the CSV link downloads the same numbers, and the page fits a 390 px phone.
 // In Debian's headless Chromium; axe-core finds no serious or critical violation at desktop and 390 px.
 import t from 'tap'
@@ -112,6 +112,33 @@ if (!existsSync(CHROMIUM)) {
     await page.goto(`${s.dashboardUrl}/#/trends?period=24h&interval=hour`)
     await loaded(page, 'events')
     t.same(await tableTotals(page), { events: 7 }, 'all events without a breakdown')
+
+    // By a user trait (U27): each signup under its person's latest `tier`, picked on the page, kept in the URL.
+    const tiers = [
+      ['u-pro-fr', 'gold'],
+      ['u-pro-us', 'gold'],
+      ['u-free-fr', 'basic'],
+    ]
+    const identifies = tiers.map(([id, tier]) => ({ type: 'identify', user: { id }, traits: { tier } }))
+    t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events: identifies }, bearer)).status, 200)
+    await s.waitForRows(`SELECT 1 FROM ${s.database}.user_traits FINAL WHERE trait_key = 'tier'`, 3, WAIT)
+    await page.goto(`${s.dashboardUrl}/#/trends?event=signup&period=24h&interval=hour`)
+    await loaded(page, 'events')
+    await page.selectOption('select[name=breakdown_kind]', 'trait')
+    await page.fill('input[name=breakdown]', 'tier')
+    await page.click('#trend-form button[type=submit]')
+    await loaded(page, 'gold', 'basic')
+    const byTier = { gold: 3, events: 2, basic: 1 }
+    t.same(await tableTotals(page), byTier, 'signups by their persons’ tier; the rest under no value (named events)')
+    t.match(page.url(), /[?&]breakdown_trait=tier\b/, 'the trait breakdown is in the URL')
+    t.same(await csvTotals(page), byTier, 'the CSV has the same numbers')
+    t.same(await seriousViolations(page), [], 'Trends by a trait: no serious or critical axe violation')
+    const byTrait = page.url()
+    await page.goto('about:blank')
+    await page.goto(byTrait)
+    await loaded(page, 'gold', 'basic')
+    t.equal(await page.inputValue('select[name=breakdown_kind]'), 'trait', 'a reloaded link keeps the kind')
+    t.equal(await page.inputValue('input[name=breakdown]'), 'tier')
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto('about:blank')

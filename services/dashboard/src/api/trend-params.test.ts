@@ -31,3 +31,13 @@ t.test('refused parameters', async (t) => {
     code: 'VALIDATION_ERROR',
   })
 })
+
+t.test('a breakdown by a trait (U27)', async (t) => {
+  t.equal(trendSpecOf(query({ breakdownTrait: 'plan' }), now).current.breakdownTrait, 'plan')
+  t.equal(trendSpecOf(query({ breakdownTrait: 'plan' }), now).previous.breakdownTrait, 'plan', 'compared alike')
+  t.throws(() => trendSpecOf(query({ breakdown: 'plan', breakdownTrait: 'plan' }), now), {
+    code: 'VALIDATION_ERROR',
+    message: /one at a time/,
+  })
+  t.throws(() => trendSpecOf(query({ breakdownTrait: 'k'.repeat(256) }), now), { code: 'VALIDATION_ERROR' })
+})

@@ -1,5 +1,5 @@
 // The Trends page's query parameters (U13 of docs/design.md) as a TrendSpec: the period (24h, 7d, 30d
-// or custom from/to), the interval, the breakdown property and up to MAX_FILTERS filters key=value.
+// or custom from/to), the interval, the breakdown property or trait (U27) and up to MAX_FILTERS filters key=value.
 import { validation } from '../errors.js'
 import { INTERVALS, type Interval, type TrendFilter, type TrendSpec } from './trends-queries.js'
 import { periodRange } from './period-param.js'
@@ -17,6 +17,7 @@ export interface TrendQuery {
   filters: string[]
   event?: string
   breakdown?: string
+  breakdownTrait?: string
   environment?: Environment
   /** The custom period, read by params.ts's range() when period is custom. */
   custom: () => { from: Date; to: Date }
@@ -34,6 +35,10 @@ export function trendSpecOf(p: TrendQuery, now: number): { current: TrendSpec; p
   if (!INTERVALS.includes(interval)) throw validation('interval must be hour, day or week', { field: 'interval' })
   const { from, to } = periodRange(p.period ?? '7d', PERIOD_LENGTHS, now, p.custom)
   if (p.filters.length > MAX_FILTERS) throw validation(`at most ${MAX_FILTERS} filters`, { field: 'filter' })
+  if (p.breakdown && p.breakdownTrait)
+    throw validation('breakdown and breakdown_trait: one at a time', { field: 'breakdown_trait' })
+  if ((p.breakdownTrait?.length ?? 0) > KEY_MAX)
+    throw validation(`breakdown_trait is at most ${KEY_MAX} characters`, { field: 'breakdown_trait' })
   const current: TrendSpec = {
     event: p.event,
     environment: p.environment,
@@ -41,6 +46,7 @@ export function trendSpecOf(p: TrendQuery, now: number): { current: TrendSpec; p
     to,
     interval,
     breakdown: p.breakdown,
+    ...(p.breakdownTrait ? { breakdownTrait: p.breakdownTrait } : {}),
     filters: p.filters.map(filterOf),
   }
   const length = to.getTime() - from.getTime()

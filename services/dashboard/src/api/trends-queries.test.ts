@@ -24,10 +24,13 @@ t.test('every value is bound, never spliced', async (t) => {
   )
   t.match(q, /account_id = 'acc\\'1'/)
   t.match(q, /event = 'a\\'b'/)
-  t.match(q, /visitParamExtractString\(properties, 'k\\''\)/)
+  t.match(q, /arrayFirst\(p -> .* = 'k\\'', /, 'the breakdown key (U26)')
   t.match(q, /= 'x\\' OR 1=1'/)
   t.match(q, /LIMIT 10/)
   t.throws(() => trendSql('db; DROP', 'a', spec()), { code: 'SQL_BIND_ERROR' })
+  const byTrait = trendSql('db1', "acc'1", spec({ breakdownTrait: "t'", filters: [] }))
+  t.match(byTrait, /trait_key = 't\\''/, 'the trait key (U27)')
+  t.match(byTrait, /WHERE account_id = 'acc\\'1' AND trait_key/, "only the account's traits")
 })
 
 t.test('rows become series over every bucket, other last, and CSV', async (t) => {

@@ -9,6 +9,7 @@ import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql
 import type { Environment } from './queries.js'
 import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
 import { dirtyHours, hoursCondition, notTheseHours } from '../../../shared/src/rollup/dirty-hours.js'
+import { PROPERTY_COUNTS_TABLE, propertyValueSql, valueTextSql } from '../../../shared/src/rollup/property-counts.js'
 
 export type Interval = 'hour' | 'day' | 'week'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
@@ -23,6 +24,8 @@ export interface TrendSpec {
   to: Date
   interval: Interval
   breakdown?: string
+  /** A breakdown by the person's trait of this key (U27) instead of a property. */
+  breakdownTrait?: string
   filters: TrendFilter[]
 }
 export interface TrendSeries {
@@ -75,18 +78,21 @@ function whereSql(accountId: string, s: TrendSpec): SqlRaw {
 }
 
 /**
- * The query of a trend: rows of (bucket epoch seconds, '' , events). With a breakdown, breakdownSql
- * answers instead; with a filter, the events are read (rawTrendSql); otherwise the hourly counts.
+ * The query of a trend: rows of (bucket epoch seconds, '' , events), or with a breakdown the rows of
+ * breakdownSql. With a filter, or when the hourly counts are not kept, the events are read (rawTrendSql,
+ * breakdownSql); otherwise the hourly counts (countsTrendSql, breakdownCountsSql).
  */
 export function trendSql(database: string, accountId: string, s: TrendSpec, dirty?: readonly number[]): string {
-  if (s.breakdown) return breakdownSql(database, accountId, s, s.breakdown)
-  if (!readsCounts(s, dirty)) return rawTrendSql(database, accountId, s)
+  if (s.breakdownTrait) return traitBreakdownSql(database, accountId, s, s.breakdownTrait)
+  if (!readsCounts(s, dirty))
+    return s.breakdown ? breakdownSql(database, accountId, s, s.breakdown) : rawTrendSql(database, accountId, s)
+  if (s.breakdown) return breakdownCountsSql(database, accountId, s, s.breakdown, dirty)
   return countsTrendSql(database, accountId, s, dirty)
 }
 
-/** The hourly counts answer a trend without a filter or a breakdown, when they are kept (U19). */
+/** The hourly counts answer a trend without a filter, when they are kept (U19; a breakdown's, U26). */
 const readsCounts = (s: TrendSpec, dirty: readonly number[] | undefined): dirty is readonly number[] =>
-  dirty !== undefined && s.filters.length === 0 && !s.breakdown
+  dirty !== undefined && s.filters.length === 0 && !s.breakdownTrait
 
 /** The whole hours of a trend's period, [fromMs, toMs): what countsTrendSql reads from the counts. */
 export function wholeHours(s: TrendSpec): { fromMs: number; toMs: number } {
@@ -117,27 +123,44 @@ export function countsTrendSql(
   s: TrendSpec,
   dirty: readonly number[] = [],
 ): string {
-  const { fromMs: wholeFrom, toMs: wholeTo } = wholeHours(s)
-  const scope =
-    (s.event ? sql` AND event = ${s.event}` : '') + (s.environment ? sql` AND environment = ${s.environment}` : '')
   return sql`SELECT t, '' AS value, sum(n) AS events FROM (
   SELECT ${bucketSql(s.interval, 'hour')} AS t, events AS n
   FROM ${ident(database, EVENT_COUNTS_TABLE)} FINAL
-  WHERE account_id = ${accountId} AND hour >= toDateTime(${new Date(wholeFrom)}, 'UTC') AND hour < toDateTime(${new Date(wholeTo)}, 'UTC')${raw(scope)}
-    AND ${raw(notTheseHours(dirty))}
+  WHERE ${countedHoursWhere(accountId, s, dirty)}
   UNION ALL
   SELECT ${bucketSql(s.interval)} AS t, count() AS n
   FROM ${ident(database, 'events')} FINAL
-  WHERE account_id = ${accountId}${raw(scope)}
-    AND ((timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC'))
-      OR (timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC'))
-      OR ${raw(hoursCondition(dirty))})
-    AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}
-    AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo} OR ${raw(hoursCondition(dirty))})
+  WHERE ${uncountedHoursWhere(accountId, s, dirty)}
   GROUP BY t
 )
 GROUP BY t
 ORDER BY t`
+}
+
+/** The event and environment a trend is narrowed to, as conditions on a table's own columns. */
+const scopeSql = (s: TrendSpec): string =>
+  (s.event ? sql` AND event = ${s.event}` : '') + (s.environment ? sql` AND environment = ${s.environment}` : '')
+
+/** The rows of a counts table (column `hour`) for the whole hours of the period but the dirty ones. */
+function countedHoursWhere(accountId: string, s: TrendSpec, dirty: readonly number[]): SqlRaw {
+  const { fromMs, toMs } = wholeHours(s)
+  return raw(
+    sql`account_id = ${accountId} AND hour >= toDateTime(${new Date(fromMs)}, 'UTC') AND hour < toDateTime(${new Date(toMs)}, 'UTC')${raw(scopeSql(s))}
+    AND ${raw(notTheseHours(dirty))}`,
+  )
+}
+
+/** The events the counts tables do not answer for: the partial first and last hours and the dirty hours. */
+function uncountedHoursWhere(accountId: string, s: TrendSpec, dirty: readonly number[]): SqlRaw {
+  const { fromMs: wholeFrom, toMs: wholeTo } = wholeHours(s)
+  return raw(
+    sql`account_id = ${accountId}${raw(scopeSql(s))}
+    AND ((timestamp >= toDateTime(${s.from}, 'UTC') AND timestamp < toDateTime(${new Date(wholeFrom)}, 'UTC'))
+      OR (timestamp >= toDateTime(${new Date(wholeTo)}, 'UTC') AND timestamp <= toDateTime(${s.to}, 'UTC'))
+      OR ${raw(hoursCondition(dirty))})
+    AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}
+    AND (timestamp_ms < ${wholeFrom} OR timestamp_ms >= ${wholeTo} OR ${raw(hoursCondition(dirty))})`,
+  )
 }
 
 /**
@@ -146,9 +169,65 @@ ORDER BY t`
  * from which the rest ($other) is the difference. Exact; sumMap and WITH TOTALS are on 18.16 (A9).
  */
 export function breakdownSql(database: string, accountId: string, s: TrendSpec, key: string): string {
-  return sql`SELECT ${propertySql(key)} AS value, count() AS events, sumMap([${bucketSql(s.interval)}], [toUInt64(1)]) AS m
+  return sql`SELECT ${propertyValueSql(key)} AS value, count() AS events, sumMap([${bucketSql(s.interval)}], [toUInt64(1)]) AS m
 FROM ${ident(database, 'events')} FINAL
 WHERE ${whereSql(accountId, s)}
+GROUP BY value WITH TOTALS
+ORDER BY events DESC, value
+LIMIT ${BREAKDOWN_TOP}`
+}
+
+/**
+ * The breakdown from the hourly counts (U26), in breakdownSql's shape: the counted hours' values from
+ * property_counts_hourly FINAL, the events without the key ('') as the hour's count in event_counts_hourly
+ * less the key's rows, and the partial and dirty hours from `events FINAL` as countsTrendSql reads them.
+ * Exact like breakdownSql: both tables are recounted from `events FINAL` before an hour is marked counted.
+ */
+export function breakdownCountsSql(
+  database: string,
+  accountId: string,
+  s: TrendSpec,
+  key: string,
+  dirty: readonly number[] = [],
+): string {
+  const counted = countedHoursWhere(accountId, s, dirty)
+  // Each row of the key read once: its count under its value, and taken from the hour's '' (arrayJoin).
+  return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
+  SELECT t, vn.1 AS value, vn.2 AS n FROM (
+    SELECT ${bucketSql(s.interval, 'hour')} AS t, arrayJoin([(value, toInt64(events)), ('', -toInt64(events))]) AS vn
+    FROM ${ident(database, PROPERTY_COUNTS_TABLE)} FINAL WHERE key = ${key} AND ${counted}
+  )
+  UNION ALL
+  SELECT ${bucketSql(s.interval, 'hour')} AS t, '' AS value, toInt64(events) AS n
+  FROM ${ident(database, EVENT_COUNTS_TABLE)} FINAL WHERE ${counted}
+  UNION ALL
+  SELECT ${bucketSql(s.interval)} AS t, ${propertyValueSql(key)} AS value, toInt64(count()) AS n
+  FROM ${ident(database, 'events')} FINAL
+  WHERE ${uncountedHoursWhere(accountId, s, dirty)}
+  GROUP BY t, value
+)
+GROUP BY value WITH TOTALS
+HAVING events != 0
+ORDER BY events DESC, value
+LIMIT ${BREAKDOWN_TOP}`
+}
+
+/**
+ * A breakdown by a trait (U27): each event counted under its person's value of the trait as `user_traits`
+ * holds it when the query runs (the latest, FINAL; the event's user_id and environment; '' for an event
+ * without a user id or a person without the trait), in breakdownSql's shape. Reads the events, joined
+ * once to the account's values of that one trait (a row per person).
+ */
+export function traitBreakdownSql(database: string, accountId: string, s: TrendSpec, key: string): string {
+  return sql`SELECT value, count() AS events, sumMap([t], [toUInt64(1)]) AS m FROM (
+  SELECT ${bucketSql(s.interval)} AS t, environment, user_id
+  FROM ${ident(database, 'events')} FINAL
+  WHERE ${whereSql(accountId, s)}
+) AS e ANY LEFT JOIN (
+  SELECT environment, user_id, ${valueTextSql('value')} AS value
+  FROM ${ident(database, 'user_traits')} FINAL
+  WHERE account_id = ${accountId} AND trait_key = ${key}${raw(s.environment ? sql` AND environment = ${s.environment}` : '')}
+) AS tr USING (environment, user_id)
 GROUP BY value WITH TOTALS
 ORDER BY events DESC, value
 LIMIT ${BREAKDOWN_TOP}`
@@ -217,7 +296,7 @@ export class TrendQueries {
 
   async trend(accountId: string, s: TrendSpec): Promise<Trend> {
     const query = trendSql(this.database, accountId, s, await this.dirtyHours(accountId, s))
-    if (!s.breakdown) {
+    if (!s.breakdown && !s.breakdownTrait) {
       const r = await this.ch.query({ query, format: 'JSONEachRow' })
       return toTrend(await r.json(), s)
     }

@@ -17,6 +17,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
+import { forgetCountedHours } from './purge-counts.js'
 
 export type { ClusterAccess }
 
@@ -86,6 +87,7 @@ export async function purgePerson(
   const where = await mutationPlaces(ch, database, opts.cluster)
   let left = await countRows(ch, where, database, tables, person)
   const found = { ...left }
+  if ((left.events ?? 0) > 0) await forgetCountedHours(ch, database, person, where)
   let rounds = 0
   while (Object.values(left).some((n) => n > 0)) {
     if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)

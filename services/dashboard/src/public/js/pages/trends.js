@@ -163,10 +163,19 @@ function controls(params) {
       params.get('interval') || 'day',
     ),
     compare: h('input', { type: 'checkbox', name: 'compare', checked: params.get('compare') === '1' }),
+    // A property of the events (U26) or a trait of their persons (U27): one key, of the kind picked.
+    breakdownKind: select(
+      'breakdown_kind',
+      [
+        ['property', 'Property'],
+        ['trait', 'User trait'],
+      ],
+      params.get('breakdown_trait') ? 'trait' : 'property',
+    ),
     breakdown: h('input', {
       name: 'breakdown',
-      placeholder: 'a property, e.g. plan',
-      value: params.get('breakdown') || '',
+      placeholder: 'a key, e.g. plan',
+      value: params.get('breakdown_trait') || params.get('breakdown') || '',
     }),
     env: envSelect({ name: 'environment', value: params.get('env') }),
     filters: h(
@@ -197,7 +206,7 @@ function queryOf(c, forApi) {
       to: custom ? time(c.to) : '',
       interval: c.interval.value,
       compare: c.compare.checked ? '1' : '',
-      breakdown: c.breakdown.value.trim(),
+      [c.breakdownKind.value === 'trait' ? 'breakdown_trait' : 'breakdown']: c.breakdown.value.trim(),
       [forApi ? 'environment' : 'env']: c.env.value,
     }).slice(1),
   )
@@ -272,7 +281,8 @@ export async function trendsPage() {
       h('label', {}, 'Period', c.period),
       customBox,
       h('label', {}, 'Interval', c.interval),
-      h('label', {}, 'Breakdown by', c.breakdown),
+      h('label', {}, 'Breakdown by', c.breakdownKind),
+      h('label', {}, 'Breakdown key', c.breakdown),
       h('label', {}, 'Key type', c.env),
       h('label', {}, c.compare, ' Compare with the previous period'),
     ),

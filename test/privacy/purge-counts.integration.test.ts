@@ -1,0 +1,69 @@
+// The erasure purge and the counts tables (U26): a property value only the erased person sent is gone
+// from property_counts_hourly once the recount has run, the hours stay exact meanwhile (read from the
+// events), and the other persons' counts of those hours are counted again.
+import t from 'tap'
+import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
+import { eventRow } from '../support/event-rows.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
+import { hourFloor, rebuildCounts } from '../../services/shared/src/rollup/event-counts.js'
+import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
+import { HourRecount } from '../../services/projector/src/rollup/recount.js'
+import { purgePerson } from '../../services/projector/src/privacy/purge.js'
+
+const ACCOUNT = 'acc_purge_counts'
+const H = 3_600_000
+const T0 = Date.UTC(2024, 4, 13, 0)
+
+t.test("an erased person's property values leave the counts", async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'purge_counts', t })
+  let n = 0
+  const event = (user_id: string, hour: number, email: string) =>
+    eventRow({
+      event_id: `e${n++}`,
+      account_id: ACCOUNT,
+      event: 'signup',
+      user_id,
+      ms: T0 + hour * H + n,
+      properties: { email },
+    })
+  const rows = [
+    event('erased', 1, 'erased@example.com'),
+    event('kept', 1, 'kept@example.com'),
+    event('kept', 2, 'kept@example.com'),
+  ]
+  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
+  const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
+  await rebuildCounts(client, database, hours)
+  await rebuildPropertyCounts(client, database, hours)
+  const values = () =>
+    queryRows<{ value: string; events: string }>(
+      client,
+      `SELECT value, sum(events) AS events FROM ${database}.property_counts_hourly FINAL GROUP BY value ORDER BY value`,
+    )
+  t.same(await values(), [
+    { value: 'erased@example.com', events: '1' },
+    { value: 'kept@example.com', events: '2' },
+  ])
+
+  await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+  t.same(await values(), [{ value: 'kept@example.com', events: '1' }], 'the erased hour is no longer counted')
+  const trends = new TrendQueries(client, database, true)
+  const spec = {
+    from: new Date(T0),
+    to: new Date(T0 + 24 * H),
+    interval: 'day' as const,
+    filters: [],
+    breakdown: 'email',
+  }
+  t.same((await trends.trend(ACCOUNT, spec)).series, [{ value: 'kept@example.com', counts: [2] }], 'exact meanwhile')
+
+  const recount = new HourRecount(client, database, createLogger('error'), {
+    now: () => Date.now() + 86_400_000,
+    settleMs: 0,
+  })
+  t.equal(await recount.runOnce(), 1, 'the recount counts the erased hour again')
+  t.same(await values(), [{ value: 'kept@example.com', events: '2' }], 'from the events left')
+  t.same((await trends.trend(ACCOUNT, spec)).series, [{ value: 'kept@example.com', counts: [2] }])
+})
