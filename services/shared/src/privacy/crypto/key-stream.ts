@@ -44,8 +44,8 @@ export class KeyStream {
   private readonly cipher: Cipher
   /** Stream position of the next record's first byte. */
   private offset = 0
-  /** Keystream made ahead: position `offset` is at index `at`, always at the same place in its word. */
-  private keys = new Uint8Array(0)
+  /** Keystream made ahead, as words (one view a key: a byte view is made only to refill it): position
+   *  `offset` is at byte `at`, always at the same place in its word. */
   private keys32 = new Uint32Array(0)
   private at = 0
   /** Index in `keys` after its last keystream byte. */
@@ -98,13 +98,14 @@ export class KeyStream {
     const more = target - left
     const shift = this.at & 3
     const size = (shift + target + 3) & ~3
-    if (this.keys.length < size || (this.keys.length > AHEAD_MAX + 4 && size <= AHEAD_MAX + 4)) {
-      const keys = new Uint8Array(Math.max(size, Math.min(AHEAD_MAX + 4, size * 2)))
-      keys.set(this.keys.subarray(this.at, this.made), shift)
-      this.keys = keys
-      this.keys32 = new Uint32Array(keys.buffer, 0, keys.length >>> 2)
-    } else this.keys.copyWithin(shift, this.at, this.made)
-    this.keys.set(this.cipher.update(more <= AHEAD_MAX ? ZEROS.subarray(0, more) : Buffer.alloc(more)), shift + left)
+    let keys = new Uint8Array(this.keys32.buffer)
+    if (keys.length < size || (keys.length > AHEAD_MAX + 4 && size <= AHEAD_MAX + 4)) {
+      const old = keys
+      keys = new Uint8Array(Math.max(size, Math.min(AHEAD_MAX + 4, size * 2)))
+      keys.set(old.subarray(this.at, this.made), shift)
+      this.keys32 = new Uint32Array(keys.buffer)
+    } else keys.copyWithin(shift, this.at, this.made)
+    keys.set(this.cipher.update(more <= AHEAD_MAX ? ZEROS.subarray(0, more) : Buffer.alloc(more)), shift + left)
     this.at = shift
     this.made = shift + target
     this.chunk = more
