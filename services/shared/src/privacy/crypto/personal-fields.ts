@@ -5,7 +5,7 @@
 import { open, seal } from './data-key.js'
 import { packFields, unpackFields } from './field-text.js'
 import { isStreamKeyId, type KeyStream, openStream } from './key-stream.js'
-import { sealedEvent, sealedIdentify } from './sealed-record.js'
+import { sealedRecordOf } from './sealed-record.js'
 
 export type RecordKind = 'event' | 'identify'
 
@@ -102,7 +102,7 @@ export function sealPersonalFieldsRun<R extends Rec>(
 
 /** The sealed form of a record (A25: built directly, sealed-record.ts). */
 function sealed(kind: RecordKind, record: Rec, pseudonym: string, enc: Sealed): Rec {
-  return kind === 'event' ? sealedEvent(record, pseudonym, enc) : sealedIdentify(record, pseudonym, enc)
+  return sealedRecordOf(kind)(record, pseudonym, enc)
 }
 
 function personalOf(fields: readonly string[], record: Rec): Rec {

@@ -3,9 +3,8 @@
 import t from 'tap'
 import { loadAvsc } from '../../../../../schemas/codec.js'
 import { PERSONAL_FIELDS, type RecordKind } from './personal-fields.js'
-import { sealedEvent, sealedIdentify } from './sealed-record.js'
+import { sealedRecordOf } from './sealed-record.js'
 
-const builders = { event: sealedEvent, identify: sealedIdentify }
 const schemas = { event: 'Event', identify: 'Identify' } as const
 const BLANK_TEXT = new Set(['properties', 'context', 'traits'])
 
@@ -15,7 +14,7 @@ for (const kind of ['event', 'identify'] as RecordKind[]) {
     // Every field a distinct value, so a field copied from the wrong one shows.
     const record = Object.fromEntries(fields.map((f) => [f, `value of ${f}`]))
     const enc = { key_id: 'k', body: Buffer.alloc(1) }
-    const out = builders[kind](record, 'pseudonym', enc)
+    const out = sealedRecordOf(kind)(record, 'pseudonym', enc)
     t.same(Object.keys(out), fields, 'the schema fields, in its order')
     const personal = new Set(PERSONAL_FIELDS[kind])
     for (const f of fields) {
