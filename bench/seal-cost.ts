@@ -35,6 +35,12 @@ function request(i: number): SealInput[] {
       user_email: `${user}@example.com`,
       properties: props,
       context,
+      // As services/ingest/src/records/to-record.ts fills them from the request (H14), so the record has the
+      // fields and the personal text the length the HTTP path gives.
+      ip: '203.0.113.7',
+      user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
+      message_id: `msg-${i}`,
+      anonymous_id: null,
     }),
   }))
 }

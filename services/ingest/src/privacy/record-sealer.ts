@@ -62,6 +62,11 @@ export interface SealedRecord<R> {
   record: R
 }
 
+/** Whether `key` may seal a record of `month` now: held for that month, and stored (A15: key before record). */
+function sealable(key: HeldKey | undefined, month: string): key is HeldKey {
+  return key !== undefined && key.month === month && key.stored
+}
+
 /** Until flush() gives a minted key its write, in the same synchronous step; and once the key is stored,
  *  so a held key keeps no promise of its own. */
 const SETTLED = Promise.resolve()
@@ -83,9 +88,18 @@ export class RecordSealer {
    * already (the steady state); otherwise `undefined`, nothing sealed, and the caller takes `seal`.
    */
   sealNow<R extends EventRecord | IdentifyRecord>(items: ReadonlyArray<SealInput>): SealedRecord<R>[] | undefined {
+    if (items.length === 1) return this.sealOneNow(items[0]!)
     const people: Person[] = []
     const keys: HeldKey[] = []
     return this.keysOf(items, people, keys, undefined) ? this.sealWith(items, people, keys) : undefined
+  }
+
+  /** A25: `sealNow` of one record (/v1/event), without the arrays a run needs. */
+  private sealOneNow<R>({ kind, record }: SealInput): SealedRecord<R>[] | undefined {
+    const p = this.personOf(record.account_id, record.user_id)
+    const key = p.key
+    if (!sealable(key, keyMonth(record.received_at))) return undefined
+    return [{ key: p.recordKey, record: sealPersonalFields(kind, record as never, key, p.pseudonym) as R }]
   }
 
   /**

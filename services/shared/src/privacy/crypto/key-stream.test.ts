@@ -1,5 +1,6 @@
 // A18: the stream format (one AES-256-CTR stream per data key) round-trips in and out of order, never
 // reuses a stream position, and records sealed in A13's GCM format still open.
+import { createCipheriv } from 'node:crypto'
 import t from 'tap'
 import { packFields, unpackFields } from './field-text.js'
 import { decryptRecord, encryptPersonalFields, KeyStream, newDataKey, openStream, PERSONAL_FIELDS } from './index.js'
@@ -113,6 +114,32 @@ t.test('A20: sealAll gives the bodies seal gives one by one, byte for byte, and 
     texts,
   )
   t.equal(all.seal('after').toString('hex'), single.seal('after').toString('hex'), 'the stream continues past the run')
+})
+
+t.test('A25: bodies made from keystream made ahead are the bytes one cipher gives the texts in turn', async (t) => {
+  const bytes = newDataKey()
+  const stream = new KeyStream(bytes)
+  // The reference: one AES-256-CTR cipher from counter zero over the texts, as A18's format defines a body.
+  const reference = createCipheriv('aes-256-ctr', bytes, Buffer.alloc(16))
+  // Lengths around the keystream's words and blocks, texts longer than what is made ahead, multi-byte text,
+  // empty text, single seals and runs mixed.
+  const texts = Array.from({ length: 120 }, (_, i) =>
+    i % 7 === 0 ? '' : `${i}ü€😀`.padEnd(1 + ((i * 131) % 3_000), String.fromCharCode(97 + (i % 26))),
+  )
+  let offset = 0
+  let wrong = 0
+  for (let i = 0; i < texts.length; ) {
+    const run = i % 3 === 0 ? [texts[i]!] : texts.slice(i, i + 1 + (i % 5))
+    const bodies = run.length === 1 ? [stream.seal(run[0]!)] : stream.sealAll(run)
+    for (let j = 0; j < run.length; j++) {
+      const want = reference.update(run[j]!, 'utf8')
+      const body = bodies[j]!
+      if (body.readUIntBE(0, 6) !== offset || !body.subarray(6).equals(want)) wrong++
+      offset += want.length
+    }
+    i += run.length
+  }
+  t.equal(wrong, 0, 'every body: its offset, then the reference ciphertext')
 })
 
 t.test(

@@ -18,10 +18,40 @@ function counterBlock(offset: number): Buffer {
   return iv
 }
 
-/** Ingest's side: one cipher for one data key, continued record after record. */
+/** A25: a held key's keystream (its cipher's output for zeros) is made ahead, so its records share one
+ *  `update` (Node's per-call cost, not AES, is most of a small record's): each time twice what it made the
+ *  time before, at most this many bytes (the first time what the record needs: a key used once costs what
+ *  it cost before). Each held key keeps up to this much. */
+const AHEAD_MAX = 2048
+const ZEROS = Buffer.alloc(AHEAD_MAX)
+/** A25: bodies are written in place in one shared slab and handed out as views of it (as Node's own pool
+ *  does): the text is written at the place in its word where its keystream is in the key's, enciphered
+ *  word by word in place, and its offset written before it; no intermediate copy. */
+const SLAB_BYTES = 64 * 1024
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+let slab32 = new Uint32Array(slab.buffer, slab.byteOffset, slab.length >>> 2)
+let used = 0
+
+function newSlab(room: number): void {
+  slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, room + 4))
+  slab32 = new Uint32Array(slab.buffer, slab.byteOffset, slab.length >>> 2)
+  used = 0
+}
+
+/** Ingest's side: one cipher for one data key, continued record after record. A25: a body is the text XOR
+ *  the keystream at its offset, the bytes one `update` of the text would give (A18's format unchanged). */
 export class KeyStream {
   private readonly cipher: Cipher
+  /** Stream position of the next record's first byte. */
   private offset = 0
+  /** Keystream made ahead, as words (one view a key: a byte view is made only to refill it): position
+   *  `offset` is at byte `at`, always at the same place in its word. */
+  private keys32 = new Uint32Array(0)
+  private at = 0
+  /** Index in `keys` after its last keystream byte. */
+  private made = 0
+  /** Bytes made by the last `update`. */
+  private chunk = 0
 
   constructor(key: Buffer) {
     this.cipher = createCipheriv(CIPHER, key, counterBlock(0))
@@ -29,30 +59,56 @@ export class KeyStream {
 
   /** offset ‖ ciphertext of the UTF-8 text. */
   seal(text: string): Buffer {
-    const body = this.cipher.update(text, 'utf8')
-    const out = Buffer.allocUnsafe(OFFSET_BYTES + body.length)
-    out.writeUIntBE(this.offset, 0, OFFSET_BYTES)
-    body.copy(out, OFFSET_BYTES)
-    this.offset += body.length
+    const room = text.length * 3 + OFFSET_BYTES + 3
+    if (slab.length - used < room) newSlab(room)
+    // The text starts at the place in its word where its keystream starts in `keys`.
+    const start = used + ((this.at - used - OFFSET_BYTES) & 3)
+    const body = start + OFFSET_BYTES
+    const n = slab.write(text, body)
+    if (this.made - this.at < n) this.makeAhead(n)
+    const keys32 = this.keys32
+    const k = this.at >>> 2
+    const b = body >>> 2
+    const words = ((body & 3) + n + 3) >>> 2
+    for (let w = 0; w < words; w++) slab32[b + w]! ^= keys32[k + w]!
+    // After the XOR, whose first word may hold the offset's last bytes.
+    slab.writeUIntBE(this.offset, start, OFFSET_BYTES)
+    this.at += n
+    this.offset += n
+    used = body + n
+    return slab.subarray(start, used)
+  }
+
+  /** A20: what `seal` gives for each text in turn, with one `update` for them all when they are ASCII
+   *  (a UTF-8 text has at least a byte a UTF-16 unit: that much is made ahead first). */
+  sealAll(texts: readonly string[]): Buffer[] {
+    let least = 0
+    for (let i = 0; i < texts.length; i++) least += texts[i]!.length
+    if (this.made - this.at < least) this.makeAhead(least)
+    const out: Buffer[] = new Array(texts.length)
+    for (let i = 0; i < texts.length; i++) out[i] = this.seal(texts[i]!)
     return out
   }
 
-  /** A20: what `seal` gives for each text in turn, from one `update` for them all (Node's per-call cost
-   *  is most of a small record's). */
-  sealAll(texts: readonly string[]): Buffer[] {
-    const body = this.cipher.update(texts.join(''), 'utf8')
-    const out: Buffer[] = new Array(texts.length)
-    let at = 0
-    for (let i = 0; i < texts.length; i++) {
-      const n = Buffer.byteLength(texts[i]!, 'utf8')
-      const one = Buffer.allocUnsafe(OFFSET_BYTES + n)
-      one.writeUIntBE(this.offset, 0, OFFSET_BYTES)
-      body.copy(one, OFFSET_BYTES, at, at + n)
-      at += n
-      this.offset += n
-      out[i] = one
-    }
-    return out
+  /** Keeps the keystream not used yet (at the same place in its word) and makes more with one `update`:
+   *  at least `n` bytes in all, and twice the last `update`'s up to AHEAD_MAX. */
+  private makeAhead(n: number): void {
+    const left = this.made - this.at
+    const target = Math.max(n, Math.min(AHEAD_MAX, this.chunk * 2))
+    const more = target - left
+    const shift = this.at & 3
+    const size = (shift + target + 3) & ~3
+    let keys = new Uint8Array(this.keys32.buffer)
+    if (keys.length < size || (keys.length > AHEAD_MAX + 4 && size <= AHEAD_MAX + 4)) {
+      const old = keys
+      keys = new Uint8Array(Math.max(size, Math.min(AHEAD_MAX + 4, size * 2)))
+      keys.set(old.subarray(this.at, this.made), shift)
+      this.keys32 = new Uint32Array(keys.buffer)
+    } else keys.copyWithin(shift, this.at, this.made)
+    keys.set(this.cipher.update(more <= AHEAD_MAX ? ZEROS.subarray(0, more) : Buffer.alloc(more)), shift + left)
+    this.at = shift
+    this.made = shift + target
+    this.chunk = more
   }
 }
 

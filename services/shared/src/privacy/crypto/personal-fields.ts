@@ -5,6 +5,7 @@
 import { open, seal } from './data-key.js'
 import { packFields, unpackFields } from './field-text.js'
 import { isStreamKeyId, type KeyStream, openStream } from './key-stream.js'
+import { sealedRecordOf } from './sealed-record.js'
 
 export type RecordKind = 'event' | 'identify'
 
@@ -29,17 +30,6 @@ export const CLEAR_AAD_FIELDS: Record<RecordKind, readonly string[]> = {
   event: ['event_id', 'account_id', 'environment', 'key_id', 'event', 'timestamp', 'received_at'],
   identify: ['event_id', 'account_id', 'environment', 'key_id', 'timestamp', 'received_at'],
 }
-
-/** What an encrypted record holds in place of a personal field: the schema's fields stay, empty. */
-const PLACEHOLDER: Record<string, unknown> = { properties: '{}', context: '{}', traits: '{}' }
-
-/** Each kind's personal fields as a sealed record holds them. */
-const BLANK = Object.fromEntries(
-  Object.entries(PERSONAL_FIELDS).map(([kind, fields]) => [
-    kind,
-    Object.fromEntries(fields.map((f) => [f, f in PLACEHOLDER ? PLACEHOLDER[f] : null])),
-  ]),
-) as Record<RecordKind, Rec>
 
 export interface Sealed {
   key_id: string
@@ -68,10 +58,10 @@ export function encryptPersonalFields<R extends Rec>(
   pseudonym: string,
 ): R & { enc: Sealed } {
   if (isStreamKeyId(key.id)) return sealPersonalFields(kind, record, { id: key.id, stream: streamOf(key) }, pseudonym)
-  const out = blanked(kind, record, pseudonym)
   const personal = JSON.stringify(personalOf(PERSONAL_FIELDS[kind], record))
-  out.enc = { key_id: key.id, body: seal(key.bytes, Buffer.from(personal, 'utf8'), aadOf(kind, out)) }
-  return out as R & { enc: Sealed }
+  // The AAD's fields are clear, the same in the record and in its sealed form.
+  const body = seal(key.bytes, Buffer.from(personal, 'utf8'), aadOf(kind, record))
+  return sealed(kind, record, pseudonym, { key_id: key.id, body }) as R & { enc: Sealed }
 }
 
 /** A data key of the stream format (A18) as its one writer holds it: the id its records name, its stream. */
@@ -81,9 +71,8 @@ export interface StreamKey {
 }
 
 /**
- * The stream-format seal (A18) with nothing chosen per call, ingest's path (A20): one copy of the record
- * with the blanks and the pseudonym laid over it, the fields packed as text and one `update` of the key's
- * stream.
+ * The stream-format seal (A18) with nothing chosen per call, ingest's path (A20): the sealed record built
+ * directly (A25), the fields packed as text and sealed by the key's stream.
  */
 export function sealPersonalFields<R extends Rec>(
   kind: RecordKind,
@@ -91,9 +80,8 @@ export function sealPersonalFields<R extends Rec>(
   key: StreamKey,
   pseudonym: string,
 ): R & { enc: Sealed } {
-  const out = blanked(kind, record, pseudonym)
-  out.enc = { key_id: key.id, body: key.stream.seal(packFields(record, PERSONAL_FIELDS[kind])) }
-  return out as R & { enc: Sealed }
+  const body = key.stream.seal(packFields(record, PERSONAL_FIELDS[kind]))
+  return sealed(kind, record, pseudonym, { key_id: key.id, body }) as R & { enc: Sealed }
 }
 
 /**
@@ -106,19 +94,15 @@ export function sealPersonalFieldsRun<R extends Rec>(
   pseudonym: string,
 ): Array<R & { enc: Sealed }> {
   const bodies = key.stream.sealAll(items.map(({ kind, record }) => packFields(record, PERSONAL_FIELDS[kind])))
-  return items.map(({ kind, record }, i) => {
-    const out = blanked(kind, record, pseudonym)
-    out.enc = { key_id: key.id, body: bodies[i]! }
-    return out as R & { enc: Sealed }
-  })
+  return items.map(
+    ({ kind, record }, i) =>
+      sealed(kind, record, pseudonym, { key_id: key.id, body: bodies[i]! }) as R & { enc: Sealed },
+  )
 }
 
-/** One copy with the blanks laid over it: a field-by-field store into the copy cost several times more,
- *  and so did an object spread with the blanks after it (the copy then left V8's fast path, A20). */
-function blanked(kind: RecordKind, record: Rec, pseudonym: string): Rec {
-  const out: Rec = Object.assign({}, record, BLANK[kind])
-  out.user_id = pseudonym
-  return out
+/** The sealed form of a record (A25: built directly, sealed-record.ts). */
+function sealed(kind: RecordKind, record: Rec, pseudonym: string, enc: Sealed): Rec {
+  return sealedRecordOf(kind)(record, pseudonym, enc)
 }
 
 function personalOf(fields: readonly string[], record: Rec): Rec {
