@@ -8,6 +8,7 @@
 // --repeat measures N windows against the same server process: how much one process's figure moves
 // from window to window on this machine, apart from what differs between processes.
 // --message-ids puts a message_id on every event, as the SDK does (ids by UUIDv5, H16).
+// BENCH_SEAL=1 in the environment puts ingest's sealing step (PRIVACY_ENCRYPT, A15) in the path.
 // It starts the app in a child process (so the load generator's CPU is not counted) and reports
 // that process's CPU per answered event for single events and batches of 100. Needs only the
 // schema registry of the local stack (SCHEMA_REGISTRY_URL or the default port).
@@ -32,6 +33,11 @@ async function serve(port: number, root: string) {
   const { MemoryLimits, localLimiters } = await dist('services/ingest/src/limits/index.ts')
   const { Codec, createRegistry } = await dist('schemas/codec.ts')
   const { createLogger } = await dist('services/shared/src/log.ts')
+  // BENCH_SEAL=1: PRIVACY_ENCRYPT's sealing step (A15) in the path, keys stored at once (the steady state:
+  // after a person's first request every key is held), to compare against the same run without it.
+  const { RecordSealer } = await dist('services/ingest/src/privacy/record-sealer.ts')
+  const sealer =
+    process.env.BENCH_SEAL === '1' ? new RecordSealer(Buffer.alloc(32, 1), async () => undefined, 100_000) : undefined
   const suffix = randomBytes(4).toString('hex')
   const cfg = loadIngestConfig({
     ...process.env,
@@ -72,6 +78,7 @@ async function serve(port: number, root: string) {
     codec,
     appender: { append: async () => undefined },
     log: createLogger('warn', { svc: 'http-path' }),
+    sealer,
   })
   // Exit normally on SIGINT, so --cpu-prof writes its profile.
   process.on('SIGINT', () => process.exit(0))
