@@ -67,3 +67,59 @@ t.test("an erased person's property values leave the counts", async (t) => {
   t.same(await values(), [{ value: 'kept@example.com', events: '2' }], 'from the events left')
   t.same((await trends.trend(ACCOUNT, spec)).series, [{ value: 'kept@example.com', counts: [2] }])
 })
+
+t.test('a recount running while the purge runs keeps none of the erased values and loses no count', async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'purge_counts_race', t })
+  let n = 0
+  const event = (user_id: string, hour: number, email: string) =>
+    eventRow({
+      event_id: `r${n++}`,
+      account_id: ACCOUNT,
+      event: 'signup',
+      user_id,
+      ms: T0 + hour * H + n,
+      properties: { email },
+    })
+  const rows = [
+    event('erased', 1, 'erased@example.com'),
+    event('kept', 1, 'kept@example.com'),
+    event('kept', 2, 'kept@example.com'),
+  ]
+  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
+  const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
+  await rebuildCounts(client, database, hours)
+  await rebuildPropertyCounts(client, database, hours)
+  const recount = new HourRecount(client, database, createLogger('error'), {
+    now: () => Date.now() + 86_400_000,
+    settleMs: 0,
+  })
+  // The projector's recount runs on its own clock: here, after every statement the purge sends.
+  const racing = new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'command')
+        return async (...args: Parameters<typeof client.command>) => {
+          const r = await target.command(...args)
+          await recount.runOnce()
+          return r
+        }
+      const v = Reflect.get(target, prop)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  await purgePerson(racing, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+  await recount.runOnce()
+  const values = await queryRows<{ value: string; events: string }>(
+    client,
+    `SELECT value, sum(events) AS events FROM ${database}.property_counts_hourly FINAL GROUP BY value ORDER BY value`,
+  )
+  t.same(
+    values,
+    [{ value: 'kept@example.com', events: '2' }],
+    "the erased person's value is gone, the other counted twice",
+  )
+  const [total] = await queryRows<{ events: string }>(
+    client,
+    `SELECT sum(events) AS events FROM ${database}.event_counts_hourly FINAL WHERE account_id = '${ACCOUNT}'`,
+  )
+  t.equal(Number(total!.events), 2, 'the hourly counts hold the events left')
+})
