@@ -19,6 +19,9 @@ export class FakeConsumer {
   subscribed: string[] = []
   paused = false
   disconnected = false
+  /** disconnect() was called (it resolves once the batches in eachBatch have returned). */
+  disconnecting = false
+  private readonly inFlight = new Set<Promise<void>>()
   private readonly handlers = new Map<string, Array<(e: any) => void>>()
   private eachBatch?: (p: EachBatchPayload) => Promise<void>
 
@@ -39,8 +42,12 @@ export class FakeConsumer {
   pause() {
     this.paused = true
   }
+  /** As the client's: leaves once the batches being processed have returned (kafkajs waits for a
+   *  running eachBatch before it leaves the group). */
   async disconnect() {
+    this.disconnecting = true
     this.disconnected = true
+    await Promise.allSettled([...this.inFlight])
   }
 
   /** The group assigned partitions to this member: a new epoch for the projector. */
@@ -75,13 +82,16 @@ export class FakeConsumer {
       highWatermark: String(firstOffset + values.length),
       lastOffset: () => last,
     }
-    return this.eachBatch({
+    const running = this.eachBatch({
       batch,
       resolveOffset: (o: string) => void this.resolved.push(o),
       heartbeat: async () => undefined,
       isRunning: () => !this.disconnected && !this.paused,
       isStale: () => false,
     } as unknown as EachBatchPayload)
+    this.inFlight.add(running)
+    void running.finally(() => this.inFlight.delete(running)).catch(() => undefined)
+    return running
   }
 }
 

@@ -188,3 +188,33 @@ t.test(
     t.same(s.kafka.consumers.length, 1, 'a rebalance is not a restart')
   },
 )
+
+t.test(
+  'stop() during a restart whose old consumer waits for the registry gives that wait up and leaves (nothing fetched is committed)',
+  async (t) => {
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    let writes = 0
+    const s = await setup(
+      async () => {
+        writes++
+        await gate
+        throw new CodedError('INSERT_FAILED', 'the insert failed', { retriable: true })
+      },
+      { maxWaitMs: 1 },
+    )
+    const first = s.kafka.current
+    await first.deliver('ev', 0, 0, s.events(0))
+    await until(() => writes === 1, 'the write started')
+    // A record of a schema id the registry cannot be asked about (it is down): its batch waits (H41).
+    const unknown = Buffer.from([0, 0, 0, 3, 231, 0])
+    first.deliver('ev', 1, 0, [unknown]).catch(() => undefined)
+    open()
+    await until(() => first.disconnecting, 'the failed write restarting the consumer')
+    let stopped = false
+    void s.projector.stop().then(() => (stopped = true))
+    await until(() => stopped, 'stop() to return')
+    t.ok(first.disconnected, 'the old consumer left')
+    t.same(first.commits, [], 'nothing fetched was committed')
+  },
+)

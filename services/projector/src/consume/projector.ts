@@ -251,6 +251,10 @@ export class Projector {
    */
   async stop(): Promise<void> {
     this.stopping = true
+    // A restart in progress has nothing to drain: its old consumer's records are not committed and are
+    // read again after the next start (A1). That consumer leaves only once its batch returns, and a batch
+    // waiting for the registry or ClickHouse returns only when the wait is given up: give it up now.
+    if (this.restarting !== null) this.abort.abort()
     await this.restarting
     const consumer = this.consumer
     const giveUp = setTimeout(() => this.abort.abort(), this.opts.drainMs ?? 30_000)
