@@ -2,7 +2,7 @@
 // from property_counts_hourly once the recount has run, the hours stay exact meanwhile (read from the
 // events), and the other persons' counts of those hours are counted again.
 import t from 'tap'
-import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
+import { createTestDatabase, queryRows, type TeardownHost } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
@@ -16,8 +16,10 @@ const ACCOUNT = 'acc_purge_counts'
 const H = 3_600_000
 const T0 = Date.UTC(2024, 4, 13, 0)
 
-t.test("an erased person's property values leave the counts", async (t) => {
-  const { client, database } = await createTestDatabase({ prefix: 'purge_counts', t })
+/** A database with three signups (the erased person's and another's in hour 1, the other's in hour 2),
+ *  counted as the projector's recount counts them. */
+async function counted(t: TeardownHost, prefix: string) {
+  const db = await createTestDatabase({ prefix, t })
   let n = 0
   const event = (user_id: string, hour: number, email: string) =>
     eventRow({
@@ -33,10 +35,15 @@ t.test("an erased person's property values leave the counts", async (t) => {
     event('kept', 1, 'kept@example.com'),
     event('kept', 2, 'kept@example.com'),
   ]
-  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
+  await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
   const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(client, database, hours)
-  await rebuildPropertyCounts(client, database, hours)
+  await rebuildCounts(db.client, db.database, hours)
+  await rebuildPropertyCounts(db.client, db.database, hours)
+  return db
+}
+
+t.test("an erased person's property values leave the counts", async (t) => {
+  const { client, database } = await counted(t, 'purge_counts')
   const values = () =>
     queryRows<{ value: string; events: string }>(
       client,
@@ -69,26 +76,7 @@ t.test("an erased person's property values leave the counts", async (t) => {
 })
 
 t.test('a recount running while the purge runs keeps none of the erased values and loses no count', async (t) => {
-  const { client, database } = await createTestDatabase({ prefix: 'purge_counts_race', t })
-  let n = 0
-  const event = (user_id: string, hour: number, email: string) =>
-    eventRow({
-      event_id: `r${n++}`,
-      account_id: ACCOUNT,
-      event: 'signup',
-      user_id,
-      ms: T0 + hour * H + n,
-      properties: { email },
-    })
-  const rows = [
-    event('erased', 1, 'erased@example.com'),
-    event('kept', 1, 'kept@example.com'),
-    event('kept', 2, 'kept@example.com'),
-  ]
-  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
-  const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(client, database, hours)
-  await rebuildPropertyCounts(client, database, hours)
+  const { client, database } = await counted(t, 'purge_counts_race')
   const recount = new HourRecount(client, database, createLogger('error'), {
     now: () => Date.now() + 86_400_000,
     settleMs: 0,
