@@ -31,6 +31,8 @@ const spec = {
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
+  /** A12: ms before the erasure worker tries a failed step of a request again. */
+  ERASURE_RETRY_MS: v.int(10_000, 100, 3_600_000),
   /** U25: ms between the recounts of the closed dirty hours of event_counts_hourly (HOURLY_COUNTS on). */
   HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
   /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
@@ -62,6 +64,8 @@ export interface ProjectorConfig extends CommonConfig {
   privacy: PrivacyConfig
   /** A17: ms between the erasure worker's looks at the keys topic (the receipt's disk_gone_at). */
   erasureDiskCheckMs: number
+  /** A12: ms before an erasure whose step failed is tried again by the running worker. */
+  erasureRetryMs: number
   /** U25: ms between the recounts of the hourly counts. */
   hourlyRecountMs: number
   /** A21: keys held with their continued stream decipher for opening sealed records (each costs memory). */
@@ -107,6 +111,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
+    erasureRetryMs: e.ERASURE_RETRY_MS,
     hourlyRecountMs: e.HOURLY_RECOUNT_MS,
     openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
     replayOpenCacheEntries: e.REPLAY_OPEN_CACHE_ENTRIES,

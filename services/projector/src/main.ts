@@ -227,6 +227,7 @@ function erasureWorker(
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
     purge: { cluster: clusterAccess(cfg) },
+    retryMs: cfg.erasureRetryMs,
     keys: keysEraserOptions(cfg),
     pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
     // A22: a request's user id is sealed under its own key, which the holder reads with the data keys.

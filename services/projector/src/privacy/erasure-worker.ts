@@ -2,8 +2,9 @@
 // the consume loop (and a replay) filter records with, and for each new request it closes the
 // account's live streams, waits until every row fetched before the request is written, purges the
 // person's rows from every table and writes the receipt (projections_purged_at) back on the topic.
-// Requests are handled one at a time; a request whose receipt is missing when the projector starts
-// (it stopped in between) is handled then. Several projector instances each purge (it is idempotent)
+// Requests are handled one at a time; a request whose step failed (ClickHouse or Kafka unreachable, a
+// purge that gave up) is tried again after `retryMs` while it is still the person's latest request, and
+// a request whose receipt is missing when the projector starts (it stopped in between) is handled then. Several projector instances each purge (it is idempotent)
 // and each write a receipt; the last one written stays.
 //
 // With a keys topic (A15, A17) two steps follow: every data key of the person is tombstoned (acks=all:
@@ -43,6 +44,8 @@ export interface ErasureWorkerDeps {
   pseudonyms?: Pseudonyms
   /** A22: the user id of a pseudonymous erasure, opened with its own key (read from the keys topic). */
   userIdOf?(e: ErasureRecord): Promise<string | undefined>
+  /** ms before a request whose step failed is tried again (ERASURE_RETRY_MS). */
+  retryMs: number
 }
 
 export class ErasureWorker {
@@ -54,6 +57,7 @@ export class ErasureWorker {
   private stopped = false
   private readonly keys?: KeysEraser
   private timer?: NodeJS.Timeout
+  private readonly retries = new Set<NodeJS.Timeout>()
 
   constructor(private readonly d: ErasureWorkerDeps) {
     this.set = new ErasureSet(d.pseudonyms)
@@ -90,6 +94,7 @@ export class ErasureWorker {
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.timer)
+    for (const r of this.retries) clearTimeout(r)
     await this.follower?.stop()
     await this.chain
   }
@@ -103,12 +108,26 @@ export class ErasureWorker {
     this.chain = this.chain
       .then(() => this.handle(e))
       .catch((err) => {
-        // Left without a receipt: handled again when the projector next starts.
-        this.d.log.error('erasure not completed; it is tried again at the next start', {
+        this.d.log.error('erasure not completed; it is tried again', {
           erasure_id: e.erasure_id,
+          retry_ms: this.d.retryMs,
           err,
         })
+        this.retryLater(e)
       })
+  }
+
+  /** A12's 60 s bound holds through a short outage only if a failed step is tried again while running. */
+  private retryLater(e: ErasureRecord) {
+    if (this.stopped) return
+    const r = setTimeout(() => {
+      this.retries.delete(r)
+      // The latest record of the request: a step done since (its receipt read back) is not redone.
+      const latest = this.set.forRecord(e)
+      if (latest?.erasure_id === e.erasure_id && this.unfinished(latest)) this.enqueue(latest)
+    }, this.d.retryMs)
+    r.unref()
+    this.retries.add(r)
   }
 
   /** One look at the keys topic for the erasures whose keys are tombstoned and not yet gone from disk. */

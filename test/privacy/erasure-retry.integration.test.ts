@@ -1,0 +1,77 @@
+// An erasure whose purge fails (ClickHouse unreachable for a moment, as in the drill's ClickHouse fault) is
+// tried again by the running projector after ERASURE_RETRY_MS, not only at its next start (A12): the receipt
+// comes without a restart, and no row of the person is left.
+import t from 'tap'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { startServices } from '../support/harness.js'
+import { openPrivacy } from '../../scripts/admin-context.js'
+import { loadProjectorConfig } from '../../services/projector/src/config.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { createEventLogClients } from '../../services/shared/src/event-log.js'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
+import { ErasureWorker } from '../../services/projector/src/privacy/erasure-worker.js'
+
+/** The real client, whose first `failures` DELETE mutations are refused as an unreachable server's are. */
+function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHouseClient; refused: () => number } {
+  let refused = 0
+  const wrapped = new Proxy(ch, {
+    get(target, prop) {
+      if (prop === 'command')
+        return async (p: Parameters<ClickHouseClient['command']>[0]) => {
+          if (refused < failures && /\bDELETE\b/.test(p.query)) {
+            refused++
+            throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:18123 (injected)'), { code: 'ECONNREFUSED' })
+          }
+          return target.command(p)
+        }
+      const v = Reflect.get(target, prop)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  return { ch: wrapped, refused: () => refused }
+}
+
+t.test('a purge that failed is tried again while the projector runs', async (t) => {
+  const s = await startServices(t)
+  const { key, accountId } = await s.createKey({ type: 'live' })
+  const user = 'retried-user'
+  for (let i = 0; i < 3; i++)
+    t.equal(
+      (await s.post('/v1/event', { event: 'page_viewed', user: { id: user }, properties: { i } }, { key })).status,
+      200,
+    )
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events WHERE user_id = '${user}'`, 3)
+  // The projector's own worker would purge at once: this test's worker, with a failing client, is the only one.
+  await s.projector!.close()
+
+  const log = createLogger((process.env.TEST_LOG_LEVEL ?? 'error') as 'error')
+  const cfg = loadProjectorConfig(s.env)
+  const { kafka, codec } = createEventLogClients(cfg, 'erasure-retry-test', log)
+  await codec.register(cfg.topics)
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
+  await producer.connect()
+  t.teardown(() => producer.disconnect())
+  const faulty = failingDeletes(s.ch, 1)
+  const worker = new ErasureWorker({
+    kafka,
+    codec,
+    producer,
+    ch: faulty.ch,
+    database: s.database,
+    topic: s.topics.erasures!,
+    settled: async () => undefined,
+    closeLiveStreams: () => undefined,
+    log,
+    retryMs: 300,
+  })
+  await worker.start()
+  t.teardown(() => worker.stop())
+
+  const { privacy, close } = await openPrivacy(s.env)
+  t.teardown(close)
+  const request = await privacy.requestErasure({ accountId, userId: user, requestedBy: 'test', suppress: false })
+  const receipt = await privacy.purged(accountId, user, request.erasure_id, 30_000)
+  t.equal(faulty.refused(), 1, 'the first purge attempt failed')
+  t.ok(receipt?.projections_purged_at, 'the receipt came without a restart')
+  t.same(await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = '${user}'`), [], 'no row of the person')
+})
