@@ -14,7 +14,7 @@ import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { parseReplayArgs, runReplayCommand } from '../../services/projector/src/replay/index.js'
-import { AccountRetention } from '../../services/projector/src/retention/account-retention.js'
+import { AccountRetention, COUNTS_TABLES } from '../../services/projector/src/retention/account-retention.js'
 import { MonthKeysShredder } from '../../services/projector/src/retention/month-keys.js'
 import { KeysEraser } from '../../services/projector/src/privacy/keys-eraser.js'
 import { RecordSealer } from '../../services/ingest/src/privacy/record-sealer.js'
@@ -104,8 +104,10 @@ t.test("a retention tombstones its expired months' data keys and sees them gone 
   )
   const job = new AccountRetention(s.ch, db, rules, log, { now: () => now, pollMs: 50, registry, keys: shredder })
   const run = await job.runOnce()
+  // The counts tables' hours go too when the recount has counted them by now (retention-counts' test, H82).
+  const counts = new Set(COUNTS_TABLES.map((c) => c.table))
   t.same(
-    run.removed.map((r) => [r.account_id, r.table, r.rows]),
+    run.removed.filter((r) => !counts.has(r.table)).map((r) => [r.account_id, r.table, r.rows]),
     [
       [kept.accountId, 'events', 1],
       [kept.accountId, 'person_weeks', 2],

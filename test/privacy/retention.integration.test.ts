@@ -9,7 +9,7 @@ import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { parseReplayArgs, runReplayCommand } from '../../services/projector/src/replay/index.js'
-import { AccountRetention } from '../../services/projector/src/retention/account-retention.js'
+import { AccountRetention, COUNTS_TABLES } from '../../services/projector/src/retention/account-retention.js'
 import { loadRetention } from '../../services/shared/src/privacy/retention-log.js'
 import { retentionCutoff } from '../../services/shared/src/privacy/retention.js'
 
@@ -65,8 +65,10 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
 
   const registry = new Registry()
   const run = await new AccountRetention(s.ch, db, rules, log, { now: () => now, pollMs: 50, registry }).runOnce()
+  // The counts tables' hours go too when the recount has counted them by now (retention-counts' test, H82).
+  const counts = new Set(COUNTS_TABLES.map((c) => c.table))
   t.same(
-    run.removed.map((r) => [r.table, r.rows]),
+    run.removed.filter((r) => !counts.has(r.table)).map((r) => [r.table, r.rows]),
     [
       ['events', 2],
       ['identifies', 1],
@@ -76,7 +78,9 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
     "the job deleted the expired events and identify, and their persons' weeks",
   )
   const metrics = await registry.metrics()
-  t.match(metrics, /^projector_retention_rows_removed 7$/m, 'the metrics say how many rows went')
+  const total = run.removed.reduce((n, r) => n + r.rows, 0)
+  t.ok(total >= 7, 'seven rows and any counted hours')
+  t.match(metrics, new RegExp(`^projector_retention_rows_removed ${total}$`, 'm'), 'the metrics say how many rows went')
   t.match(metrics, new RegExp(`^projector_retention_last_run_seconds ${now / 1000}$`, 'm'), 'and when')
   t.match(metrics, /^projector_retention_lag_seconds 0$/m, 'and how long ago, by the same clock')
   for (const table of ['events', 'identifies']) {

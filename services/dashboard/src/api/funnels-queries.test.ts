@@ -22,7 +22,11 @@ t.test('every value is bound; step 1 starts in the period, later steps may end a
   t.match(q, /event IN \('a\\'b', 'c'\)/)
   t.match(q, /environment = 'live'/)
   t.match(q, /\(event = 'a\\'b' AND .* AND timestamp_ms < 1716163200000\) AS step1, \(event = 'c'\) AS step2/)
-  t.match(q, /windowFunnel\(86400000\)\(toUInt32\(intDiv\(timestamp_ms - \d+, 1\)\), step1, step2\)/)
+  t.match(q, /windowFunnel\(172800001\)\(toUInt32\(tick \* 2 \+ step\), step = 0, step = 1\)/, 'the window in slots')
+  t.match(
+    q,
+    /intDiv\(timestamp_ms - \d+, 1\) AS tick, arrayJoin\(arrayFilter\(s -> s < 2, \[if\(step1, 0, 2\), if\(step2, 1, 2\)\]\)\) AS step/,
+  )
   t.match(q, /AND \(step1 OR step2\)\) AS e/, 'with a filter, only the rows of a step are joined')
   t.notMatch(funnelSql('db1', 'a', spec()), /step1 OR/, 'without, the event names select them (the sort key)')
   t.match(q, /timestamp < toDateTime\('2024-05-21 00:00:00', 'UTC'\)/, 'rows up to one window after the period')
@@ -30,16 +34,25 @@ t.test('every value is bound; step 1 starts in the period, later steps may end a
   t.throws(() => funnelSql('db; DROP', 'a', spec()), { code: 'SQL_BIND_ERROR' })
 })
 
-t.test('the clock fits a UInt32 (18.16): milliseconds up to 49 days read, else the fewest that fit', async (t) => {
+t.test('the clock fits 18.16 (U31): a tick per step under 2^31, milliseconds while they fit', async (t) => {
   const day = 86_400_000
   const from = new Date('2024-05-01T00:00:00.250Z')
-  const at = (days: number, windowMs: number) =>
-    funnelClock(spec({ from, to: new Date(from.getTime() + days * day), windowMs }))
-  t.same(at(30, 14 * day), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 1, window: 14 * day })
-  t.same(at(366, 30 * day), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 8, window: (30 * day) / 8 })
-  const c = at(30, 30 * day)
-  t.equal(c.tickMs, 2)
-  t.ok((60 * day + 1250) / c.tickMs <= 4_294_967_295, 'the last tick read fits')
+  const steps = (n: number) => Array.from({ length: n }, (_, i) => ({ event: `e${i}` }))
+  const at = (days: number, windowMs: number, n = 2) =>
+    funnelClock(spec({ from, to: new Date(from.getTime() + days * day), windowMs, steps: steps(n) }))
+  t.same(at(7, 1 * day), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 1, window: day })
+  t.same(at(7, 7 * day, 2), { baseMs: Date.parse('2024-05-01T00:00:00Z'), tickMs: 2, window: (7 * day) / 2 })
+  t.same(at(366, 30 * day, 5).tickMs, 80)
+  for (const [days, window, n] of [
+    [30, 30 * day, 5],
+    [7, 7 * day, 3],
+    [1, day, 5],
+  ] as const) {
+    const c = at(days, window, n)
+    const lastTick = Math.floor((days * day + window + 1250) / c.tickMs)
+    t.ok(lastTick * n + n - 1 < 2 ** 31, `the last slot read fits an Int32 (${days} d, ${n} steps)`)
+    t.ok(c.tickMs === 1 || Math.floor((days * day + window + 1250) / (c.tickMs - 1)) * n >= 2 ** 31, 'the fewest')
+  }
 })
 
 t.test('conversion and drop-off from the counts, none without a step 1', async (t) => {

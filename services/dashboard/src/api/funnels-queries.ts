@@ -1,10 +1,11 @@
 // The Funnels read (decision U15 of docs/design.md): of the persons who did step 1 in a period, how
 // many went on to do steps 2..n in that order within a conversion window of their step 1. Persons,
 // not ids: an anonymous page view then a signup under the known id is one person (person-events.ts,
-// H50). The SQL is built by a pure function, every value bound by schemas/clickhouse/sql.ts;
-// windowFunnel takes the time as a UInt32 on 18.16 (a UInt64 is refused there, code 43) and any
-// unsigned integer on current ClickHouse (A9, A10): funnelClock counts it in ticks since the read's
-// first second, milliseconds whenever they fit (U22), so steps are ordered to the millisecond.
+// H50). The SQL is built by a pure function, every value bound by schemas/clickhouse/sql.ts.
+// windowFunnel is given one row per (event, step it matches) and a time that orders the steps of one
+// tick by step, so that 18.16 and current servers answer alike (U31): 18.16 keeps a time in an Int32
+// (a time from 2^31 on never starts a funnel there) and takes the steps of one tick in the order they
+// come, current servers by step. The time is a UInt32 (18.16 refuses a UInt64, U22).
 import type { ClickHouseClient } from '@clickhouse/client'
 import { sql, raw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
@@ -40,18 +41,20 @@ export interface Funnel {
   steps: FunnelStepResult[]
 }
 
-const UINT32_MAX = 4_294_967_295
+/** 18.16's windowFunnel keeps times in an Int32: every time it is given stays below this (U31). */
+const TIME_LIMIT = 2 ** 31
 
 /**
- * windowFunnel's clock: ticks since the second the read starts at, as a UInt32. A tick is 1 ms when
- * the read (period and one window) spans at most 49 days, else the fewest milliseconds that make it
- * fit (10 ms for a 366-day custom period and a 30-day window); the window is counted in the same ticks.
+ * The funnel's clock: ticks since the second the read starts at. A tick is 1 ms when the read (period and
+ * one window) times the number of steps stays under 2^31 ms, else the fewest milliseconds that make it
+ * (U31: windowFunnel's time is tick * steps + step, so a tick holds one slot per step); the window is
+ * counted in the same ticks.
  */
 export function funnelClock(f: FunnelSpec): { baseMs: number; tickMs: number; window: number } {
   const baseMs = Math.floor(f.from.getTime() / 1000) * 1000
   // The read ends before the second after to + window (person-events.ts bounds `timestamp`).
   const span = f.to.getTime() + f.windowMs + 1000 - baseMs
-  const tickMs = Math.max(1, Math.ceil(span / UINT32_MAX))
+  const tickMs = Math.max(1, Math.ceil(span / Math.floor(TIME_LIMIT / f.steps.length)))
   return { baseMs, tickMs, window: Math.floor(f.windowMs / tickMs) }
 }
 
@@ -80,11 +83,19 @@ export function funnelSql(database: string, accountId: string, f: FunnelSpec): s
   )
   const counts = f.steps.map((_, i) => `countIf(level >= ${i + 1}) AS s${i + 1}`).join(', ')
   const clock = funnelClock(f)
-  const time = sql`toUInt32(intDiv(timestamp_ms - ${clock.baseMs}, ${clock.tickMs}))`
+  const n = f.steps.length
+  // Each row once per step it matches (one event may be two steps, e.g. `view` and `view where plan=a`),
+  // at tick * n + step: the steps of one tick come in step order, and a window of w ticks is w * n + n - 1
+  // in this time, since a later step's slot is at most n - 1 past its tick's first (U31).
+  const matched = `arrayJoin(arrayFilter(s -> s < ${n}, [${Object.keys(steps)
+    .map((c, i) => `if(${c}, ${i}, ${n})`)
+    .join(', ')}])) AS step`
+  const tick = sql`intDiv(timestamp_ms - ${clock.baseMs}, ${clock.tickMs})`
+  const levels = f.steps.map((_, i) => `step = ${i}`).join(', ')
   return sql`SELECT ${raw(counts)}
 FROM (
-  SELECT person, windowFunnel(${clock.window})(${raw(time)}, ${raw(Object.keys(steps).join(', '))}) AS level
-  FROM ${source}
+  SELECT person, windowFunnel(${clock.window * n + n - 1})(toUInt32(tick * ${n} + step), ${raw(levels)}) AS level
+  FROM (SELECT person, ${raw(tick)} AS tick, ${raw(matched)} FROM ${source})
   GROUP BY person
 )`
 }

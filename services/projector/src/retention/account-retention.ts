@@ -7,17 +7,43 @@
 // counts (billing, H33) and retry_ids holds only event ids; profiles (users, user_traits) are not rows
 // of one event and stay until the person is erased. Events partitions are months, but a partition holds
 // every account's rows, so a per-account retention deletes rows rather than dropping partitions.
+// The counts tables (U19, U26) have no user_id, yet a property value can name a person: once the dated
+// rows are gone, the account's buckets whose every event is expired go from each of them too (H82).
 import type { ClickHouseClient } from '@clickhouse/client'
 import { Gauge, type Registry } from 'prom-client'
-import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
+import { EVENT_COUNTS_TABLE } from '../../../shared/src/rollup/event-counts.js'
+import { PROPERTY_COUNTS_TABLE } from '../../../shared/src/rollup/property-counts.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
   raw(sql`account_id = ${account} AND timestamp < toDateTime(${Math.floor(cutoff / 1000)})`)
+
+/** A counts table: an account's rows per time bucket (`column`, a DateTime of the bucket's start). */
+export interface CountsTable {
+  table: string
+  column: string
+  /** The bucket's length. */
+  seconds: number
+}
+
+/**
+ * The counts tables the retention empties of expired buckets (H82): a counts table added later is one line
+ * here. Both hourly tables, though event_counts_hourly names no person: a breakdown reads an hour's events
+ * without the key as its count there less the key's rows (U26), so the two go together, as in an erasure.
+ */
+export const COUNTS_TABLES: readonly CountsTable[] = [
+  { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
+  { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
+]
+
+/** The buckets of `account` that end at or before `cutoff` (Unix ms): every event of them is expired. */
+const expiredBuckets = (account: string, cutoff: number, c: CountsTable) =>
+  raw(sql`account_id = ${account} AND ${ident(c.column)} <= toDateTime(${Math.floor(cutoff / 1000) - c.seconds})`)
 
 export interface AccountRetentionRun {
   /** When the run started (the injected clock's time). */
@@ -66,24 +92,21 @@ export class AccountRetention {
     if (opts.registry) this.gauges = retentionGauges(opts.registry, () => this.lagSeconds())
   }
 
-  /** One pass: for each account with a retention, delete its expired rows and wait until they are gone. */
+  /**
+   * One pass: for each account with a retention, delete its expired rows and wait until they are gone; then
+   * its expired buckets of the counts tables, after the rows, so that a recount running meanwhile (U25) reads
+   * the events without them or writes before the buckets' deletion (a count written after it goes next run).
+   */
   async runOnce(): Promise<AccountRetentionRun> {
     const at = this.now()
-    const removed: AccountRetentionRun['removed'] = []
-    const tables = await datedTables(this.ch, this.database)
-    for (const { account_id, cutoff } of this.rules.cutoffs(at)) {
-      for (const table of tables) {
-        const t = ident(this.database, table)
-        const [row] = await this.rows<{ n: string }>(
-          sql`SELECT count() AS n FROM ${t} WHERE ${expired(account_id, cutoff)}`,
-        )
-        const rows = Number(row?.n ?? 0)
-        if (rows === 0) continue
-        await this.ch.command({ query: sql`ALTER TABLE ${t} DELETE WHERE ${expired(account_id, cutoff)}` })
-        removed.push({ account_id, table, cutoff, rows })
-      }
-    }
-    while (removed.length > 0 && (await this.mutating())) await this.sleep(this.opts.pollMs ?? 200)
+    const cutoffs = this.rules.cutoffs(at)
+    const dated = (await datedTables(this.ch, this.database)).map((table) => ({ table, expired }))
+    const counts = COUNTS_TABLES.map((c) => ({
+      table: c.table,
+      expired: (account: string, cutoff: number) => expiredBuckets(account, cutoff, c),
+    }))
+    const removed = await this.deleteFrom(dated, cutoffs)
+    removed.push(...(await this.deleteFrom(counts, cutoffs)))
     const keys = await this.opts.keys?.look(this.rules.cutoffs(at))
     this.lastRunAt = at
     const total = removed.reduce((n, r) => n + r.rows, 0)
@@ -91,6 +114,27 @@ export class AccountRetention {
     this.gauges?.removed.set(total)
     if (total > 0) this.log.info('account retention: expired rows deleted', { removed })
     return { at, removed, keys }
+  }
+
+  /** Deletes each account's expired rows of `tables` and waits until the mutations are done. */
+  private async deleteFrom(
+    tables: { table: string; expired: (account: string, cutoff: number) => SqlRaw }[],
+    cutoffs: { account_id: string; cutoff: number }[],
+  ): Promise<AccountRetentionRun['removed']> {
+    const removed: AccountRetentionRun['removed'] = []
+    for (const { account_id, cutoff } of cutoffs) {
+      for (const { table, expired: where } of tables) {
+        const t = ident(this.database, table)
+        const condition = where(account_id, cutoff)
+        const [row] = await this.rows<{ n: string }>(sql`SELECT count() AS n FROM ${t} WHERE ${condition}`)
+        const rows = Number(row?.n ?? 0)
+        if (rows === 0) continue
+        await this.ch.command({ query: sql`ALTER TABLE ${t} DELETE WHERE ${condition}` })
+        removed.push({ account_id, table, cutoff, rows })
+      }
+    }
+    while (removed.length > 0 && (await this.mutating())) await this.sleep(this.opts.pollMs ?? 200)
+    return removed
   }
 
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */

@@ -1,0 +1,93 @@
+// Per-account retention (H60, H82) and the counts tables (U19, U26): after the job, no hour of the account
+// that ended at or before its cutoff is left in property_counts_hourly (whose values can name a person) nor
+// in event_counts_hourly, FINAL or not; the hour from the cutoff on and another account's old hours stay.
+import t from 'tap'
+import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
+import { eventRow } from '../support/event-rows.js'
+import { createLogger } from '../../services/shared/src/log.js'
+import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
+import { hourFloor, rebuildCounts } from '../../services/shared/src/rollup/event-counts.js'
+import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { RetentionRules, retentionCutoff } from '../../services/shared/src/privacy/retention.js'
+import { AccountRetention } from '../../services/projector/src/retention/account-retention.js'
+
+const KEPT = 'acc_retention_counts'
+const OTHER = 'acc_retention_counts_other'
+const H = 3_600_000
+const NOW = Date.UTC(2024, 6, 15, 12)
+const CUTOFF = retentionCutoff(1, NOW)! // 2024-06-15 00:00 UTC
+
+t.test("an account's expired hours leave the counts tables", async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'retention_counts', t })
+  let n = 0
+  const event = (account_id: string, ms: number, email: string) =>
+    eventRow({ event_id: `e${n++}`, account_id, event: 'signup', user_id: 'u', ms, properties: { email } })
+  const rows = [
+    event(KEPT, CUTOFF - 40 * 24 * H, 'month-before@example.com'),
+    event(KEPT, CUTOFF - 2 * H, 'old@example.com'),
+    event(KEPT, CUTOFF - 1, 'last-expired-ms@example.com'),
+    event(KEPT, CUTOFF, 'first-kept-ms@example.com'),
+    event(KEPT, CUTOFF + 24 * H, 'new@example.com'),
+    event(OTHER, CUTOFF - 2 * H, 'theirs@example.com'),
+  ]
+  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
+  const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
+  await rebuildCounts(client, database, hours)
+  await rebuildPropertyCounts(client, database, hours)
+
+  const left = async (table: string, account: string, final = '') =>
+    (
+      await queryRows<{ h: string; n: string }>(
+        client,
+        `SELECT toString(${table === 'property_counts_hourly' ? 'value' : 'hour'}) AS h, sum(events) AS n FROM ${database}.${table} ${final}
+         WHERE account_id = '${account}' GROUP BY h ORDER BY h`,
+      )
+    ).map((r) => r.h)
+  t.same(
+    await left('property_counts_hourly', KEPT),
+    [
+      'first-kept-ms@example.com',
+      'last-expired-ms@example.com',
+      'month-before@example.com',
+      'new@example.com',
+      'old@example.com',
+    ],
+    'every hour is counted before the job (the test can fail)',
+  )
+
+  const rules = new RetentionRules()
+  rules.apply({ account_id: KEPT, retention_months: 1 })
+  const job = new AccountRetention(client, database, rules, createLogger('error'), { now: () => NOW, pollMs: 50 })
+  const run = await job.runOnce()
+  t.same(
+    run.removed.map((r) => [r.table, r.rows]),
+    [
+      ['events', 3],
+      // The first event's week, for its event and for "any event" (U23); the other expired events' week
+      // goes once its latest event is expired.
+      ['person_weeks', 2],
+      ['property_counts_hourly', 3],
+      ['event_counts_hourly', 3],
+    ],
+    'the expired events, then their hours of both counts tables',
+  )
+  for (const final of ['', 'FINAL']) {
+    t.same(
+      await left('property_counts_hourly', KEPT, final),
+      ['first-kept-ms@example.com', 'new@example.com'],
+      `no expired value is left ${final}`,
+    )
+    t.same(
+      await left('event_counts_hourly', KEPT, final),
+      ['2024-06-15 00:00:00', '2024-06-16 00:00:00'],
+      `no expired hour is counted ${final}`,
+    )
+  }
+  t.same(
+    await left('property_counts_hourly', OTHER),
+    ['theirs@example.com'],
+    'an account without a retention keeps its hours',
+  )
+  t.same(await left('event_counts_hourly', OTHER), ['2024-06-14 22:00:00'])
+  t.same((await job.runOnce()).removed, [], 'a second run finds nothing left')
+})
