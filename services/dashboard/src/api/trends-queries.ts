@@ -220,16 +220,24 @@ LIMIT ${BREAKDOWN_TOP}`
  * then counted per value and bucket (U30): the join is keyed by the user id's 64-bit hash, a fixed-size key
  * (a String key was most of the query's time), and the id itself is compared after it, so two ids of one
  * hash never share a value: the persons of a hash are one row, the first's id and value in columns and,
- * only when there are several (never seen, kept for exactness), all of them in an array.
+ * only when there are several (never seen, kept for exactness), all of them in an array. `hash` is the
+ * function of the id: cityHash64, or a test's hash that collides on purpose.
  */
-export function traitBreakdownSql(database: string, accountId: string, s: TrendSpec, key: string): string {
+export function traitBreakdownSql(
+  database: string,
+  accountId: string,
+  s: TrendSpec,
+  key: string,
+  hash = 'cityHash64',
+): string {
+  const person = raw(`${hash}(user_id) AS person`)
   return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
   SELECT if(trait_user = user_id, v, arrayFirst(x -> x.1 = user_id, collided).2) AS value, t, count() AS n FROM (
-    SELECT ${bucketSql(s.interval)} AS t, environment, user_id, cityHash64(user_id) AS person
+    SELECT ${bucketSql(s.interval)} AS t, environment, user_id, ${person}
     FROM ${ident(database, 'events')} FINAL
     WHERE ${whereSql(accountId, s)}
   ) AS e ANY LEFT JOIN (
-    SELECT environment, cityHash64(user_id) AS person, any(user_id) AS trait_user, any(text) AS v,
+    SELECT environment, ${person}, any(user_id) AS trait_user, any(text) AS v,
       arraySlice(groupArray((user_id, text)), 1, (count() > 1) * count()) AS collided
     FROM (
       SELECT environment, user_id, ${valueTextSql('value')} AS text
