@@ -46,6 +46,10 @@ const CASES: Array<{ name: string; query: Record<string, string> }> = [
     name: 'breakdown by trait plan, 30 days by day',
     query: { period: '30d', interval: 'day', breakdownTrait: 'plan' },
   },
+  {
+    name: 'breakdown by trait plan, 7 days by hour',
+    query: { period: '7d', interval: 'hour', breakdownTrait: 'plan' },
+  },
 ]
 
 const specOf = (q: Record<string, string>): TrendSpec =>

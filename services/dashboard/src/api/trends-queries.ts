@@ -215,19 +215,39 @@ LIMIT ${BREAKDOWN_TOP}`
 /**
  * A breakdown by a trait (U27): each event counted under its person's value of the trait as `user_traits`
  * holds it when the query runs (the latest, FINAL; the event's user_id and environment; '' for an event
- * without a user id or a person without the trait), in breakdownSql's shape. Reads the events, joined
- * once to the account's values of that one trait (a row per person).
+ * without a user id or a person without the trait), in breakdownSql's shape. The period's events (FINAL:
+ * a duplicate counts once) are joined once to the account's values of that one trait (a row per person),
+ * then counted per value and bucket (U30): the join is keyed by the user id's 64-bit hash, a fixed-size key
+ * (a String key was most of the query's time), and the id itself is compared after it, so two ids of one
+ * hash never share a value: the persons of a hash are one row, the first's id and value in columns and,
+ * only when there are several (never seen, kept for exactness), all of them in an array. `hash` is the
+ * function of the id: cityHash64, or a test's hash that collides on purpose.
  */
-export function traitBreakdownSql(database: string, accountId: string, s: TrendSpec, key: string): string {
-  return sql`SELECT value, count() AS events, sumMap([t], [toUInt64(1)]) AS m FROM (
-  SELECT ${bucketSql(s.interval)} AS t, environment, user_id
-  FROM ${ident(database, 'events')} FINAL
-  WHERE ${whereSql(accountId, s)}
-) AS e ANY LEFT JOIN (
-  SELECT environment, user_id, ${valueTextSql('value')} AS value
-  FROM ${ident(database, 'user_traits')} FINAL
-  WHERE account_id = ${accountId} AND trait_key = ${key}${raw(s.environment ? sql` AND environment = ${s.environment}` : '')}
-) AS tr USING (environment, user_id)
+export function traitBreakdownSql(
+  database: string,
+  accountId: string,
+  s: TrendSpec,
+  key: string,
+  hash = 'cityHash64',
+): string {
+  const person = raw(`${hash}(user_id) AS person`)
+  return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
+  SELECT if(trait_user = user_id, v, arrayFirst(x -> x.1 = user_id, collided).2) AS value, t, count() AS n FROM (
+    SELECT ${bucketSql(s.interval)} AS t, environment, user_id, ${person}
+    FROM ${ident(database, 'events')} FINAL
+    WHERE ${whereSql(accountId, s)}
+  ) AS e ANY LEFT JOIN (
+    SELECT environment, ${person}, any(user_id) AS trait_user, any(text) AS v,
+      arraySlice(groupArray((user_id, text)), 1, (count() > 1) * count()) AS collided
+    FROM (
+      SELECT environment, user_id, ${valueTextSql('value')} AS text
+      FROM ${ident(database, 'user_traits')} FINAL
+      WHERE account_id = ${accountId} AND trait_key = ${key}${raw(s.environment ? sql` AND environment = ${s.environment}` : '')}
+    )
+    GROUP BY environment, person
+  ) AS tr USING (environment, person)
+  GROUP BY value, t
+)
 GROUP BY value WITH TOTALS
 ORDER BY events DESC, value
 LIMIT ${BREAKDOWN_TOP}`
