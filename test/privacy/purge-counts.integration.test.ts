@@ -6,8 +6,8 @@ import { createTestDatabase, queryRows, type TeardownHost } from '../support/cli
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
-import { hourFloor, rebuildCounts } from '../../services/shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { hourFloor } from '../../services/shared/src/rollup/event-counts.js'
+import { recountRanges } from '../../services/shared/src/rollup/recount-ranges.js'
 import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
 import { HourRecount } from '../../services/projector/src/rollup/recount.js'
 import { purgePerson } from '../../services/projector/src/privacy/purge.js'
@@ -37,8 +37,7 @@ async function counted(t: TeardownHost, prefix: string) {
   ]
   await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
   const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(db.client, db.database, hours)
-  await rebuildPropertyCounts(db.client, db.database, hours)
+  await recountRanges(db.client, db.database, hours)
   return db
 }
 
