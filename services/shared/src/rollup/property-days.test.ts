@@ -1,18 +1,16 @@
 // The daily property counts' statements and the days a breakdown reads from them (U29).
 import t from 'tap'
-import { readFile } from 'node:fs/promises'
+import { loadMigrations } from '../../../../schemas/clickhouse/migrate.js'
 import { HOUR_MS } from './event-counts.js'
 import { countedDays, DAY_MS, dayRanges, propertyDayStatements, propertyDaysSelect } from './property-days.js'
 
 const D = Date.UTC(2024, 4, 13)
 
 t.test("migration 017's backfill sums the hourly rows as the recount does (one rule, U29)", async (t) => {
-  const text = await readFile(
-    new URL('../../../../schemas/clickhouse/017_property_counts_daily.sql', import.meta.url),
-    'utf8',
-  )
+  const m017 = (await loadMigrations()).find((m) => m.version === 17)!
+  const backfill = m017.statements.find((x) => x.startsWith('INSERT'))
   const select = propertyDaysSelect('DBNAME', '1').replaceAll('DBNAME', '{db}')
-  t.ok(text.includes(`INSERT INTO {db}.property_counts_daily\n${select};`), 'the backfill is propertyDaysSelect')
+  t.equal(backfill, `INSERT INTO {db}.property_counts_daily\n${select}`, 'the backfill is propertyDaysSelect')
   t.match(select, /FROM \{db\}\.property_counts_hourly FINAL/)
 })
 
