@@ -38,6 +38,8 @@ const CASES: Array<{ name: string; query: Record<string, string> }> = [
   { name: 'all events, 30 days by day (no breakdown)', query: { period: '30d', interval: 'day' } },
   { name: 'breakdown by plan, 30 days by day', query: { period: '30d', interval: 'day', breakdown: 'plan' } },
   { name: 'breakdown by path (200 values), 30 days', query: { period: '30d', interval: 'day', breakdown: 'path' } },
+  { name: 'breakdown by plan, 7 days by day', query: { period: '7d', interval: 'day', breakdown: 'plan' } },
+  { name: 'breakdown by path (200 values), 7 days', query: { period: '7d', interval: 'day', breakdown: 'path' } },
   {
     name: 'one event by plan, 7 days by hour',
     query: { period: '7d', interval: 'hour', event: 'page_viewed', breakdown: 'plan' },
@@ -64,10 +66,11 @@ interface Seen {
 }
 
 /**
- * Polls system.processes every 50 ms for the bench account's statements and keeps each one's largest
- * figures (so a little under the whole: the last 50 ms of a statement are not seen), until stop().
+ * Polls system.processes every 50 ms for the bench account's statements on `database` (another bench may
+ * run on the same server with the same account in its own database) and keeps each one's largest figures
+ * (so a little under the whole: the last 50 ms of a statement are not seen), until stop().
  */
-function watchServer(): { stop: () => Promise<Map<string, Seen>> } {
+function watchServer(database: string): { stop: () => Promise<Map<string, Seen>> } {
   const ch = client()
   const seen = new Map<string, Seen>()
   let running = true
@@ -76,7 +79,8 @@ function watchServer(): { stop: () => Promise<Map<string, Seen>> } {
       const r = await ch.query({
         query: sql`SELECT query_id, ProfileEvents['UserTimeMicroseconds'] + ProfileEvents['SystemTimeMicroseconds'] AS cpu_us,
   read_rows, read_bytes, peak_memory_usage AS memory
-FROM system.processes WHERE position(query, ${ACCOUNT}) > 0 AND position(query, 'system.processes') = 0`,
+FROM system.processes WHERE position(query, ${ACCOUNT}) > 0 AND position(query, ${`${database}.`}) > 0
+  AND position(query, 'system.processes') = 0`,
         format: 'JSONEachRow',
       })
       for (const x of await r.json<Record<string, string>>()) {
@@ -106,7 +110,7 @@ async function timeCase(c: (typeof CASES)[number], database: string): Promise<vo
   const wall: number[] = []
   const runs: Seen[] = []
   for (let i = 0; i < RUNS; i++) {
-    const watch = watchServer()
+    const watch = watchServer(database)
     const t0 = performance.now()
     await trends.trend(ACCOUNT, specOf(c.query))
     wall.push(performance.now() - t0)

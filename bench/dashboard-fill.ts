@@ -8,8 +8,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql } from '../schemas/clickhouse/sql.js'
 import { fillRefusals } from './refusals-fill.js'
-import { HOUR_MS, hourFloor, rebuildCounts } from '../services/shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../services/shared/src/rollup/property-counts.js'
+import { HOUR_MS, hourFloor } from '../services/shared/src/rollup/event-counts.js'
+import { recountRanges } from '../services/shared/src/rollup/recount-ranges.js'
 
 export interface FillSizes {
   events: number
@@ -77,7 +77,7 @@ FROM numbers(${s.persons * 5})`
 
 /**
  * Runs the three fills (the users table and identity links follow through their materialized views),
- * counts the filled hours by the statement the projector's writer runs after each batch (U19), then
+ * counts the filled hours by the statements the projector's recount runs (U19, U26; their days, U29), then
  * writes a week of refused requests (refusals-fill.ts).
  */
 export async function fillAccount(
@@ -94,7 +94,6 @@ export async function fillAccount(
   ])
     await ch.command({ query })
   const ranges = [{ accountId, fromMs: hourFloor((nowS - SPAN_S) * 1000), toMs: hourFloor(nowS * 1000) + HOUR_MS }]
-  await rebuildCounts(ch, database, ranges)
-  await rebuildPropertyCounts(ch, database, ranges)
+  await recountRanges(ch, database, ranges)
   await fillRefusals(ch, database, accountId, nowS * 1000)
 }

@@ -112,6 +112,7 @@ t.test("every statement of this folder's migrations has a cluster form", async (
     'identifies',
     'identity_links',
     'person_weeks',
+    'property_counts_daily',
     'property_counts_hourly',
     'refusals_by_minute',
     'refused_samples',

@@ -33,6 +33,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   event_counts_dirty: 'cityHash64(account_id)',
   /** Every recount of one key's rows of an account on one shard, so FINAL keeps the largest (U26). */
   property_counts_hourly: 'cityHash64(account_id, key)',
+  /** As property_counts_hourly's, so a day's sum reads its hours on the shard it writes to (U29). */
+  property_counts_daily: 'cityHash64(account_id, key)',
 }
 
 export const LOCAL_SUFFIX = '_local'

@@ -42,6 +42,7 @@ t.test('creates the database, applies every file once, records it; then idempote
       'identity_map',
       'person_weeks',
       'person_weeks_from_events_mv',
+      'property_counts_daily',
       'property_counts_hourly',
       'refusals_by_minute',
       'refused_samples',

@@ -1,13 +1,13 @@
-// The erasure purge and the counts tables (U26): a property value only the erased person sent is gone
-// from property_counts_hourly once the recount has run, the hours stay exact meanwhile (read from the
+// The erasure purge and the counts tables (U26, U29): a property value only the erased person sent is gone
+// from property_counts_hourly and property_counts_daily once the recount has run, the hours stay exact meanwhile (read from the
 // events), and the other persons' counts of those hours are counted again.
 import t from 'tap'
 import { createTestDatabase, queryRows, type TeardownHost } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
-import { hourFloor, rebuildCounts } from '../../services/shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { hourFloor } from '../../services/shared/src/rollup/event-counts.js'
+import { recountRanges } from '../../services/shared/src/rollup/recount-ranges.js'
 import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
 import { HourRecount } from '../../services/projector/src/rollup/recount.js'
 import { purgePerson } from '../../services/projector/src/privacy/purge.js'
@@ -37,25 +37,27 @@ async function counted(t: TeardownHost, prefix: string) {
   ]
   await db.client.insert({ table: `${db.database}.events`, values: rows, format: 'JSONEachRow' })
   const hours = markRanges(rows.map((r) => ({ accountId: ACCOUNT, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(db.client, db.database, hours)
-  await rebuildPropertyCounts(db.client, db.database, hours)
+  await recountRanges(db.client, db.database, hours)
   return db
 }
 
 t.test("an erased person's property values leave the counts", async (t) => {
   const { client, database } = await counted(t, 'purge_counts')
-  const values = () =>
+  const values = (table = 'property_counts_hourly') =>
     queryRows<{ value: string; events: string }>(
       client,
-      `SELECT value, sum(events) AS events FROM ${database}.property_counts_hourly FINAL GROUP BY value ORDER BY value`,
+      `SELECT value, sum(events) AS events FROM ${database}.${table} FINAL GROUP BY value ORDER BY value`,
     )
-  t.same(await values(), [
+  const before = [
     { value: 'erased@example.com', events: '1' },
     { value: 'kept@example.com', events: '2' },
-  ])
+  ]
+  t.same(await values(), before)
+  t.same(await values('property_counts_daily'), before, 'the day')
 
   await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
   t.same(await values(), [{ value: 'kept@example.com', events: '1' }], 'the erased hour is no longer counted')
+  t.same(await values('property_counts_daily'), [], "nor the erased person's day")
   const trends = new TrendQueries(client, database, true)
   const spec = {
     from: new Date(T0),
@@ -72,6 +74,7 @@ t.test("an erased person's property values leave the counts", async (t) => {
   })
   t.equal(await recount.runOnce(), 1, 'the recount counts the erased hour again')
   t.same(await values(), [{ value: 'kept@example.com', events: '2' }], 'from the events left')
+  t.same(await values('property_counts_daily'), [{ value: 'kept@example.com', events: '2' }], 'the day summed again')
   t.same((await trends.trend(ACCOUNT, spec)).series, [{ value: 'kept@example.com', counts: [2] }])
 })
 
@@ -96,15 +99,17 @@ t.test('a recount running while the purge runs keeps none of the erased values a
   })
   await purgePerson(racing, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
   await recount.runOnce()
-  const values = await queryRows<{ value: string; events: string }>(
-    client,
-    `SELECT value, sum(events) AS events FROM ${database}.property_counts_hourly FINAL GROUP BY value ORDER BY value`,
-  )
-  t.same(
-    values,
-    [{ value: 'kept@example.com', events: '2' }],
-    "the erased person's value is gone, the other counted twice",
-  )
+  for (const table of ['property_counts_hourly', 'property_counts_daily']) {
+    const values = await queryRows<{ value: string; events: string }>(
+      client,
+      `SELECT value, sum(events) AS events FROM ${database}.${table} FINAL GROUP BY value ORDER BY value`,
+    )
+    t.same(
+      values,
+      [{ value: 'kept@example.com', events: '2' }],
+      `${table}: the erased person's value is gone, the other counted twice`,
+    )
+  }
   const [total] = await queryRows<{ events: string }>(
     client,
     `SELECT sum(events) AS events FROM ${database}.event_counts_hourly FINAL WHERE account_id = '${ACCOUNT}'`,

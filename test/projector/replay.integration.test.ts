@@ -183,6 +183,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
     'identifies',
     'identity_links',
     'person_weeks',
+    'property_counts_daily',
     'property_counts_hourly',
     'retry_ids',
     'usage_monthly',

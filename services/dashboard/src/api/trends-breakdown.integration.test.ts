@@ -7,9 +7,10 @@
 import t, { type Test } from 'tap'
 import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
-import { hourFloor, rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
+import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks, markRanges } from '../../../shared/src/rollup/dirty-hours.js'
-import { rebuildPropertyCounts, VALUE_MAX } from '../../../shared/src/rollup/property-counts.js'
+import { VALUE_MAX } from '../../../shared/src/rollup/property-counts.js'
+import { recountRanges } from '../../../shared/src/rollup/recount-ranges.js'
 import { ident, sql } from '../../../../schemas/clickhouse/sql.js'
 import {
   BREAKDOWN_TOP,
@@ -58,8 +59,7 @@ async function breakdownCases(t: Test, db: VersionedDatabase) {
   await insert(rows.slice(0, 20)) // a retried insert: the same rows again
   // The recount of every hour (U25), which counts both tables.
   const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(db.client, db.database, hours)
-  await rebuildPropertyCounts(db.client, db.database, hours)
+  await recountRanges(db.client, db.database, hours)
   // Late: into an hour already counted, marked dirty as the projector's writer marks it, not recounted.
   const late = row('signup', T0 + 7 * H + 10 * 60_000, { plan: 'p11' })
   await insert([late, late])
@@ -122,6 +122,88 @@ GROUP BY value`,
     const sorted = [...byValue].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     const rest = sorted.slice(BREAKDOWN_TOP).reduce((a, [, k]) => a + k, 0)
     return [...sorted.slice(0, BREAKDOWN_TOP), ...(rest > 0 ? [[OTHER, rest] as [string, number]] : [])]
+  }
+}
+
+t.test('the breakdown reads whole counted days from the daily counts, exact as the events', (t) =>
+  onBothVersions(t, 'trendday', dayCases),
+)
+
+/**
+ * U29: a period over 4 days with bounds inside a day and an hour, so days come from property_counts_daily
+ * and the edges from the hours and the events; 15 paths (so "$other"), a duplicate insert; then a late
+ * event into a counted day (its hour marked dirty: the day is read from the hours until the recount) and
+ * the recount of that hour, which must sum its day again.
+ */
+async function dayCases(t: Test, db: VersionedDatabase) {
+  let n = 0
+  const row = (ms: number, path: string, event = 'page', environment?: 'live' | 'test') =>
+    eventRow({
+      event_id: `d${++n}`,
+      account_id: 'acc_a',
+      environment: environment ?? (n % 5 === 0 ? 'test' : 'live'),
+      event,
+      ms,
+      properties: { path },
+    })
+  const rows: Array<ReturnType<typeof row>> = []
+  for (let h = 0; h < 4 * 24; h += 1)
+    for (let k = 0; k <= h % 15; k++) rows.push(row(T0 + h * H + k * 60_000, `/p${k}`, k % 3 ? 'page' : 'signup'))
+  const insert = (values: object[]) =>
+    db.client.insert({ table: `${db.database}.events`, values, format: 'JSONEachRow' })
+  await insert(rows)
+  await insert(rows.slice(0, 40)) // a retried insert: the same rows again
+  const hourMarks = (rs: typeof rows) => rs.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) }))
+  const recount = async (rs: typeof rows) => {
+    const markedMs = Date.now()
+    await recountRanges(db.client, db.database, markRanges(hourMarks(rs)))
+    await insertMarks(db.client, db.database, hourMarks(rs), { markedMs, dirty: false })
+  }
+  await recount(rows)
+  const period = { from: new Date(T0 + 5 * H + 20 * 60_000), to: new Date(T0 + 3 * 24 * H + 7 * H + 30 * 60_000) }
+  const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({
+    ...period,
+    interval: 'day',
+    filters: [],
+    breakdown: 'path',
+    ...over,
+  })
+  const specs = [
+    spec(),
+    spec({ interval: 'week' }),
+    spec({ event: 'signup' }),
+    spec({ environment: 'test' }),
+    spec({ interval: 'hour' }),
+  ]
+  const q = new TrendQueries(db.client, db.database, true)
+  const events = new TrendQueries(db.client, db.database, false)
+  const same = async (when: string) => {
+    for (const s of specs)
+      t.same(await q.trend('acc_a', s), await events.trend('acc_a', s), `${when}: ${JSON.stringify(s)}`)
+  }
+  const [days] = await queryDays()
+  t.ok(Number(days!.n) > 0, 'the recount summed the days')
+  t.match(breakdownCountsSql(db.database, 'acc_a', spec(), 'path', []), /property_counts_daily FINAL/, 'reads the days')
+  await same('counted')
+
+  // Late: '/late' and a '/p0' signup (rows of the day hold '/p0' signups) into 10:00 of the second day
+  // (counted), each twice, marked dirty as the writer does.
+  const p0 = async () => (await q.trend('acc_a', spec())).series.find((x) => x.value === '/p0')!.counts
+  const before = await p0()
+  const late = [row(T0 + 34 * H + 5 * 60_000, '/late'), row(T0 + 34 * H + 6 * 60_000, '/p0', 'signup', 'live')]
+  await insert([...late, ...late])
+  await insertMarks(db.client, db.database, hourMarks(late), { markedMs: Date.now(), dirty: true })
+  await same('a late event, its hour dirty')
+  await recount(late)
+  await same('the late hour recounted')
+  t.same(await p0(), [before[0], before[1]! + 1, ...before.slice(2)], 'the late event counts once, in its day')
+
+  async function queryDays() {
+    const r = await db.client.query({
+      query: `SELECT count() AS n FROM ${db.database}.property_counts_daily WHERE account_id = 'acc_a'`,
+      format: 'JSONEachRow',
+    })
+    return r.json<{ n: string }>()
   }
 }
 

@@ -3,8 +3,8 @@
 import t from 'tap'
 import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { markRanges } from '../../../shared/src/rollup/dirty-hours.js'
-import { hourFloor, rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../../shared/src/rollup/property-counts.js'
+import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
+import { recountRanges } from '../../../shared/src/rollup/recount-ranges.js'
 import { OTHER, TrendQueries, type TrendSpec } from './trends-queries.js'
 
 const day = (d: number, h = 12) => new Date(Date.UTC(2024, 4, d, h))
@@ -37,8 +37,7 @@ t.test('trends count what was stored', async (t) => {
   await db.client.insert({ table: `${db.database}.events`, values: [rows[0]], format: 'JSONEachRow' })
   // The hourly counts (U19) and property counts (U26), as the projector's recount counts them.
   const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(db.client, db.database, hours)
-  await rebuildPropertyCounts(db.client, db.database, hours)
+  await recountRanges(db.client, db.database, hours)
 
   const q = new TrendQueries(db.client, db.database, true)
   const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({

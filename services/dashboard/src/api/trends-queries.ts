@@ -8,8 +8,9 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, sql, raw, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Environment } from './queries.js'
 import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rollup/event-counts.js'
-import { dirtyHours, hoursCondition, notTheseHours } from '../../../shared/src/rollup/dirty-hours.js'
+import { dirtyHours, hoursCondition, notTheseHours, spansCondition } from '../../../shared/src/rollup/dirty-hours.js'
 import { PROPERTY_COUNTS_TABLE, propertyValueSql, valueTextSql } from '../../../shared/src/rollup/property-counts.js'
+import { countedDays, PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
 
 export type Interval = 'hour' | 'day' | 'week'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
@@ -178,10 +179,12 @@ LIMIT ${BREAKDOWN_TOP}`
 }
 
 /**
- * The breakdown from the hourly counts (U26), in breakdownSql's shape: the counted hours' values from
- * property_counts_hourly FINAL, the events without the key ('') as the hour's count in event_counts_hourly
- * less the key's rows, and the partial and dirty hours from `events FINAL` as countsTrendSql reads them.
- * Exact like breakdownSql: both tables are recounted from `events FINAL` before an hour is marked counted.
+ * The breakdown from the counts (U26, U29), in breakdownSql's shape: the counted whole days' values from
+ * property_counts_daily FINAL (by day or week; countedDays: no dirty hour in the day), the other counted
+ * hours' from property_counts_hourly FINAL, the events without the key ('') as the hours' count in
+ * event_counts_hourly less the key's rows, and the partial and dirty hours from `events FINAL` as
+ * countsTrendSql reads them. Exact like breakdownSql: every table is recounted from `events FINAL` (the
+ * days from the recounted hours) before an hour is marked counted.
  */
 export function breakdownCountsSql(
   database: string,
@@ -191,11 +194,22 @@ export function breakdownCountsSql(
   dirty: readonly number[] = [],
 ): string {
   const counted = countedHoursWhere(accountId, s, dirty)
+  const whole = wholeHours(s)
+  // An hour's buckets cannot be read from a day's rows.
+  const days = s.interval === 'hour' ? [] : countedDays(whole.fromMs, whole.toMs, dirty)
   // Each row of the key read once: its count under its value, and taken from the hour's '' (arrayJoin).
+  const keyRows = (column: string) =>
+    raw(
+      sql`SELECT ${bucketSql(s.interval, column)} AS t, arrayJoin([(value, toInt64(events)), ('', -toInt64(events))]) AS vn`,
+    )
   return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
   SELECT t, vn.1 AS value, vn.2 AS n FROM (
-    SELECT ${bucketSql(s.interval, 'hour')} AS t, arrayJoin([(value, toInt64(events)), ('', -toInt64(events))]) AS vn
-    FROM ${ident(database, PROPERTY_COUNTS_TABLE)} FINAL WHERE key = ${key} AND ${counted}
+    ${keyRows('hour')}
+    FROM ${ident(database, PROPERTY_COUNTS_TABLE)} FINAL WHERE key = ${key} AND ${counted} AND NOT ${raw(spansCondition(days, 'hour'))}
+    UNION ALL
+    ${keyRows('day')}
+    FROM ${ident(database, PROPERTY_DAYS_TABLE)} FINAL
+    WHERE account_id = ${accountId} AND key = ${key} AND ${raw(spansCondition(days, 'day'))}${raw(scopeSql(s))}
   )
   UNION ALL
   SELECT ${bucketSql(s.interval, 'hour')} AS t, '' AS value, toInt64(events) AS n

@@ -7,12 +7,14 @@
 // that order, a recount running meanwhile counts either an hour still counted (before the mark, nothing
 // to do) or the events without the person (after the deletion): it can neither keep the person's values
 // nor have its rows deleted behind it. Both tables, so a breakdown's '' (the hour's count less the key's)
-// stays exact.
+// stays exact. The days of those hours go from property_counts_daily too (U29), in the same step: the
+// recount of the dirty hours sums each day again from the hours left.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { EVENT_COUNTS_TABLE, HOUR_OF_TIMESTAMP } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
 import { PROPERTY_COUNTS_TABLE } from '../../../shared/src/rollup/property-counts.js'
+import { dayFloor, PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
 /** The hours (UTC, epoch seconds) the person's events fall in. */
@@ -41,8 +43,14 @@ export async function forgetCountedHours(
 ): Promise<void> {
   if (hours.length === 0) return
   const inHours = raw(`toUInt32(hour) IN (${hours.join(', ')})`)
-  for (const table of [PROPERTY_COUNTS_TABLE, EVENT_COUNTS_TABLE])
-    await ch.command({ query: sql`${where.alter(table)} DELETE WHERE account_id = ${accountId} AND ${inHours}` })
+  const days = [...new Set(hours.map((h) => dayFloor(h * 1000) / 1000))]
+  const inDays = raw(`toUInt32(day) IN (${days.join(', ')})`)
+  for (const [table, rows] of [
+    [PROPERTY_COUNTS_TABLE, inHours],
+    [PROPERTY_DAYS_TABLE, inDays],
+    [EVENT_COUNTS_TABLE, inHours],
+  ] as const)
+    await ch.command({ query: sql`${where.alter(table)} DELETE WHERE account_id = ${accountId} AND ${rows}` })
   await settled()
   const marks = hours.map((h) => ({ accountId, hourMs: h * 1000 }))
   await insertMarks(ch, database, marks, { markedMs: Date.now(), dirty: true })

@@ -5,8 +5,7 @@
 // agree, the larger stays (U19), and the marks are versioned by time.
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../../../shared/src/log.js'
-import { rebuildCounts } from '../../../shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../../shared/src/rollup/property-counts.js'
+import { recountRanges } from '../../../shared/src/rollup/recount-ranges.js'
 import { closedDirtySql, insertMarks, markRanges, type HourMark } from '../../../shared/src/rollup/dirty-hours.js'
 import { Periodic } from '../retention/periodic.js'
 
@@ -36,9 +35,8 @@ export class HourRecount {
       hourMs: Number(x.h) * 1000,
     }))
     if (marks.length === 0) return 0
-    await rebuildCounts(this.ch, this.database, markRanges(marks), this.opts.settings)
-    // The property counts of the same hours (U26), before the marks: an hour is counted in both or dirty.
-    await rebuildPropertyCounts(this.ch, this.database, markRanges(marks), this.opts.settings)
+    // Every counts table (U19, U26, U29) before the marks: an hour is counted in all of them or dirty.
+    await recountRanges(this.ch, this.database, markRanges(marks), this.opts.settings)
     await insertMarks(this.ch, this.database, marks, { markedMs: started, dirty: false }, this.opts.settings)
     this.log.debug('hourly counts: hours recounted', { hours: marks.length })
     return marks.length

@@ -120,10 +120,14 @@ export function markRanges(marks: readonly HourMark[]): HourRange[] {
  * `timestamp`, the sort key, so the server reads only those hours. '0' when there are none.
  */
 export function hoursCondition(hoursMs: readonly number[]): string {
-  const ranges = markRanges(hoursMs.map((hourMs) => ({ accountId: '', hourMs })))
-  if (ranges.length === 0) return '0'
+  return spansCondition(markRanges(hoursMs.map((hourMs) => ({ accountId: '', hourMs }))))
+}
+
+/** A DateTime column (a sort key's) inside one of the spans [fromMs, toMs), as ranges of it; '0' when there are none. */
+export function spansCondition(spans: readonly { fromMs: number; toMs: number }[], column = 'timestamp'): string {
+  if (spans.length === 0) return '0'
   const at = (ms: number) => sql`toDateTime(${new Date(Math.max(0, ms))}, 'UTC')`
-  return `(${ranges.map((r) => `(timestamp >= ${at(r.fromMs)} AND timestamp < ${at(r.toMs)})`).join(' OR ')})`
+  return `(${spans.map((r) => `(${column} >= ${at(r.fromMs)} AND ${column} < ${at(r.toMs)})`).join(' OR ')})`
 }
 
 /** The table's rows of the given hours left out ('1' when there are none): those are read from the events. */

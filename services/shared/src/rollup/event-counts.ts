@@ -28,12 +28,20 @@ export const ACCOUNTS_PER_STATEMENT = 1000
 /**
  * Recomputes the ranges' rows from `events FINAL`, so a duplicate counts once and a rebuild replaces the
  * hour's row (ReplacingMergeTree versioned by the count). `timestamp` (whole seconds) bounds the hours
- * exactly, as both bounds are whole hours. Ranges of one span share a clause (`account_id IN (...)`: a
- * batch of many accounts mostly touches the same hour), and the statements name at most
- * ACCOUNTS_PER_STATEMENT accounts each.
+ * exactly, as both bounds are whole hours.
  */
 export function rebuildStatements(database: string, ranges: readonly HourRange[]): string[] {
   const table: SqlIdentifier = ident(database, EVENT_COUNTS_TABLE)
+  return rangeConditions(ranges).map((where) => statement(table, database, where))
+}
+
+/**
+ * The WHERE conditions of a recount's statements over the ranges, one a statement, on `column` (a
+ * DateTime; `timestamp` for the events, `hour` for the hourly rows). Ranges of one span share a clause
+ * (`account_id IN (...)`: a batch of many accounts mostly touches the same hour), and each condition
+ * names at most ACCOUNTS_PER_STATEMENT accounts. One builder for every counts table (U19, U26, U29).
+ */
+export function rangeConditions(ranges: readonly HourRange[], column = 'timestamp'): string[] {
   const bySpan = new Map<string, { fromMs: number; toMs: number; accounts: string[] }>()
   for (const r of ranges) {
     // A DateTime holds no time before 1970: a range of a time before it starts at the epoch.
@@ -41,19 +49,20 @@ export function rebuildStatements(database: string, ranges: readonly HourRange[]
     const key = `${fromMs}-${toMs}`
     ;(bySpan.get(key) ?? bySpan.set(key, { fromMs, toMs, accounts: [] }).get(key)!).accounts.push(r.accountId)
   }
+  const col = raw(column)
   const clauses: Array<{ accounts: number; text: string }> = []
   for (const span of bySpan.values())
     for (let i = 0; i < span.accounts.length; i += ACCOUNTS_PER_STATEMENT) {
       const accounts = span.accounts.slice(i, i + ACCOUNTS_PER_STATEMENT)
       const list = accounts.map((a) => sql`${a}`).join(', ')
-      const text = sql`(account_id IN (${raw(list)}) AND timestamp >= toDateTime(${new Date(span.fromMs)}, 'UTC') AND timestamp < toDateTime(${new Date(span.toMs)}, 'UTC'))`
+      const text = sql`(account_id IN (${raw(list)}) AND ${col} >= toDateTime(${new Date(span.fromMs)}, 'UTC') AND ${col} < toDateTime(${new Date(span.toMs)}, 'UTC'))`
       clauses.push({ accounts: accounts.length, text })
     }
-  const statements: string[] = []
+  const conditions: string[] = []
   let group: string[] = []
   let named = 0
   const flush = () => {
-    if (group.length > 0) statements.push(statement(table, database, group.join(' OR ')))
+    if (group.length > 0) conditions.push(group.join(' OR '))
     group = []
     named = 0
   }
@@ -63,7 +72,7 @@ export function rebuildStatements(database: string, ranges: readonly HourRange[]
     named += c.accounts
   }
   flush()
-  return statements
+  return conditions
 }
 
 function statement(table: SqlIdentifier, database: string, where: string): string {
@@ -74,17 +83,33 @@ WHERE ${where}
 GROUP BY account_id, environment, event, h`
 }
 
-/** Runs rebuildStatements one after the other (the writer, the bench's fill, the tests). */
+/**
+ * The ranges cut where a month begins and grouped by at most MONTHS_PER_INSERT months (U28): the table
+ * is partitioned by month, so a recount of a long history is several inserts, one group's statements each.
+ */
+export const monthRangeGroups = (ranges: readonly HourRange[]): HourRange[][] =>
+  monthGroups(splitAtMonths(ranges), [(r) => monthIndex(r.fromMs)])
+
+/** Runs each group's statements one after the other. */
+export async function runGroups(
+  ch: Pick<ClickHouseClient, 'command'>,
+  groups: readonly (readonly HourRange[])[],
+  statementsOf: (group: readonly HourRange[]) => string[],
+  settings?: ClickHouseSettings,
+): Promise<void> {
+  for (const group of groups)
+    for (const query of statementsOf(group))
+      await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+}
+
+/** Runs rebuildStatements one after the other (the bench's fill, the tests; the recount runs runGroups itself). */
 export async function rebuildCounts(
   ch: Pick<ClickHouseClient, 'command'>,
   database: string,
   ranges: readonly HourRange[],
   settings?: ClickHouseSettings,
 ): Promise<void> {
-  // The table is partitioned by month: a recount of a long history is several inserts (U28).
-  for (const group of monthGroups(splitAtMonths(ranges), [(r) => monthIndex(r.fromMs)]))
-    for (const query of rebuildStatements(database, group))
-      await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+  await runGroups(ch, monthRangeGroups(ranges), (g) => rebuildStatements(database, g), settings)
 }
 
 /** The ranges cut where a UTC month begins, so that each lies in one month (one partition). */

@@ -10,10 +10,8 @@
 // `":` (a key holds no quote). The text is JSON.stringify's (ingest, to-record.ts): no spaces. One source:
 // the recount, the migration's backfill (checked by property-counts.test.ts) and the dashboard's reads of
 // the hours not counted yet all use pairsSql and valueOfPairSql.
-import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
-import { monthGroups, monthIndex } from '../month-groups.js'
-import { HOUR_OF_TIMESTAMP, type HourRange, splitAtMonths } from './event-counts.js'
+import { HOUR_OF_TIMESTAMP, type HourRange, rangeConditions } from './event-counts.js'
 
 export const PROPERTY_COUNTS_TABLE = 'property_counts_hourly'
 /** A value longer than this (characters) is counted as its first VALUE_MAX characters and '…' (docs/limits.md). */
@@ -69,34 +67,11 @@ WHERE ${where}
 GROUP BY account_id, environment, event, h, key, value`
 }
 
-/** Ranges named in one statement: its text stays far below ClickHouse's max_query_size. */
-const RANGES_PER_STATEMENT = 500
-
-/** Recomputes the ranges' rows from `events FINAL`; `timestamp` bounds whole hours exactly. */
+/** Recomputes the ranges' rows from `events FINAL`; `timestamp` bounds whole hours exactly (event-counts.ts's conditions). */
 export function propertyRebuildStatements(database: string, ranges: readonly HourRange[]): string[] {
-  const at = (ms: number) => raw(sql`toDateTime(${new Date(Math.max(0, ms))}, 'UTC')`)
-  const statements: string[] = []
-  for (let i = 0; i < ranges.length; i += RANGES_PER_STATEMENT) {
-    const where = ranges
-      .slice(i, i + RANGES_PER_STATEMENT)
-      .map((r) => sql`(account_id = ${r.accountId} AND timestamp >= ${at(r.fromMs)} AND timestamp < ${at(r.toMs)})`)
-      .join(' OR ')
-    const table = ident(database, PROPERTY_COUNTS_TABLE).text
-    statements.push(
+  const table = ident(database, PROPERTY_COUNTS_TABLE).text
+  return rangeConditions(ranges).map(
+    (where) =>
       `INSERT INTO ${table} (account_id, environment, event, hour, key, value, events)\n${propertyCountsSelect(database, where)}`,
-    )
-  }
-  return statements
-}
-
-/** Runs propertyRebuildStatements, at most MONTHS_PER_INSERT months an insert (the recount, the bench's fill). */
-export async function rebuildPropertyCounts(
-  ch: Pick<ClickHouseClient, 'command'>,
-  database: string,
-  ranges: readonly HourRange[],
-  settings?: ClickHouseSettings,
-): Promise<void> {
-  const months = monthGroups(splitAtMonths(ranges), [(r) => monthIndex(r.fromMs)])
-  const queries = months.flatMap((group) => propertyRebuildStatements(database, group))
-  for (const query of queries) await ch.command({ query, clickhouse_settings: settings ?? {} })
+  )
 }
