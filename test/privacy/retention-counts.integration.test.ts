@@ -1,13 +1,14 @@
 // Per-account retention (H60, H82) and the counts tables (U19, U26): after the job, no hour of the account
 // that ended at or before its cutoff is left in property_counts_hourly (whose values can name a person) nor
-// in event_counts_hourly, FINAL or not; the hour from the cutoff on and another account's old hours stay.
+// in event_counts_hourly, and no such day in property_counts_daily (U29), FINAL or not; the hour from the
+// cutoff on and another account's old hours stay.
 import t from 'tap'
 import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
-import { hourFloor, rebuildCounts } from '../../services/shared/src/rollup/event-counts.js'
-import { rebuildPropertyCounts } from '../../services/shared/src/rollup/property-counts.js'
+import { hourFloor } from '../../services/shared/src/rollup/event-counts.js'
+import { recountRanges } from '../../services/shared/src/rollup/recount-ranges.js'
 import { RetentionRules, retentionCutoff } from '../../services/shared/src/privacy/retention.js'
 import { AccountRetention } from '../../services/projector/src/retention/account-retention.js'
 
@@ -32,14 +33,13 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
   ]
   await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
   const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
-  await rebuildCounts(client, database, hours)
-  await rebuildPropertyCounts(client, database, hours)
+  await recountRanges(client, database, hours)
 
   const left = async (table: string, account: string, final = '') =>
     (
       await queryRows<{ h: string; n: string }>(
         client,
-        `SELECT toString(${table === 'property_counts_hourly' ? 'value' : 'hour'}) AS h, sum(events) AS n FROM ${database}.${table} ${final}
+        `SELECT toString(${table === 'event_counts_hourly' ? 'hour' : 'value'}) AS h, sum(events) AS n FROM ${database}.${table} ${final}
          WHERE account_id = '${account}' GROUP BY h ORDER BY h`,
       )
     ).map((r) => r.h)
@@ -54,6 +54,7 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
     ],
     'every hour is counted before the job (the test can fail)',
   )
+  t.same(await left('property_counts_daily', KEPT), await left('property_counts_hourly', KEPT), 'and every day')
 
   const rules = new RetentionRules()
   rules.apply({ account_id: KEPT, retention_months: 1 })
@@ -68,14 +69,21 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
       ['person_weeks', 2],
       ['property_counts_hourly', 3],
       ['event_counts_hourly', 3],
+      // Two days: the month before's, and the cutoff's day before with two values.
+      ['property_counts_daily', 3],
     ],
-    'the expired events, then their hours of both counts tables',
+    'the expired events, then their hours and days of the counts tables',
   )
   for (const final of ['', 'FINAL']) {
     t.same(
       await left('property_counts_hourly', KEPT, final),
       ['first-kept-ms@example.com', 'new@example.com'],
       `no expired value is left ${final}`,
+    )
+    t.same(
+      await left('property_counts_daily', KEPT, final),
+      ['first-kept-ms@example.com', 'new@example.com'],
+      `no expired day is left ${final}`,
     )
     t.same(
       await left('event_counts_hourly', KEPT, final),
@@ -89,5 +97,6 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
     'an account without a retention keeps its hours',
   )
   t.same(await left('event_counts_hourly', OTHER), ['2024-06-14 22:00:00'])
+  t.same(await left('property_counts_daily', OTHER), ['theirs@example.com'])
   t.same((await job.runOnce()).removed, [], 'a second run finds nothing left')
 })

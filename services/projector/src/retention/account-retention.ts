@@ -18,6 +18,7 @@ import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
 import { EVENT_COUNTS_TABLE } from '../../../shared/src/rollup/event-counts.js'
 import { PROPERTY_COUNTS_TABLE } from '../../../shared/src/rollup/property-counts.js'
+import { PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
@@ -39,6 +40,7 @@ export interface CountsTable {
 export const COUNTS_TABLES: readonly CountsTable[] = [
   { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
   { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
+  { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400 },
 ]
 
 /** The buckets of `account` that end at or before `cutoff` (Unix ms): every event of them is expired. */
