@@ -101,6 +101,16 @@ t.test('ClickHouse 26.9 from chdb-core: users, FINAL, data across a restart, a c
   t.equal(bare.status, 400)
   t.match(bare.body, /Code: 62\./)
 
+  // The writers' profile leaves out two insert costs 18.16 never had (docs/design.md A26).
+  t.equal(
+    (
+      await sql(
+        "SELECT name, value FROM system.settings WHERE name IN ('input_format_parallel_parsing', 'optimize_on_insert') ORDER BY name",
+      )
+    ).body,
+    'input_format_parallel_parsing\t0\noptimize_on_insert\t0\n',
+  )
+
   t.equal((await sql('CREATE DATABASE launcher_test')).status, 200)
   await sql(
     'CREATE TABLE launcher_test.r (id UInt32, v String, ver UInt32) ENGINE = ReplacingMergeTree(ver) ORDER BY id',
