@@ -27,6 +27,8 @@ const spec = {
   LIVE_MAX_STREAMS_PER_ACCOUNT: v.int(20, 1, 100_000),
   REPLAY_FETCH_PARTITION_BYTES: v.int(4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
+  /** A26: a replay's insert buffer writes by size; this wait only bounds a buffer that stops filling. */
+  REPLAY_MAX_WAIT_MS: v.int(5_000, 1, 600_000),
   /** H35: test-key rows older than this many days are deleted from events and identifies; 0 keeps them. */
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
@@ -58,6 +60,7 @@ export interface ProjectorConfig extends CommonConfig {
   replayFetchPartitionBytes: number
   /** Rows per ClickHouse insert in a replay (bench/HISTORY.md: larger inserts cost the server less per row than the live projector's). */
   replayMaxRows: number
+  replayMaxWaitMs: number
   /** Days test-key rows are kept (H35); 0: kept for ever. */
   testRetentionDays: number
   /** A15: crypto-shredding of the personal fields. */
@@ -108,6 +111,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     },
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
+    replayMaxWaitMs: e.REPLAY_MAX_WAIT_MS,
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,

@@ -95,7 +95,8 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       dlq: cmd.dlq,
       retries: cfg.retries,
       maxRows: cfg.replayMaxRows,
-      maxWaitMs: cfg.maxWaitMs,
+      // A26: a replay always has a backlog, so its inserts are full ones; the final flush writes the tail.
+      maxWaitMs: cfg.replayMaxWaitMs,
       fetchPartitionBytes: cfg.replayFetchPartitionBytes,
     }
     const erased = await loadErasures(kafka, admin, codec, cfg, log)
