@@ -160,12 +160,12 @@ t.test(
 )
 
 t.test(
-  'A27: a tombstone drops the held key with its reader and made-ahead keystream: a reference taken before opens nothing',
+  'A27: a tombstone drops the held key with its continued reader: a reference taken before opens nothing',
   async (t) => {
     const holder = new KeysHolder(master, async () => 0n, 10)
     const bytes = randomBytes(32)
     holder.apply([entry(idOf(1), bytes, 0)], 1n)
-    // Short records of one key: once two are opened, the reader has keystream made ahead for the next ones.
+    // Records of one key: once two are opened, the key's reader continues at the third one's offset.
     const texts = ['first record of the key', 'second record', 'third', 'fourth']
     const stream = new KeyStream(bytes)
     const bodies = texts.map((text) => Buffer.from(stream.seal(text)))

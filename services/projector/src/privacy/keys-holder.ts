@@ -79,7 +79,7 @@ export class KeysHolder implements KeySource {
   apply(entries: readonly KeyEntry[], next: bigint): void {
     for (const e of entries) {
       if (this.failure) break
-      // A27: the held key's made-ahead keystream opens its next records without the key: zeroed with it.
+      // A27: the held key's continued decipher opens its next records: dropped, and the key zeroed.
       const held = this.recent.delete(e.id)
       if (held !== undefined) forgetStream(held)
       if (e.wrapped === null) this.table.delete(e.id)

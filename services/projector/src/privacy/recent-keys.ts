@@ -40,7 +40,7 @@ export class RecentKeys {
   }
 
   /** A tombstone or a new value for `id` on the keys topic: the held Buffer must not be returned again. It
-   *  is returned, for its made-ahead keystream to be dropped with it (A27). */
+   *  is returned, for its reader to be dropped and its bytes zeroed (A27). */
   delete(id: string): Buffer | undefined {
     const held = this.young.get(id) ?? this.old.get(id)
     this.young.delete(id)

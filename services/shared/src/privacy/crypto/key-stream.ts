@@ -26,115 +26,54 @@ const AHEAD_MAX = 2048
 const ZEROS = Buffer.alloc(AHEAD_MAX)
 /** A25: bodies are written in place in one shared slab and handed out as views of it (as Node's own pool
  *  does): the text is written at the place in its word where its keystream is in the key's, enciphered
- *  word by word in place, and its offset written before it; no intermediate copy. A27: the opener's
- *  plaintexts are made the same way in the same slab. */
+ *  word by word in place, and its offset written before it; no intermediate copy. */
 const SLAB_BYTES = 64 * 1024
 let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
 let slab32 = new Uint32Array(slab.buffer, slab.byteOffset, slab.length >>> 2)
 let used = 0
 
-/** Room for `room` bytes from `used` on, and the rest of the last one's word (the XOR takes it whole); a
- *  new slab when the rest is shorter (the views handed out stay as they are). */
-function takeRoom(room: number): void {
-  if (slab.length - used >= room + 3) return
-  slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, (room + 6) & ~3))
+function newSlab(room: number): void {
+  slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, room + 4))
   slab32 = new Uint32Array(slab.buffer, slab.byteOffset, slab.length >>> 2)
   used = 0
-}
-
-/** A25, A27: one key's keystream made ahead, for the sealer's cipher and the opener's decipher alike (the
- *  keystream of CTR is the same both ways). A body is XORed with it 32-bit words at a time: the bytes one
- *  `update` of the body would give. */
-class MadeAhead {
-  /** Keystream made ahead, as words (one view a key: a byte view is made only to refill it): the next
-   *  stream position is at byte `at`, always at the same place in its word. */
-  private keys32 = new Uint32Array(0)
-  /** The same bytes (the view `makeAhead` refills). */
-  private keys8 = new Uint8Array(0)
-  at = 0
-  /** Index in `keys` after its last keystream byte. */
-  private made = 0
-  /** Bytes made by the last `update`. */
-  private chunk = 0
-
-  constructor(
-    private readonly cipher: Cipher | Decipher,
-    /** Made ahead at most (the bound on what a held key keeps). */
-    private readonly max: number,
-  ) {}
-
-  /** XORs the slab's `n` bytes from `body` (at the place in its word of `at`) with the next `n` bytes of
-   *  keystream, whole words at a time (the bytes of the words around them too), and moves past them. */
-  xor(body: number, n: number): void {
-    if (this.made - this.at < n) this.makeAhead(n)
-    const keys32 = this.keys32
-    const into = slab32
-    const k = (this.at >>> 2) - (body >>> 2)
-    const end = (body + n + 3) >>> 2
-    for (let w = body >>> 2; w < end; w++) into[w]! ^= keys32[k + w]!
-    this.at += n
-  }
-
-  /** Moves past `gap` bytes of keystream, making ahead what they and the next `n` bytes need. */
-  skip(gap: number, n: number): void {
-    if (this.made - this.at < gap + n) this.makeAhead(gap + n)
-    this.at += gap
-  }
-
-  /** Keeps the keystream not used yet (at the same place in its word) and makes more with one `update`:
-   *  at least `n` bytes in all, and twice the last `update`'s up to `max`. */
-  makeAhead(n: number): void {
-    const max = this.max
-    const left = this.made - this.at
-    const target = Math.max(n, Math.min(max, this.chunk * 2))
-    const more = target - left
-    const shift = this.at & 3
-    const size = (shift + target + 3) & ~3
-    let keys = this.keys8
-    if (keys.length < size || (keys.length > max + 4 && size <= max + 4)) {
-      const old = keys
-      keys = new Uint8Array(Math.max(size, Math.min(max + 4, size * 2)))
-      keys.set(old.subarray(this.at, this.made), shift)
-      this.keys8 = keys
-      this.keys32 = new Uint32Array(keys.buffer)
-    } else keys.copyWithin(shift, this.at, this.made)
-    keys.set(this.cipher.update(more <= AHEAD_MAX ? ZEROS.subarray(0, more) : Buffer.alloc(more)), shift + left)
-    this.at = shift
-    this.made = shift + target
-    this.chunk = more
-  }
-
-  /** A27: the keystream made ahead opens the records it covers without the key: zeroed and let go. */
-  forget(): void {
-    this.keys8.fill(0)
-    this.keys8 = new Uint8Array(0)
-    this.keys32 = new Uint32Array(0)
-    this.at = 0
-    this.made = 0
-  }
 }
 
 /** Ingest's side: one cipher for one data key, continued record after record. A25: a body is the text XOR
  *  the keystream at its offset, the bytes one `update` of the text would give (A18's format unchanged). */
 export class KeyStream {
-  private readonly ahead: MadeAhead
+  private readonly cipher: Cipher
   /** Stream position of the next record's first byte. */
   private offset = 0
+  /** Keystream made ahead, as words (one view a key: a byte view is made only to refill it): position
+   *  `offset` is at byte `at`, always at the same place in its word. */
+  private keys32 = new Uint32Array(0)
+  private at = 0
+  /** Index in `keys` after its last keystream byte. */
+  private made = 0
+  /** Bytes made by the last `update`. */
+  private chunk = 0
 
   constructor(key: Buffer) {
-    this.ahead = new MadeAhead(createCipheriv(CIPHER, key, counterBlock(0)), AHEAD_MAX)
+    this.cipher = createCipheriv(CIPHER, key, counterBlock(0))
   }
 
   /** offset ‖ ciphertext of the UTF-8 text. */
   seal(text: string): Buffer {
-    takeRoom(text.length * 3 + OFFSET_BYTES + 3)
+    const room = text.length * 3 + OFFSET_BYTES + 3
+    if (slab.length - used < room) newSlab(room)
     // The text starts at the place in its word where its keystream starts in `keys`.
-    const start = used + ((this.ahead.at - used - OFFSET_BYTES) & 3)
+    const start = used + ((this.at - used - OFFSET_BYTES) & 3)
     const body = start + OFFSET_BYTES
     const n = slab.write(text, body)
-    this.ahead.xor(body, n)
+    if (this.made - this.at < n) this.makeAhead(n)
+    const keys32 = this.keys32
+    const k = this.at >>> 2
+    const b = body >>> 2
+    const words = ((body & 3) + n + 3) >>> 2
+    for (let w = 0; w < words; w++) slab32[b + w]! ^= keys32[k + w]!
     // After the XOR, whose first word may hold the offset's last bytes.
     slab.writeUIntBE(this.offset, start, OFFSET_BYTES)
+    this.at += n
     this.offset += n
     used = body + n
     return slab.subarray(start, used)
@@ -145,16 +84,36 @@ export class KeyStream {
   sealAll(texts: readonly string[]): Buffer[] {
     let least = 0
     for (let i = 0; i < texts.length; i++) least += texts[i]!.length
-    this.ahead.skip(0, least)
+    if (this.made - this.at < least) this.makeAhead(least)
     const out: Buffer[] = new Array(texts.length)
     for (let i = 0; i < texts.length; i++) out[i] = this.seal(texts[i]!)
     return out
   }
+
+  /** Keeps the keystream not used yet (at the same place in its word) and makes more with one `update`:
+   *  at least `n` bytes in all, and twice the last `update`'s up to AHEAD_MAX. */
+  private makeAhead(n: number): void {
+    const left = this.made - this.at
+    const target = Math.max(n, Math.min(AHEAD_MAX, this.chunk * 2))
+    const more = target - left
+    const shift = this.at & 3
+    const size = (shift + target + 3) & ~3
+    let keys = new Uint8Array(this.keys32.buffer)
+    if (keys.length < size || (keys.length > AHEAD_MAX + 4 && size <= AHEAD_MAX + 4)) {
+      const old = keys
+      keys = new Uint8Array(Math.max(size, Math.min(AHEAD_MAX + 4, size * 2)))
+      keys.set(old.subarray(this.at, this.made), shift)
+      this.keys32 = new Uint32Array(keys.buffer)
+    } else keys.copyWithin(shift, this.at, this.made)
+    keys.set(this.cipher.update(more <= AHEAD_MAX ? ZEROS.subarray(0, more) : Buffer.alloc(more)), shift + left)
+    this.at = shift
+    this.made = shift + target
+    this.chunk = more
+  }
 }
 
 interface Reader {
-  ahead: MadeAhead
-  /** Stream position of the next record's first byte. */
+  decipher: Decipher
   offset: number
 }
 /** The reader's side: a decipher per key object, continued while its records arrive in stream order (a
@@ -165,41 +124,28 @@ const readers = new WeakMap<Buffer, Reader>()
  *  request that failed after sealing (A18). Measured (CPU a call): `update` over 1 KiB 1.2-1.8 µs, a new
  *  decipher 2-2.7 µs plus an `update` to its offset within the block, about 1 µs (BENCHMARKS.md, A21). */
 const MAX_GAP = 1024
-/** A27: what a held key's reader makes ahead at most, the bound on the keystream it keeps (bytes a held
- *  key: REPLAY_OPEN_CACHE_ENTRIES and PRIVACY_OPEN_CACHE_ENTRIES times this at most, docs/limits.md). */
-export const OPEN_AHEAD_MAX = 1024
+const GAP = Buffer.alloc(MAX_GAP)
 
-/** A27: the plaintext of a sealed body, a view of the shared slab (a new one each call: never overwritten).
- *  The keystream is made ahead per key object as ingest's sealer makes it (A25), so a key's records in
- *  stream order share an `update`, wherever they are in the topics. */
 export function openStream(key: Buffer, sealed: Buffer): Buffer {
   if (sealed.length < OFFSET_BYTES) throw new RangeError('sealed value too short')
   const offset = sealed.readUIntBE(0, OFFSET_BYTES)
-  const n = sealed.length - OFFSET_BYTES
   let r = readers.get(key)
-  let gap = r === undefined ? -1 : offset - r.offset
-  if (r === undefined || gap < 0 || gap > MAX_GAP) {
-    r?.ahead.forget()
-    r = { ahead: new MadeAhead(createDecipheriv(CIPHER, key, counterBlock(offset)), OPEN_AHEAD_MAX), offset }
+  const gap = r === undefined ? -1 : offset - r.offset
+  if (r !== undefined && gap > 0 && gap <= MAX_GAP) r.decipher.update(GAP.subarray(0, gap))
+  else if (r === undefined || gap !== 0) {
+    r = { decipher: createDecipheriv(CIPHER, key, counterBlock(offset)), offset }
+    const skip = offset % BLOCK
+    if (skip > 0) r.decipher.update(Buffer.alloc(skip))
     readers.set(key, r)
-    gap = offset % BLOCK
   }
-  const ahead = r.ahead
-  if (gap > 0) ahead.skip(gap, n)
-  takeRoom(n + 6)
-  // From a word of its own (the XOR takes whole words; the slab's bytes before `used` are handed out).
-  const body = ((used + 3) & ~3) + (ahead.at & 3)
-  sealed.copy(slab, body, OFFSET_BYTES)
-  ahead.xor(body, n)
-  r.offset = offset + n
-  used = body + n
-  return slab.subarray(body, used)
+  const body = r.decipher.update(sealed.subarray(OFFSET_BYTES))
+  r.offset = offset + body.length
+  return body
 }
 
-/** A27: a key dropped for a tombstone (or a new value of its id): its made-ahead keystream and its bytes are
- *  zeroed, so neither opens a record again, even through a reference taken before. */
+/** A27: a key dropped for a tombstone (or a new value of its id): its continued decipher is let go and its
+ *  bytes are zeroed, so it opens no record again, even through a reference taken before the tombstone. */
 export function forgetStream(key: Buffer): void {
-  readers.get(key)?.ahead.forget()
   readers.delete(key)
   key.fill(0)
 }
