@@ -341,13 +341,11 @@ export class EventTranscoder {
 
   /** Opens the sealed body and points the personal fields into it; its length, or -1 for the general path. */
   private openSealed(): number {
-    const [keyStart, keyEnd, bodyStart, bodyEnd] = this.enc
+    // A27: read by index (destructuring a typed array goes through its iterator, a record).
+    const enc = this.enc
     let plain: Buffer | undefined
     try {
-      plain = this.bodies!.streamBody(
-        this.src.toString('utf8', keyStart, keyEnd),
-        this.src.subarray(bodyStart, bodyEnd),
-      )
+      plain = this.bodies!.streamBody(this.src.toString('utf8', enc[0], enc[1]), this.src.subarray(enc[2], enc[3]))
     } catch {
       return -1
     }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { dataKeyId, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import { dataKeyId, KeyStream, openStream, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { KeyTable } from './key-table.js'
 import { KeysHolder, KeyUnwrapError } from './keys-holder.js'
 import { RecentKeys, replayOpenEntries } from './recent-keys.js'
@@ -156,5 +156,28 @@ t.test(
     const again = randomBytes(32)
     holder.apply([entry(idOf(8), again, n + 1)], BigInt(n + 2))
     t.same(holder.keyFor(idOf(8)), again, 'a key written again is served with its new bytes')
+  },
+)
+
+t.test(
+  'A27: a tombstone drops the held key with its continued reader: a reference taken before opens nothing',
+  async (t) => {
+    const holder = new KeysHolder(master, async () => 0n, 10)
+    const bytes = randomBytes(32)
+    holder.apply([entry(idOf(1), bytes, 0)], 1n)
+    // Records of one key: once two are opened, the key's reader continues at the third one's offset.
+    const texts = ['first record of the key', 'second record', 'third', 'fourth']
+    const stream = new KeyStream(bytes)
+    const bodies = texts.map((text) => Buffer.from(stream.seal(text)))
+    const held = holder.keyFor(idOf(1))!
+    const before = bodies.slice(0, 2).map((b) => openStream(held, b).toString('utf8'))
+    t.same(before, texts.slice(0, 2), 'opens while held')
+    holder.apply([entry(idOf(1), null, 1)], 2n)
+    const after = bodies.slice(2).map((b) => openStream(held, b).toString('utf8'))
+    t.equal(
+      after.filter((text, i) => text === texts[i + 2]).length,
+      0,
+      'the records after the tombstone do not open through the Buffer served before it',
+    )
   },
 )

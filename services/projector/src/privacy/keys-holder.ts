@@ -6,7 +6,7 @@
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
 import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js'
-import { unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import { forgetStream, unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { KeyTable } from './key-table.js'
@@ -79,7 +79,9 @@ export class KeysHolder implements KeySource {
   apply(entries: readonly KeyEntry[], next: bigint): void {
     for (const e of entries) {
       if (this.failure) break
-      this.recent.delete(e.id)
+      // A27: the held key's continued decipher opens its next records: dropped, and the key zeroed.
+      const held = this.recent.delete(e.id)
+      if (held !== undefined) forgetStream(held)
       if (e.wrapped === null) this.table.delete(e.id)
       else this.store(e.id, e.wrapped)
     }

@@ -39,10 +39,13 @@ export class RecentKeys {
     this.young.set(id, key)
   }
 
-  /** A tombstone or a new value for `id` on the keys topic: the held Buffer must not be returned again. */
-  delete(id: string): void {
+  /** A tombstone or a new value for `id` on the keys topic: the held Buffer must not be returned again. It
+   *  is returned, for its reader to be dropped and its bytes zeroed (A27). */
+  delete(id: string): Buffer | undefined {
+    const held = this.young.get(id) ?? this.old.get(id)
     this.young.delete(id)
     this.old.delete(id)
+    return held
   }
 }
 

@@ -18,7 +18,7 @@ export {
   wrapDataKey,
   unwrapDataKey,
 } from './data-key.js'
-export { KeyStream, openStream, isStreamKeyId, STREAM_GENERATION_MARK } from './key-stream.js'
+export { KeyStream, openStream, forgetStream, isStreamKeyId, STREAM_GENERATION_MARK } from './key-stream.js'
 export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
 export {
   encryptPersonalFields,

@@ -1,6 +1,6 @@
 // A18: the stream format (one AES-256-CTR stream per data key) round-trips in and out of order, never
 // reuses a stream position, and records sealed in A13's GCM format still open.
-import { createCipheriv } from 'node:crypto'
+import { createCipheriv, createDecipheriv } from 'node:crypto'
 import t from 'tap'
 import { packFields, unpackFields } from './field-text.js'
 import { decryptRecord, encryptPersonalFields, KeyStream, newDataKey, openStream, PERSONAL_FIELDS } from './index.js'
@@ -163,5 +163,37 @@ t.test(
     let wrong = 0
     for (const i of order) if (openStream(reader, bodies[i]!).toString('utf8') !== texts[i]) wrong++
     t.equal(wrong, 0, `${order.length} reads in an order with forward gaps and going back`)
+  },
+)
+
+t.test(
+  'A27: opened bodies are the reference plaintexts: keys interleaved, gaps within and past MAX_GAP, going back',
+  async (t) => {
+    // Independent reference: a fresh AES-256-CTR decipher at each record's own offset (A18's definition).
+    const reference = (key: Buffer, body: Buffer) => {
+      const offset = body.readUIntBE(0, 6)
+      const iv = Buffer.alloc(16)
+      iv.writeUIntBE(Math.floor(offset / 16), 10, 6)
+      const d = createDecipheriv('aes-256-ctr', key, iv)
+      return Buffer.concat([d.update(Buffer.alloc(offset % 16)), d.update(body.subarray(6))]).subarray(offset % 16)
+    }
+    // Three keys; lengths from 0 to about 2 KiB, so records start and end at every place in a block and the
+    // gaps below are both shorter and longer than what a reader deciphers over (1 KiB).
+    const keys = [newDataKey(), newDataKey(), newDataKey()]
+    const streams = keys.map((k) => new KeyStream(k))
+    const sealed = Array.from({ length: 240 }, (_, i) => {
+      const text = i % 11 === 0 ? '' : `${i}ü€`.padEnd((i * 37) % 2_118, 'abcdefg'[i % 7])
+      return { key: i % 3, body: Buffer.from(streams[i % 3]!.seal(text)) }
+    })
+    const readers = keys.map((k) => Buffer.from(k))
+    // Stream order interleaved, then a key's records with forward gaps (small and past MAX_GAP), going back,
+    // and one record read twice.
+    const order = [...sealed.keys(), ...[0, 9, 12, 60, 63, 66, 3, 237, 6, 6, 120, 150, 153].map((i) => i + 240)]
+    let wrong = 0
+    for (const j of order) {
+      const { key, body } = sealed[j % 240]!
+      if (!openStream(readers[key]!, body).equals(reference(keys[key]!, body))) wrong++
+    }
+    t.equal(wrong, 0, `${order.length} bodies opened as the reference opens them`)
   },
 )

@@ -143,6 +143,13 @@ export function openStream(key: Buffer, sealed: Buffer): Buffer {
   return body
 }
 
+/** A27: a key dropped for a tombstone (or a new value of its id): its continued decipher is let go and its
+ *  bytes are zeroed, so it opens no record again, even through a reference taken before the tombstone. */
+export function forgetStream(key: Buffer): void {
+  readers.delete(key)
+  key.fill(0)
+}
+
 /** A stream key's generation (the key id's last part, A15) starts with this letter; a GCM key's is hex. */
 export const STREAM_GENERATION_MARK = 's'
 
