@@ -31,7 +31,7 @@ t.test("the join is keyed by the user id's hash, then counted per value and buck
   const s: TrendSpec = { from: new Date(T0), to: new Date(T0 + H), interval: 'hour', filters: [] }
   t.match(
     traitBreakdownSql('db', 'acc_a', s, 'plan'),
-    /cityHash64\(user_id\) AS person[^]*USING \(environment, person\)\s+GROUP BY value, t/,
+    /cityHash64\(user_id\) AS person[\s\S]*USING \(environment, person\)\s+GROUP BY value, t/,
   )
 })
 
