@@ -1,6 +1,7 @@
 // An erasure whose purge fails (ClickHouse unreachable for a moment, as in the drill's ClickHouse fault) is
 // tried again by the running projector after ERASURE_RETRY_MS, not only at its next start (A12): the receipt
-// comes without a restart, and no row of the person is left.
+// comes without a restart, and no row of the person is left. And a request read again (the follower reads the
+// erasures topic from its start after a group rejoin) is not purged again: one receipt, its time unchanged.
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { startServices } from '../support/harness.js'
@@ -10,6 +11,7 @@ import { createLogger } from '../../services/shared/src/log.js'
 import { createEventLogClients } from '../../services/shared/src/event-log.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { ErasureWorker } from '../../services/projector/src/privacy/erasure-worker.js'
+import { readTopic } from '../support/read-topic.js'
 
 /** The real client, whose first `failures` DELETE mutations are refused as an unreachable server's are. */
 function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHouseClient; refused: () => number } {
@@ -74,4 +76,19 @@ t.test('a purge that failed is tried again while the projector runs', async (t) 
   t.equal(faulty.refused(), 1, 'the first purge attempt failed')
   t.ok(receipt?.projections_purged_at, 'the receipt came without a restart')
   t.same(await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = '${user}'`), [], 'no row of the person')
+
+  // What the follower hands the worker after a rejoin: the request, read again from the topic's start.
+  worker.apply(request)
+  await worker.idle()
+  const receipts = async () => {
+    const out: number[] = []
+    for (const r of await readTopic(kafka, s.topics.erasures!)) {
+      const e =
+        r.value && ((await codec.decode(r.value)).value as { erasure_id: string; projections_purged_at: number | null })
+      if (e && e.erasure_id === request.erasure_id && e.projections_purged_at !== null)
+        out.push(e.projections_purged_at)
+    }
+    return out
+  }
+  t.same(await receipts(), [receipt!.projections_purged_at], 'the request read again is not purged again')
 })

@@ -58,6 +58,8 @@ export class ErasureWorker {
   private readonly keys?: KeysEraser
   private timer?: NodeJS.Timeout
   private readonly retries = new Set<NodeJS.Timeout>()
+  /** The receipts this worker wrote, by request: its steps done, whether or not read back yet. */
+  private readonly written = new Map<string, ErasureRecord>()
 
   constructor(private readonly d: ErasureWorkerDeps) {
     this.set = new ErasureSet(d.pseudonyms)
@@ -99,7 +101,9 @@ export class ErasureWorker {
     await this.chain
   }
 
-  private apply(e: ErasureRecord) {
+  /** The follower's callback. After a group rejoin the follower reads the topic from its start again,
+   *  so a request is read again, and is handled as its latest state then says (handle). */
+  apply(e: ErasureRecord) {
     this.set.apply(e)
     if (this.following && e.projections_purged_at === null) this.enqueue(e)
   }
@@ -140,12 +144,17 @@ export class ErasureWorker {
       .catch((err) => this.d.log.warn('erasure: keys topic not checked; tried again', { err }))
   }
 
-  private async handle(e: ErasureRecord): Promise<void> {
-    if (this.stopped || this.set.forRecord(e)?.erasure_id !== e.erasure_id) return
+  private async handle(queued: ErasureRecord): Promise<void> {
+    const latest = this.set.forRecord(queued)
+    if (this.stopped || latest?.erasure_id !== queued.erasure_id) return
+    // The latest state, not the record queued: a request read again (above) was purged already, and
+    // purging it again would write a later receipt, so the receipt's time would move with every rejoin.
+    let e = furthest(latest, this.written.get(queued.erasure_id))
     if (e.projections_purged_at === null) e = await this.purge(e)
     if (this.keys && e.history_unreadable_at === null) {
       const { record, keys } = await this.keys.tombstone(e)
       await this.writer.write(record)
+      this.written.set(e.erasure_id, record)
       this.d.log.info('erasure: data keys tombstoned', { erasure_id: e.erasure_id, keys })
     }
   }
@@ -159,6 +168,7 @@ export class ErasureWorker {
     const now = Date.now()
     const done = { ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) }
     await this.writer.write(done)
+    this.written.set(e.erasure_id, done)
     this.d.log.info('erasure: projections purged', {
       erasure_id: e.erasure_id,
       tables: purged.tables,
@@ -176,4 +186,10 @@ export class ErasureWorker {
       throw new Error(`erasure ${e.erasure_id}: its user id cannot be opened (no key on the keys topic)`)
     return id
   }
+}
+
+/** Of two states of one request, the one with more of its steps done (the first on a tie). */
+function furthest(a: ErasureRecord, b: ErasureRecord | undefined): ErasureRecord {
+  const done = (e: ErasureRecord) => Number(e.projections_purged_at !== null) + Number(e.history_unreadable_at !== null)
+  return b !== undefined && done(b) > done(a) ? b : a
 }

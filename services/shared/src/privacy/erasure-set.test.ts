@@ -37,6 +37,18 @@ t.test('records are matched by their Kafka key, which is the person', async (t) 
   t.notOk(set.covers('acme', 'ü 1', 1001))
 })
 
+t.test("a request's earlier state read again does not replace its receipt", async (t) => {
+  const set = new ErasureSet()
+  const request = erasure()
+  const receipt = erasure({ projections_purged_at: 1500, updated_at: 1500 })
+  set.apply(request)
+  set.apply(receipt)
+  set.apply(request)
+  t.equal(set.get('acme', 'u1')?.projections_purged_at, 1500, 'the receipt stays')
+  set.apply(erasure({ erasure_id: 'e2', requested_at: 1200, updated_at: 1200 }))
+  t.equal(set.get('acme', 'u1')?.erasure_id, 'e2', 'a new request of the person replaces it, whatever its time')
+})
+
 t.test('suppressed ids per account follow the latest request', async (t) => {
   const set = new ErasureSet()
   set.apply(erasure({ suppress: true }))

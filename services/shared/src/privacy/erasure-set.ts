@@ -35,10 +35,15 @@ export class ErasureSet {
     return this.byKey.size
   }
 
-  /** Applies a record of the erasures topic; a later record for the same person replaces the earlier. */
+  /** Applies a record of the erasures topic; a later record for the same person replaces the earlier. A
+   *  request's earlier state read again (a follower reading the topic from its start after a rejoin, before
+   *  compaction) does not replace a later state of the same request: its receipt steps stay. */
   apply(e: ErasureRecord): void {
     const person = this.personOf(e)
-    this.byKey.set(erasureKey(e.account_id, person), e)
+    const key = erasureKey(e.account_id, person)
+    const held = this.byKey.get(key)
+    if (held !== undefined && held.erasure_id === e.erasure_id && held.updated_at > e.updated_at) return
+    this.byKey.set(key, e)
     this.accounts.add(e.account_id)
     let users = this.suppressed.get(e.account_id)
     if (e.suppress) {
