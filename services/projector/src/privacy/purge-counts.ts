@@ -11,10 +11,9 @@
 // recount of the dirty hours sums each day again from the hours left.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
-import { EVENT_COUNTS_TABLE, HOUR_OF_TIMESTAMP } from '../../../shared/src/rollup/event-counts.js'
+import { HOUR_OF_TIMESTAMP } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
-import { PROPERTY_COUNTS_TABLE } from '../../../shared/src/rollup/property-counts.js'
-import { dayFloor, PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
+import { COUNTS_TABLES } from '../../../shared/src/rollup/counts-tables.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
 /** The hours (UTC, epoch seconds) the person's events fall in. */
@@ -42,15 +41,12 @@ export async function forgetCountedHours(
   settled: () => Promise<void>,
 ): Promise<void> {
   if (hours.length === 0) return
-  const inHours = raw(`toUInt32(hour) IN (${hours.join(', ')})`)
-  const days = [...new Set(hours.map((h) => dayFloor(h * 1000) / 1000))]
-  const inDays = raw(`toUInt32(day) IN (${days.join(', ')})`)
-  for (const [table, rows] of [
-    [PROPERTY_COUNTS_TABLE, inHours],
-    [PROPERTY_DAYS_TABLE, inDays],
-    [EVENT_COUNTS_TABLE, inHours],
-  ] as const)
-    await ch.command({ query: sql`${where.alter(table)} DELETE WHERE account_id = ${accountId} AND ${rows}` })
+  for (const c of COUNTS_TABLES) {
+    // The buckets (hours, days) the hours fall in.
+    const buckets = [...new Set(hours.map((h) => h - (h % c.seconds)))]
+    const rows = raw(`toUInt32(${c.column}) IN (${buckets.join(', ')})`)
+    await ch.command({ query: sql`${where.alter(c.table)} DELETE WHERE account_id = ${accountId} AND ${rows}` })
+  }
   await settled()
   const marks = hours.map((h) => ({ accountId, hourMs: h * 1000 }))
   await insertMarks(ch, database, marks, { markedMs: Date.now(), dirty: true })

@@ -16,32 +16,11 @@ import type { Logger } from '../../../shared/src/log.js'
 import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
-import { EVENT_COUNTS_TABLE } from '../../../shared/src/rollup/event-counts.js'
-import { PROPERTY_COUNTS_TABLE } from '../../../shared/src/rollup/property-counts.js'
-import { PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
+import { COUNTS_TABLES, type CountsTable } from '../../../shared/src/rollup/counts-tables.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
   raw(sql`account_id = ${account} AND timestamp < toDateTime(${Math.floor(cutoff / 1000)})`)
-
-/** A counts table: an account's rows per time bucket (`column`, a DateTime of the bucket's start). */
-export interface CountsTable {
-  table: string
-  column: string
-  /** The bucket's length. */
-  seconds: number
-}
-
-/**
- * The counts tables the retention empties of expired buckets (H82): a counts table added later is one line
- * here. Both hourly tables, though event_counts_hourly names no person: a breakdown reads an hour's events
- * without the key as its count there less the key's rows (U26), so the two go together, as in an erasure.
- */
-export const COUNTS_TABLES: readonly CountsTable[] = [
-  { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
-  { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
-  { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400 },
-]
 
 /** The buckets of `account` that end at or before `cutoff` (Unix ms): every event of them is expired. */
 const expiredBuckets = (account: string, cutoff: number, c: CountsTable) =>
@@ -109,7 +88,7 @@ export class AccountRetention {
     }))
     const removed = await this.deleteFrom(dated, cutoffs)
     removed.push(...(await this.deleteFrom(counts, cutoffs)))
-    const keys = await this.opts.keys?.look(this.rules.cutoffs(at))
+    const keys = await this.opts.keys?.look(cutoffs)
     this.lastRunAt = at
     const total = removed.reduce((n, r) => n + r.rows, 0)
     this.gauges?.lastRun.set(at / 1000)

@@ -1,0 +1,25 @@
+// The counts tables (U19, U26, U29): an account's counts per time bucket, with no user_id, though a
+// property value can name a person. One list for what removes their rows: an erasure's purge
+// (services/projector/src/privacy/purge-counts.ts) and the account retention (H82); a counts table added
+// later is one line here.
+import { EVENT_COUNTS_TABLE } from './event-counts.js'
+import { PROPERTY_COUNTS_TABLE } from './property-counts.js'
+import { PROPERTY_DAYS_TABLE } from './property-days.js'
+
+/** A counts table: an account's rows per time bucket (`column`, a DateTime of the bucket's start). */
+export interface CountsTable {
+  table: string
+  column: string
+  /** The bucket's length. */
+  seconds: number
+}
+
+/**
+ * Both hourly tables go together, though event_counts_hourly names no person: a breakdown reads an hour's
+ * events without the key as its count there less the key's rows (U26).
+ */
+export const COUNTS_TABLES: readonly CountsTable[] = [
+  { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
+  { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
+  { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400 },
+]
