@@ -53,10 +53,11 @@ t.test('one run through ch-1 creates the replicated and Distributed tables on al
       'user_traits_local',
       'users_local',
       'usage_monthly_local',
+      'usage_monthly_sharded_local',
       'retry_ids_local',
       'events_dedup',
       'users_view',
-      'usage_monthly_mv',
+      'usage_monthly_sharded_mv',
     ]) {
       t.ok(tables.includes(name), `ch-${n} has ${name}`)
     }

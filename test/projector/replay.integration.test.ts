@@ -15,7 +15,7 @@ async function counts(s: TestServices, db: string, accountId: string) {
     `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL WHERE account_id = '${accountId}'`,
   )
   const [usage] = await s.query<{ events: string }>(
-    `SELECT uniqExactMerge(events_state) AS events FROM ${db}.usage_monthly WHERE account_id = '${accountId}' AND environment = 'live'`,
+    `SELECT uniqExactMerge(events_state) AS events FROM ${db}.usage_monthly_sharded WHERE account_id = '${accountId}' AND environment = 'live'`,
   )
   const [users] = await s.query<{ n: string }>(
     `SELECT count() AS n FROM (SELECT user_id FROM ${db}.users WHERE account_id = '${accountId}' GROUP BY user_id)`,
@@ -187,6 +187,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
     'property_counts_hourly',
     'retry_ids',
     'usage_monthly',
+    'usage_monthly_sharded',
     'user_traits',
     'users',
   ])

@@ -34,7 +34,7 @@ t.test('test rows past the retention are deleted; live rows, recent test rows an
   await s.waitForRows(`SELECT 1 FROM ${s.database}.identifies WHERE account_id = '${live.accountId}'`, 1)
   const usage = () =>
     s.query<{ environment: string; n: string }>(
-      `SELECT environment, toString(uniqExactMerge(events_state)) AS n FROM ${s.database}.usage_monthly WHERE account_id = '${live.accountId}' GROUP BY environment ORDER BY environment`,
+      `SELECT environment, toString(uniqExactMerge(events_state)) AS n FROM ${s.database}.usage_monthly_sharded WHERE account_id = '${live.accountId}' GROUP BY environment ORDER BY environment`,
     )
   const before = await usage()
 

@@ -55,7 +55,7 @@ async function duplicateSends(t: Test, env: Record<string, string>) {
   t.match(over.body.error, { code: 'MONTHLY_EVENT_LIMIT_EXCEEDED', details: { limit: 1000, used: 1000 } })
 
   const [billed] = await s.waitForRows<{ events: string }>(
-    `SELECT uniqExactMerge(events_state) AS events FROM ${s.database}.usage_monthly WHERE account_id = '${accountId}' AND environment = 'live' HAVING events >= 1000`,
+    `SELECT uniqExactMerge(events_state) AS events FROM ${s.database}.usage_monthly_sharded WHERE account_id = '${accountId}' AND environment = 'live' HAVING events >= 1000`,
     1,
     30_000,
   )
@@ -81,7 +81,7 @@ async function duplicateSends(t: Test, env: Record<string, string>) {
     Number(
       (
         await s.query<{ e: string }>(
-          `SELECT uniqExactMerge(events_state) AS e FROM ${s.database}.usage_monthly WHERE account_id = '${accountId}'`,
+          `SELECT uniqExactMerge(events_state) AS e FROM ${s.database}.usage_monthly_sharded WHERE account_id = '${accountId}'`,
         )
       )[0]!.e,
     ),

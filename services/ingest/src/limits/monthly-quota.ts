@@ -22,7 +22,7 @@
 //   the projector and a per-account time-bucketed history; it can replace this later
 //   without changing the interface.
 //
-// Retries (H34). Billing counts distinct event ids (usage_monthly), and only ids derived from a
+// Retries (H34). Billing counts distinct event ids (usage_monthly_sharded), and only ids derived from a
 // message_id (H16) can repeat. reserve() takes the message ids of the request's countable items: an id
 // counted within USAGE_IN_FLIGHT_MS (recent-ids.ts) is admitted without counting it again. A retry
 // after that is counted again, and the next projected usage lowers the local count back:

@@ -6,7 +6,7 @@
 //
 // Which partitions an events or identifies row touches (schemas/clickhouse/): the month of `timestamp` in
 // events, identifies and retry_ids (its views copy `timestamp`), the month of its week in person_weeks,
-// and for events also the month of `received_at` in usage_monthly (its view groups by it). user_traits
+// and for events also the month of `received_at` in usage_monthly_sharded (its view groups by it). user_traits
 // and users are not partitioned. An insert's views write the same block, so a group bounded in both
 // months is bounded everywhere.
 //

@@ -87,7 +87,7 @@ export interface RetentionFilter {
 
 export interface ErasureFilter {
   set: ErasureSet
-  /** Adds the event ids of events not projected to usage_monthly (usage-stubs.ts). */
+  /** Adds the event ids of events not projected to usage_monthly_sharded (usage-stubs.ts). */
   keepUsage(stubs: UsageStub[]): Promise<void>
 }
 

@@ -1,6 +1,6 @@
 // Purging one person's rows from the projections (A12). Every table of the database with both an
 // account_id and a user_id column holds rows of a person (events, identifies, users, user_traits
-// today, and any table added later), so the tables are found, not listed. usage_monthly and
+// today, and any table added later), so the tables are found, not listed. usage_monthly_sharded and
 // retry_ids hold event ids and counts, not identities, and are kept: billing stays exact.
 //
 // A table with an account_id and a `body` but no user_id (refused_samples, H57) keeps the text of

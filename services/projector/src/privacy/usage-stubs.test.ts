@@ -10,8 +10,14 @@ t.test('stubs are grouped by account, month and environment, ids and names escap
     { account_id: "o'neil", environment: 'test', event_id: 'c', received_at: nov },
     { account_id: "o'neil", environment: 'live', event_id: 'd', received_at: dec },
   ])
-  t.match(q, /^INSERT INTO db\.usage_monthly \(account_id, month, environment, events_state, emails_state\) SELECT /)
+  t.match(
+    q,
+    /^INSERT INTO db\.usage_monthly_sharded \(account_id, month, environment, shard, events_state, emails_state\) SELECT /,
+  )
   t.equal(q.split(' UNION ALL ').length, 3, 'one SELECT per (account, month, environment)')
-  t.match(q, /'o\\'neil', toDate\('2026-11-01'\), CAST\('live' AS .*arrayReduce\('uniqExactState', \['a', ?'b'\]\)/)
+  t.match(
+    q,
+    /'o\\'neil', toDate\('2026-11-01'\), CAST\('live' AS .*toUInt8\(cityHash64\(id\) % 16\) AS shard, uniqExactState\(id\).* FROM \(SELECT arrayJoin\(\['a', ?'b'\]\) AS id\) GROUP BY shard/,
+  )
   t.match(q, /toDate\('2026-12-01'\).*\['d'\]/)
 })

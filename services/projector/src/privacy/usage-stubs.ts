@@ -1,11 +1,13 @@
-// What an erased person's events still count for (A12): usage_monthly keeps counts, not identities,
+// What an erased person's events still count for (A12): usage_monthly_sharded keeps counts, not identities,
 // and an erased person's events were billed. A record the projector does not project because of an
 // erasure (in a replay, or one that raced the erasure) still adds its event id to its month's count,
-// written straight into usage_monthly without any row of the person. uniqExact counts each id once,
-// so writing a stub again (a crash before the offsets were committed, a second replay) changes nothing.
+// written straight into usage_monthly_sharded without any row of the person, in the shard of its id (H83),
+// where the id was counted if it was projected before. uniqExact counts each id once, so writing a stub
+// again (a crash before the offsets were committed, a second replay) changes nothing.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, sql } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { monthKeyOf, monthStart } from '../../../shared/src/usage/month-key.js'
+import { usageShardSql } from '../../../shared/src/usage/usage-query.js'
 
 export interface UsageStub {
   account_id: string
@@ -14,7 +16,7 @@ export interface UsageStub {
   received_at: number
 }
 
-/** The INSERT that adds the stubs' event ids to usage_monthly: one row per (account, month, environment). */
+/** The INSERT that adds the stubs' event ids to usage_monthly_sharded: one row per (account, month, environment, shard). */
 export function usageStubInsert(database: string, stubs: readonly UsageStub[]): string {
   const groups = new Map<string, { account: string; month: string; environment: string; ids: string[] }>()
   for (const s of stubs) {
@@ -26,9 +28,9 @@ export function usageStubInsert(database: string, stubs: readonly UsageStub[]): 
   }
   const selects = [...groups.values()].map(
     (g) =>
-      sql`SELECT ${g.account}, toDate(${g.month}), CAST(${g.environment} AS Enum8('live' = 1, 'test' = 2)), arrayReduce('uniqExactState', ${g.ids}), arrayReduce('uniqExactState', emptyArrayString())`,
+      sql`SELECT ${g.account}, toDate(${g.month}), CAST(${g.environment} AS Enum8('live' = 1, 'test' = 2)), ${raw(usageShardSql('id'))} AS shard, uniqExactState(id), arrayReduce('uniqExactState', emptyArrayString()) FROM (SELECT arrayJoin(${g.ids}) AS id) GROUP BY shard`,
   )
-  return `INSERT INTO ${ident(database, 'usage_monthly')} (account_id, month, environment, events_state, emails_state) ${selects.join(' UNION ALL ')}`
+  return `INSERT INTO ${ident(database, 'usage_monthly_sharded')} (account_id, month, environment, shard, events_state, emails_state) ${selects.join(' UNION ALL ')}`
 }
 
 export async function writeUsageStubs(

@@ -101,13 +101,13 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     }
     const erased = await loadErasures(kafka, admin, codec, cfg, log)
     note(
-      `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly (A12)`,
+      `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly_sharded (A12)`,
     )
     const retained = await loadRetention(kafka, codec, cfg.topics.accounts, log)
     // One cutoff per account for the whole replay: a record is skipped by the same rule throughout.
     const at = (io.now ?? Date.now)()
     note(
-      `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly (H60)`,
+      `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly_sharded (H60)`,
     )
     // A16: the keys topic is read to its end before any record (every key is written before its records).
     const keysTopic = (await admin.listTopics()).includes(cfg.topics.keys!)
@@ -115,7 +115,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     // A24: a replay holds every key it opens (up to REPLAY_OPEN_CACHE_ENTRIES), so its streams continue.
     keys.holder.holdOpened(replayOpenEntries(keys.holder.size, cfg.openCacheEntries, cfg.replayOpenCacheEntries))
     note(
-      `${keys.holder.size.toLocaleString('en-US')} data keys held: sealed records are opened; one whose key is gone (erased, or its month expired) is not replayed, its event still counts in usage_monthly (A16)`,
+      `${keys.holder.size.toLocaleString('en-US')} data keys held: sealed records are opened; one whose key is gone (erased, or its month expired) is not replayed, its event still counts in usage_monthly_sharded (A16)`,
     )
     const sealed = (db: string) =>
       keysTopic

@@ -3,7 +3,7 @@
 // account_id, a user_id and a timestamp column: events and identifies today, and any such table added
 // later), found as the erasure purge finds its tables (A12). A mutation (`ALTER TABLE ... DELETE`, as
 // H35 and the purge do) rewrites the parts, so the rows are gone for every query, FINAL or not, once
-// system.mutations says it is done; the job waits for that before it reports. usage_monthly keeps its
+// system.mutations says it is done; the job waits for that before it reports. usage_monthly_sharded keeps its
 // counts (billing, H33) and retry_ids holds only event ids; profiles (users, user_traits) are not rows
 // of one event and stay until the person is erased. Events partitions are months, but a partition holds
 // every account's rows, so a per-account retention deletes rows rather than dropping partitions.

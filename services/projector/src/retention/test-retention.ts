@@ -5,7 +5,7 @@
 //
 // A mutation rewrites the parts it touches in the background, so the job asks first: it issues one only
 // when such rows exist and no mutation of that table is still running. The usage counters
-// (usage_monthly) are kept: what was counted stays what was counted (H33). Profiles built from test rows
+// (usage_monthly_sharded) are kept: what was counted stays what was counted (H33). Profiles built from test rows
 // (users, user_traits) are not pruned by it.
 
 import type { ClickHouseClient } from '@clickhouse/client'
