@@ -127,6 +127,19 @@ t.test("the dashboard reads as the read-only ClickHouse user, with the local sta
   t.match(composeXml, /<password from_env="CLICKHOUSE_READ_PASSWORD"\/>/, 'no password in the file')
 })
 
+t.test("the writers' insert settings are the local stack's (A26)", async (t) => {
+  const mounted = (services.clickhouse.volumes as string[]).find((v) => v.includes('users.d/insert-defaults.xml'))!
+  t.ok(mounted, 'the settings file is mounted into users.d')
+  const composeXml = readFileSync(join(dirname(FILE), mounted.split(':')[0]!), 'utf8')
+  const localXml = readFileSync(join(dirname(FILE), 'local/chdb/users.d/server-defaults.xml'), 'utf8')
+  const setting = (xml: string, name: string) =>
+    new RegExp(`<profiles>[\\s\\S]*?<default>[\\s\\S]*?<${name}>(\\d+)</${name}>`).exec(xml)?.[1]
+  for (const name of ['optimize_on_insert', 'input_format_parallel_parsing']) {
+    t.equal(setting(localXml, name), '0', `the local stack sets ${name} to 0`)
+    t.equal(setting(composeXml, name), setting(localXml, name), `compose sets ${name} as the local stack does`)
+  }
+})
+
 t.test('dashboard cookies are Secure (and __Host- prefixed) unless turned off on purpose', async (t) => {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own interpolation, kept as text in the file
   t.equal(envOf('dashboard').COOKIE_SECURE, '${COOKIE_SECURE:-true}')
