@@ -17,7 +17,7 @@ t.test('stubs are grouped by account, month and environment, ids and names escap
   t.equal(q.split(' UNION ALL ').length, 3, 'one SELECT per (account, month, environment)')
   t.match(
     q,
-    /'o\\'neil', toDate\('2026-11-01'\), CAST\('live' AS .*toUInt8\(cityHash64\(id\) % 16\) AS shard, uniqExactState\(id\).* FROM \(SELECT arrayJoin\(\['a', ?'b'\]\) AS id\) GROUP BY shard/,
+    /'o\\'neil', toDate\('2026-11-01'\), CAST\('live' AS .*toUInt16\(cityHash64\(id\) % 256\) AS shard, uniqExactState\(id\).* FROM \(SELECT arrayJoin\(\['a', ?'b'\]\) AS id\) GROUP BY shard/,
   )
   t.match(q, /toDate\('2026-12-01'\).*\['d'\]/)
 })

@@ -22,7 +22,7 @@ async function cases(t: Test, db: VersionedDatabase) {
     )
   const insert = (values: object[]) => client.insert({ table: `${database}.events`, values, format: 'JSONEachRow' })
 
-  // acc_a: 200 ids over every shard, 60 of them projected twice; 15 test ids; 9 ids in June.
+  // acc_a: 200 ids over many shards, 60 of them projected twice; 15 test ids; 9 ids in June.
   await insert(events('acc_a', ids('a', 200), MAY))
   await insert(events('acc_a', ids('a', 60), MAY))
   await insert(events('acc_a', ids('t', 15), MAY, 'test'))
@@ -31,11 +31,12 @@ async function cases(t: Test, db: VersionedDatabase) {
     query: `SELECT uniqExact(shard) AS n FROM ${database}.usage_monthly_sharded WHERE account_id = 'acc_a'`,
     format: 'JSONEachRow',
   })
-  t.equal(Number((await shards.json<{ n: string }>())[0]!.n), 16, "acc_a's ids are in all 16 shards")
+  const spread = Number((await shards.json<{ n: string }>())[0]!.n)
+  t.ok(spread > 100, `acc_a's 284 ids are in ${spread} of the 256 shards`)
   t.same(await accountUsage(client, database, 'acc_a', '2024-05'), { live: 200, test: 15, emails: 0 })
   t.same(await accountUsage(client, database, 'acc_a', '2024-06'), { live: 9, test: 0, emails: 0 })
 
-  // acc_b: what was counted before the shards (migration 018 copies it whole into shard 255): l0..l29; then
+  // acc_b: what was counted before the shards (migration 018 copies it whole into shard 65535): l0..l29; then
   // l20..l49 projected after the migration. 50 distinct ids; the shards summed with the legacy set apart
   // would say 60.
   await client.command({

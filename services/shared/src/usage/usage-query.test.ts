@@ -16,7 +16,7 @@ t.test('each shard is merged apart and summed; a month with the legacy shard is 
   const q = usageCountsSql('db', raw("account_id = 'a'"), '')
   t.match(
     q,
-    /if\(\(account_id, month\) IN \(SELECT account_id, month FROM db\.usage_monthly_sharded WHERE account_id = 'a' AND shard = 255\), 255, shard\) AS s/,
+    /if\(\(account_id, month\) IN \(SELECT account_id, month FROM db\.usage_monthly_sharded WHERE account_id = 'a' AND shard = 65535\), 65535, shard\) AS s/,
   )
   t.match(q, /GROUP BY environment, s\n\)\nGROUP BY environment$/)
   t.match(usageCountsSql('db', raw('1'), 'account_id, '), /^SELECT account_id, environment, sum\(events\)/)

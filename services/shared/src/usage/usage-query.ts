@@ -1,7 +1,7 @@
 // Exact monthly usage from ClickHouse (H5, H6, U2). usage_monthly_sharded holds uniqExact states of
 // event_ids per (account, month of receipt, environment, shard of the id), so events projected twice are
-// counted once whether or not parts have merged. An id is in one shard only (cityHash64(event_id) % 16,
-// docs/design.md H83), so a month's count is the sum of its shards' counts; shard 255 holds what was counted
+// counted once whether or not parts have merged. An id is in one shard only (cityHash64(event_id) % 256,
+// docs/design.md H83), so a month's count is the sum of its shards' counts; shard 65535 holds what was counted
 // before the shards (migration 018), whole, and a month that has it is counted across all its rows at once.
 
 import type { ClickHouseClient } from '@clickhouse/client'
@@ -9,10 +9,10 @@ import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql
 import { monthStart } from './month-key.js'
 
 /** The shard that holds the states counted before migration 018 (H83). */
-export const LEGACY_SHARD = 255
+export const LEGACY_SHARD = 65535
 
 /** An event id's shard (H83), as migration 018's view computes it (usage-query.test.ts compares the text). */
-export const usageShardSql = (column: string) => `toUInt8(cityHash64(${column}) % 16)`
+export const usageShardSql = (column: string) => `toUInt16(cityHash64(${column}) % 256)`
 
 /**
  * Events and emails per (`keys`, environment) of usage_monthly_sharded's rows matching `where` (a
