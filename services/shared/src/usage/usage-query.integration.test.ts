@@ -3,6 +3,11 @@
 // after it, stubs of erased persons' events (A12), the other account and month apart. On the current
 // ClickHouse and on one 18.16 server (A10).
 import t, { type Test } from 'tap'
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MIGRATIONS_DIR, migrate } from '../../../../schemas/clickhouse/migrate.js'
+import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
 import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
 import { writeUsageStubs } from '../../../projector/src/privacy/usage-stubs.js'
@@ -12,6 +17,38 @@ const MAY = Date.UTC(2024, 4, 13)
 const JUNE = Date.UTC(2024, 5, 2)
 
 t.test('the sum of the shards is the count of distinct ids', (t) => onBothVersions(t, 'usageshards', cases))
+
+t.test('what was counted before migration 018 still counts, once, beside what is counted after it', async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'usage018', migrate: false, t })
+  const before = await mkdtemp(join(tmpdir(), 'migrations-'))
+  t.teardown(() => rm(before, { recursive: true, force: true }))
+  for (const f of await readdir(MIGRATIONS_DIR))
+    if (/^(00\d|01[0-7])_.*\.sql$/.test(f)) await cp(join(MIGRATIONS_DIR, f), join(before, f))
+  await migrate(client, database, { dir: before })
+  const insert = (eventIds: string[], ms: number) =>
+    client.insert({
+      table: `${database}.events`,
+      values: eventIds.map((event_id, i) => eventRow({ event_id, account_id: 'acc_u', event: 'page', ms: ms + i })),
+      format: 'JSONEachRow',
+    })
+  const ids = (from: number, to: number) => [...Array(to - from).keys()].map((i) => `e${from + i}`)
+  await insert(ids(0, 100), MAY) // counted by usage_monthly, as before the migration
+  const applied = await migrate(client, database)
+  t.same(
+    applied.applied.map((m) => m.version),
+    [18],
+  )
+  t.same(await accountUsage(client, database, 'acc_u', '2024-05'), { live: 100, test: 0, emails: 0 }, 'copied over')
+  await insert(ids(50, 150), MAY) // half of them again (a replay), half new
+  t.same(await accountUsage(client, database, 'acc_u', '2024-05'), { live: 150, test: 0, emails: 0 }, 'counted once')
+  await insert(ids(150, 153), JUNE)
+  t.same(await accountUsage(client, database, 'acc_u', '2024-06'), { live: 3, test: 0, emails: 0 }, 'a later month')
+  const old = await client.query({
+    query: `SELECT toString(uniqExactMerge(events_state)) AS n FROM ${database}.usage_monthly`,
+    format: 'JSONEachRow',
+  })
+  t.same(await old.json(), [{ n: '100' }], 'usage_monthly is no longer written')
+})
 
 async function cases(t: Test, db: VersionedDatabase) {
   const { client, database } = db
