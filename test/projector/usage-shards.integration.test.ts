@@ -6,12 +6,17 @@ import t, { type Test } from 'tap'
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MIGRATIONS_DIR, migrate } from '../../../../schemas/clickhouse/migrate.js'
-import { createTestDatabase } from '../../../../test/support/clickhouse-helpers.js'
-import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
-import { eventRow } from '../../../../test/support/event-rows.js'
-import { writeUsageStubs } from '../../../projector/src/privacy/usage-stubs.js'
-import { accountUsage, LEGACY_SHARD, monthlyLiveUsage, monthlyUsage } from './usage-query.js'
+import { MIGRATIONS_DIR, migrate } from '../../schemas/clickhouse/migrate.js'
+import { createTestDatabase } from '../support/clickhouse-helpers.js'
+import { onBothVersions, type VersionedDatabase } from '../support/clickhouse-versions.js'
+import { eventRow } from '../support/event-rows.js'
+import { writeUsageStubs } from '../../services/projector/src/privacy/usage-stubs.js'
+import {
+  accountUsage,
+  LEGACY_SHARD,
+  monthlyLiveUsage,
+  monthlyUsage,
+} from '../../services/shared/src/usage/usage-query.js'
 
 const MAY = Date.UTC(2024, 4, 13)
 const JUNE = Date.UTC(2024, 5, 2)
