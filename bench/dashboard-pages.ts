@@ -42,7 +42,10 @@ export const PAGE_CALLS: PageCall[] = [
   { page: 'Trends: breakdown by plan, 30 days', path: '/trends?period=30d&interval=day&breakdown=plan' },
   { page: 'Trends: filter paid=true, 7 days', path: '/trends?period=7d&interval=day&filter=paid%3Dtrue' },
   { page: 'Trends: breakdown by path (200 values), 30 days', path: '/trends?period=30d&interval=day&breakdown=path' },
-  { page: 'Trends: breakdown by the trait plan, 30 days', path: '/trends?period=30d&interval=day&breakdown_trait=plan' },
+  {
+    page: 'Trends: breakdown by the trait plan, 30 days',
+    path: '/trends?period=30d&interval=day&breakdown_trait=plan',
+  },
   {
     page: 'Trends: one event by the trait plan, 7 days by hour',
     path: '/trends?period=7d&interval=hour&event=page_viewed&breakdown_trait=plan',
