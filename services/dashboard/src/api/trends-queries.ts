@@ -371,7 +371,7 @@ export class TrendQueries {
       await this.rows(trendSql(this.database, accountId, plain, await this.dirtyHours(accountId, plain))),
     )
     if (total(await this.rows(rawTrendSql(this.database, accountId, plain, false))) === exact) {
-      const stored = await this.breakdown(traitBreakdownSql(this.database, accountId, s, key, 'cityHash64', false))
+      const stored = await this.breakdown(traitBreakdownSql(this.database, accountId, s, key, undefined, false))
       if (total(stored.totals ? [stored.totals] : []) === exact) return toTrend(stored.rows, s)
     }
     return toTrend((await this.breakdown(trendSql(this.database, accountId, s))).rows, s)
