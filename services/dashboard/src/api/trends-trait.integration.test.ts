@@ -1,9 +1,10 @@
-// The breakdown by a user trait (U27, U30 of docs/design.md) answers as U27's query did, on a tricky data set:
+// The breakdown by a user trait (U27, U30, U32 of docs/design.md) answers as U27's query did, on a tricky data set:
 // a duplicate insert, a person whose trait changed (the later value written first), a number, a person
 // without the trait, events without a user id, more than 10 values (so "$other"), both environments (one
 // person with another value in each, one with the trait in one only), a filter, one event, bounds inside an
 // hour and the three intervals, and ids sharing a hash. The reference is U27's query as it was: each event of `events FINAL` joined
-// to the trait's latest value, counted per value. On the current ClickHouse and on one 18.16 server (A10).
+// to the trait's latest value, counted per value. Then U32's read as stored: taken only when no duplicate is
+// stored (before and during the read), FINAL otherwise. On the current ClickHouse and on one 18.16 server (A10).
 import t, { type Test } from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
