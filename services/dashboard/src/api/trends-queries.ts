@@ -101,10 +101,20 @@ export function wholeHours(s: TrendSpec): { fromMs: number; toMs: number } {
   return { fromMs, toMs: Math.max(fromMs, hourFloor(s.to.getTime())) }
 }
 
-/** The trend counted from the events themselves: the reference the hourly counts must equal (U19). */
-export function rawTrendSql(database: string, accountId: string, s: TrendSpec): string {
+/**
+ * The events table, with `FINAL` (a duplicate counted once) or without (U32: a read that may count a
+ * duplicate twice, used only where the count of the same read shows there was none).
+ */
+const eventsSql = (database: string, final: boolean): SqlRaw =>
+  raw(`${ident(database, 'events')}${final ? ' FINAL' : ''}`)
+
+/**
+ * The trend counted from the events themselves: the reference the hourly counts must equal (U19). Without
+ * `final`, the rows read, duplicates and all (U32's check).
+ */
+export function rawTrendSql(database: string, accountId: string, s: TrendSpec, final = true): string {
   return sql`SELECT ${bucketSql(s.interval)} AS t, '' AS value, count() AS events
-FROM ${ident(database, 'events')} FINAL
+FROM ${eventsSql(database, final)}
 WHERE ${whereSql(accountId, s)}
 GROUP BY t
 ORDER BY t`
@@ -233,9 +243,13 @@ LIMIT ${BREAKDOWN_TOP}`
  * a duplicate counts once) are joined once to the account's values of that one trait (a row per person),
  * then counted per value and bucket (U30): the join is keyed by the user id's 64-bit hash, a fixed-size key
  * (a String key was most of the query's time), and the id itself is compared after it, so two ids of one
- * hash never share a value: the persons of a hash are one row, the first's id and value in columns and,
- * only when there are several (never seen, kept for exactness), all of them in an array. `hash` is the
- * function of the id: cityHash64, or a test's hash that collides on purpose.
+ * hash never share a value: the persons of a hash are one row with the first's id and value, and the
+ * persons of every hash held by several (never seen, kept for exactness) are one constant list of
+ * (environment, id, value), read once by a scalar subquery, in which an event whose id is not its row's is
+ * looked up (U32: a list per joined row, nearly always empty, cost a quarter of the query). `hash` is the
+ * function of the id: cityHash64, or a test's hash that collides on purpose. Without `final` the events
+ * are read as stored (U32): exact only when its totals' count is the period's exact count, which
+ * TrendQueries checks.
  */
 export function traitBreakdownSql(
   database: string,
@@ -243,20 +257,26 @@ export function traitBreakdownSql(
   s: TrendSpec,
   key: string,
   hash = 'cityHash64',
+  final = true,
 ): string {
   const person = raw(`${hash}(user_id) AS person`)
+  const traits = raw(sql`SELECT environment, user_id, ${valueTextSql('value')} AS text
+      FROM ${ident(database, 'user_traits')} FINAL
+      WHERE account_id = ${accountId} AND trait_key = ${key}${raw(s.environment ? sql` AND environment = ${s.environment}` : '')}`)
+  const collided = raw(sql`(SELECT groupArray((environment, p.1, p.2)) FROM (
+      SELECT environment, ${person}, groupArray((user_id, text)) AS ps FROM (${traits})
+      GROUP BY environment, person HAVING count() > 1
+    ) ARRAY JOIN ps AS p)`)
   return sql`SELECT value, sum(n) AS events, sumMap([t], [n]) AS m FROM (
-  SELECT if(trait_user = user_id, v, arrayFirst(x -> x.1 = user_id, collided).2) AS value, t, count() AS n FROM (
+  SELECT if(trait_user = user_id, v, arrayFirst(x -> x.1 = environment AND x.2 = user_id, ${collided}).3) AS value,
+    t, count() AS n FROM (
     SELECT ${bucketSql(s.interval)} AS t, environment, user_id, ${person}
-    FROM ${ident(database, 'events')} FINAL
+    FROM ${eventsSql(database, final)}
     WHERE ${whereSql(accountId, s)}
   ) AS e ANY LEFT JOIN (
-    SELECT environment, ${person}, any(user_id) AS trait_user, any(text) AS v,
-      arraySlice(groupArray((user_id, text)), 1, (count() > 1) * count()) AS collided
+    SELECT environment, ${person}, any(user_id) AS trait_user, any(text) AS v
     FROM (
-      SELECT environment, user_id, ${valueTextSql('value')} AS text
-      FROM ${ident(database, 'user_traits')} FINAL
-      WHERE account_id = ${accountId} AND trait_key = ${key}${raw(s.environment ? sql` AND environment = ${s.environment}` : '')}
+      ${traits}
     )
     GROUP BY environment, person
   ) AS tr USING (environment, person)
@@ -329,14 +349,45 @@ export class TrendQueries {
   ) {}
 
   async trend(accountId: string, s: TrendSpec): Promise<Trend> {
+    if (s.breakdownTrait) return this.traitTrend(accountId, s, s.breakdownTrait)
     const query = trendSql(this.database, accountId, s, await this.dirtyHours(accountId, s))
-    if (!s.breakdown && !s.breakdownTrait) {
-      const r = await this.ch.query({ query, format: 'JSONEachRow' })
-      return toTrend(await r.json(), s)
+    if (!s.breakdown) return toTrend(await this.rows(query), s)
+    return toTrend((await this.breakdown(query)).rows, s)
+  }
+
+  /**
+   * The trait breakdown (U27, U30) read without `FINAL` when the period holds no duplicate (U32): the
+   * period's exact count (the same spec's trend, from the counts or `events FINAL`) is read first, then
+   * the events' count as stored; only if they are equal is the breakdown read as stored, and kept only if
+   * the count of that same read (its totals) is equal too. A stored count is never below the exact one and
+   * is equal only when no event of the period is stored twice, and read after the exact count an insert
+   * in between can only make it larger: so the answer is the one `events FINAL` gives. Otherwise (a
+   * duplicate not merged yet) the breakdown is read with `FINAL`, as trendSql has it.
+   */
+  private async traitTrend(accountId: string, s: TrendSpec, key: string): Promise<Trend> {
+    const { breakdownTrait: _, ...plain } = s
+    const total = (rows: Array<{ events: string | number }>) => rows.reduce((a, r) => a + Number(r.events), 0)
+    const exact = total(
+      await this.rows(trendSql(this.database, accountId, plain, await this.dirtyHours(accountId, plain))),
+    )
+    if (total(await this.rows(rawTrendSql(this.database, accountId, plain, false))) === exact) {
+      const stored = await this.breakdown(traitBreakdownSql(this.database, accountId, s, key, undefined, false))
+      if (total(stored.totals ? [stored.totals] : []) === exact) return toTrend(stored.rows, s)
     }
+    return toTrend((await this.breakdown(trendSql(this.database, accountId, s))).rows, s)
+  }
+
+  private async rows(query: string): Promise<Array<{ t: string | number; value: string; events: string | number }>> {
+    const r = await this.ch.query({ query, format: 'JSONEachRow' })
+    return r.json()
+  }
+
+  /** A breakdown's rows as toTrend reads them, and its totals row (undefined when no event was read). */
+  private async breakdown(query: string) {
     const r = await this.ch.query({ query, format: 'JSON' })
     const { data, totals } = await r.json<BreakdownRow>()
-    return toTrend(breakdownRows(data, totals as BreakdownRow | undefined), s)
+    const all = totals as BreakdownRow | undefined
+    return { rows: breakdownRows(data, all), totals: all }
   }
 
   /** The period's hours not counted yet (U25), when the trend reads the counts; else undefined. */

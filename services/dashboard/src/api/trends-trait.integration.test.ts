@@ -1,14 +1,19 @@
-// The breakdown by a user trait (U27, U30 of docs/design.md) answers as U27's query did, on a tricky data set:
+// The breakdown by a user trait (U27, U30, U32 of docs/design.md) answers as U27's query did, on a tricky data set:
 // a duplicate insert, a person whose trait changed (the later value written first), a number, a person
 // without the trait, events without a user id, more than 10 values (so "$other"), both environments (one
 // person with another value in each, one with the trait in one only), a filter, one event, bounds inside an
 // hour and the three intervals, and ids sharing a hash. The reference is U27's query as it was: each event of `events FINAL` joined
-// to the trait's latest value, counted per value. On the current ClickHouse and on one 18.16 server (A10).
+// to the trait's latest value, counted per value. Then U32's read as stored: taken only when no duplicate is
+// stored (before and during the read), FINAL otherwise. On the current ClickHouse and on one 18.16 server (A10).
 import t, { type Test } from 'tap'
+import type { ClickHouseClient } from '@clickhouse/client'
 import { onBothVersions, type VersionedDatabase } from '../../../../test/support/clickhouse-versions.js'
 import { eventRow } from '../../../../test/support/event-rows.js'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { valueTextSql } from '../../../shared/src/rollup/property-counts.js'
+import { hourFloor } from '../../../shared/src/rollup/event-counts.js'
+import { markRanges } from '../../../shared/src/rollup/dirty-hours.js'
+import { recountRanges } from '../../../shared/src/rollup/recount-ranges.js'
 import {
   BREAKDOWN_TOP,
   type BreakdownRow,
@@ -57,7 +62,7 @@ async function traitCases(t: Test, db: VersionedDatabase) {
     set_at_ms: setAt,
     source_event_id: '',
   })
-  const events = []
+  const events: Array<ReturnType<typeof event>> = []
   // u0..u12, each its own value p<k>, 14 - k events over 3 days (13 values: "$other" holds the last).
   for (let k = 0; k < 13; k++)
     for (let i = 0; i < 14 - k; i++)
@@ -134,6 +139,66 @@ async function traitCases(t: Test, db: VersionedDatabase) {
       [OTHER, 5 + 4 + 3 + 3 + 2 + 2 + 2],
     ],
     'duplicates once, the latest value, numbers and no trait as U27 counts them',
+  )
+
+  // U32: the events read as stored when the period holds no duplicate, with FINAL otherwise; the answer is
+  // U27's either way. The trait reads each trend sends are seen through the client.
+  const sent: string[] = []
+  let before: (query: string) => Promise<void> = async () => {}
+  const seeing = {
+    query: async (p: Parameters<ClickHouseClient['query']>[0]) => {
+      await before(p.query)
+      sent.push(p.query)
+      return db.client.query(p)
+    },
+  } as unknown as ClickHouseClient
+  const final = (query: string) => query.includes(`${ident(db.database, 'events')} FINAL`)
+  const reads = async (s: TrendSpec, counts: boolean) => {
+    sent.length = 0
+    const trend = await new TrendQueries(seeing, db.database, counts).trend('acc_a', s)
+    const traitReads = sent.filter((x) => x.includes('user_traits')).map((x) => (final(x) ? 'final' : 'stored'))
+    return { trend, traitReads }
+  }
+  const table = (name: string) => `${db.database}.${name}${db.cluster ? '_local' : ''}`
+  // The retried insert above is still stored twice: FINAL, whether the exact count is the counts' or the events'.
+  for (const counts of [false, true])
+    t.same(await reads(spec(), counts), { trend: await u27Trend(spec()), traitReads: ['final'] }, 'a duplicate: FINAL')
+  // Merged (no duplicate left) and the hours counted (U25): every spec read as stored, the same answer.
+  await db.client.command({ query: `OPTIMIZE TABLE ${table('events')} FINAL` })
+  const hours = markRanges(events.map((e) => ({ accountId: 'acc_a', hourMs: hourFloor(e.timestamp_ms) })))
+  await recountRanges(db.client, db.database, hours)
+  for (const counts of [false, true])
+    for (const s of specs)
+      t.same(
+        await reads(s, counts),
+        { trend: await u27Trend(s), traitReads: ['stored'] },
+        `as stored: ${JSON.stringify(s)}`,
+      )
+  // A duplicate inside the period counts once: the stored count is larger than the exact one, so FINAL.
+  await insert('events', [events[30]!])
+  for (const counts of [false, true])
+    t.same(
+      await reads(spec(), counts),
+      { trend: await u27Trend(spec()), traitReads: ['final'] },
+      'a new duplicate: FINAL',
+    )
+  // One written between the stored count and the stored breakdown: the breakdown's own count shows it.
+  await db.client.command({ query: `OPTIMIZE TABLE ${table('events')} FINAL` })
+  before = async (query) => {
+    if (!query.includes('user_traits') || final(query)) return
+    before = async () => {}
+    await insert('events', [events[31]!])
+  }
+  const raced = await reads(spec(), true)
+  t.same(
+    raced,
+    { trend: await u27Trend(spec()), traitReads: ['stored', 'final'] },
+    'a duplicate during the read: FINAL',
+  )
+  t.same(
+    raced.trend.series.map((x) => x.counts.reduce((a, b) => a + b, 0)).reduce((a, b) => a + b, 0),
+    totals.reduce((a, [, n]) => a + n, 0),
+    'the duplicates counted once',
   )
 
   /** U27's query as it was: each event of the period joined to its person's value, then counted. */
