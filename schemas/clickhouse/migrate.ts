@@ -3,8 +3,10 @@
 // `{db}` in a file is replaced by the (validated) database name. Every statement must
 // be safe to run again (IF NOT EXISTS; a backfill INSERT ... SELECT only into a
 // ReplacingMergeTree table, where a row inserted twice is a duplicate that FINAL, DISTINCT
-// and the merges remove), so a file that failed half-way, or two processes starting
-// together, can simply run it again. An applied file whose checksum changed
+// and the merges remove, or into a table of uniqExact states alone, where a set merged with
+// itself is the same set; a view dropped is made again at once or retired for good; migrate.test.ts
+// checks each file), so a file that failed half-way, or two processes starting together, can
+// simply run it again. An applied file whose checksum changed
 // is refused: write a new migration instead of editing an applied one.
 // With `cluster` (CLICKHOUSE_CLUSTER), the same files are rewritten for a replicated, sharded cluster
 // by cluster.ts (docs/design.md H44); schema_migrations stays a local table of the server the runner
