@@ -111,6 +111,7 @@ t.test("every statement of this folder's migrations has a cluster form", async (
     'groups',
     'identifies',
     'identity_links',
+    'person_counts_daily',
     'person_weeks',
     'property_counts_daily',
     'property_counts_hourly',

@@ -35,6 +35,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   property_counts_hourly: 'cityHash64(account_id, key)',
   /** As property_counts_hourly's, so a day's sum reads its hours on the shard it writes to (U29). */
   property_counts_daily: 'cityHash64(account_id, key)',
+  /** Every recount of one person's day on one shard, as their events are, so FINAL keeps the largest (U33). */
+  person_counts_daily: 'cityHash64(account_id, user_id)',
 }
 
 export const LOCAL_SUFFIX = '_local'

@@ -40,6 +40,7 @@ t.test('creates the database, applies every file once, records it; then idempote
       'identity_links_from_events_mv',
       'identity_links_from_identifies_mv',
       'identity_map',
+      'person_counts_daily',
       'person_weeks',
       'person_weeks_from_events_mv',
       'property_counts_daily',

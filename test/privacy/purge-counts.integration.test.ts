@@ -1,7 +1,9 @@
-// The erasure purge and the counts tables (U26, U29): a property value only the erased person sent is gone
+// The erasure purge and the counts tables (U26, U29, U33): a property value only the erased person sent is gone
 // from property_counts_hourly and property_counts_daily once the recount has run, the hours stay exact meanwhile (read from the
-// events), and the other persons' counts of those hours are counted again.
+// events), and the other persons' counts of those hours are counted again; the person's daily counts
+// (person_counts_daily) are gone at once and are not counted again.
 import t from 'tap'
+import type { ClickHouseClient } from '@clickhouse/client'
 import { createTestDatabase, queryRows, type TeardownHost } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -41,6 +43,13 @@ async function counted(t: TeardownHost, prefix: string) {
   return db
 }
 
+/** The persons of person_counts_daily (U33) with their events, FINAL. */
+const persons = (client: ClickHouseClient, database: string) =>
+  queryRows<{ user_id: string; events: string }>(
+    client,
+    `SELECT user_id, sum(events) AS events FROM ${database}.person_counts_daily FINAL GROUP BY user_id ORDER BY user_id`,
+  )
+
 t.test("an erased person's property values leave the counts", async (t) => {
   const { client, database } = await counted(t, 'purge_counts')
   const values = (table = 'property_counts_hourly') =>
@@ -54,8 +63,14 @@ t.test("an erased person's property values leave the counts", async (t) => {
   ]
   t.same(await values(), before)
   t.same(await values('property_counts_daily'), before, 'the day')
+  const counts = [
+    { user_id: 'erased', events: '1' },
+    { user_id: 'kept', events: '2' },
+  ]
+  t.same(await persons(client, database), counts, "the persons' day")
 
   await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+  t.same(await persons(client, database), [], "no person's day until the recount")
   t.same(await values(), [{ value: 'kept@example.com', events: '1' }], 'the erased hour is no longer counted')
   t.same(await values('property_counts_daily'), [], "nor the erased person's day")
   const trends = new TrendQueries(client, database, true)
@@ -75,6 +90,7 @@ t.test("an erased person's property values leave the counts", async (t) => {
   t.equal(await recount.runOnce(), 1, 'the recount counts the erased hour again')
   t.same(await values(), [{ value: 'kept@example.com', events: '2' }], 'from the events left')
   t.same(await values('property_counts_daily'), [{ value: 'kept@example.com', events: '2' }], 'the day summed again')
+  t.same(await persons(client, database), counts.slice(1), 'the other person counted again, not the erased one')
   t.same((await trends.trend(ACCOUNT, spec)).series, [{ value: 'kept@example.com', counts: [2] }])
 })
 
@@ -115,4 +131,5 @@ t.test('a recount running while the purge runs keeps none of the erased values a
     `SELECT sum(events) AS events FROM ${database}.event_counts_hourly FINAL WHERE account_id = '${ACCOUNT}'`,
   )
   t.equal(Number(total!.events), 2, 'the hourly counts hold the events left')
+  t.same(await persons(client, database), [{ user_id: 'kept', events: '2' }], "the persons' days: the other's alone")
 })

@@ -1,7 +1,7 @@
 // Per-account retention (H60, H82) and the counts tables (U19, U26): after the job, no hour of the account
 // that ended at or before its cutoff is left in property_counts_hourly (whose values can name a person) nor
-// in event_counts_hourly, and no such day in property_counts_daily (U29), FINAL or not; the hour from the
-// cutoff on and another account's old hours stay.
+// in event_counts_hourly, and no such day in property_counts_daily (U29) nor in person_counts_daily (U33, a
+// person's events per day), FINAL or not; the hour from the cutoff on and another account's old hours stay.
 import t from 'tap'
 import { createTestDatabase, queryRows } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
@@ -35,11 +35,12 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
   const hours = markRanges(rows.map((r) => ({ accountId: r.account_id, hourMs: hourFloor(r.timestamp_ms) })))
   await recountRanges(client, database, hours)
 
+  const BUCKET: Record<string, string> = { event_counts_hourly: 'hour', person_counts_daily: 'day' }
   const left = async (table: string, account: string, final = '') =>
     (
       await queryRows<{ h: string; n: string }>(
         client,
-        `SELECT toString(${table === 'event_counts_hourly' ? 'hour' : 'value'}) AS h, sum(events) AS n FROM ${database}.${table} ${final}
+        `SELECT toString(${BUCKET[table] ?? 'value'}) AS h, sum(events) AS n FROM ${database}.${table} ${final}
          WHERE account_id = '${account}' GROUP BY h ORDER BY h`,
       )
     ).map((r) => r.h)
@@ -55,6 +56,11 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
     'every hour is counted before the job (the test can fail)',
   )
   t.same(await left('property_counts_daily', KEPT), await left('property_counts_hourly', KEPT), 'and every day')
+  t.same(
+    await left('person_counts_daily', KEPT),
+    ['2024-05-06 00:00:00', '2024-06-14 00:00:00', '2024-06-15 00:00:00', '2024-06-16 00:00:00'],
+    "and the person's days",
+  )
 
   const rules = new RetentionRules()
   rules.apply({ account_id: KEPT, retention_months: 1 })
@@ -71,6 +77,8 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
       ['event_counts_hourly', 3],
       // Two days: the month before's, and the cutoff's day before with two values.
       ['property_counts_daily', 3],
+      // The person's two expired days.
+      ['person_counts_daily', 2],
     ],
     'the expired events, then their hours and days of the counts tables',
   )
@@ -90,6 +98,11 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
       ['2024-06-15 00:00:00', '2024-06-16 00:00:00'],
       `no expired hour is counted ${final}`,
     )
+    t.same(
+      await left('person_counts_daily', KEPT, final),
+      ['2024-06-15 00:00:00', '2024-06-16 00:00:00'],
+      `no expired day of the person is left ${final}`,
+    )
   }
   t.same(
     await left('property_counts_hourly', OTHER),
@@ -98,5 +111,6 @@ t.test("an account's expired hours leave the counts tables", async (t) => {
   )
   t.same(await left('event_counts_hourly', OTHER), ['2024-06-14 22:00:00'])
   t.same(await left('property_counts_daily', OTHER), ['theirs@example.com'])
+  t.same(await left('person_counts_daily', OTHER), ['2024-06-14 00:00:00'])
   t.same((await job.runOnce()).removed, [], 'a second run finds nothing left')
 })

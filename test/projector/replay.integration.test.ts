@@ -182,6 +182,7 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
     'groups',
     'identifies',
     'identity_links',
+    'person_counts_daily',
     'person_weeks',
     'property_counts_daily',
     'property_counts_hourly',

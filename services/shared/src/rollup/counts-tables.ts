@@ -1,10 +1,11 @@
-// The counts tables (U19, U26, U29): an account's counts per time bucket, with no user_id, though a
-// property value can name a person. One list for what removes their rows: an erasure's purge
+// The counts tables (U19, U26, U29, U33): an account's counts per time bucket. A property value can name
+// a person, and person_counts_daily holds user ids (its rows are a person's, deleted by id too, A12). One list for what removes their rows: an erasure's purge
 // (services/projector/src/privacy/purge-counts.ts) and the account retention (H82); a counts table added
 // later is one line here.
 import { EVENT_COUNTS_TABLE } from './event-counts.js'
 import { PROPERTY_COUNTS_TABLE } from './property-counts.js'
 import { PROPERTY_DAYS_TABLE } from './property-days.js'
+import { PERSON_DAYS_TABLE } from './person-days.js'
 
 /** A counts table: an account's rows per time bucket (`column`, a DateTime of the bucket's start). */
 export interface CountsTable {
@@ -22,4 +23,5 @@ export const COUNTS_TABLES: readonly CountsTable[] = [
   { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
   { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
   { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400 },
+  { table: PERSON_DAYS_TABLE, column: 'day', seconds: 86_400 },
 ]
