@@ -240,6 +240,9 @@ async function traitCases(t: Test, db: VersionedDatabase) {
     db.client.insert({ table: `${db.database}.${table}`, values, format: 'JSONEachRow' })
   await insert('events', events)
   await insert('events', events.slice(0, 1)) // a duplicate
+  // As the projector writes (U25): the hours dirty until counted, so read from the events.
+  const hours = events.map((e) => ({ accountId: 'acc_a', hourMs: hourFloor(e.timestamp_ms) }))
+  await insertMarks(db.client, db.database, hours, { markedMs: Date.now(), dirty: true })
   await insert('user_traits', [
     trait('u1', '"free"', T0),
     trait('u1', '"team"', T0 + H),
@@ -262,4 +265,10 @@ async function traitCases(t: Test, db: VersionedDatabase) {
     ['team', '', '42'],
     'one environment',
   )
+  // Counted (the recount, then the marks): the whole days from person_counts_daily (U33), the same answer.
+  const markedMs = Date.now()
+  await recountRanges(db.client, db.database, markRanges(hours))
+  await insertMarks(db.client, db.database, hours, { markedMs, dirty: false })
+  t.same((await q.trend('acc_a', { ...s, breakdownTrait: 'plan' })).series, trend.series, 'from the daily counts')
+  t.same((await q.trend('acc_a', { ...s, environment: 'live', breakdownTrait: 'plan' })).series, live.series)
 }

@@ -1,5 +1,14 @@
 import t from 'tap'
-import { breakdownRows, bucketStart, OTHER, toTrend, trendCsv, trendSql, type TrendSpec } from './trends-queries.js'
+import {
+  breakdownRows,
+  bucketStart,
+  OTHER,
+  toTrend,
+  traitCountsSql,
+  trendCsv,
+  trendSql,
+  type TrendSpec,
+} from './trends-queries.js'
 
 const spec = (over: Partial<TrendSpec> = {}): TrendSpec => ({
   from: new Date('2024-05-13T00:00:00Z'),
@@ -32,6 +41,32 @@ t.test('every value is bound, never spliced', async (t) => {
   t.match(byTrait, /trait_key = 't\\''/, 'the trait key (U27)')
   t.match(byTrait, /WHERE account_id = 'acc\\'1' AND trait_key/, "only the account's traits")
 })
+
+t.test(
+  'the trait breakdown by hashes reads the counted days from person_counts_daily, the rest from the events (U33)',
+  async (t) => {
+    const DAY = 86_400_000
+    const s = spec({
+      from: new Date('2024-05-13T05:00:00Z'),
+      to: new Date('2024-05-16T07:30:00Z'),
+      environment: 'live',
+    })
+    const day = (d: number) => Date.parse('2024-05-13T00:00:00Z') + d * DAY
+    const q = traitCountsSql('db1', "acc'1", s, "t'", { days: [{ fromMs: day(1), toMs: day(2) }] })
+    t.match(
+      q,
+      /FROM db1\.person_counts_daily FINAL\s+WHERE account_id = 'acc\\'1' AND \(\(day >= toDateTime\('2024-05-14 00:00:00', 'UTC'\) AND day < toDateTime\('2024-05-15 00:00:00', 'UTC'\)\)\) AND environment = 'live'/,
+    )
+    // The events before the day, and after it to the period's last second, at the exact bounds.
+    t.match(
+      q,
+      "((timestamp >= toDateTime('2024-05-13 05:00:00', 'UTC') AND timestamp < toDateTime('2024-05-14 00:00:00', 'UTC')) OR (timestamp >= toDateTime('2024-05-15 00:00:00', 'UTC') AND timestamp < toDateTime('2024-05-16 07:30:01', 'UTC'))) AND timestamp_ms >= 1715576400000 AND timestamp_ms < 1715844600000 AND environment = 'live'",
+    )
+    t.match(q, /trait_key = 't\\''/)
+    t.match(q, /cityHash64\(user_id\) AS person, sipHash64\(user_id\) AS person_check/, 'two hashes of the id (U33)')
+    t.notMatch(traitCountsSql('db1', 'a', s, 'plan'), /person_counts_daily/, 'no days: the events alone')
+  },
+)
 
 t.test('rows become series over every bucket, other last, and CSV', async (t) => {
   const trend = toTrend(

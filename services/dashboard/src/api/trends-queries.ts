@@ -11,6 +11,7 @@ import { EVENT_COUNTS_TABLE, hourCeil, hourFloor } from '../../../shared/src/rol
 import { dirtyHours, hoursCondition, notTheseHours, spansCondition } from '../../../shared/src/rollup/dirty-hours.js'
 import { PROPERTY_COUNTS_TABLE, propertyValueSql, valueTextSql } from '../../../shared/src/rollup/property-counts.js'
 import { countedDays, PROPERTY_DAYS_TABLE } from '../../../shared/src/rollup/property-days.js'
+import { PERSON_CHECK_SQL, PERSON_DAYS_TABLE, PERSON_SQL } from '../../../shared/src/rollup/person-days.js'
 
 export type Interval = 'hour' | 'day' | 'week'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week']
@@ -287,12 +288,100 @@ ORDER BY events DESC, value
 LIMIT ${BREAKDOWN_TOP}`
 }
 
+/**
+ * The trait breakdown read by hashes (U33), in breakdownSql's shape plus `unnamed`: as traitBreakdownSql
+ * counts, but each row's person is known by two hashes of its id, `person` (cityHash64, the join key, U30)
+ * and `person_check` (sipHash64), and a value by its text's cityHash64 (`label`), numbers flowing through
+ * the join and the grouping instead of texts; the values are named after, from a second read of the
+ * trait. An id is its holder when both hashes agree: 128 bits, as uniqExact tells strings apart (it keeps
+ * their SipHash-128). `unnamed` is 1 when this read cannot be exact, and the caller then reads
+ * traitBreakdownSql: a `person` held by several persons (never seen; their rows are labelled 1), or a label
+ * held by two texts or whose text was gone at the second read. With `days` (whole days of the period, from
+ * countedDays) those days' rows are person_counts_daily's, one per person and day with their count, and
+ * only the rest of the period is read from the events; without `final` the events are read as stored (U32).
+ */
+export function traitCountsSql(
+  database: string,
+  accountId: string,
+  s: TrendSpec,
+  key: string,
+  opts: {
+    days?: readonly { fromMs: number; toMs: number }[]
+    final?: boolean
+    /** The events' `person`: PERSON_SQL, or a test's hash that collides on purpose (the stored days keep PERSON_SQL's). */
+    person?: string
+  } = {},
+): string {
+  const days = opts.days ?? []
+  const person = opts.person ?? PERSON_SQL
+  const environment = s.environment ? sql` AND environment = ${s.environment}` : ''
+  const traits = sql`SELECT environment, user_id, ${valueTextSql('value')} AS text
+      FROM ${ident(database, 'user_traits')} FINAL
+      WHERE account_id = ${accountId} AND trait_key = ${key}${raw(environment)}`
+  const eventRows = (
+    where: SqlRaw,
+  ) => `SELECT ${bucketSql(s.interval)} AS t, environment, ${person} AS person, ${PERSON_CHECK_SQL} AS person_check, toUInt64(1) AS n
+      FROM ${eventsSql(database, opts.final ?? true)}
+      WHERE ${where}`
+  const rows =
+    days.length === 0
+      ? eventRows(whereSql(accountId, s))
+      : `${eventRows(outsideDaysWhere(accountId, s, days))}
+      UNION ALL
+      SELECT ${bucketSql(s.interval, 'day')} AS t, environment, person, person_check, events AS n
+      FROM ${ident(database, PERSON_DAYS_TABLE)} FINAL
+      WHERE ${sql`account_id = ${accountId}`} AND ${spansCondition(days, 'day')}${environment}`
+  return `SELECT value, sum(n) AS events, sumMap([t], [n]) AS m, max(unnamed) AS unnamed FROM (
+  SELECT label_text AS value, n, t, label != 0 AND texts != 1 AS unnamed FROM (
+    SELECT label, t, sum(n) AS n FROM (
+      SELECT if(holder_check = person_check, holder_label, toUInt64(holder_label = 1)) AS label, t, n
+      FROM (
+      ${rows}
+      ) AS e ANY LEFT JOIN (
+        SELECT environment, ${person} AS person,
+          if(count() = 1, any(${PERSON_CHECK_SQL}), 0) AS holder_check, if(count() = 1, any(cityHash64(text)), 1) AS holder_label
+        FROM (${traits})
+        GROUP BY environment, person
+      ) AS tr USING (environment, person)
+    )
+    GROUP BY label, t
+  ) AS c ANY LEFT JOIN (
+    SELECT cityHash64(text) AS label, any(text) AS label_text, uniqExact(text) AS texts FROM (${traits}) GROUP BY label
+  ) AS names USING (label)
+)
+GROUP BY value WITH TOTALS
+ORDER BY events DESC, value
+LIMIT ${BREAKDOWN_TOP}`
+}
+
+/**
+ * The period's events outside the days (whole days, ascending, inside it): the spans before, between and
+ * after them as ranges of `timestamp` alone (the sort key, so the server reads only those), the last
+ * taking in the period's last second, and the exact bounds on `timestamp_ms`.
+ */
+function outsideDaysWhere(accountId: string, s: TrendSpec, days: readonly { fromMs: number; toMs: number }[]): SqlRaw {
+  const spans: Array<{ fromMs: number; toMs: number }> = []
+  let at = s.from.getTime()
+  for (const d of days) {
+    if (d.fromMs > at) spans.push({ fromMs: at, toMs: d.fromMs })
+    at = d.toMs
+  }
+  spans.push({ fromMs: at, toMs: s.to.getTime() + 1000 })
+  return raw(
+    sql`account_id = ${accountId} AND ${raw(spansCondition(spans))}` +
+      sql` AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}` +
+      (s.environment ? sql` AND environment = ${s.environment}` : ''),
+  )
+}
+
 type Count = string | number
 /** A row of breakdownSql in the JSON format: the value, its total and its counts per bucket. */
 export interface BreakdownRow {
   value: string
   events: Count
   m: [Count[], Count[]]
+  /** traitCountsSql's: 1 if the read cannot be exact. */
+  unnamed?: Count
 }
 
 /** Rows of breakdownSql and its totals as the rows toTrend reads; OTHER is what the top values leave. */
@@ -356,25 +445,50 @@ export class TrendQueries {
   }
 
   /**
-   * The trait breakdown (U27, U30) read without `FINAL` when the period holds no duplicate (U32): the
-   * period's exact count (the same spec's trend, from the counts or `events FINAL`) is read first, then
-   * the events' count as stored; only if they are equal is the breakdown read as stored, and kept only if
-   * the count of that same read (its totals) is equal too. A stored count is never below the exact one and
-   * is equal only when no event of the period is stored twice, and read after the exact count an insert
-   * in between can only make it larger: so the answer is the one `events FINAL` gives. Otherwise (a
-   * duplicate not merged yet) the breakdown is read with `FINAL`, as trendSql has it.
+   * The trait breakdown (U27, U30). By day or week over every event, with the hourly counts kept, the whole
+   * days of the period without a dirty hour are read from person_counts_daily and the rest from
+   * `events FINAL` (U33): exact as it stands. Otherwise the events are read without `FINAL` when the period
+   * holds no duplicate (U32): the period's exact count (the same spec's trend, from the counts or
+   * `events FINAL`) is read first, then the events' count as stored; only if they are equal is the
+   * breakdown read as stored, and kept only if the count of that same read (its totals) is equal too. A
+   * stored count is never below the exact one and is equal only when no event of the period is stored
+   * twice, and read after the exact count an insert in between can only make it larger: so the answer is
+   * the one `events FINAL` gives. After a read traitCountsSql says cannot be exact (`unnamed`), or with a
+   * duplicate not merged yet, the period is read as trendSql has it: traitBreakdownSql, with `FINAL`.
    */
   private async traitTrend(accountId: string, s: TrendSpec, key: string): Promise<Trend> {
-    const { breakdownTrait: _, ...plain } = s
-    const total = (rows: Array<{ events: string | number }>) => rows.reduce((a, r) => a + Number(r.events), 0)
-    const exact = total(
-      await this.rows(trendSql(this.database, accountId, plain, await this.dirtyHours(accountId, plain))),
-    )
-    if (total(await this.rows(rawTrendSql(this.database, accountId, plain, false))) === exact) {
-      const stored = await this.breakdown(traitBreakdownSql(this.database, accountId, s, key, undefined, false))
-      if (total(stored.totals ? [stored.totals] : []) === exact) return toTrend(stored.rows, s)
+    const named = (r: { totals?: BreakdownRow }) => Number(r.totals?.unnamed ?? 0) === 0
+    const days = await this.personDays(accountId, s)
+    if (days.length > 0) {
+      const counted = await this.breakdown(traitCountsSql(this.database, accountId, s, key, { days }))
+      if (named(counted)) return toTrend(counted.rows, s)
+    } else {
+      const { breakdownTrait: _, ...plain } = s
+      const total = (rows: Array<{ events: string | number }>) => rows.reduce((a, r) => a + Number(r.events), 0)
+      const exact = total(
+        await this.rows(trendSql(this.database, accountId, plain, await this.dirtyHours(accountId, plain))),
+      )
+      if (total(await this.rows(rawTrendSql(this.database, accountId, plain, false))) === exact) {
+        const stored = await this.breakdown(traitCountsSql(this.database, accountId, s, key, { final: false }))
+        if (named(stored) && total(stored.totals ? [stored.totals] : []) === exact) return toTrend(stored.rows, s)
+      }
     }
     return toTrend((await this.breakdown(trendSql(this.database, accountId, s))).rows, s)
+  }
+
+  /**
+   * The whole days of a trait breakdown's period read from person_counts_daily (U33): by day or week, over
+   * every event and no filter (the table counts a person's events of a day, whatever their name or
+   * properties), when the hourly counts are kept, those without a dirty hour. None: the events are read.
+   */
+  private async personDays(accountId: string, s: TrendSpec): Promise<Array<{ fromMs: number; toMs: number }>> {
+    if (!this.hourlyCounts || s.event || s.filters.length > 0 || s.interval === 'hour') return []
+    const whole = wholeHours(s)
+    return countedDays(
+      whole.fromMs,
+      whole.toMs,
+      await dirtyHours(this.ch, this.database, accountId, whole.fromMs, whole.toMs),
+    )
   }
 
   private async rows(query: string): Promise<Array<{ t: string | number; value: string; events: string | number }>> {
