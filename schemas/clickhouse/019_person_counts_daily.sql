@@ -2,9 +2,9 @@
 -- by a trait reads, by day or week, for the whole days of its period that hold no dirty hour, instead of
 -- every event of those days. Recomputed from `events FINAL` whenever the recount counts one of the day's
 -- hours (services/shared/src/rollup/person-days.ts), as the other counts tables are (U25): versioned by
--- the count, so of two recounts of one day the one that saw more events stays. `person` is the id's
--- cityHash64 (the join key, U30) and `person_check` its sipHash64, compared after the join instead of the
--- id's text (U33). The user_id column makes the table a person table: an erasure deletes its rows (A12),
+-- the count, so of two recounts of one day the one that saw more events stays. `person` (cityHash64 of
+-- the environment and the id) and `person_check` (sipHash64 of the id) are what a breakdown joins the
+-- person's trait on, instead of the id's text (U33). The user_id column makes the table a person table: an erasure deletes its rows (A12),
 -- and its days as a counts table's (U26).
 CREATE TABLE IF NOT EXISTS {db}.person_counts_daily
 (
@@ -23,7 +23,7 @@ ORDER BY (account_id, day, environment, person, user_id);
 -- The days stored before this table existed: person-days.ts's personDaysSelect over every event
 -- (person-days.test.ts checks that they are the same text). A database built by replay has none (A1).
 INSERT INTO {db}.person_counts_daily
-SELECT account_id, environment, toDateTime(intDiv(toUInt32(timestamp), 86400) * 86400, 'UTC') AS d, cityHash64(user_id), sipHash64(user_id), user_id, count() AS events
+SELECT account_id, environment, toDateTime(intDiv(toUInt32(timestamp), 86400) * 86400, 'UTC') AS d, cityHash64(toString(environment), user_id), sipHash64(user_id), user_id, count() AS events
 FROM {db}.events FINAL
 WHERE 1
 GROUP BY account_id, environment, d, user_id;

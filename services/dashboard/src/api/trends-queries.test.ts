@@ -63,7 +63,11 @@ t.test(
       "((timestamp >= toDateTime('2024-05-13 05:00:00', 'UTC') AND timestamp < toDateTime('2024-05-14 00:00:00', 'UTC')) OR (timestamp >= toDateTime('2024-05-15 00:00:00', 'UTC') AND timestamp < toDateTime('2024-05-16 07:30:01', 'UTC'))) AND timestamp_ms >= 1715576400000 AND timestamp_ms < 1715844600000 AND environment = 'live'",
     )
     t.match(q, /trait_key = 't\\''/)
-    t.match(q, /cityHash64\(user_id\) AS person, sipHash64\(user_id\) AS person_check/, 'two hashes of the id (U33)')
+    t.match(
+      q,
+      /cityHash64\(toString\(environment\), user_id\) AS person, sipHash64\(user_id\) AS person_check/,
+      'two hashes of the id (U33)',
+    )
     t.notMatch(traitCountsSql('db1', 'a', s, 'plan'), /person_counts_daily/, 'no days: the events alone')
   },
 )

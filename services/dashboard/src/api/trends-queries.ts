@@ -290,15 +290,16 @@ LIMIT ${BREAKDOWN_TOP}`
 
 /**
  * The trait breakdown read by hashes (U33), in breakdownSql's shape plus `unnamed`: as traitBreakdownSql
- * counts, but each row's person is known by two hashes of its id, `person` (cityHash64, the join key, U30)
- * and `person_check` (sipHash64), and a value by its text's cityHash64 (`label`), numbers flowing through
- * the join and the grouping instead of texts; the values are named after, from a second read of the
- * trait. An id is its holder when both hashes agree: 128 bits, as uniqExact tells strings apart (it keeps
- * their SipHash-128). `unnamed` is 1 when this read cannot be exact, and the caller then reads
- * traitBreakdownSql: a `person` held by several persons (never seen; their rows are labelled 1), or a label
- * held by two texts or whose text was gone at the second read. With `days` (whole days of the period, from
- * countedDays) those days' rows are person_counts_daily's, one per person and day with their count, and
- * only the rest of the period is read from the events; without `final` the events are read as stored (U32).
+ * counts, but a row's person is two hashes of its environment and id by different functions (`person` and
+ * `person_check`, PERSON_SQL and PERSON_CHECK_SQL), the join's one key of 128 bits, as uniqExact tells
+ * strings apart (it keeps their SipHash-128), and a value is its text's cityHash64 (`label`): numbers flow
+ * through the join and the grouping instead of texts, and the values are named after, from a second read of
+ * the trait. `unnamed` is 1 when this read cannot be exact, and the caller then reads traitBreakdownSql: two
+ * persons of one key (never seen; their rows are labelled 1, which names nothing), or a label held by two
+ * texts or whose text was gone at the second read (a trait written between the reads). With `days` (whole
+ * days of the period, from countedDays) those days' rows are person_counts_daily's, one per person and day
+ * with their count, and only the rest of the period is read from the events; without `final` the events
+ * are read as stored (U32).
  */
 export function traitCountsSql(
   database: string,
@@ -308,19 +309,20 @@ export function traitCountsSql(
   opts: {
     days?: readonly { fromMs: number; toMs: number }[]
     final?: boolean
-    /** The events' `person`: PERSON_SQL, or a test's hash that collides on purpose (the stored days keep PERSON_SQL's). */
+    /** A test's hashes that collide on purpose (the stored days keep PERSON_SQL's and PERSON_CHECK_SQL's). */
     person?: string
+    check?: string
   } = {},
 ): string {
   const days = opts.days ?? []
-  const person = opts.person ?? PERSON_SQL
+  const [person, check] = [opts.person ?? PERSON_SQL, opts.check ?? PERSON_CHECK_SQL]
   const environment = s.environment ? sql` AND environment = ${s.environment}` : ''
   const traits = sql`SELECT environment, user_id, ${valueTextSql('value')} AS text
       FROM ${ident(database, 'user_traits')} FINAL
       WHERE account_id = ${accountId} AND trait_key = ${key}${raw(environment)}`
   const eventRows = (
     where: SqlRaw,
-  ) => `SELECT ${bucketSql(s.interval)} AS t, environment, ${person} AS person, ${PERSON_CHECK_SQL} AS person_check, toUInt64(1) AS n
+  ) => `SELECT ${bucketSql(s.interval)} AS t, ${person} AS person, ${check} AS person_check, toUInt64(1) AS n
       FROM ${eventsSql(database, opts.final ?? true)}
       WHERE ${where}`
   const rows =
@@ -328,22 +330,18 @@ export function traitCountsSql(
       ? eventRows(whereSql(accountId, s))
       : `${eventRows(outsideDaysWhere(accountId, s, days))}
       UNION ALL
-      SELECT ${bucketSql(s.interval, 'day')} AS t, environment, person, person_check, events AS n
+      SELECT ${bucketSql(s.interval, 'day')} AS t, person, person_check, events AS n
       FROM ${ident(database, PERSON_DAYS_TABLE)} FINAL
       WHERE ${sql`account_id = ${accountId}`} AND ${spansCondition(days, 'day')}${environment}`
   return `SELECT value, sum(n) AS events, sumMap([t], [n]) AS m, max(unnamed) AS unnamed FROM (
   SELECT label_text AS value, n, t, label != 0 AND texts != 1 AS unnamed FROM (
     SELECT label, t, sum(n) AS n FROM (
-      SELECT if(holder_check = person_check, holder_label, toUInt64(holder_label = 1)) AS label, t, n
-      FROM (
       ${rows}
-      ) AS e ANY LEFT JOIN (
-        SELECT environment, ${person} AS person,
-          if(count() = 1, any(${PERSON_CHECK_SQL}), 0) AS holder_check, if(count() = 1, any(cityHash64(text)), 1) AS holder_label
-        FROM (${traits})
-        GROUP BY environment, person
-      ) AS tr USING (environment, person)
-    )
+    ) AS e ANY LEFT JOIN (
+      SELECT ${person} AS person, ${check} AS person_check, if(count() = 1, any(cityHash64(text)), 1) AS label
+      FROM (${traits})
+      GROUP BY person, person_check
+    ) AS tr USING (person, person_check)
     GROUP BY label, t
   ) AS c ANY LEFT JOIN (
     SELECT cityHash64(text) AS label, any(text) AS label_text, uniqExact(text) AS texts FROM (${traits}) GROUP BY label

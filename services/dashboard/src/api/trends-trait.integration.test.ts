@@ -129,12 +129,27 @@ async function traitCases(t: Test, db: VersionedDatabase) {
     const { data, totals } = await r.json<BreakdownRow>()
     const shared = toTrend(breakdownRows(data, totals as BreakdownRow | undefined), s)
     t.same(shared, await u27Trend(s), `ids of one hash: ${JSON.stringify(s)}`)
-    // U33's read by hashes cannot tell them apart: it says so, and is read again as above.
-    const byHash = await db.client.query({
-      query: traitCountsSql(db.database, 'acc_a', s, 'plan', { person: 'length(user_id)' }),
-      format: 'JSON',
-    })
-    t.equal(Number((await byHash.json<BreakdownRow>()).totals?.unnamed), 1, `persons of one hash: ${JSON.stringify(s)}`)
+    // U33's read by hashes: the second hash tells them apart; with both hashes shared it cannot, and says so
+    // (TrendQueries then reads as above).
+    // The first hash of the environment and the id's length: u0..u9 of one environment share it.
+    const LENGTH_HASH = 'cityHash64(toString(environment), length(user_id))'
+    const byHashes = async (person: string, check?: string) => {
+      const r = await db.client.query({
+        query: traitCountsSql(db.database, 'acc_a', s, 'plan', { person, ...(check ? { check } : {}) }),
+        format: 'JSON',
+      })
+      const { data, totals } = await r.json<BreakdownRow>()
+      return {
+        trend: toTrend(breakdownRows(data, totals as BreakdownRow | undefined), s),
+        unnamed: Number(totals?.unnamed),
+      }
+    }
+    t.same(
+      await byHashes(LENGTH_HASH),
+      { trend: await u27Trend(s), unnamed: 0 },
+      `one first hash: ${JSON.stringify(s)}`,
+    )
+    t.equal((await byHashes(LENGTH_HASH, 'length(user_id)')).unnamed, 1, `both hashes shared: ${JSON.stringify(s)}`)
   }
 
   const all = await q.trend('acc_a', spec())

@@ -16,10 +16,10 @@ export const PERSON_DAYS_TABLE = 'person_counts_daily'
 const DAY_OF_TIMESTAMP = "toDateTime(intDiv(toUInt32(timestamp), 86400) * 86400, 'UTC')"
 
 /**
- * The join key of a person (U30) and the hash compared after the join (U33): two hashes of the id by
- * different functions, 128 bits, as uniqExact tells strings apart.
+ * A person (U33): two hashes of the id by different functions, the first of the environment too, joined on
+ * together, 128 bits, as uniqExact tells strings apart.
  */
-export const PERSON_SQL = 'cityHash64(user_id)'
+export const PERSON_SQL = 'cityHash64(toString(environment), user_id)'
 export const PERSON_CHECK_SQL = 'sipHash64(user_id)'
 
 /** The SELECT counting the events matching `where` per person and day (the recount's and migration 019's backfill). */
