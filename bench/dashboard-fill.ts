@@ -23,11 +23,27 @@ export const EVENT_NAMES = OBJECTS.flatMap((o) => VERBS.map((v) => `${o}_${v}`))
 const SPAN_S = 30 * 86_400
 
 /**
- * The events, as one INSERT ... SELECT. Event names are skewed (the square of a uniform index, so the
- * first names are frequent and the last rare); user `user_<k>` for k < persons; timestamps spread
- * evenly over the 30 days before `nowS`.
+ * Events per INSERT of the fill. An insert this size is one block to the materialized views, so
+ * usage_monthly_sharded gets one row per (month, environment, shard) from each, as from a projector's
+ * batch (at most REPLAY_MAX_ROWS, 50,000), and ClickHouse's merges combine them. The ten million events in
+ * one INSERT left 16 rows per key in a single part, never merged again: a layout the projector never
+ * writes, which made the Usage page's month read three to five times slower (BENCHMARKS.md).
  */
-export function eventsFill(database: string, accountId: string, nowS: number, s: FillSizes): string {
+export const EVENTS_PER_INSERT = 500_000
+
+/**
+ * Events number `from` to `from + count - 1` of the fill, as one INSERT ... SELECT. Event names are skewed
+ * (the square of a uniform index, so the first names are frequent and the last rare); user `user_<k>` for
+ * k < persons; timestamps spread evenly over the 30 days before `nowS`.
+ */
+export function eventsFill(
+  database: string,
+  accountId: string,
+  nowS: number,
+  s: FillSizes,
+  from = 0,
+  count = s.events,
+): string {
   return sql`INSERT INTO ${ident(database, 'events')}
   (event_id, account_id, environment, key_id, event, user_id, timestamp, timestamp_ms, original_timestamp_ms,
    received_at, received_at_ms, sent_at_ms, timestamp_flagged, properties, context, ip, user_agent, message_id,
@@ -45,7 +61,7 @@ SELECT concat('evt_', toString(number)), ${accountId}, if(number % 10 = 0, 'test
   '{"library":{"name":"@acme/analytics","version":"3.1.0"},"locale":"en-GB","page":{"referrer":"https://www.example.com/"}}',
   '203.0.113.7', 'Mozilla/5.0 (X11; Linux x86_64)', concat('msg_', toString(number)), '', '',
   if(number % 20 = 0, concat('anon_', uid), '')
-FROM numbers(${s.events})`
+FROM numbers(${from}, ${count})`
 }
 
 /** One identify per person, each with an email and the person's traits, in the month before `nowS`. */
@@ -87,8 +103,11 @@ export async function fillAccount(
   nowS: number,
   s: FillSizes,
 ): Promise<void> {
+  const events: string[] = []
+  for (let from = 0; from < s.events; from += EVENTS_PER_INSERT)
+    events.push(eventsFill(database, accountId, nowS, s, from, Math.min(EVENTS_PER_INSERT, s.events - from)))
   for (const query of [
-    eventsFill(database, accountId, nowS, s),
+    ...events,
     identifiesFill(database, accountId, nowS, s),
     traitsFill(database, accountId, nowS, s),
   ])
