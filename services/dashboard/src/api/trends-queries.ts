@@ -248,9 +248,8 @@ LIMIT ${BREAKDOWN_TOP}`
  * persons of every hash held by several (never seen, kept for exactness) are one constant list of
  * (environment, id, value), read once by a scalar subquery, in which an event whose id is not its row's is
  * looked up (U32: a list per joined row, nearly always empty, cost a quarter of the query). `hash` is the
- * function of the id: cityHash64, or a test's hash that collides on purpose. Without `final` the events
- * are read as stored (U32): exact only when its totals' count is the period's exact count, which
- * TrendQueries checks.
+ * function of the id: cityHash64, or a test's hash that collides on purpose. The reference trendSql gives,
+ * and the read TrendQueries falls back on when traitCountsSql (U33) cannot be exact.
  */
 export function traitBreakdownSql(
   database: string,
@@ -258,7 +257,6 @@ export function traitBreakdownSql(
   s: TrendSpec,
   key: string,
   hash = 'cityHash64',
-  final = true,
 ): string {
   const person = raw(`${hash}(user_id) AS person`)
   const traits = raw(sql`SELECT environment, user_id, ${valueTextSql('value')} AS text
@@ -272,7 +270,7 @@ export function traitBreakdownSql(
   SELECT if(trait_user = user_id, v, arrayFirst(x -> x.1 = environment AND x.2 = user_id, ${collided}).3) AS value,
     t, count() AS n FROM (
     SELECT ${bucketSql(s.interval)} AS t, environment, user_id, ${person}
-    FROM ${eventsSql(database, final)}
+    FROM ${eventsSql(database, true)}
     WHERE ${whereSql(accountId, s)}
   ) AS e ANY LEFT JOIN (
     SELECT environment, ${person}, any(user_id) AS trait_user, any(text) AS v
