@@ -366,7 +366,7 @@ function outsideDaysWhere(accountId: string, s: TrendSpec, days: readonly { from
   return raw(
     sql`account_id = ${accountId} AND ${raw(spansCondition(spans))}` +
       sql` AND timestamp_ms >= ${s.from.getTime()} AND timestamp_ms < ${s.to.getTime()}` +
-      (s.environment ? sql` AND environment = ${s.environment}` : ''),
+      scopeSql(s),
   )
 }
 
@@ -454,12 +454,12 @@ export class TrendQueries {
    */
   private async traitTrend(accountId: string, s: TrendSpec, key: string): Promise<Trend> {
     const named = (r: { totals?: BreakdownRow }) => Number(r.totals?.unnamed ?? 0) === 0
-    const days = await this.personDays(accountId, s)
+    const { breakdownTrait: _, ...plain } = s
+    const days = await this.personDays(accountId, plain)
     if (days.length > 0) {
       const counted = await this.breakdown(traitCountsSql(this.database, accountId, s, key, { days }))
       if (named(counted)) return toTrend(counted.rows, s)
     } else {
-      const { breakdownTrait: _, ...plain } = s
       const total = (rows: Array<{ events: string | number }>) => rows.reduce((a, r) => a + Number(r.events), 0)
       const exact = total(
         await this.rows(trendSql(this.database, accountId, plain, await this.dirtyHours(accountId, plain))),
@@ -476,15 +476,14 @@ export class TrendQueries {
    * The whole days of a trait breakdown's period read from person_counts_daily (U33): by day or week, over
    * every event and no filter (the table counts a person's events of a day, whatever their name or
    * properties), when the hourly counts are kept, those without a dirty hour. None: the events are read.
+   * `plain` is the spec without its breakdown, whose dirty hours dirtyHours reads.
    */
-  private async personDays(accountId: string, s: TrendSpec): Promise<Array<{ fromMs: number; toMs: number }>> {
-    if (!this.hourlyCounts || s.event || s.filters.length > 0 || s.interval === 'hour') return []
-    const whole = wholeHours(s)
-    return countedDays(
-      whole.fromMs,
-      whole.toMs,
-      await dirtyHours(this.ch, this.database, accountId, whole.fromMs, whole.toMs),
-    )
+  private async personDays(accountId: string, plain: TrendSpec): Promise<Array<{ fromMs: number; toMs: number }>> {
+    if (plain.event || plain.interval === 'hour') return []
+    const dirty = await this.dirtyHours(accountId, plain)
+    if (dirty === undefined) return []
+    const whole = wholeHours(plain)
+    return countedDays(whole.fromMs, whole.toMs, dirty)
   }
 
   private async rows(query: string): Promise<Array<{ t: string | number; value: string; events: string | number }>> {

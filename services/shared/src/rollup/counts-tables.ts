@@ -1,7 +1,7 @@
 // The counts tables (U19, U26, U29, U33): an account's counts per time bucket. A property value can name
-// a person, and person_counts_daily holds user ids (its rows are a person's, deleted by id too, A12). One list for what removes their rows: an erasure's purge
-// (services/projector/src/privacy/purge-counts.ts) and the account retention (H82); a counts table added
-// later is one line here.
+// a person, and person_counts_daily holds user ids (its rows are a person's, deleted by id too, A12). One
+// list for what removes their rows: an erasure's purge (services/projector/src/privacy/purge-counts.ts) and
+// the account retention (H82); a counts table added later is one line here.
 import { EVENT_COUNTS_TABLE } from './event-counts.js'
 import { PROPERTY_COUNTS_TABLE } from './property-counts.js'
 import { PROPERTY_DAYS_TABLE } from './property-days.js'
