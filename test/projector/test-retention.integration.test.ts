@@ -36,6 +36,13 @@ t.test('test rows past the retention are deleted; live rows, recent test rows an
     s.query<{ environment: string; n: string }>(
       `SELECT environment, toString(uniqExactMerge(events_state)) AS n FROM ${s.database}.usage_monthly_sharded WHERE account_id = '${live.accountId}' GROUP BY environment ORDER BY environment`,
     )
+  // The usage table is written after the events table (a materialized view, not atomic with it): wait for
+  // all three events there before taking the figure the retention must keep.
+  const counted = [
+    { environment: 'live', n: '1' },
+    { environment: 'test', n: '2' },
+  ]
+  await waitUntil(async () => JSON.stringify(await usage()) === JSON.stringify(counted), 15_000, 'usage counts all')
   const before = await usage()
 
   const retention = new TestRetention(s.ch, s.database, 30, createLogger('error'), () => Date.now())
