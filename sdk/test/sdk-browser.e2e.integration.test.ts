@@ -10,10 +10,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser } from 'playwright-core'
 import { startServices } from '../../test/support/harness.js'
+import { CHROMIUM, launchChromium } from '../../test/support/browser.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SDK = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(SDK, 'dist')
 const WAIT = 30_000
@@ -60,18 +59,7 @@ if (!existsSync(CHROMIUM)) {
     const { key } = await s.createKey({ type: 'live' })
     const site = await servePage()
     t.teardown(() => new Promise((r) => site.server.close(r)))
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--headless=new',
-      ],
-    })
-    t.teardown(() => browser.close())
+    const browser = await launchChromium(t)
     const page = await browser.newPage()
     page.setDefaultTimeout(WAIT)
     const pageErrors: string[] = []
@@ -155,18 +143,7 @@ if (!existsSync(CHROMIUM)) {
     const { key } = await s.createKey({ type: 'test' })
     const site = await servePage()
     t.teardown(() => new Promise((r) => site.server.close(r)))
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--headless=new',
-      ],
-    })
-    t.teardown(() => browser.close())
+    const browser = await launchChromium(t)
     const page = await browser.newPage()
     page.setDefaultTimeout(WAIT)
     await page.goto(`${site.url}/index.html`)

@@ -4,9 +4,33 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from 'p
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-/** Launches Chromium headless; `t.teardown` closes it. */
+// The tests load through tsx, whose esbuild keeps function names by wrapping named inner functions in a
+// `__name(fn, "name")` call. A function handed to page.evaluate or waitForFunction is sent as its source text,
+// and the page has no `__name`: every page gets one that returns the function as it is.
+const KEEP_NAMES_SHIM = 'globalThis.__name = (fn) => fn'
+
+/** Launches Chromium headless; `t.teardown` closes it. Its contexts and pages get KEEP_NAMES_SHIM. */
 export async function launchChromium(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
-  const browser = await chromium.launch({
+  const browser = await launch()
+  t.teardown(() => browser.close())
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (options) => {
+    const context = await newContext(options)
+    await context.addInitScript(KEEP_NAMES_SHIM)
+    return context
+  }
+  // Browser.newPage makes its own context without going through newContext.
+  browser.newPage = async (options) => {
+    const context = await browser.newContext(options)
+    const page = await context.newPage()
+    page.on('close', () => void context.close())
+    return page
+  }
+  return browser
+}
+
+function launch(): Promise<Browser> {
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -17,8 +41,6 @@ export async function launchChromium(t: { teardown(fn: () => unknown): void }): 
       '--headless=new',
     ],
   })
-  t.teardown(() => browser.close())
-  return browser
 }
 
 /** A page in a fresh context (its own cookies), closed by `t.teardown`; waits poll up to `timeoutMs`. */
