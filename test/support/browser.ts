@@ -19,13 +19,9 @@ export async function launchChromium(t: { teardown(fn: () => unknown): void }): 
     await context.addInitScript(KEEP_NAMES_SHIM)
     return context
   }
-  // Browser.newPage makes its own context without going through newContext.
-  browser.newPage = async (options) => {
-    const context = await browser.newContext(options)
-    const page = await context.newPage()
-    page.on('close', () => void context.close())
-    return page
-  }
+  // Browser.newPage makes its own context without going through newContext. The context stays until the
+  // browser closes (t.teardown above): closing it with the page could race that close and reject.
+  browser.newPage = async (options) => (await browser.newContext(options)).newPage()
   return browser
 }
 
