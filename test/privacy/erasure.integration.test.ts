@@ -5,6 +5,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { startServices, waitUntil } from '../support/harness.js'
+import { billedEvents, waitForBilled } from '../support/usage.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -49,17 +50,9 @@ t.test('an erased person is gone from every projection, and replays do not bring
   await s.waitForRows(`SELECT 1 FROM ${db}.events WHERE user_id = '${user}'`, 3)
   await s.waitForRows(`SELECT 1 FROM ${db}.identifies WHERE user_id = '${user}'`, 1)
   await s.waitForRows(`SELECT 1 FROM ${db}.events WHERE user_id = 'keeper'`, 1)
-  const usage = async (database: string) =>
-    Number(
-      (
-        await s.query<{ n: string }>(
-          `SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = '${accountId}'`,
-        )
-      )[0]?.n ?? 0,
-    )
   // The usage counters are a separate insert from the rows (H5): wait for them too.
-  await waitUntil(async () => (await usage(db)) >= 4, 15_000, 'usage counts the four events')
-  t.equal(await usage(db), 4, 'four events counted before the erasure')
+  await waitForBilled(s, db, accountId, 4, 'usage counts the four events')
+  t.equal(await billedEvents(s, db, accountId), 4, 'four events counted before the erasure')
   t.ok((await scanForMarker(s.ch, db, marker)).length > 0, 'the marker is found before the erasure (the scan can fail)')
 
   const { privacy, close } = await openPrivacy(s.env)
@@ -73,7 +66,7 @@ t.test('an erased person is gone from every projection, and replays do not bring
   t.same(await scanForMarker(s.ch, db, marker), [], 'no table or view returns the marker, FINAL or not')
   t.same(await s.query(`SELECT user_id FROM ${db}.users_view WHERE user_id = '${user}'`), [], 'no profile')
   t.equal((await s.query(`SELECT 1 FROM ${db}.events WHERE user_id = 'keeper'`)).length, 1, 'other people stay')
-  t.equal(await usage(db), 4, 'the erased events still count (usage keeps counts, not identities)')
+  t.equal(await billedEvents(s, db, accountId), 4, 'the erased events still count (usage keeps counts, not identities)')
 
   const cfg = loadProjectorConfig(s.env)
   const io = { log: createLogger('error') }
@@ -95,7 +88,7 @@ t.test('an erased person is gone from every projection, and replays do not bring
     1,
     'and rebuilds everyone else',
   )
-  t.equal(await usage(fresh), 4, 'with the same usage counts')
+  t.equal(await billedEvents(s, fresh, accountId), 4, 'with the same usage counts')
 
   await runReplayCommand(
     cfg,
@@ -103,7 +96,7 @@ t.test('an erased person is gone from every projection, and replays do not bring
     io,
   )
   t.same(await scanForMarker(s.ch, db, marker), [], 'a replay into the live tables brings nothing back either')
-  t.equal(await usage(db), 4, 'and counts the same')
+  t.equal(await billedEvents(s, db, accountId), 4, 'and counts the same')
 })
 
 t.test('the live feed is cut for the account when one of its users is erased', async (t) => {

@@ -4,7 +4,8 @@
 // counts are unchanged, and a replay into a fresh database writes none of the old ones.
 import t from 'tap'
 import { Registry } from 'prom-client'
-import { startServices, waitUntil } from '../support/harness.js'
+import { startServices } from '../support/harness.js'
+import { billedEvents, waitForBilled } from '../support/usage.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -40,15 +41,7 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
   await s.waitForRows(`SELECT 1 FROM ${db}.events`, 5)
   await s.waitForRows(`SELECT 1 FROM ${db}.identifies`, 1)
 
-  const usage = async (database: string, account: string) =>
-    Number(
-      (
-        await s.query<{ n: string }>(
-          `SELECT sum(events) AS n FROM ${database}.usage_monthly_view WHERE account_id = '${account}'`,
-        )
-      )[0]?.n ?? 0,
-    )
-  await waitUntil(async () => (await usage(db, kept.accountId)) >= 4, 15_000, 'usage counts the four events')
+  await waitForBilled(s, db, kept.accountId, 4, 'usage counts the four events')
   const older = (database: string, table: string, final = '') =>
     s.query(
       `SELECT 1 FROM ${database}.${table} ${final} WHERE account_id = '${kept.accountId}' AND timestamp < toDateTime(${cutoff / 1000})`,
@@ -101,7 +94,7 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
     1,
     'an account without a retention keeps its old rows',
   )
-  t.equal(await usage(db, kept.accountId), 4, 'usage still counts the deleted events (billing)')
+  t.equal(await billedEvents(s, db, kept.accountId), 4, 'usage still counts the deleted events (billing)')
 
   const fresh = `${db}_fresh`
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }))
@@ -121,5 +114,5 @@ t.test('an account keeping one month loses older rows from ClickHouse and from r
     1,
     "and the other account's old one",
   )
-  t.equal(await usage(fresh, kept.accountId), 4, 'the replay counts the skipped events too')
+  t.equal(await billedEvents(s, fresh, kept.accountId), 4, 'the replay counts the skipped events too')
 })

@@ -3,8 +3,9 @@
 // sent with encryption off, user ids in clear; a person whose keys are tombstoned is absent from a replay
 // and their events still count in usage_monthly.
 import t, { type Test } from 'tap'
-import { startServices, waitUntil, type TestServices } from '../support/harness.js'
+import { startServices, type TestServices } from '../support/harness.js'
 import { readTopic } from '../support/read-topic.js'
+import { billedEvents, waitForBilled } from '../support/usage.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -33,22 +34,13 @@ const rows = (s: TestServices, db: string) =>
      UNION ALL SELECT user_id, 'identify', email, traits FROM ${db}.identifies FINAL) ORDER BY user_id, event, properties`,
   )
 
-const usage = async (s: TestServices, db: string, accountId: string) =>
-  Number(
-    (
-      await s.query<{ n: string }>(
-        `SELECT sum(events) AS n FROM ${db}.usage_monthly_view WHERE account_id = '${accountId}'`,
-      )
-    )[0]?.n ?? 0,
-  )
-
 async function projected(t: Test, encrypt: boolean) {
   const s = await startServices(t, { env: { PRIVACY_ENCRYPT: String(encrypt) } })
   const { key, accountId } = await s.createKey({ type: 'live' })
   await send(t, s, key)
   await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, 6)
   await s.waitForRows(`SELECT 1 FROM ${s.database}.identifies`, 3)
-  await waitUntil(async () => (await usage(s, s.database, accountId)) >= 6, 15_000, 'usage counts the six events')
+  await waitForBilled(s, s.database, accountId, 6, 'usage counts the six events')
   return { s, accountId, rows: await rows(s, s.database) }
 }
 
@@ -80,10 +72,10 @@ t.test('sealed topics project and replay to the rows of clear ones; a tombstoned
   const kept = (r: Record<string, unknown>) => r.user_id !== 'erased'
   t.same(await rows(s, fresh), clear.rows.filter(kept), 'a fresh replay opens every record whose key is held')
   t.same(await s.query(`SELECT 1 FROM ${fresh}.events WHERE user_id NOT IN ('ada', 'keeper')`), [], 'nothing else')
-  t.equal(await usage(s, fresh, accountId), 6, "the erased person's events still count")
+  t.equal(await billedEvents(s, fresh, accountId), 6, "the erased person's events still count")
 
   t.comment('replaying into the live tables')
   await runReplayCommand(cfg, { ...base, target: 'live' }, io)
   t.same(await rows(s, s.database), clear.rows, 'a replay into the live tables changes no row')
-  t.equal(await usage(s, s.database, accountId), 6, 'nor any count')
+  t.equal(await billedEvents(s, s.database, accountId), 6, 'nor any count')
 })

@@ -7,6 +7,7 @@ import t from 'tap'
 import { startServices, waitUntil } from '../support/harness.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { readTopic } from '../support/read-topic.js'
+import { billedEvents, waitForBilled } from '../support/usage.js'
 
 const batch = (items: unknown[]) => ({ sent_at: new Date().toISOString(), events: items })
 
@@ -88,18 +89,8 @@ for (const encrypt of [false, true])
         [],
         'no identity link either',
       )
-      // A materialized view is written after the table it reads from (ClickHouse does not insert into both
-      // atomically), so usage may lag the events rows just seen: wait for the two, then check nothing more.
-      const usage = async () =>
-        Number(
-          (
-            await s.query<{ n: string }>(
-              `SELECT sum(events) AS n FROM ${s.database}.usage_monthly_view WHERE account_id = '${accountId}'`,
-            )
-          )[0]?.n ?? 0,
-        )
-      await waitUntil(async () => (await usage()) >= 2, 15_000, 'usage counts the stored events')
-      t.equal(await usage(), 2, 'only the stored events count')
+      await waitForBilled(s, s.database, accountId, 2, 'usage counts the stored events')
+      t.equal(await billedEvents(s, s.database, accountId), 2, 'only the stored events count')
 
       const allGone = await s.post('/v1/events', batch([{ type: 'event', name: 'opened', user: { id: 'gone' } }]), {
         key,

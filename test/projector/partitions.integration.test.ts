@@ -3,7 +3,8 @@
 // account. Now every record is stored, other accounts' events after it are projected too, and a replay
 // of the topics into a fresh database stores them all again (H26, H27).
 import t from 'tap'
-import { startServices, waitUntil } from '../support/harness.js'
+import { startServices } from '../support/harness.js'
+import { billedEvents, waitForBilled } from '../support/usage.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { runReplayCommand, type ReplayCommand } from '../../services/projector/src/replay/index.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -32,17 +33,12 @@ t.test('200 months of history in one batch of the projector are stored, and proj
   const where = `account_id = '${accountId}'`
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE ${where}`, 200, 60_000)
   await s.waitForRows(`SELECT event_id FROM ${s.database}.identifies FINAL WHERE ${where}`, 200, 60_000)
-  // The usage view's table is written after the events table (not atomically): wait for it too.
-  const usage = async () =>
-    Number(
-      (
-        await s.query<{ events: string }>(
-          `SELECT sum(events) AS events FROM ${s.database}.usage_monthly_view WHERE ${where}`,
-        )
-      )[0]?.events ?? 0,
-    )
-  await waitUntil(async () => (await usage()) >= 200, 15_000, 'usage counts the import')
-  t.equal(await usage(), 200, 'the import is billed once per event, in the month it was received')
+  await waitForBilled(s, s.database, accountId, 200, 'usage counts the import')
+  t.equal(
+    await billedEvents(s, s.database, accountId),
+    200,
+    'the import is billed once per event, in the month it was received',
+  )
   const [range] = await s.query<{ months: string; first: string }>(
     `SELECT uniqExact(toYYYYMM(timestamp)) AS months, toString(min(timestamp)) AS first FROM ${s.database}.events WHERE ${where}`,
   )
