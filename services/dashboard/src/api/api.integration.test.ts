@@ -4,6 +4,7 @@
 import t from 'tap'
 import { startDashboard } from '../../../../test/support/dashboard-harness.js'
 import { waitUntil } from '../../../../test/support/harness.js'
+import { eventRow } from '../../../../test/support/event-rows.js'
 
 t.test('dashboard API', async (t) => {
   const s = await startDashboard(t, { env: { LOGIN_MAX_FAILURES: '3' } })
@@ -241,6 +242,35 @@ t.test('dashboard API', async (t) => {
     })
     t.ok(u.events_per_hour.some((h: any) => h.live === 1))
     t.equal((await usage(bob)).events_this_month.live, 0)
+
+    // An earlier month's usage (U34): two events received in the previous month, written as the projector
+    // writes them (its usage view counts them by month of receipt), one of them twice.
+    const now = new Date()
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15))
+    const lastKey = lastMonth.toISOString().slice(0, 7)
+    const old = [1, 2].map((i) =>
+      eventRow({ event_id: `old-${i}`, account_id: a.accountId, event: 'Old', ms: lastMonth.getTime() + i }),
+    )
+    for (const values of [old, old.slice(0, 1)])
+      await s.ch.insert({ table: `${s.database}.events`, values, format: 'JSONEachRow' })
+    const earlier = (await alice.get(`/api/usage?month=${lastKey}`)).body.data
+    t.match(
+      earlier,
+      {
+        month: lastKey,
+        resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+        events_this_month: { live: 2, test: 0, limit: 1000 },
+      },
+      "the previous month's events, each counted once",
+    )
+    t.equal((await usage(alice)).events_this_month.live, 1, 'this month still counts its own event alone')
+    t.equal((await bob.get(`/api/usage?month=${lastKey}`)).body.data.events_this_month.live, 0, "not bob's")
+    const nextKey = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 7)
+    for (const bad of ['2026-13', '26-01', 'last', nextKey]) {
+      const r = await alice.get(`/api/usage?month=${bad}`)
+      t.equal(r.status, 400, `month=${bad} is refused`)
+      t.match(r.body.error, { code: 'VALIDATION_ERROR', details: { field: 'month' } })
+    }
 
     const anon = s.client()
     for (const path of [

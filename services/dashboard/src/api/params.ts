@@ -43,6 +43,17 @@ export function intParam(ctx: Ctx, name: string, def: number, min: number, max: 
   return n
 }
 
+/** A month key (`YYYY-MM`, UTC) no later than `latest` (the current month's key); undefined when absent. */
+export function monthParam(ctx: Ctx, name: string, latest: string): string | undefined {
+  const v = q(ctx, name, 7)
+  if (v === undefined) return undefined
+  const m = /^(\d{4})-(\d{2})$/.exec(v)
+  if (!m || Number(m[1]) < 1970 || Number(m[2]) < 1 || Number(m[2]) > 12)
+    throw validation(`${name} must be a month as YYYY-MM`, { field: name })
+  if (v > latest) throw validation(`${name} must not be after the current month (${latest})`, { field: name })
+  return v
+}
+
 export function timeParam(ctx: Ctx, name: string, def: number): Date {
   const v = q(ctx, name, 64)
   if (v === undefined) return new Date(def)

@@ -1,9 +1,9 @@
-// The account and its usage against the plan (U1): events and emails this month (H5, H6, U2),
-// requests this minute, events per hour.
+// The account and its usage against the plan (U1): events and emails this month, or of an earlier
+// month asked for by `month` (H5, H6, U2, U34), requests this minute, events per hour.
 import type Router from '@koa/router'
 import { monthKeyOf } from '../../../shared/src/usage/month-key.js'
 import type { ApiDeps, ApiHelpers, DashboardState } from './api-context.js'
-import { intParam } from './params.js'
+import { intParam, monthParam } from './params.js'
 
 const DAY = 86_400_000
 
@@ -19,7 +19,7 @@ export function addUsageRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const plan = planOf(a)
     const days = intParam(ctx, 'days', 3, 1, 31)
     const now = Date.now()
-    const month = monthKeyOf(now)
+    const month = monthParam(ctx, 'month', monthKeyOf(now)) ?? monthKeyOf(now)
     const to = new Date(now - (now % 3_600_000) + 3_600_000)
     const from = new Date(to.getTime() - days * DAY)
     const [usage, minute, hourly] = await ch('usage', () =>
