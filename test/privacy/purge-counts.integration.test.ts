@@ -13,6 +13,9 @@ import { recountRanges } from '../../services/shared/src/rollup/recount-ranges.j
 import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
 import { HourRecount } from '../../services/projector/src/rollup/recount.js'
 import { purgePerson } from '../../services/projector/src/privacy/purge.js'
+import { personDayStatements } from '../../services/shared/src/rollup/person-days.js'
+import { propertyDayStatements } from '../../services/shared/src/rollup/property-days.js'
+import { waitUntil } from '../support/harness.js'
 
 const ACCOUNT = 'acc_purge_counts'
 const H = 3_600_000
@@ -133,3 +136,36 @@ t.test('a recount running while the purge runs keeps none of the erased values a
   t.equal(Number(total!.events), 2, 'the hourly counts hold the events left')
   t.same(await persons(client, database), [{ user_id: 'kept', events: '2' }], "the persons' days: the other's alone")
 })
+
+t.test(
+  'a recount statement that read the rows before the purge and writes after it keeps none of them (A28)',
+  async (t) => {
+    const { client, database } = await counted(t, 'purge_counts_inflight')
+    const ranges = markRanges([{ accountId: ACCOUNT, hourMs: T0 + H }])
+    // The day's statements as the recount sends them, slowed: each reads the parts there are at its start
+    // (the events, and the hourly rows, with the person) and writes when it ends, a second a row later,
+    // after a purge that did not wait for it.
+    const slow = [...personDayStatements(database, ranges), ...propertyDayStatements(database, ranges)].map((q) =>
+      q.replace('\nWHERE (', '\nWHERE sleepEachRow(1) = 0 AND ('),
+    )
+    t.equal(slow.length, 2)
+    const writing = slow.map((query) => client.command({ query, clickhouse_settings: { max_block_size: '1' } }))
+    const running = async () =>
+      (
+        await queryRows<{ n: string }>(
+          client,
+          `SELECT count() AS n FROM system.processes WHERE position(query, 'sleepEachRow(1) = 0 AND (account_id IN (''${ACCOUNT}'')') > 0 AND position(query, '${database}.') > 0`,
+        )
+      )[0]!.n
+    await waitUntil(async () => Number(await running()) === 2, 10_000, 'both statements to run')
+    await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+    t.equal(Number(await running()), 0, 'the purge ended after the statements running at its start')
+    await Promise.all(writing)
+    t.same(await persons(client, database), [], "no day of the erased person's, written late or not")
+    const values = await queryRows<{ value: string }>(
+      client,
+      `SELECT DISTINCT value FROM ${database}.property_counts_daily FINAL ORDER BY value`,
+    )
+    t.same(values, [], "no day holds the erased person's value (nor any other, until the recount)")
+  },
+)

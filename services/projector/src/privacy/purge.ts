@@ -44,6 +44,8 @@ export interface PurgeOptions {
   pollMs?: number
   /** The database is on this cluster (CLICKHOUSE_CLUSTER): purge and check every server of it. */
   cluster?: ClusterAccess
+  /** How long a recount statement running when the counts are deleted is waited for (purge-counts.ts). */
+  recountWaitMs?: number
 }
 
 export interface PurgeResult {
@@ -106,7 +108,11 @@ export async function purgePerson(
       left = await countRows(ch, where, database, tables, person)
     }
   } finally {
-    await forgetCountedHours(ch, database, person.account_id, hours, where, settled)
+    await forgetCountedHours(ch, database, person.account_id, hours, where, settled, {
+      sleep,
+      pollMs: opts.pollMs ?? 100,
+      timeoutMs: opts.recountWaitMs ?? 120_000,
+    })
   }
   return { tables: tables.map((t) => t.table), found, rounds }
 }

@@ -13,6 +13,8 @@ export interface CountsTable {
   column: string
   /** The bucket's length. */
   seconds: number
+  /** The table its recount reads: the events, or another counts table (recount-ranges.ts). */
+  reads: string
 }
 
 /**
@@ -20,8 +22,8 @@ export interface CountsTable {
  * events without the key as its count there less the key's rows (U26).
  */
 export const COUNTS_TABLES: readonly CountsTable[] = [
-  { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600 },
-  { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600 },
-  { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400 },
-  { table: PERSON_DAYS_TABLE, column: 'day', seconds: 86_400 },
+  { table: PROPERTY_COUNTS_TABLE, column: 'hour', seconds: 3600, reads: 'events' },
+  { table: EVENT_COUNTS_TABLE, column: 'hour', seconds: 3600, reads: 'events' },
+  { table: PROPERTY_DAYS_TABLE, column: 'day', seconds: 86_400, reads: PROPERTY_COUNTS_TABLE },
+  { table: PERSON_DAYS_TABLE, column: 'day', seconds: 86_400, reads: 'events' },
 ]
