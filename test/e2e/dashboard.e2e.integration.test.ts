@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { CHROMIUM, freshPage, launchChromium, signUpInPage } from '../support/browser.js'
 import { startDashboard } from '../support/dashboard-harness.js'
 import { waitUntil } from '../support/harness.js'
+import { eventRow } from '../support/event-rows.js'
 
 const WAIT = 30_000
 
@@ -113,6 +114,30 @@ if (!existsSync(CHROMIUM)) {
     t.pass('the usage page counts the 4 live events this month')
     t.equal(await page.textContent('#plan-name'), 'hobby')
     t.ok((await page.locator('#hourly-chart rect.bar-live').count()) >= 1, 'the hourly chart has a bar')
+
+    // An earlier month (U34): two events received last month, written as the projector writes them.
+    const now = new Date()
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 10))
+    const lastKey = lastMonth.toISOString().slice(0, 7)
+    const old = [1, 2].map((i) =>
+      eventRow({ event_id: `old-${i}`, account_id: accountId!, event: 'Old', ms: lastMonth.getTime() + i }),
+    )
+    await s.ch.insert({ table: `${s.database}.events`, values: old, format: 'JSONEachRow' })
+    const usageValue = (v: string) =>
+      page.waitForFunction((v) => document.querySelector('#usage-events [data-testid=value]')?.textContent === v, v, {
+        timeout: WAIT,
+        polling: 200,
+      })
+    await page.selectOption('#usage-month', lastKey)
+    await usageValue('2')
+    t.match(await page.textContent('#usage-events'), `Events in ${lastKey}`, "the month chosen: last month's events")
+    t.match(page.url(), `#/usage?month=${lastKey}`, 'the month is kept in the address')
+    await page.reload()
+    await usageValue('2')
+    t.equal(await page.inputValue('#usage-month'), lastKey, 'and the page opens on it again')
+    await page.selectOption('#usage-month', '')
+    await usageValue('4')
+    t.match(await page.textContent('#usage-events'), 'Events this month', 'back to this month')
 
     // The explorer reads the same events from ClickHouse.
     await page.click('nav a[data-page=explorer]')

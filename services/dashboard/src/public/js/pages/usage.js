@@ -1,4 +1,16 @@
-import { api, errorBox, fmtNum, fmtTime, h, render, state } from '../core.js'
+import {
+  api,
+  errorBox,
+  fmtNum,
+  fmtTime,
+  h,
+  hashRoute,
+  qs,
+  render,
+  setHashParams,
+  state,
+  stillCurrent,
+} from '../core.js'
 import { chartFrame, chartWidth } from '../charts.js'
 
 // ---- usage ----
@@ -33,11 +45,50 @@ function hourlyChart(rows) {
   return svg
 }
 
+/**
+ * The current month and the twelve before it (UTC, `YYYY-MM`), newest first: the months the selector offers.
+ * @param {number} now
+ */
+function monthKeys(now) {
+  const d = new Date(now)
+  return Array.from({ length: 13 }, (_, i) =>
+    new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - i, 1)).toISOString().slice(0, 7),
+  )
+}
+
 export async function usagePage() {
+  const { params } = hashRoute()
+  const months = monthKeys(Date.now())
+  const asked = params.get('month') ?? ''
+  const select = /** @type {HTMLSelectElement} */ (
+    h(
+      'select',
+      { id: 'usage-month' },
+      ...months.map((m, i) => h('option', { value: i === 0 ? '' : m }, i === 0 ? `This month (${m})` : m)),
+    )
+  )
+  select.value = months.includes(asked) && asked !== months[0] ? asked : ''
+  select.onchange = () => {
+    setHashParams({ month: select.value })
+    void load().catch((e) => box.prepend(errorBox(e)))
+  }
   const box = h('div')
-  render(h('h1', {}, 'Usage'), box)
+  render(
+    h('h1', {}, 'Usage'),
+    h(
+      'div',
+      { class: 'panel row' },
+      h('label', {}, 'Month', select),
+      h('p', { class: 'muted hint' }, 'Events are counted in the month they were received (UTC).'),
+    ),
+    box,
+  )
+  const current = stillCurrent()
   const load = async () => {
-    const u = await api('GET', '/usage?days=3')
+    const month = select.value
+    const u = await api('GET', '/usage' + qs({ days: '3', month }))
+    if (!current() || month !== select.value) return
+    const when = month ? `in ${u.month}` : 'this month'
     /** @param {string} id @param {string} title @param {number} value @param {number} limit @param {string} [note] */
     const stat = (id, title, value, limit, note) =>
       h(
@@ -61,21 +112,27 @@ export async function usagePage() {
         h('span', { id: 'plan-name' }, u.plan.name),
         ' — ',
         `${fmtNum(u.plan.requests_per_minute)} requests/minute, ${fmtNum(u.plan.events_per_month)} events/month, ${fmtNum(u.plan.emails_per_month)} emails/month. `,
-        h('span', { class: 'muted' }, `Month ${u.month} resets ${fmtTime(u.resets_at)}.`),
+        h(
+          'span',
+          { class: 'muted' },
+          month
+            ? `Month ${u.month} ended ${fmtTime(u.resets_at)}.`
+            : `Month ${u.month} resets ${fmtTime(u.resets_at)}.`,
+        ),
       ),
       h(
         'div',
         { class: 'grid' },
         stat(
           'usage-events',
-          'Events this month (live keys)',
+          `Events ${when} (live keys)`,
           u.events_this_month.live,
           u.events_this_month.limit,
           `${fmtNum(u.events_this_month.test)} of ${fmtNum(u.events_this_month.test_limit)} test-key events (counted apart)`,
         ),
         stat(
           'usage-emails',
-          'Emails this month',
+          `Emails ${when}`,
           u.emails_this_month.sent,
           u.emails_this_month.limit,
           'No emails are sent yet.',
