@@ -415,6 +415,36 @@ if (!existsSync(CHROMIUM)) {
       t.same(await seriousViolations(p), [], 'sign-up: no serious or critical axe violation')
     })
 
+    t.test('Usage asks for the minute every 5 s and for the month once a minute (U35)', async (t) => {
+      // A page of its own with the session's cookie and a clock the test moves (Playwright's fake timers).
+      const context = await browser.newContext()
+      t.teardown(() => context.close())
+      await context.addCookies(await page.context().cookies())
+      await context.clock.install()
+      const p = await context.newPage()
+      p.setDefaultTimeout(WAIT)
+      const asked: string[] = []
+      const isUsage = (url: string) => new URL(url).pathname.startsWith('/api/usage')
+      p.on('request', (r) => {
+        if (isUsage(r.url())) asked.push(new URL(r.url()).pathname)
+      })
+      await p.goto(`${s.dashboardUrl}/#/usage`)
+      await p.waitForSelector('#hourly-chart')
+      t.same(asked, ['/api/usage'], 'the page opens with the whole answer')
+      for (let i = 1; i <= 12; i++) {
+        const answered = p.waitForResponse((r) => isUsage(r.url()))
+        await p.clock.runFor(5000)
+        await answered
+      }
+      t.same(
+        asked,
+        ['/api/usage', ...Array<string>(11).fill('/api/usage/activity'), '/api/usage'],
+        'the minute and the hours every 5 s, the month every minute',
+      )
+      await p.waitForSelector('#hourly-chart')
+      t.match(await p.textContent('#usage-requests'), 'Requests this minute', 'the page still shows every panel')
+    })
+
     t.test('a session ended elsewhere lands on sign-in with a message', async (t) => {
       await open(page, s, 'keys')
       const elsewhere = s.client()

@@ -242,6 +242,19 @@ t.test('dashboard API', async (t) => {
     })
     t.ok(u.events_per_hour.some((h: any) => h.live === 1))
     t.equal((await usage(bob)).events_this_month.live, 0)
+    // The page's frequent refresh (U35): the minute and the hours, without the month's count.
+    const activity = (await alice.get('/api/usage/activity?days=2')).body.data
+    t.same(Object.keys(activity).sort(), ['events_per_hour', 'requests_this_minute'])
+    t.equal(activity.events_per_hour.length, 48, 'two days of hours')
+    t.ok(
+      activity.events_per_hour.some((h: any) => h.live === 1),
+      "alice's event in its hour",
+    )
+    t.match(activity.requests_this_minute, { limit: 100 })
+    t.notOk(
+      (await bob.get('/api/usage/activity')).body.data.events_per_hour.some((h: any) => h.live > 0),
+      "bob's hours are empty",
+    )
 
     // An earlier month's usage (U34): two events received in the previous month, written as the projector
     // writes them (its usage view counts them by month of receipt), one of them twice.
@@ -277,6 +290,7 @@ t.test('dashboard API', async (t) => {
       '/api/keys',
       '/api/events',
       '/api/usage',
+      '/api/usage/activity',
       `/api/users/alice_user`,
       '/api/live',
       '/api/live/history',
