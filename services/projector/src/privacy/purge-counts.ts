@@ -17,6 +17,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { HOUR_OF_TIMESTAMP } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
+import { AppError } from '../../../shared/src/errors.js'
 import { COUNTS_TABLES } from '../../../shared/src/rollup/counts-tables.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
@@ -36,11 +37,10 @@ WHERE account_id = ${person.account_id} AND user_id = ${person.user_id} ORDER BY
 }
 
 /** A recount statement still ran when the purge gave up waiting for it (retried with the erasure). */
-export class RecountStillRunningError extends Error {
+export class RecountStillRunningError extends AppError {
   readonly code = 'RECOUNT_STILL_RUNNING'
-  readonly retriable = true
   constructor(readonly queryIds: string[]) {
-    super(`recount statements still running after the wait: ${queryIds.join(', ')}`)
+    super(`recount statements still running after the wait: ${queryIds.join(', ')}`, { retriable: true })
   }
 }
 

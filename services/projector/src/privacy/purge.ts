@@ -17,6 +17,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
+import { AppError } from '../../../shared/src/errors.js'
 import { forgetCountedHours, personHours } from './purge-counts.js'
 
 export type { ClusterAccess }
@@ -55,11 +56,10 @@ export interface PurgeResult {
   rounds: number
 }
 
-export class PurgeIncompleteError extends Error {
+export class PurgeIncompleteError extends AppError {
   readonly code = 'PURGE_INCOMPLETE'
-  readonly retriable = true
   constructor(readonly left: Record<string, number>) {
-    super(`rows of the person are still stored after the purge: ${JSON.stringify(left)}`)
+    super(`rows of the person are still stored after the purge: ${JSON.stringify(left)}`, { retriable: true })
   }
 }
 
