@@ -13,6 +13,7 @@ import { openClickHouse } from '../services/shared/src/clickhouse.js'
 import { readEnv, commonSpec, commonConfig } from '../services/shared/src/env.js'
 import { DashboardClient } from '../test/support/dashboard-client.js'
 import { fillAccount, type FillSizes } from './dashboard-fill.js'
+import { monthKeyOf } from '../services/shared/src/usage/month-key.js'
 import { compiled, freePort, startNode, stopChild, waitHealthy } from './processes.js'
 import { waitUntil } from '../test/support/harness.js'
 
@@ -76,7 +77,7 @@ export function fullestMonthCall(nowMs: number): PageCall {
   const now = new Date(nowMs)
   const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)
   const days = Math.min(30, (nowMs - start) / 86_400_000)
-  const month = new Date(days >= 15 ? start : start - 1).toISOString().slice(0, 7)
+  const month = monthKeyOf(days >= 15 ? start : start - 1)
   const held = Math.round(days >= 15 ? days : 30 - days)
   return { page: `Usage: the month holding most of the fill (${held} of its 30 days)`, path: `/usage?month=${month}` }
 }

@@ -1,5 +1,6 @@
 // Reading request input for the dashboard API: the JSON body and query parameters, checked, with
 // a 400 VALIDATION_ERROR naming the field otherwise.
+import { isMonthKey } from '../../../shared/src/usage/month-key.js'
 import { validation } from '../errors.js'
 import type { Ctx } from './api-context.js'
 import type { Environment } from './queries.js'
@@ -47,9 +48,7 @@ export function intParam(ctx: Ctx, name: string, def: number, min: number, max: 
 export function monthParam(ctx: Ctx, name: string, latest: string): string | undefined {
   const v = q(ctx, name, 7)
   if (v === undefined) return undefined
-  const m = /^(\d{4})-(\d{2})$/.exec(v)
-  if (!m || Number(m[1]) < 1970 || Number(m[2]) < 1 || Number(m[2]) > 12)
-    throw validation(`${name} must be a month as YYYY-MM`, { field: name })
+  if (!isMonthKey(v) || v < '1970-01') throw validation(`${name} must be a month as YYYY-MM`, { field: name })
   if (v > latest) throw validation(`${name} must not be after the current month (${latest})`, { field: name })
   return v
 }

@@ -22,7 +22,8 @@ export function addUsageRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHelp
     const plan = planOf(a)
     const days = intParam(ctx, 'days', 3, 1, 31)
     const now = Date.now()
-    const month = monthParam(ctx, 'month', monthKeyOf(now)) ?? monthKeyOf(now)
+    const thisMonth = monthKeyOf(now)
+    const month = monthParam(ctx, 'month', thisMonth) ?? thisMonth
     const [usage, activity] = await ch('usage', () =>
       Promise.all([d.queries.monthUsage(a.account_id, month), readActivity(d, plan, a.account_id, days, now)]),
     )
