@@ -34,7 +34,9 @@ function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHous
 }
 
 t.test('a purge that failed is tried again while the projector runs', async (t) => {
-  const s = await startServices(t)
+  // Sealing off: this test's worker is built without the keys holder that opens a sealed request's user id
+  // (A22); its retry is the same for either kind of request.
+  const s = await startServices(t, { env: { PRIVACY_ENCRYPT: 'false' } })
   const { key, accountId } = await s.createKey({ type: 'live' })
   const user = 'retried-user'
   for (let i = 0; i < 3; i++)

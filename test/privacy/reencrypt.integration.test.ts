@@ -1,5 +1,5 @@
-// A19 against the real stack: `npm run privacy -- reencrypt` copies an event topic written in clear into
-// sealed form. Afterwards no byte of the destination names either person (one of them erased), the
+// A19 against the real stack: `npm run privacy -- reencrypt` copies an event topic written in clear (sealing
+// off, as before A15) into sealed form. Afterwards no byte of the destination names either person (one of them erased), the
 // survivor's records open with keys on the keys topic, in their order; the erased person's records are
 // there as stubs no key opens (their usage counts). A run killed mid-way and run again leaves every
 // record exactly once.
@@ -13,6 +13,8 @@ import { openAdmin, openPrivacy } from '../../scripts/admin-context.js'
 import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 
+/** The history a deployment wrote before it turned sealing on (A29: on by default; reencrypt-plan.ts's steps). */
+const CLEAR = { PRIVACY_ENCRYPT: 'false' }
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..')
 const MARK = `rk${Date.now().toString(36)}q`
 const encodings = (s: string) => [s, Buffer.from(s).toString('base64'), Buffer.from(s).toString('hex')]
@@ -54,7 +56,7 @@ async function decodeAll(s: TestServices, records: RawRecord[]) {
 }
 
 t.test('clear history sealed, an erased person stubbed, order and keys kept', async (t) => {
-  const s = await startServices(t, { projector: false })
+  const s = await startServices(t, { projector: false, env: CLEAR })
   const { key, accountId } = await s.createKey({ type: 'live' })
   const keep = `${MARK}-keep`
   const gone = `${MARK}-gone`
@@ -102,7 +104,7 @@ t.test('clear history sealed, an erased person stubbed, order and keys kept', as
 })
 
 t.test('a run killed mid-way and run again copies every record once', async (t) => {
-  const s = await startServices(t, { projector: false })
+  const s = await startServices(t, { projector: false, env: CLEAR })
   const { key } = await s.createKey({ type: 'live' })
   const sent_at = new Date().toISOString()
   // One person a request: its records are one partition's (a request spanning partitions is a transaction).

@@ -6,10 +6,11 @@ import { privacyConfig, privacySpec } from './privacy-config.js'
 const load = (env: Record<string, string>) =>
   privacyConfig(readEnv({ ...privacySpec, REQUIRE_SECRETS: v.bool(false) }, env))
 
-t.test('defaults: the public dev master key, encryption off until every reader decrypts (A15)', async (t) => {
+t.test('defaults: the public dev master key, sealing on (A29)', async (t) => {
   const c = load({})
   t.same(c.masterKey, Buffer.from(DEV_MASTER_KEY, 'base64'))
-  t.equal(c.encrypt, false)
+  t.equal(c.encrypt, true)
+  t.equal(load({ PRIVACY_ENCRYPT: 'false' }).encrypt, false, 'an operator can still turn it off')
   t.equal(c.keyCacheEntries, 100_000)
 })
 

@@ -6,8 +6,9 @@ import { parseMasterKey } from './master-key.js'
 export const privacySpec = {
   /** 32 bytes, base64 or hex: wraps every data key and derives the account secrets (A13, A15). */
   PRIVACY_MASTER_KEY: v.optionalStr(),
-  /** A15: ingest seals personal fields and pseudonymises record keys; off until every reader decrypts. */
-  PRIVACY_ENCRYPT: v.bool(false),
+  /** A15: ingest seals personal fields and pseudonymises record keys; on by default (A29), so an erasure
+   *  reaches the Kafka history. Off keeps records in clear (the format before A15). */
+  PRIVACY_ENCRYPT: v.bool(true),
   /** A15, A20: people ingest holds (pseudonym and data key); a miss mints a new key, never a wrong one. */
   PRIVACY_KEY_CACHE_ENTRIES: v.int(100_000, 1, 100_000_000),
 }
