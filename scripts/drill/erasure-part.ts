@@ -2,10 +2,13 @@
 // before the faults; their erasure is requested as the first fault starts, and must complete while
 // the faults go on. After the load, the receipt must say "projections purged" and no row of the person
 // may be left in any person table (FINAL); everyone else's acknowledged ids are reconciled as always
-// (the person's ids are on the topic but not expected in ClickHouse).
+// (the person's ids are on the topic but not expected in ClickHouse). With sealing on (A29) the receipt
+// must also say "Kafka history unreadable", and every record of the person on the events topic must be
+// sealed under a key whose last record on the keys topic is its tombstone (A17): no reader can open it.
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { PrivacyAdmin } from '../../services/shared/src/privacy/privacy-admin.js'
 import type { ErasureRecord } from '../../schemas/records.js'
+import type { KeyEntry } from '../../services/shared/src/privacy/keys-scan.js'
 
 export interface ErasurePartSettings {
   ingestUrl: string
@@ -69,7 +72,8 @@ export async function requestDuringFault(
   }
 }
 
-/** Waits for the receipt (before the reconciliation counts ClickHouse: the person's rows must be gone). */
+/** Waits for the receipt (before the reconciliation counts ClickHouse: the person's rows must be gone); with
+ *  sealing on, for its "Kafka history unreadable" step too. */
 export async function awaitReceipt(
   privacy: PrivacyAdmin,
   s: ErasurePartSettings,
@@ -84,8 +88,30 @@ export async function awaitReceipt(
   const done = await privacy.purged(s.accountId, s.userId, e.erasure_id, s.timeoutMs)
   if (!done?.projections_purged_at)
     return { notes: [], problems: [`the erasure's receipt did not complete within ${s.timeoutMs / 1000} s`] }
-  const ms = done.projections_purged_at - e.requested_at
-  return { notes: [`erasure requested during this fault: receipt ${ms} ms after the request`], problems: [] }
+  const notes = [
+    `erasure requested during this fault: receipt ${done.projections_purged_at - e.requested_at} ms after the request`,
+  ]
+  if (privacy.keysTopic === undefined) return { notes, problems: [] }
+  const h = await privacy.reached('history_unreadable_at', s.accountId, s.userId, e.erasure_id, s.timeoutMs)
+  if (!h?.history_unreadable_at)
+    return { notes, problems: [`the receipt's "Kafka history unreadable" did not come within ${s.timeoutMs / 1000} s`] }
+  notes.push(`Kafka history unreadable ${h.history_unreadable_at - e.requested_at} ms after the request`)
+  return { notes, problems: [] }
+}
+
+/** A17: what of the person's records on the events topic could still be opened: any in clear, and any
+ *  sealed with a key whose last record on the keys topic is not its tombstone. `sealedBy`: event id to the
+ *  key id of its record (null: in clear), as read from the topic. */
+export function openableRecords(sealedBy: ReadonlyMap<string, string | null>, keys: readonly KeyEntry[]): string[] {
+  const latest = new Map<string, boolean>()
+  for (const k of keys) latest.set(k.id, k.tombstone)
+  const ids = [...sealedBy.values()]
+  const clear = ids.filter((id) => id === null).length
+  const open = ids.filter((id) => id !== null && latest.get(id) === false).length
+  return [
+    ...(clear ? [`${clear} of the erased person's records are in clear on the events topic`] : []),
+    ...(open ? [`${open} of the erased person's records still open with a key on the keys topic`] : []),
+  ]
 }
 
 /** What is left of the person after the receipt: rows in any person table, or any of their event ids. */

@@ -4,15 +4,25 @@
 import type { Kafka } from '../../services/shared/src/kafka/client.js'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Codec } from '../../schemas/codec.js'
+import type { SealedFields } from '../../schemas/records.js'
 
-/** Reads `topic` from the beginning to the high watermark each partition had when the read began. */
+/** Reads `topic` from the beginning to the high watermark each partition had when the read began. For each
+ *  record whose event id is in `watch` (an erased person's), `sealedBy` gets the id of the data key its
+ *  personal fields are sealed with (A15), or null when they are in clear. */
 export async function readTopicEventIds(
   kafka: Kafka,
   codec: Codec,
   topic: string,
   groupId: string,
   timeoutMs: number,
-): Promise<{ ids: Map<string, number>; complete: boolean; records: number; undecodable: number }> {
+  watch: ReadonlySet<string> = new Set(),
+): Promise<{
+  ids: Map<string, number>
+  sealedBy: Map<string, string | null>
+  complete: boolean
+  records: number
+  undecodable: number
+}> {
   const admin = kafka.admin()
   await admin.connect()
   const target = new Map<number, bigint>()
@@ -23,9 +33,10 @@ export async function readTopicEventIds(
     await admin.disconnect()
   }
   const ids = new Map<string, number>()
+  const sealedBy = new Map<string, string | null>()
   let records = 0
   let undecodable = 0
-  if (target.size === 0) return { ids, complete: true, records, undecodable }
+  if (target.size === 0) return { ids, sealedBy, complete: true, records, undecodable }
 
   // kafkajs reads committed records only unless told otherwise (readUncommitted: false).
   const consumer = kafka.consumer({ groupId, readUncommitted: false, maxBytesPerPartition: 4 * 1024 * 1024 })
@@ -49,6 +60,7 @@ export async function readTopicEventIds(
           const { value } = await codec.decode(m.value!)
           const id = String(value.event_id)
           ids.set(id, (ids.get(id) ?? 0) + 1)
+          if (watch.has(id)) sealedBy.set(id, (value.enc as SealedFields | null | undefined)?.key_id ?? null)
         } catch {
           undecodable++
         }
@@ -62,7 +74,7 @@ export async function readTopicEventIds(
   ])
   clearTimeout(timer)
   await consumer.disconnect()
-  return { ids, complete, records, undecodable }
+  return { ids, sealedBy, complete, records, undecodable }
 }
 
 async function rows<T>(ch: ClickHouseClient, query: string): Promise<T[]> {

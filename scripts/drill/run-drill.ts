@@ -8,6 +8,8 @@ import { openPrivacy } from '../admin-context.js'
 import { createKafka } from '../../services/shared/src/kafka.js'
 import { createClickHouse } from '../../services/shared/src/clickhouse.js'
 import { createLogger } from '../../services/shared/src/log.js'
+import { scanKeys } from '../../services/shared/src/privacy/keys-scan.js'
+import type { Kafka } from '../../services/shared/src/kafka/client.js'
 import { Codec, createRegistry } from '../../schemas/codec.js'
 import { OwnStack } from './own-stack.js'
 import { ManagedService } from './services.js'
@@ -28,6 +30,7 @@ import type { DrillOptions } from './options.js'
 import {
   awaitReceipt,
   erasureLeftovers,
+  openableRecords,
   requestDuringFault,
   seedPerson,
   type ErasurePartSettings,
@@ -218,13 +221,21 @@ export async function runDrill(
       for (const n of [...r.problems, ...r.notes]) say(`erasure: ${n}`)
       erased = seeded
     }
+    const keysTopic = opened.privacy.keysTopic
     const rec = await reconcile(env, runId, o, say, {
       erased,
-      check: async (ch, db) => {
+      check: async (ch, db, topic) => {
         if (erased.length === 0) return
         const left = await erasureLeftovers(ch, db, erasure, seeded)
+        // A17: with sealing on, none of the person's records on the topic opens with a key still stored.
+        if (keysTopic !== undefined)
+          left.push(...openableRecords(topic.sealedBy, await scanKeys(topic.kafka, keysTopic)))
         erasureWindow!.problems.push(...left)
-        say(left.length ? `erasure: ${left.join('; ')}` : `erasure: no row of ${erasure.userId} is left`)
+        say(
+          left.length
+            ? `erasure: ${left.join('; ')}`
+            : `erasure: no row of ${erasure.userId} is left${keysTopic ? ', and none of their records on the topic opens' : ''}`,
+        )
       },
     })
     for (const s of [projector, ingest]) windows.at(-1)!.problems.push(...s.takeUnexpectedExits())
@@ -302,12 +313,20 @@ export async function reconcile(
   say: (m: string) => void,
   /** A12: the erased person's ids (on the topic, not expected in ClickHouse), and the check of what
    *  is left of them once the projection has caught up. */
-  erasure?: { erased: string[]; check(ch: Awaited<ReturnType<typeof createClickHouse>>, db: string): Promise<void> },
+  erasure?: {
+    erased: string[]
+    check(
+      ch: Awaited<ReturnType<typeof createClickHouse>>,
+      db: string,
+      topic: { kafka: Kafka; sealedBy: Map<string, string | null> },
+    ): Promise<void>
+  },
 ) {
   const log = createLogger('error', { svc: 'drill' })
   const kafka = createKafka({ brokers: env.KAFKA_BROKERS.split(','), clientId: 'drill-reconcile' }, log)
   const codec = new Codec(createRegistry(env.SCHEMA_REGISTRY_URL))
-  const topic = await readTopicEventIds(kafka, codec, env.TOPIC_EVENTS, `drill-reconcile-${runId}`, 120_000)
+  const watch = new Set(erasure?.erased)
+  const topic = await readTopicEventIds(kafka, codec, env.TOPIC_EVENTS, `drill-reconcile-${runId}`, 120_000, watch)
   say(
     `topic: ${topic.records} records, ${topic.ids.size} distinct event_ids${topic.complete ? '' : ' (NOT read to its end)'}${topic.undecodable ? `, ${topic.undecodable} undecodable` : ''}`,
   )
@@ -326,7 +345,7 @@ export async function reconcile(
       progress: (n) => say(`clickhouse: ${n} of ${topic.ids.size - erased} distinct event_ids`),
     })
     say(`projector ${wait.caughtUp ? 'caught up' : 'did NOT catch up'} after ${(wait.waitedMs / 1000).toFixed(0)} s`)
-    await erasure?.check(ch, db)
+    await erasure?.check(ch, db, { kafka, sealedBy: topic.sealedBy })
     const rec: Reconciliation = {
       topic: topic.ids,
       clickhouse: await clickhouseEventIds(ch, db),

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { leftBefore, liveKeyIds, personKeyPrefix, type KeyEntry } from './person-keys.js'
+import type { KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
+import { leftBefore, liveKeyIds, personKeyPrefix } from './person-keys.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
 const master = Buffer.alloc(32, 7)

@@ -2,18 +2,9 @@
 // key id starts with `account NUL pseudonym NUL` (one per month and generation). The worker reads the
 // topic itself, from its start to the end it has when asked, instead of waiting for a holder of keys:
 // an erasure is rare, and reading every key once per erasure costs one pass over a topic of wrapped keys.
-import type { Kafka } from '../../../shared/src/kafka/client.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
-import { readRanges } from '../../../shared/src/kafka/read-ranges.js'
+import type { KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
-
-/** One record of the keys topic as stored: a wrapped key, or a tombstone (value null). */
-export interface KeyEntry {
-  id: string
-  tombstone: boolean
-  /** The record's timestamp (the producer's create time), ms. */
-  at: number
-}
 
 /** The key-id prefix of every data key of one person (A13: `account NUL pseudonym NUL YYYY-MM NUL gen`). */
 export function personKeyPrefix(masterKey: Buffer, accountId: string, userId: string): string {
@@ -50,23 +41,4 @@ export function liveKeyIds(entries: readonly KeyEntry[], match: KeyMatch): strin
 export function leftBefore(entries: readonly KeyEntry[], match: KeyMatch, until: number): number {
   const covers = matcher(match)
   return entries.filter((e) => e.at <= until && covers(e.id)).length
-}
-
-/** Every record of the keys topic (one partition, A15) from its start to its end when called. */
-export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]> {
-  const admin = kafka.admin()
-  await admin.connect()
-  const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
-  if (end === undefined || end.high === end.low) return []
-  // The last record is in the active segment, which the cleaner never takes: it is there to be read.
-  const out: KeyEntry[] = []
-  const range = { partition: end.partition, start: BigInt(end.low), end: BigInt(end.high) }
-  await readRanges(kafka, topic, [range], 'erasure-keys-scan', (_, message) => {
-    out.push({
-      id: message.key?.toString('utf8') ?? '',
-      tombstone: message.value === null,
-      at: Number(message.timestamp),
-    })
-  })
-  return out
 }

@@ -1,5 +1,5 @@
 // Reading a bounded piece of a topic once, start to end, outside any service's consumer group: the keys
-// topic for an erasure (projector's privacy/person-keys.ts) and the tail of a destination topic for a
+// topic for an erasure (privacy/keys-scan.ts) and the tail of a destination topic for a
 // resumed re-encryption (scripts/privacy/reencrypt.ts). A throwaway group that commits nothing, so the
 // read leaves no offsets behind. A range's end is reached by position, not by the last record handed
 // over: a consumer never sees a transaction's commit or abort marker (nor aborted records), and ingest's

@@ -131,8 +131,20 @@ export class PrivacyAdmin {
     return { ...rec, user_id: '', pseudonym, sealed_user_id: sealUserId(key, rec.user_id, rec.erasure_id) }
   }
 
+  /** With sealing on (PRIVACY_ENCRYPT: requests sealed, A22; the erasure's keys steps run, A17), the keys
+   *  topic; undefined with it off. */
+  get keysTopic(): string | undefined {
+    return this.sealing?.encrypt === true ? this.sealing.keysTopic : undefined
+  }
+
   /** Resolves once the request is purged from the projections (its receipt says so), or after `timeoutMs`. */
-  async purged(
+  purged(accountId: string, userId: string, erasureId: string, timeoutMs: number): Promise<ErasureRecord | undefined> {
+    return this.reached('projections_purged_at', accountId, userId, erasureId, timeoutMs)
+  }
+
+  /** Resolves once the request's receipt has `step` done, or after `timeoutMs`; the receipt as it is then. */
+  async reached(
+    step: 'projections_purged_at' | 'history_unreadable_at',
     accountId: string,
     userId: string,
     erasureId: string,
@@ -140,7 +152,7 @@ export class PrivacyAdmin {
   ): Promise<ErasureRecord | undefined> {
     const done = () => {
       const e = this.erasures.get(accountId, userId)
-      return e?.erasure_id === erasureId && e.projections_purged_at !== null
+      return e?.erasure_id === erasureId && e[step] !== null
     }
     await this.waiters.seen(done, timeoutMs)
     const e = this.erasures.get(accountId, userId)
