@@ -78,7 +78,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   // H65, H66: refused requests of authenticated keys, counted per account and drained to their topic.
   const refusals = createRefusals(kafka, codec, cfg, metrics, log)
   // A15: undefined unless PRIVACY_ENCRYPT is on.
-  const keysLane = createKeysLane(kafka, cfg)
+  const keysLane = createKeysLane(kafka, cfg, log)
   const app = createIngestApp({
     cfg,
     keys,

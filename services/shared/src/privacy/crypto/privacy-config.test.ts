@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readEnv, v, ConfigError } from '../../env.js'
 import { accountSecretOf, pseudonymOf, DEV_MASTER_KEY } from './index.js'
-import { privacyConfig, privacySpec } from './privacy-config.js'
+import { masterKeyWarning, privacyConfig, privacySpec } from './privacy-config.js'
 
 const load = (env: Record<string, string>) =>
   privacyConfig(readEnv({ ...privacySpec, REQUIRE_SECRETS: v.bool(false) }, env))
@@ -39,3 +39,13 @@ t.test('account secrets are derived from the master key: per account, and they c
     'one user id, two accounts',
   )
 })
+
+t.test(
+  'with sealing on, the public development key is named at start; a key of its own or sealing off is not',
+  async (t) => {
+    t.match(masterKeyWarning(load({})), /PRIVACY_MASTER_KEY is not set.*public development key/)
+    t.equal(masterKeyWarning(load({ PRIVACY_MASTER_KEY: 'ab'.repeat(32) })), undefined)
+    t.equal(masterKeyWarning(load({ PRIVACY_ENCRYPT: 'false' })), undefined)
+    t.notMatch(masterKeyWarning(load({})) ?? '', DEV_MASTER_KEY, 'the key itself is not printed')
+  },
+)

@@ -1,7 +1,7 @@
 // A15: the crypto-shredding settings ingest and the projector read, one source for both config.ts files.
 // PRIVACY_MASTER_KEY is parsed here once (master-key.ts) and kept as bytes; it is never logged.
 import { v } from '../../env.js'
-import { parseMasterKey } from './master-key.js'
+import { DEV_MASTER_KEY, parseMasterKey } from './master-key.js'
 
 export const privacySpec = {
   /** 32 bytes, base64 or hex: wraps every data key and derives the account secrets (A13, A15). */
@@ -32,4 +32,12 @@ export function privacyConfig(e: PrivacyEnv): PrivacyConfig {
     encrypt: e.PRIVACY_ENCRYPT,
     keyCacheEntries: e.PRIVACY_KEY_CACHE_ENTRIES,
   }
+}
+
+/** A29: sealing is on by default, and without PRIVACY_MASTER_KEY it seals with the public development key,
+ *  which any reader of this repository can open. Ingest says so at start (REQUIRE_SECRETS refuses it). */
+export function masterKeyWarning(c: PrivacyConfig): string | undefined {
+  return c.encrypt && c.masterKey.equals(Buffer.from(DEV_MASTER_KEY, 'base64'))
+    ? 'PRIVACY_MASTER_KEY is not set: personal fields are sealed with the public development key, which protects nothing; set it, and REQUIRE_SECRETS=true, in production (docs/privacy.md)'
+    : undefined
 }
