@@ -8,7 +8,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { PrivacyAdmin } from '../../services/shared/src/privacy/privacy-admin.js'
 import type { ErasureRecord } from '../../schemas/records.js'
-import type { KeyEntry } from '../../services/shared/src/privacy/keys-scan.js'
+import { liveKeyIds, type KeyEntry } from '../../services/shared/src/privacy/keys-scan.js'
 
 export interface ErasurePartSettings {
   ingestUrl: string
@@ -103,11 +103,11 @@ export async function awaitReceipt(
  *  sealed with a key whose last record on the keys topic is not its tombstone. `sealedBy`: event id to the
  *  key id of its record (null: in clear), as read from the topic. */
 export function openableRecords(sealedBy: ReadonlyMap<string, string | null>, keys: readonly KeyEntry[]): string[] {
-  const latest = new Map<string, boolean>()
-  for (const k of keys) latest.set(k.id, k.tombstone)
   const ids = [...sealedBy.values()]
+  const sealedWith = new Set(ids.filter((id) => id !== null))
+  const live = new Set(liveKeyIds(keys, (id) => sealedWith.has(id)))
   const clear = ids.filter((id) => id === null).length
-  const open = ids.filter((id) => id !== null && latest.get(id) === false).length
+  const open = ids.filter((id) => id !== null && live.has(id)).length
   return [
     ...(clear ? [`${clear} of the erased person's records are in clear on the events topic`] : []),
     ...(open ? [`${open} of the erased person's records still open with a key on the keys topic`] : []),

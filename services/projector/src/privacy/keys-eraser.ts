@@ -2,8 +2,14 @@
 // topic until the cleaner has removed them from the disks. Both times are observed, not computed.
 import { ConfigResourceTypes, type Kafka, type Producer } from '../../../shared/src/kafka/client.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
-import { scanKeys, type KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
-import { erasurePrefix, leftBefore, liveKeyIds, type KeyMatch } from './person-keys.js'
+import {
+  leftBefore,
+  liveKeyIds,
+  scanKeys,
+  type KeyEntry,
+  type KeyMatch,
+} from '../../../shared/src/privacy/keys-scan.js'
+import { erasurePrefix } from './person-keys.js'
 
 export interface KeysEraserOptions {
   topic: string

@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
-import { leftBefore, liveKeyIds, personKeyPrefix } from './person-keys.js'
+import { leftBefore, liveKeyIds, type KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
+import { personKeyPrefix } from './person-keys.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
 const master = Buffer.alloc(32, 7)

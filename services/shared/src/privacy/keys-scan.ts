@@ -1,5 +1,6 @@
-// Reading the keys topic of crypto-shredding (A15) once, start to end: the projector's erasure worker
-// (privacy/person-keys.ts, A17) and the drill's check that an erased person's records open for no one.
+// Reading the keys topic of crypto-shredding (A15) once, start to end, and what its records say: which keys
+// are live and which records are left. Used by the projector's erasure worker (privacy/keys-eraser.ts, A17,
+// A23) and by the drill's check that an erased person's records open for no one.
 import type { Kafka } from '../kafka/client.js'
 import { readRanges } from '../kafka/read-ranges.js'
 
@@ -28,4 +29,27 @@ export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]>
     })
   })
   return out
+}
+
+/** Which key ids a step covers: a prefix (one person's keys, A17) or a rule (a retention's months, A23). */
+export type KeyMatch = string | ((id: string) => boolean)
+
+const matcher = (m: KeyMatch) => (typeof m === 'string' ? (id: string) => id.startsWith(m) : m)
+
+/** The ids matched whose latest record is a key, not a tombstone: what an erasure must tombstone. */
+export function liveKeyIds(entries: readonly KeyEntry[], match: KeyMatch): string[] {
+  const covers = matcher(match)
+  const latest = new Map<string, boolean>()
+  for (const e of entries) if (covers(e.id)) latest.set(e.id, e.tombstone)
+  return [...latest].filter(([, tombstone]) => !tombstone).map(([id]) => id)
+}
+
+/**
+ * Records matched written at or before `until` that a reader of the topic still gets, tombstones
+ * included. None left means the cleaner has removed the keys and then their tombstones (a tombstone is
+ * dropped only after the values it shadows, delete.retention.ms after its segment was cleaned).
+ */
+export function leftBefore(entries: readonly KeyEntry[], match: KeyMatch, until: number): number {
+  const covers = matcher(match)
+  return entries.filter((e) => e.at <= until && covers(e.id)).length
 }
