@@ -69,7 +69,16 @@ const TRAITS: Array<string | null> = [
   '  ',
   '{"email":"\\ud800@x"}',
 ]
-const TIMES = [0, 1, 1_732_300_000_123, 1_732_300_000_999, Date.UTC(2105, 11, 31, 23, 59, 59, 999)]
+const TIMES = [
+  0,
+  1,
+  59_999,
+  36_000_000,
+  1_732_300_000_123,
+  1_732_300_000_999,
+  Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+  Date.UTC(2105, 11, 31, 23, 59, 59, 999),
+]
 
 // Values for the fields whose meaning the rows depend on; every other field of the schema gets values
 // of its Avro type, so a field added to event.avsc is tried here without a change to this test.
@@ -80,9 +89,9 @@ const BY_NAME: Record<string, readonly unknown[]> = {
   user_email: [null, '', 'u@example.com', 'u\t@x'],
   user_traits: TRAITS,
   timestamp: TIMES,
-  original_timestamp: [null, 0, -5, 1_732_300_000_000, 2 ** 45],
+  original_timestamp: [null, 0, -5, 9, 10, 1_732_300_000_000, 2 ** 45, 2 ** 52 - 1, -(2 ** 52 - 1)],
   received_at: TIMES,
-  sent_at: [null, 1_732_299_999_000, -1],
+  sent_at: [null, 1_732_299_999_000, -1, -10, 99, 100],
   properties: JSON_TEXTS,
   context: [...JSON_TEXTS, ...TEXTS],
   ip: [null, '', '203.0.113.7', '2001:db8::1'],
