@@ -122,10 +122,14 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
         ? { opener: new RecordOpener(keys.holder), keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs) }
         : undefined
     const deps = { kafka, producer, codec, log, metrics: io.metrics }
-    const retention = (db: string) => ({
-      cutoffOf: (accountId: string) => retained.cutoffOf(accountId, at),
-      keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
-    })
+    // Read once, at the start: with no account keeping less than for ever, no record's account is read.
+    const retention = (db: string) =>
+      retained.size === 0
+        ? undefined
+        : {
+            cutoffOf: (accountId: string) => retained.cutoffOf(accountId, at),
+            keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
+          }
     const erasures = (db: string) => ({
       set: erased,
       keepUsage: (stubs: UsageStub[]) => writeUsageStubs(ch, db, stubs),
