@@ -5,6 +5,7 @@
 // of its own with acks=all before its records, A15/A18). Then times the compiled `npm run replay --target
 // fresh` over each, alternating clear and sealed (A B A B) so the machine's load falls on both alike.
 // Standalone against the running stack: STACK_DIR=... npx tsx bench/replay-sealed.ts [records] [persons]
+// (ROUNDS=n rounds of each, PROFILE_DIR=dir a CPU profile of each replay)
 import { randomBytes } from 'node:crypto'
 import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
 import type { Codec } from '../schemas/codec.js'
@@ -224,8 +225,9 @@ if (process.argv[1]?.endsWith('replay-sealed.ts')) {
   const figures = await sealedReplayBench(env, createLogger('warn', { service: 'bench' }), {
     records: Number(process.argv[2] ?? 1_000_000),
     persons: Number(process.argv[3] ?? 100_000),
-    rounds: 2,
+    rounds: Number(process.env.ROUNDS ?? 2),
     say,
+    profileDir: process.env.PROFILE_DIR,
   })
   process.stdout.write(`${sealedReplayTable(figures).join('\n')}\n`)
 }
