@@ -134,7 +134,8 @@ const SEALED_READABLE = READABLE && PERSONAL_SLOTS.every((slot) => slot >= 0)
 
 /** A21: opens a sealed body of the stream format with a held key: its plaintext, or undefined. */
 export interface StreamBodies {
-  streamBody(keyId: string, body: Buffer): Buffer | undefined
+  /** The body is `record`'s bytes [start, end). */
+  streamBody(keyId: string, record: Buffer, start: number, end: number): Buffer | undefined
 }
 
 /** The 'YYYY-MM-DD ' bytes of a day (rows.ts `dateTimeText`'s), cached as it caches its text. */
@@ -395,7 +396,7 @@ export class EventTranscoder {
     const enc = this.enc
     let plain: Buffer | undefined
     try {
-      plain = this.bodies!.streamBody(this.src.toString('utf8', enc[0], enc[1]), this.src.subarray(enc[2], enc[3]))
+      plain = this.bodies!.streamBody(this.src.toString('utf8', enc[0], enc[1]), this.src, enc[2]!, enc[3]!)
     } catch {
       return -1
     }

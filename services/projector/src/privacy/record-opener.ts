@@ -45,10 +45,10 @@ export class RecordOpener implements StreamBodies {
 
   /** A21: the event transcoder's way in: a stream-format body opened with a held key, else undefined (the
    *  general path then opens the record through open(), waiting for or stubbing a missing key). */
-  streamBody(keyId: string, body: Buffer): Buffer | undefined {
+  streamBody(keyId: string, record: Buffer, start: number, end: number): Buffer | undefined {
     if (!isStreamKeyId(keyId)) return undefined
     const key = this.keys.keyFor(keyId)
-    return key === undefined ? undefined : openStream(key, body)
+    return key === undefined ? undefined : openStream(key, record, start, end)
   }
 
   private tryOpen(kind: RecordKind, d: Decoded): Decoded | undefined {

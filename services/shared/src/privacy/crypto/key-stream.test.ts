@@ -69,6 +69,19 @@ t.test('no stream position is used twice: offsets follow each other, equal texts
   t.equal(misplaced, 0, 'each record starts where the last one ended')
   t.equal(bodies.size, 5_000, 'no two ciphertexts of one text are equal')
   t.throws(() => openStream(newDataKey(), Buffer.alloc(3)), RangeError)
+  t.throws(() => openStream(newDataKey(), Buffer.alloc(20), 10, 13), RangeError)
+})
+
+t.test("a body read in place, as the transcoder passes a record's bytes, opens as the body alone", async (t) => {
+  const key = newDataKey()
+  const stream = new KeyStream(key)
+  const texts = ['first record', 'second, after it', 'third é ü']
+  const bodies = texts.map((text) => Buffer.from(stream.seal(text)))
+  const opened = bodies.map((body) => {
+    const record = Buffer.concat([Buffer.from('before'), body, Buffer.from('after')])
+    return openStream(Buffer.from(key), record, 6, 6 + body.length).toString('utf8')
+  })
+  t.same(opened, texts)
 })
 
 t.test('a key id of the stream format without its stream is refused, not sealed another way', async (t) => {

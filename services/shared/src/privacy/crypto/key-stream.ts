@@ -126,9 +126,11 @@ const readers = new WeakMap<Buffer, Reader>()
 const MAX_GAP = 1024
 const GAP = Buffer.alloc(MAX_GAP)
 
-export function openStream(key: Buffer, sealed: Buffer): Buffer {
-  if (sealed.length < OFFSET_BYTES) throw new RangeError('sealed value too short')
-  const offset = sealed.readUIntBE(0, OFFSET_BYTES)
+/** The plaintext of the sealed body `sealed` holds in [start, end) (all of it by default: the replay's
+ *  transcoder passes the record's bytes and the body's place in them, and no view is made of the body). */
+export function openStream(key: Buffer, sealed: Buffer, start = 0, end = sealed.length): Buffer {
+  if (end - start < OFFSET_BYTES) throw new RangeError('sealed value too short')
+  const offset = sealed.readUIntBE(start, OFFSET_BYTES)
   let r = readers.get(key)
   const gap = r === undefined ? -1 : offset - r.offset
   if (r !== undefined && gap > 0 && gap <= MAX_GAP) r.decipher.update(GAP.subarray(0, gap))
@@ -138,7 +140,7 @@ export function openStream(key: Buffer, sealed: Buffer): Buffer {
     if (skip > 0) r.decipher.update(Buffer.alloc(skip))
     readers.set(key, r)
   }
-  const body = r.decipher.update(sealed.subarray(OFFSET_BYTES))
+  const body = r.decipher.update(sealed.subarray(start + OFFSET_BYTES, end))
   r.offset = offset + body.length
   return body
 }
