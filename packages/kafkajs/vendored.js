@@ -10,6 +10,7 @@ module.exports = Object.freeze({
     'protocol/recordBatch/crc32C/index.js',
     'protocol/recordBatch/record/v0/index.js',
     'protocol/recordBatch/record/v0/decoder.js',
+    'protocol/recordBatch/v0/decoder.js',
     'protocol/requests/produce/v3/request.js',
     'protocol/request.js',
   ]),

@@ -1,6 +1,6 @@
-// The six replaced modules of the vendored kafkajs (CHANGES.md) against their upstream copies, on
+// The seven replaced modules of the vendored kafkajs (CHANGES.md) against their upstream copies, on
 // random input: the same results, byte for byte (encoders, checksum), the same objects (grouping,
-// record decoder). The upstream produce request and record batch call the vendored record encoder and
+// record decoder, record batch decoder). The upstream produce request and record batch call the vendored record encoder and
 // CRC-32C, each compared with its own upstream copy here.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
@@ -147,4 +147,45 @@ t.test('the record decoder gives the object upstream gives', async (t) => {
   }
   t.pass(`${n} records decoded the same`)
   t.same(Object.keys(fixed(new Decoder(records[0]), contexts[0])), Object.keys(original(new Decoder(records[0]), contexts[0])), 'fields in the same order')
+})
+
+t.test('the record batch decoder gives the batch upstream gives', async (t) => {
+  type BatchDecoder = (d: unknown) => Promise<unknown>
+  const fixed = src<BatchDecoder>('protocol/recordBatch/v0/decoder.js')
+  const original = upstream<BatchDecoder>('protocol/recordBatch/v0/decoder.js')
+  const encodeRecord = upstream<(a: RecordArgs) => Enc>('protocol/recordBatch/record/v0/index.js')
+  const { Types } = src('protocol/message/compression/index.js') as { Types: Record<string, number> }
+  const outcome = async (decode: BatchDecoder, bytes: Buffer) => {
+    try {
+      return JSON.stringify(await decode(new Decoder(bytes)))
+    } catch (err) {
+      return `threw ${(err as Error).name}: ${(err as Error).message}`
+    }
+  }
+  const batches: Array<{ name: string; bytes: Buffer }> = []
+  for (const compression of [Types.None!, Types.GZIP!])
+    for (const n of [0, 1, 50])
+      for (const headers of [undefined, { trace: 'x', many: ['a', 'b'] }]) {
+        const records = Array.from({ length: n }, (_, i) =>
+          encodeRecord({
+            key: i % 3 ? `acct_1:user_${i}` : null,
+            value: i % 5 ? randomBytes(20 * i) : null,
+            offsetDelta: i,
+            timestampDelta: i * 7 - 3,
+            headers,
+          }),
+        )
+        const batch = await RecordBatch({ records, firstTimestamp: 1_732_300_000_000, maxTimestamp: 1_732_300_000_999, compression, lastOffsetDelta: Math.max(0, n - 1) } as never)
+        batches.push({ name: `compression ${compression}, ${n} records, headers ${!!headers}`, bytes: batch.buffer })
+      }
+  // The first record's length (a one-byte varint at byte 61, after the batch's header and record count) made
+  // shorter and longer than its fields: decoded in place, it would not end there, so upstream's way decides.
+  const one = batches.find((b) => b.name === 'compression 0, 50 records, headers false')!.bytes
+  for (const change of [-4, -1, 1, 4]) {
+    const bytes = Buffer.from(one)
+    const length = bytes[61]! >> 1
+    bytes[61] = (length + change) << 1
+    batches.push({ name: `first record's length ${change > 0 ? '+' : ''}${change}`, bytes })
+  }
+  for (const { name, bytes } of batches) t.equal(await outcome(fixed, bytes), await outcome(original, bytes), name)
 })

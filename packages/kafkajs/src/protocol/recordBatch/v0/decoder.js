@@ -1,3 +1,8 @@
+// Deviation from kafkajs 2.2.4 (../../../../CHANGES.md, "record batch decoder"): each record is decoded
+// where it lies in the batch's buffer. Upstream first cuts the record's bytes into a Buffer view of their
+// own and a new Decoder over it, two objects a record that a replay of millions of records then collects.
+// A record whose decoding throws or does not end where its length says is decoded upstream's way, from its
+// length on, so the result and any error are upstream's. Everything else is upstream's, unchanged.
 const Decoder = require('../../decoder')
 const { KafkaJSPartialMessageError } = require('../../../errors')
 const { lookupCodecByAttributes } = require('../../message/compression')
@@ -113,6 +118,18 @@ const decodeRecords = async (codec, recordsDecoder, recordContext) => {
 }
 
 const decodeRecord = (decoder, recordContext) => {
+  const start = decoder.offset
+  const length = decoder.readVarInt()
+  const end = decoder.offset + length
+  if (length >= 0 && end <= decoder.buffer.length) {
+    try {
+      const record = RecordDecoder(decoder, recordContext)
+      if (decoder.offset === end) return record
+    } catch (_) {
+      // Left to upstream's way below, which throws what upstream throws.
+    }
+  }
+  decoder.offset = start
   const recordBuffer = decoder.readVarIntBytes()
   return RecordDecoder(new Decoder(recordBuffer), recordContext)
 }
