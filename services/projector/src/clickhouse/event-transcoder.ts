@@ -142,6 +142,17 @@ export interface StreamBodies {
 const DAY_CACHE_MAX = 10_000
 const dayBytes = new Map<number, Buffer>()
 
+/** An instant's two columns and the ms column after them (COMMON_COLUMNS, rows.ts): `\t<ms as DateTime
+ *  text>\t<ms>\t<then>`; the offset after them. */
+function writeInstant(dst: Buffer, o: number, ms: number, then: number): number {
+  dst[o++] = TAB
+  o = writeDateTime(dst, o, ms)
+  dst[o++] = TAB
+  o = writeInteger(dst, o, ms)
+  dst[o++] = TAB
+  return writeInteger(dst, o, then)
+}
+
 /** dateTimeText(ms)'s bytes at `o` (ms within DateTime's range: isInstant); the offset after them. */
 function writeDateTime(dst: Buffer, o: number, ms: number): number {
   const sec = Math.floor(ms / 1000)
@@ -296,18 +307,8 @@ export class EventTranscoder {
     }
     // Written as bytes, as `'\t' + dateTimeText(timestamp) + '\t' + timestamp + ...` would be: the strings
     // that text took (a dozen a record) were the replay's largest garbage after the records' own.
-    dst[o++] = TAB
-    o = writeDateTime(dst, o, f.timestamp)
-    dst[o++] = TAB
-    o = writeInteger(dst, o, f.timestamp)
-    dst[o++] = TAB
-    o = writeInteger(dst, o, f.originalTimestamp ?? 0)
-    dst[o++] = TAB
-    o = writeDateTime(dst, o, f.receivedAt)
-    dst[o++] = TAB
-    o = writeInteger(dst, o, f.receivedAt)
-    dst[o++] = TAB
-    o = writeInteger(dst, o, f.sentAt ?? 0)
+    o = writeInstant(dst, o, f.timestamp, f.originalTimestamp ?? 0)
+    o = writeInstant(dst, o, f.receivedAt, f.sentAt ?? 0)
     dst[o++] = TAB
     dst[o++] = f.flagged ? 49 : 48
     for (const field of ROW_FIELDS_AFTER_TIMES) {
