@@ -25,7 +25,7 @@
 // which opens the record through record-opener.ts and waits for or stubs a missing key.
 import { isAscii, isUtf8 } from 'node:buffer'
 import type { EventRecord } from '../../../../schemas/records.js'
-import { dateTimeText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
+import { dayText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
 import { tsvLine } from './tsv.js'
 import { loadAvsc } from '../../../../schemas/codec.js'
 import { PERSONAL_FIELDS } from '../../../shared/src/privacy/crypto/index.js'
@@ -138,10 +138,6 @@ export interface StreamBodies {
   streamBody(keyId: string, record: Buffer, start: number, end: number): Buffer | undefined
 }
 
-/** The 'YYYY-MM-DD ' bytes of a day (rows.ts `dateTimeText`'s), cached as it caches its text. */
-const DAY_CACHE_MAX = 10_000
-const dayBytes = new Map<number, Buffer>()
-
 /** An instant's two columns and the ms column after them (COMMON_COLUMNS, rows.ts): `\t<ms as DateTime
  *  text>\t<ms>\t<then>`; the offset after them. */
 function writeInstant(dst: Buffer, o: number, ms: number, then: number): number {
@@ -157,14 +153,10 @@ function writeInstant(dst: Buffer, o: number, ms: number, then: number): number 
 function writeDateTime(dst: Buffer, o: number, ms: number): number {
   const sec = Math.floor(ms / 1000)
   const day = Math.floor(sec / 86_400)
-  let prefix = dayBytes.get(day)
-  if (prefix === undefined) {
-    if (dayBytes.size >= DAY_CACHE_MAX) dayBytes.clear()
-    prefix = Buffer.from(dateTimeText(day * 86_400_000).slice(0, 11), 'latin1')
-    dayBytes.set(day, prefix)
-  }
-  for (let i = 0; i < 11; i++) dst[o + i] = prefix[i]!
-  o += 11
+  // rows.ts caches the day's text, ASCII: each UTF-16 unit is its byte.
+  const prefix = dayText(day)
+  for (let i = 0; i < prefix.length; i++) dst[o + i] = prefix.charCodeAt(i)
+  o += prefix.length
   let s = sec - day * 86_400
   const h = Math.floor(s / 3600)
   s -= h * 3600

@@ -89,15 +89,22 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0
 const DAY_CACHE_MAX = 10_000
 const dayPrefix = new Map<number, string>()
 
-export function dateTimeText(ms: number): string {
-  const sec = Math.floor(ms / 1000)
-  const day = Math.floor(sec / 86_400)
+/** The `YYYY-MM-DD ` text of a day since the epoch, cached: dateTimeText's, and the event transcoder's, which
+ *  writes it as bytes. */
+export function dayText(day: number): string {
   let prefix = dayPrefix.get(day)
   if (prefix === undefined) {
     if (dayPrefix.size >= DAY_CACHE_MAX) dayPrefix.clear()
     prefix = formatDateTime(day * 86_400_000).slice(0, 11)
     dayPrefix.set(day, prefix)
   }
+  return prefix
+}
+
+export function dateTimeText(ms: number): string {
+  const sec = Math.floor(ms / 1000)
+  const day = Math.floor(sec / 86_400)
+  const prefix = dayText(day)
   let s = sec - day * 86_400
   const h = Math.floor(s / 3600)
   s -= h * 3600
