@@ -17,11 +17,13 @@ import { KeysHolder } from '../services/projector/src/privacy/keys-holder.js'
 import { RecordOpener } from '../services/projector/src/privacy/record-opener.js'
 import { replayOpenEntries } from '../services/projector/src/privacy/recent-keys.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
-import { personEvent, sealerEntries } from './replay-sealed.js'
+import { personEvent, personOf, sealerEntries } from './replay-sealed.js'
 
 const RECORDS = Number(process.argv[2] ?? 300_000)
 const PERSONS = Number(process.argv[3] ?? 100_000)
 const ROUNDS = Number(process.env.ROUNDS ?? 3)
+/** The topic's shape, as bench/replay-sealed.ts's SESSIONS (personOf). */
+const SESSIONS = Number(process.env.SESSIONS ?? 0)
 const master = Buffer.alloc(32, 7)
 const codec = new Codec({ register: async () => ({ id: 1 }), getSchema: async () => ({}) } as never)
 await codec.register({ events: 'e', identifies: 'i', accounts: 'a', keys: 'k' } as never)
@@ -38,7 +40,7 @@ async function fill(): Promise<{ clear: Buffer[]; sealed: Buffer[]; keys: Wrappe
   const sealed: Buffer[] = []
   for (let sent = 0; sent < RECORDS; sent += 5_000) {
     const events = Array.from({ length: Math.min(5_000, RECORDS - sent) }, (_, j) =>
-      personEvent(sent + j, PERSONS, monthStart),
+      personEvent(sent + j, personOf(sent + j, RECORDS, PERSONS, SESSIONS), monthStart),
     )
     for (const e of events) clear.push(codec.encode('Event', e))
     const items: SealInput[] = events.map((record) => ({ kind: 'event', record }))

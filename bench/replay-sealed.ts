@@ -5,7 +5,8 @@
 // of its own with acks=all before its records, A15/A18). Then times the compiled `npm run replay --target
 // fresh` over each, alternating clear and sealed (A B A B) so the machine's load falls on both alike.
 // Standalone against the running stack: STACK_DIR=... npx tsx bench/replay-sealed.ts [records] [persons]
-// (ROUNDS=n rounds of each, PROFILE_DIR=dir a CPU profile of each replay)
+// (ROUNDS=n rounds of each, PROFILE_DIR=dir a CPU profile of each replay, SESSIONS=n the topic's shape: see
+// personOf)
 import { randomBytes } from 'node:crypto'
 import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
 import type { Codec } from '../schemas/codec.js'
@@ -15,12 +16,15 @@ import { createEventLogClients, openEventLog } from '../services/shared/src/even
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { createLogger, type Logger } from '../services/shared/src/log.js'
 import { RecordSealer, type SealInput } from '../services/ingest/src/privacy/record-sealer.js'
-import { benchEvent, clickhousePid, exactCounts, runReplayCli } from './replay.js'
+import { ACCOUNTS, benchEvent, clickhousePid, exactCounts, runReplayCli } from './replay.js'
 import { benchTopics, cpuSeconds, ensureBuilt, reapedChildrenCpuSeconds, stackEnv } from './processes.js'
 
 export interface SealedReplayOptions {
   records: number
   persons: number
+  /** The topic's shape (personOf): 0, each person's records spread evenly over the topic; n, in sessions of
+   *  n persons at a time. */
+  sessions: number
   /** Replays of each topic, alternating clear and sealed. */
   rounds: number
   say: (line: string) => void
@@ -41,6 +45,7 @@ export interface SealedReplayRun {
 export interface SealedReplayFigures {
   records: number
   persons: number
+  sessions: number
   keys: number
   fill: { clearSec: number; sealedSec: number; clearBytes: number; sealedBytes: number }
   runs: SealedReplayRun[]
@@ -55,11 +60,32 @@ const SEND = 5_000
 export const sealerEntries = (persons: number, env: Record<string, string | undefined>) =>
   Number(env.BENCH_SEALER_ENTRIES ?? 2 * persons)
 
-/** bench/replay.ts's event for `persons` people, received in one month (one data key a person). */
-export function personEvent(i: number, persons: number, monthStart: number): EventRecord {
+/** The person of the topic's record `i`. `sessions` 0: every person's records spread evenly over the topic,
+ *  each person back only after all the others (the worst case for the replay's held keys, A24). `sessions`
+ *  n: n persons at a time send their records in turn, then the next n (a topic of real traffic: a person's
+ *  events come in visits, and the visits under way at once are what the replay's keys must hold; BENCHMARKS.md
+ *  derives n for a topic of 1,000,000 records of 100,000 persons). Either way every person has the same count. */
+export function personOf(i: number, records: number, persons: number, sessions: number): number {
+  if (sessions <= 0 || sessions >= persons) return i % persons
+  const each = Math.max(1, Math.floor(records / persons))
+  // Past persons * each (records not a multiple of persons), the topic starts over.
+  const j = i % (persons * each)
+  const first = Math.floor(j / (sessions * each)) * sessions
+  return first + ((j - first * each) % Math.min(sessions, persons - first))
+}
+
+/** bench/replay.ts's event for person `person`, received in one month (one data key a person). */
+export function personEvent(i: number, person: number, monthStart: number): EventRecord {
   const e = benchEvent(i, monthStart)
   const ts = monthStart + ((i * 7919) % (27 * 86_400)) * 1000
-  return { ...e, user_id: `user_${i % persons}`, timestamp: ts, original_timestamp: ts, received_at: ts + 40 }
+  return {
+    ...e,
+    account_id: `bench_acct_${person % ACCOUNTS}`,
+    user_id: `user_${person}`,
+    timestamp: ts,
+    original_timestamp: ts,
+    received_at: ts + 40,
+  }
 }
 
 type Fill = (events: EventRecord[]) => Promise<Array<{ key: string; value: Buffer }>>
@@ -71,7 +97,9 @@ async function fillTopic(producer: Producer, topic: string, o: SealedReplayOptio
   let bytes = 0
   for (let sent = 0; sent < o.records; ) {
     const count = Math.min(SEND, o.records - sent)
-    const events = Array.from({ length: count }, (_, j) => personEvent(sent + j, o.persons, monthStart))
+    const events = Array.from({ length: count }, (_, j) =>
+      personEvent(sent + j, personOf(sent + j, o.records, o.persons, o.sessions), monthStart),
+    )
     const messages = await encode(events)
     for (const m of messages) bytes += m.value.length
     await producer.send({ topic, acks: -1, messages })
@@ -168,7 +196,7 @@ export async function sealedReplayBench(
         o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
       }
     }
-    return { records: o.records, persons: o.persons, keys: filled.keys, fill: filled.fill, runs }
+    return { records: o.records, persons: o.persons, sessions: o.sessions, keys: filled.keys, fill: filled.fill, runs }
   } finally {
     await ch.close()
     await cleanup(envs, log)
@@ -194,7 +222,7 @@ async function cleanup(envs: Record<string, Record<string, string>>, log: Logger
 export function sealedReplayTable(f: SealedReplayFigures): string[] {
   const sealed = f.runs.filter((r) => r.topic === 'sealed')
   return [
-    `replay-sealed: ${f.records} records, ${f.persons} persons, ${f.keys} data keys; fill clear ${f.fill.clearSec}s (${Math.round(f.fill.clearBytes / f.records)} B/record), sealed ${f.fill.sealedSec}s (${Math.round(f.fill.sealedBytes / f.records)} B/record)`,
+    `replay-sealed: ${f.records} records, ${f.persons} persons ${f.sessions > 0 ? `in sessions of ${f.sessions} at a time` : 'spread evenly'}, ${f.keys} data keys; fill clear ${f.fill.clearSec}s (${Math.round(f.fill.clearBytes / f.records)} B/record), sealed ${f.fill.sealedSec}s (${Math.round(f.fill.sealedBytes / f.records)} B/record)`,
     ['topic', 'records', 'seconds', 'records/s', 'dlq', 'FINAL rows', 'cpu µs/rec', 'ch µs/rec'].join('\t'),
     ...f.runs.map((r) =>
       [
@@ -225,6 +253,7 @@ if (process.argv[1]?.endsWith('replay-sealed.ts')) {
   const figures = await sealedReplayBench(env, createLogger('warn', { service: 'bench' }), {
     records: Number(process.argv[2] ?? 1_000_000),
     persons: Number(process.argv[3] ?? 100_000),
+    sessions: Number(process.env.SESSIONS ?? 0),
     rounds: Number(process.env.ROUNDS ?? 2),
     say,
     profileDir: process.env.PROFILE_DIR,

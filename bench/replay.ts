@@ -50,7 +50,7 @@ export interface ReplayBenchFigures {
   settings: Record<string, string | number>
 }
 
-const ACCOUNTS = 20
+export const ACCOUNTS = 20
 const USERS = 5_000
 const DAYS = 30
 const SEND = 5_000
