@@ -3,6 +3,7 @@
 import { ConfigResourceTypes, type Kafka, type Producer } from '../../../shared/src/kafka/client.js'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import {
+  keyMatcher,
   leftBefore,
   liveKeyIds,
   scanKeys,
@@ -55,7 +56,7 @@ export class KeysEraser {
   /** Tombstones every key of the person; the receipt's history_unreadable_at is when the broker acked them. */
   async tombstone(e: ErasureRecord): Promise<{ record: ErasureRecord; keys: number }> {
     const prefix = erasurePrefix(this.o.masterKey, e)
-    const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic), prefix)
+    const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic, prefix), prefix)
     await this.write(ids)
     const now = Date.now()
     return {
@@ -93,7 +94,9 @@ export class KeysEraser {
    * only on an append, and a quiet keys topic would keep the tombstones' segment for ever.
    */
   async look(sets: readonly KeySet[]): Promise<KeySetLook[]> {
-    const entries = await scanKeys(this.kafka, this.o.topic)
+    // Only the records some set matches are kept from the read (keys-scan.ts).
+    const matches = sets.map((set) => keyMatcher(set.match))
+    const entries = await scanKeys(this.kafka, this.o.topic, (id) => matches.some((m) => m(id)))
     const delay = await this.fileDeleteDelayMs()
     const now = Date.now()
     let left = false

@@ -12,8 +12,11 @@ export interface KeyEntry {
   at: number
 }
 
-/** Every record of the keys topic (one partition, A15) from its start to its end when called. */
-export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]> {
+/** The records of the keys topic (one partition, A15) from its start to its end when called, those whose id
+ *  `keep` matches (all without it). The topic holds a record a person-month: an erasure keeps only its
+ *  person's, so what a scan holds does not grow with the topic (BENCHMARKS.md, "An erasure at scale"). */
+export async function scanKeys(kafka: Kafka, topic: string, keep?: KeyMatch): Promise<KeyEntry[]> {
+  const kept = keep === undefined ? undefined : keyMatcher(keep)
   const admin = kafka.admin()
   await admin.connect()
   const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
@@ -22,11 +25,9 @@ export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]>
   const out: KeyEntry[] = []
   const range = { partition: end.partition, start: BigInt(end.low), end: BigInt(end.high) }
   await readRanges(kafka, topic, [range], 'erasure-keys-scan', (_, message) => {
-    out.push({
-      id: message.key?.toString('utf8') ?? '',
-      tombstone: message.value === null,
-      at: Number(message.timestamp),
-    })
+    const id = message.key?.toString('utf8') ?? ''
+    if (kept === undefined || kept(id))
+      out.push({ id, tombstone: message.value === null, at: Number(message.timestamp) })
   })
   return out
 }
@@ -34,11 +35,12 @@ export async function scanKeys(kafka: Kafka, topic: string): Promise<KeyEntry[]>
 /** Which key ids a step covers: a prefix (one person's keys, A17) or a rule (a retention's months, A23). */
 export type KeyMatch = string | ((id: string) => boolean)
 
-const matcher = (m: KeyMatch) => (typeof m === 'string' ? (id: string) => id.startsWith(m) : m)
+/** The test a KeyMatch stands for. */
+export const keyMatcher = (m: KeyMatch) => (typeof m === 'string' ? (id: string) => id.startsWith(m) : m)
 
 /** The ids matched whose latest record is a key, not a tombstone: what an erasure must tombstone. */
 export function liveKeyIds(entries: readonly KeyEntry[], match: KeyMatch): string[] {
-  const covers = matcher(match)
+  const covers = keyMatcher(match)
   const latest = new Map<string, boolean>()
   for (const e of entries) if (covers(e.id)) latest.set(e.id, e.tombstone)
   return [...latest].filter(([, tombstone]) => !tombstone).map(([id]) => id)
@@ -50,6 +52,6 @@ export function liveKeyIds(entries: readonly KeyEntry[], match: KeyMatch): strin
  * dropped only after the values it shadows, delete.retention.ms after its segment was cleaned).
  */
 export function leftBefore(entries: readonly KeyEntry[], match: KeyMatch, until: number): number {
-  const covers = matcher(match)
+  const covers = keyMatcher(match)
   return entries.filter((e) => e.at <= until && covers(e.id)).length
 }

@@ -1,0 +1,72 @@
+// An erasure's read of the keys topic at the scale of millions of people (privacy/keys-eraser.ts, A17): the
+// tombstone step and every disk check read the whole topic (one record a person-month) to find one person's
+// keys. Fills a keys topic of its own with `keys` records shaped as ingest writes them (an account, a
+// pseudonym, a month, a stream generation; a wrapped key as the value), then times the scan as the eraser
+// runs it for one person (only that person's records kept) and keeping every record (as it did before),
+// with the heap what it kept holds when the scan ends.
+//   node --expose-gc --import tsx bench/keys-scan.ts [keys] [scans]
+// Against the running stack (bench/processes.ts's stackEnv); the topic is deleted at the end.
+import { randomBytes } from 'node:crypto'
+import { createKafka, createProducer } from '../services/shared/src/kafka/client.js'
+import { type KeyEntry, liveKeyIds, scanKeys } from '../services/shared/src/privacy/keys-scan.js'
+import { createLogger } from '../services/shared/src/log.js'
+import { loadProjectorConfig } from '../services/projector/src/config.js'
+import { stackEnv } from './processes.js'
+
+const KEYS = Number(process.argv[2] ?? 1_000_000)
+const SCANS = Number(process.argv[3] ?? 2)
+const SEND = 5_000
+const topic = `bench.${randomBytes(4).toString('hex')}.keys`
+const cfg = loadProjectorConfig(stackEnv(process.env as Record<string, string>))
+const kafka = createKafka({ ...cfg.kafka, clientId: 'bench-keys-scan' }, createLogger('warn', { service: 'bench' }))
+const say = (line: string) => process.stderr.write(`${line}\n`)
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined)
+
+/** The key id of person `i`: as ingest's newKeyId makes it (dataKeyId, then a stream generation). */
+const keyId = (i: number) =>
+  `bench_acct_${i % 20}\u0000${i.toString(16).padStart(32, '0')}\u00002026-11\u0000s${((i * 2_654_435_761) >>> 0).toString(16).padStart(8, '0')}`
+
+const admin = kafka.admin()
+await admin.connect()
+try {
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
+  const producer = createProducer(kafka, { idempotent: true })
+  await producer.connect()
+  const t0 = performance.now()
+  const value = randomBytes(60)
+  for (let sent = 0; sent < KEYS; sent += SEND) {
+    const n = Math.min(SEND, KEYS - sent)
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: Array.from({ length: n }, (_, j) => ({ key: keyId(sent + j), value })),
+    })
+  }
+  await producer.disconnect()
+  say(`keys-scan: ${KEYS.toLocaleString('en-US')} keys written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const person = keyId(Math.floor(KEYS / 2))
+    .split('\u0000')
+    .slice(0, 3)
+    .join('\u0000')
+  // The whole topic kept (the eraser's read before it kept only what it matches), then one person's, in turn.
+  gc()
+  const heap0 = process.memoryUsage().heapUsed
+  for (let s = 0; s < SCANS; s++) {
+    for (const keep of [undefined, person]) {
+      const start = performance.now()
+      let entries: KeyEntry[] | undefined = await scanKeys(kafka, topic, keep)
+      const sec = (performance.now() - start) / 1000
+      gc()
+      const heldMb = (process.memoryUsage().heapUsed - heap0) / 1e6
+      const live = liveKeyIds(entries, person).length
+      const kept = entries.length
+      entries = undefined
+      process.stdout.write(
+        `scan ${s}, ${keep === undefined ? 'whole topic' : 'one person'}: ${kept.toLocaleString('en-US')} records kept of ${KEYS.toLocaleString('en-US')} in ${sec.toFixed(1)} s, heap they hold ${heldMb.toFixed(0)} MB, the person's live keys ${live}\n`,
+      )
+    }
+  }
+} finally {
+  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
+  await admin.disconnect()
+}
