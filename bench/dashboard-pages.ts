@@ -105,7 +105,7 @@ export interface DashboardFigures {
  * Seconds until the fill's parts are merged: no merge running in `database` and the count of active
  * parts unchanged for 10 s (at most `timeoutMs`, then it goes on).
  */
-async function mergesSettled(ch: ClickHouseClient, database: string, timeoutMs = 300_000): Promise<number> {
+export async function mergesSettled(ch: ClickHouseClient, database: string, timeoutMs = 300_000): Promise<number> {
   const t0 = performance.now()
   let last = ''
   let sameSince = performance.now()
