@@ -1,8 +1,9 @@
 // Deviation from kafkajs 2.2.4 (../../../../CHANGES.md, "record batch decoder"): each record is decoded
 // where it lies in the batch's buffer. Upstream first cuts the record's bytes into a Buffer view of their
 // own and a new Decoder over it, two objects a record that a replay of millions of records then collects.
-// A record whose decoding throws or does not end where its length says is decoded upstream's way, from its
-// length on, so the result and any error are upstream's. Everything else is upstream's, unchanged.
+// A record whose decoding throws, needs upstream's record decoder (headers, numbers past 2^53: it is never
+// run in place) or does not end where its length says is decoded upstream's way, from its length on, so the
+// result and any error are upstream's. Everything else is upstream's, unchanged.
 const Decoder = require('../../decoder')
 const { KafkaJSPartialMessageError } = require('../../../errors')
 const { lookupCodecByAttributes } = require('../../message/compression')
@@ -123,8 +124,11 @@ const decodeRecord = (decoder, recordContext) => {
   const end = decoder.offset + length
   if (length >= 0 && end <= decoder.buffer.length) {
     try {
-      const record = RecordDecoder(decoder, recordContext)
-      if (decoder.offset === end) return record
+      // Only the record decoder's own path: it reads a bounded number of bytes, while upstream's, run over the
+      // whole batch from a record whose length is wrong, may read a header count from other records' bytes
+      // and loop until memory runs out (past a buffer's end a varint reads as 0 and does not throw).
+      const record = RecordDecoder.decodeCommon(decoder, recordContext)
+      if (record !== undefined && decoder.offset === end) return record
     } catch (_) {
       // Left to upstream's way below, which throws what upstream throws.
     }

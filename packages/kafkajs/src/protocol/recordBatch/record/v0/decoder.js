@@ -21,18 +21,16 @@ let lastContext
 let firstOffsetNumber = NaN
 let firstTimestampNumber = NaN
 
-module.exports = (decoder, batchContext = {}) => {
-  const start = decoder.offset
+/** The record at the decoder's offset, or undefined where upstream's decoding is needed (the decoder's
+ * offset is then anywhere). Reads a bounded number of bytes whatever they hold, so the record batch decoder
+ * can run it over a whole batch's buffer (../../v0/decoder.js). */
+const decodeCommon = (decoder, batchContext) => {
   const { firstOffset, firstTimestamp, magicByte, timestampType, maxTimestamp } = batchContext
   const isControlBatch = batchContext.isControlBatch === undefined ? false : batchContext.isControlBatch
   if (batchContext !== lastContext) {
     lastContext = batchContext
     firstOffsetNumber = Number(firstOffset)
     firstTimestampNumber = Number(firstTimestamp)
-  }
-  const fallback = () => {
-    decoder.offset = start
-    return upstream(decoder, batchContext)
   }
   const attributes = decoder.readInt8()
   const buf = decoder.buffer
@@ -46,7 +44,7 @@ module.exports = (decoder, batchContext = {}) => {
     raw |= (byte & 0x7f) << shift
     shift += 7
   } while (byte >= 0x80 && shift < 28)
-  if (byte >= 0x80) return fallback()
+  if (byte >= 0x80) return undefined
   decoder.offset = at
   const timestampDelta = (raw >>> 1) ^ -(raw & 1)
   const timestamp =
@@ -55,11 +53,11 @@ module.exports = (decoder, batchContext = {}) => {
       : addToDecimal(firstTimestamp, firstTimestampNumber, timestampDelta)
   const offsetDelta = decoder.readVarInt()
   const offset = addToDecimal(firstOffset, firstOffsetNumber, offsetDelta)
-  if (timestamp === undefined || offset === undefined) return fallback()
+  if (timestamp === undefined || offset === undefined) return undefined
   const key = decoder.readVarIntBytes()
   const value = decoder.readVarIntBytes()
   // No headers: a varint 0 (one byte, 0). Anything else: upstream's decoding.
-  if (buf[decoder.offset] !== 0) return fallback()
+  if (buf[decoder.offset] !== 0) return undefined
   decoder.offset++
   return {
     magicByte,
@@ -73,3 +71,12 @@ module.exports = (decoder, batchContext = {}) => {
     batchContext,
   }
 }
+
+module.exports = (decoder, batchContext = {}) => {
+  const start = decoder.offset
+  const record = decodeCommon(decoder, batchContext)
+  if (record !== undefined) return record
+  decoder.offset = start
+  return upstream(decoder, batchContext)
+}
+module.exports.decodeCommon = decodeCommon
