@@ -25,7 +25,7 @@
 // which opens the record through record-opener.ts and waits for or stubs a missing key.
 import { isAscii, isUtf8 } from 'node:buffer'
 import type { EventRecord } from '../../../../schemas/records.js'
-import { dayText, MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs } from './rows.js'
+import { MAX_MS, TRAIT_COLUMNS, traitEmail, traitValues, traitVersionMs, writeDateTime } from './rows.js'
 import { tsvLine } from './tsv.js'
 import { loadAvsc } from '../../../../schemas/codec.js'
 import { PERSONAL_FIELDS } from '../../../shared/src/privacy/crypto/index.js'
@@ -147,33 +147,6 @@ function writeInstant(dst: Buffer, o: number, ms: number, then: number): number 
   o = writeInteger(dst, o, ms)
   dst[o++] = TAB
   return writeInteger(dst, o, then)
-}
-
-/** dateTimeText(ms)'s bytes at `o` (ms within DateTime's range: isInstant); the offset after them. */
-function writeDateTime(dst: Buffer, o: number, ms: number): number {
-  const sec = Math.floor(ms / 1000)
-  const day = Math.floor(sec / 86_400)
-  // rows.ts caches the day's text, ASCII: each UTF-16 unit is its byte.
-  const prefix = dayText(day)
-  for (let i = 0; i < prefix.length; i++) dst[o + i] = prefix.charCodeAt(i)
-  o += prefix.length
-  let s = sec - day * 86_400
-  const h = Math.floor(s / 3600)
-  s -= h * 3600
-  const m = Math.floor(s / 60)
-  s -= m * 60
-  o = twoDigits(dst, o, h)
-  dst[o++] = 58 // :
-  o = twoDigits(dst, o, m)
-  dst[o++] = 58
-  return twoDigits(dst, o, s)
-}
-
-function twoDigits(dst: Buffer, o: number, n: number): number {
-  const tens = Math.floor(n / 10)
-  dst[o] = 48 + tens
-  dst[o + 1] = 48 + n - tens * 10
-  return o + 2
 }
 
 /** String(n)'s bytes at `o` for an integer below 2^52 in magnitude (readLong's); the offset after them. */

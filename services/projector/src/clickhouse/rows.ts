@@ -85,13 +85,11 @@ function instant(ms: number, field: string, eventId: string): { text: string; ms
 // in the replay profile (bench/HISTORY.md). The day part is cached (a replay's records fall on a few
 // thousand days at most; the cache is cleared past DAY_CACHE_MAX) and the time part is arithmetic.
 // Numbers are not an option: current servers refuse a short number as DateTime text.
-const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'))
 const DAY_CACHE_MAX = 10_000
 const dayPrefix = new Map<number, string>()
 
-/** The `YYYY-MM-DD ` text of a day since the epoch, cached: dateTimeText's, and the event transcoder's, which
- *  writes it as bytes. */
-export function dayText(day: number): string {
+/** The `YYYY-MM-DD ` text of a day since the epoch, cached. */
+function dayText(day: number): string {
   let prefix = dayPrefix.get(day)
   if (prefix === undefined) {
     if (dayPrefix.size >= DAY_CACHE_MAX) dayPrefix.clear()
@@ -101,15 +99,40 @@ export function dayText(day: number): string {
   return prefix
 }
 
-export function dateTimeText(ms: number): string {
+/** The DateTime text of `ms` (`YYYY-MM-DD hh:mm:ss`, within DateTime's range) as bytes at `o`; the offset
+ *  after them. The event transcoder writes its rows' times this way (no string a time), and dateTimeText is
+ *  these bytes as text. */
+export function writeDateTime(dst: Buffer, o: number, ms: number): number {
   const sec = Math.floor(ms / 1000)
   const day = Math.floor(sec / 86_400)
+  // ASCII: each UTF-16 unit of the day's text is its byte.
   const prefix = dayText(day)
+  for (let i = 0; i < prefix.length; i++) dst[o + i] = prefix.charCodeAt(i)
+  o += prefix.length
   let s = sec - day * 86_400
   const h = Math.floor(s / 3600)
   s -= h * 3600
   const m = Math.floor(s / 60)
-  return prefix + TWO_DIGITS[h] + ':' + TWO_DIGITS[m] + ':' + TWO_DIGITS[s - m * 60]
+  s -= m * 60
+  o = twoDigits(dst, o, h)
+  dst[o++] = 58 // :
+  o = twoDigits(dst, o, m)
+  dst[o++] = 58
+  return twoDigits(dst, o, s)
+}
+
+function twoDigits(dst: Buffer, o: number, n: number): number {
+  const tens = Math.floor(n / 10)
+  dst[o] = 48 + tens
+  dst[o + 1] = 48 + n - tens * 10
+  return o + 2
+}
+
+/** Room for one DateTime text (19 bytes). */
+const DATE_TIME = Buffer.alloc(32)
+
+export function dateTimeText(ms: number): string {
+  return DATE_TIME.toString('latin1', 0, writeDateTime(DATE_TIME, 0, ms))
 }
 
 function optionalMs(ms: number | null, field: string, eventId: string): number {
