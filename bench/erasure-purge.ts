@@ -50,8 +50,8 @@ try {
   await fillAccount(ch, database, ACCOUNT, Math.floor(Date.now() / 1000), { events: EVENTS, persons: PERSONS })
   const fillSec = Math.round((performance.now() - t0) / 1000)
   const mergedSec = await mergesSettled(ch, database)
-  const parts = await count('events', '1') // warms the table's metadata; the row count of the fill
-  say(`erasure-purge: filled in ${fillSec} s, merged ${mergedSec} s later; ${parts} events`)
+  const filled = await count('events', '1')
+  say(`erasure-purge: filled in ${fillSec} s, merged ${mergedSec} s later; ${filled} events`)
   const rows: string[] = []
   for (let i = 0; i < ERASURES; i++) {
     // Persons spread over the fill (user_<k>, k < PERSONS): each has events in every part of the month.

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { createKafka, createProducer } from '../services/shared/src/kafka/client.js'
 import { type KeyEntry, liveKeyIds, scanKeys } from '../services/shared/src/privacy/keys-scan.js'
+import { dataKeyId, newKeyId } from '../services/shared/src/privacy/crypto/index.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { stackEnv } from './processes.js'
@@ -22,9 +23,11 @@ const kafka = createKafka({ ...cfg.kafka, clientId: 'bench-keys-scan' }, createL
 const say = (line: string) => process.stderr.write(`${line}\n`)
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined)
 
-/** The key id of person `i`: as ingest's newKeyId makes it (dataKeyId, then a stream generation). */
-const keyId = (i: number) =>
-  `bench_acct_${i % 20}\u0000${i.toString(16).padStart(32, '0')}\u00002026-11\u0000s${((i * 2_654_435_761) >>> 0).toString(16).padStart(8, '0')}`
+/** Person `i`'s pseudonym (32 hex digits, as pseudonymOf gives) and its key id, made by ingest's own rule. */
+const ACCOUNTS = 20
+const MONTH = '2026-11'
+const pseudonym = (i: number) => i.toString(16).padStart(32, '0')
+const keyId = (i: number) => newKeyId(`bench_acct_${i % ACCOUNTS}`, pseudonym(i), MONTH)
 
 const admin = kafka.admin()
 await admin.connect()
@@ -44,10 +47,9 @@ try {
   }
   await producer.disconnect()
   say(`keys-scan: ${KEYS.toLocaleString('en-US')} keys written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-  const person = keyId(Math.floor(KEYS / 2))
-    .split('\u0000')
-    .slice(0, 3)
-    .join('\u0000')
+  // The erasure's match: the person-month's id without a generation (dataKeyId).
+  const p = Math.floor(KEYS / 2)
+  const person = dataKeyId(`bench_acct_${p % ACCOUNTS}`, pseudonym(p), MONTH)
   // The whole topic kept (the eraser's read before it kept only what it matches), then one person's, in turn.
   gc()
   const heap0 = process.memoryUsage().heapUsed
