@@ -4,13 +4,14 @@
 // erasures topic from its start after a group rejoin) is not purged again: one receipt, its time unchanged.
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { startServices } from '../support/harness.js'
+import { startServices, waitUntil } from '../support/harness.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { createEventLogClients } from '../../services/shared/src/event-log.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { ErasureWorker } from '../../services/projector/src/privacy/erasure-worker.js'
+import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { readTopic } from '../support/read-topic.js'
 
 /** The real client, whose first `failures` DELETE mutations are refused as an unreachable server's are. */
@@ -56,7 +57,9 @@ t.test('a purge that failed is tried again while the projector runs', async (t) 
   await producer.connect()
   t.teardown(() => producer.disconnect())
   const faulty = failingDeletes(s.ch, 1)
+  const metrics = new Metrics({ processMetrics: false })
   const worker = new ErasureWorker({
+    metrics,
     kafka,
     codec,
     producer,
@@ -77,6 +80,10 @@ t.test('a purge that failed is tried again while the projector runs', async (t) 
   const receipt = await privacy.purged(accountId, user, request.erasure_id, 30_000)
   t.equal(faulty.refused(), 1, 'the first purge attempt failed')
   t.ok(receipt?.projections_purged_at, 'the receipt came without a restart')
+  // The step is counted once its receipt's write is acknowledged, which a reader may see first.
+  const timed = /^projector_erasure_step_seconds_count\{step="projections_purged"\} 1$/m
+  await waitUntil(async () => timed.test(await metrics.render()), 10_000, 'the purge timed once')
+  t.match(await metrics.render(), /^projector_erasure_attempts_failed_total 1$/m, 'the failed attempt is counted')
   t.same(await s.query(`SELECT 1 FROM ${s.database}.events WHERE user_id = '${user}'`), [], 'no row of the person')
 
   // What the follower hands the worker after a rejoin: the request, read again from the topic's start.

@@ -54,7 +54,9 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const clients = { kafka, codec, producer, ch }
-  const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys)
+  const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys, metrics)
+  metrics.erasures(() => erasures.pending())
+  metrics.dataKeys(() => keys.holder.size)
   // U25: the writer marks the hours it wrote; the recount (hourRecount) counts them once closed.
   const writer = createWriter(ch, cfg, metrics, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)
@@ -217,9 +219,11 @@ function erasureWorker(
   settled: () => Promise<void>,
   log: Logger,
   keys: KeysFollower,
+  metrics: Metrics,
 ): ErasureWorker {
   return new ErasureWorker({
     ...c,
+    metrics,
     database: cfg.clickhouse.database,
     topic: cfg.topics.erasures!,
     settled,

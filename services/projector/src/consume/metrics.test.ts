@@ -143,3 +143,32 @@ t.test("/health answers the services' one shape (H62), with the lag as a check; 
   t.equal(nope.status, 404)
   t.same(await nope.json(), { success: false, error: { code: 'NOT_FOUND', message: 'No such endpoint' } })
 })
+
+t.test("erasures: each step's time from its request, failed attempts, requests pending and keys held", async (t) => {
+  const m = quiet()
+  const before = parse(await m.render())
+  for (const step of ['projections_purged', 'history_unreadable', 'disk_gone']) {
+    t.equal(before.get(`projector_erasure_step_seconds_count{step="${step}"}`), 0, `${step} shown before the first`)
+    t.equal(before.get(`projector_erasures_pending{step="${step}"}`), 0)
+  }
+  t.equal(before.get('projector_erasure_attempts_failed_total'), 0)
+  t.equal(before.get('projector_data_keys_held'), 0)
+
+  m.stepDone('projections_purged', 2.5)
+  m.stepDone('projections_purged', 75)
+  m.stepDone('history_unreadable', 3)
+  m.attemptFailed()
+  m.erasures(() => ({ projections_purged: 4, history_unreadable: 2, disk_gone: 1 }))
+  m.dataKeys(() => 1234)
+  const v = parse(await m.render())
+  t.equal(v.get('projector_erasure_step_seconds_count{step="projections_purged"}'), 2)
+  t.equal(v.get('projector_erasure_step_seconds_sum{step="projections_purged"}'), 77.5)
+  t.equal(v.get('projector_erasure_step_seconds_bucket{le="60",step="projections_purged"}'), 1, 'one within 60 s')
+  t.equal(v.get('projector_erasure_step_seconds_count{step="history_unreadable"}'), 1)
+  t.equal(v.get('projector_erasure_step_seconds_count{step="disk_gone"}'), 0)
+  t.equal(v.get('projector_erasure_attempts_failed_total'), 1)
+  t.equal(v.get('projector_erasures_pending{step="projections_purged"}'), 4)
+  t.equal(v.get('projector_erasures_pending{step="history_unreadable"}'), 2)
+  t.equal(v.get('projector_erasures_pending{step="disk_gone"}'), 1)
+  t.equal(v.get('projector_data_keys_held'), 1234)
+})

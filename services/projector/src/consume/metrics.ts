@@ -5,6 +5,7 @@
 // share counters. The hot path only adds to counters; lag is computed when /metrics is read.
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
 import { kafkaClientInfoGauge } from '../../../shared/src/kafka/client-info.js'
+import { ERASURE_STEPS, type ErasureMetrics, type ErasureStep } from '../privacy/erasure-worker.js'
 
 export type RecordKind = 'event' | 'identify'
 
@@ -15,11 +16,17 @@ export interface ReplayProgressSample {
   rate: number
 }
 
-export class Metrics {
+export class Metrics implements ErasureMetrics {
   readonly registry = new Registry()
   private readonly lag = new Map<string, { topic: string; partition: string; committed: bigint; high: bigint }>()
   private joins = 0
   private subscribers: () => number = () => 0
+  private erasuresPending: () => Record<ErasureStep, number> = () => ({
+    projections_purged: 0,
+    history_unreadable: 0,
+    disk_gone: 0,
+  })
+  private keysHeld: () => number = () => 0
   private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({
     pendingRows: 0,
     peakPendingRows: 0,
@@ -60,6 +67,19 @@ export class Metrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   })
+  // A12, A17: the first step's bound is 60 s; the Kafka steps' deadline is a day by default (privacy.md).
+  private readonly erasureSteps = new Histogram({
+    name: 'projector_erasure_step_seconds',
+    help: "Time from an erasure request to a step of its receipt written by this projector: projections_purged (bound 60 s), history_unreadable (the person's data keys tombstoned), disk_gone (no record of those keys left on the keys topic).",
+    labelNames: ['step'] as const,
+    buckets: [1, 5, 10, 30, 60, 120, 300, 900, 3600, 21_600, 86_400, 172_800],
+    registers: [this.registry],
+  })
+  private readonly erasureFailures = new Counter({
+    name: 'projector_erasure_attempts_failed_total',
+    help: 'Erasure steps (a purge, the keys tombstoned, a look at the keys topic) that failed and are tried again.',
+    registers: [this.registry],
+  })
   private readonly replayDone = new Gauge({
     name: 'projector_replay_records_done',
     help: 'Records a replay in this process has written or dead-lettered so far.',
@@ -82,6 +102,8 @@ export class Metrics {
     kafkaClientInfoGauge(r, 'projector')
     // Both kinds show from the start, so a graph (or a test) sees 0 rather than no series.
     this.schemasMissing.inc(0)
+    this.erasureFailures.inc(0)
+    for (const step of ERASURE_STEPS) this.erasureSteps.zero({ step })
     for (const kind of ['event', 'identify'] as const) {
       this.rows.inc({ kind }, 0)
       this.duplicates.inc({ kind }, 0)
@@ -134,6 +156,24 @@ export class Metrics {
       })
     }
     new Gauge({
+      name: 'projector_erasures_pending',
+      help: "Erasure requests (each person's latest) whose step is not done yet; the Kafka steps only with sealing on.",
+      labelNames: ['step'] as const,
+      registers: [r],
+      collect() {
+        const pending = self.erasuresPending()
+        for (const step of ERASURE_STEPS) this.set({ step }, pending[step])
+      },
+    })
+    new Gauge({
+      name: 'projector_data_keys_held',
+      help: 'Data keys the keys holder holds (A16: every live key on the keys topic, about 80-150 bytes each).',
+      registers: [r],
+      collect() {
+        this.set(self.keysHeld())
+      },
+    })
+    new Gauge({
       name: 'projector_live_subscribers',
       help: 'Clients connected to the /live feed.',
       registers: [r],
@@ -151,6 +191,24 @@ export class Metrics {
   /** Where the live feed's subscriber count comes from (the hub is built beside the metrics). */
   liveSubscribers(source: () => number) {
     this.subscribers = source
+  }
+
+  /** Where the erasures not yet done come from (the erasure worker, built beside the metrics). */
+  erasures(source: () => Record<ErasureStep, number>) {
+    this.erasuresPending = source
+  }
+
+  /** Where the count of held data keys comes from (the keys holder). */
+  dataKeys(source: () => number) {
+    this.keysHeld = source
+  }
+
+  stepDone(step: ErasureStep, secondsSinceRequest: number) {
+    this.erasureSteps.observe({ step }, secondsSinceRequest)
+  }
+
+  attemptFailed() {
+    this.erasureFailures.inc()
   }
 
   committedOffset(topic: string, partition: number, lastOffset: string, highWatermark: string) {

@@ -25,6 +25,29 @@ import type { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js
 import { purgePerson, type PurgeOptions } from './purge.js'
 import { KeysEraser, type KeysEraserOptions } from './keys-eraser.js'
 
+/** An erasure's receipt steps, as the receipt names them (schemas/avro/erasure.avsc, docs/privacy.md). */
+export type ErasureStep = 'projections_purged' | 'history_unreadable' | 'disk_gone'
+export const ERASURE_STEPS: readonly ErasureStep[] = ['projections_purged', 'history_unreadable', 'disk_gone']
+
+/** What an operator graphs of erasures (consume/metrics.ts): each step's time from its request, against
+ *  A12's 60 s bound for the first and A17's deadline for the others, and the attempts that failed. */
+export interface ErasureMetrics {
+  stepDone(step: ErasureStep, secondsSinceRequest: number): void
+  attemptFailed(): void
+}
+
+/** Requests (each person's latest) whose step is not done yet; the Kafka steps only with a keys topic. */
+export function pendingSteps(erasures: readonly ErasureRecord[], withKeys: boolean): Record<ErasureStep, number> {
+  const pending = { projections_purged: 0, history_unreadable: 0, disk_gone: 0 }
+  for (const e of erasures) {
+    if (e.projections_purged_at === null) pending.projections_purged++
+    if (!withKeys) continue
+    if (e.history_unreadable_at === null) pending.history_unreadable++
+    else if (e.disk_gone_at === null) pending.disk_gone++
+  }
+  return pending
+}
+
 export interface ErasureWorkerDeps {
   kafka: Kafka
   codec: Codec
@@ -46,6 +69,7 @@ export interface ErasureWorkerDeps {
   userIdOf?(e: ErasureRecord): Promise<string | undefined>
   /** ms before a request whose step failed is tried again (ERASURE_RETRY_MS). */
   retryMs: number
+  metrics?: ErasureMetrics
 }
 
 export class ErasureWorker {
@@ -88,6 +112,11 @@ export class ErasureWorker {
     return e.projections_purged_at === null || (this.keys !== undefined && e.history_unreadable_at === null)
   }
 
+  /** The requests whose steps are not done yet, by step (projector_erasures_pending). */
+  pending(): Record<ErasureStep, number> {
+    return pendingSteps(this.set.list(), this.keys !== undefined)
+  }
+
   /** Resolves when the requests seen so far are handled. */
   idle(): Promise<void> {
     return this.chain
@@ -112,6 +141,7 @@ export class ErasureWorker {
     this.chain = this.chain
       .then(() => this.handle(e))
       .catch((err) => {
+        this.d.metrics?.attemptFailed()
         this.d.log.error('erasure not completed; it is tried again', {
           erasure_id: e.erasure_id,
           retry_ms: this.d.retryMs,
@@ -139,9 +169,15 @@ export class ErasureWorker {
     this.chain = this.chain
       .then(async () => {
         if (this.stopped) return
-        for (const done of await this.keys!.diskCheck(this.set.list())) await this.writer.write(done)
+        for (const done of await this.keys!.diskCheck(this.set.list())) {
+          await this.writer.write(done)
+          this.stepDone('disk_gone', done, done.disk_gone_at!)
+        }
       })
-      .catch((err) => this.d.log.warn('erasure: keys topic not checked; tried again', { err }))
+      .catch((err) => {
+        this.d.metrics?.attemptFailed()
+        this.d.log.warn('erasure: keys topic not checked; tried again', { err })
+      })
   }
 
   private async handle(queued: ErasureRecord): Promise<void> {
@@ -155,6 +191,7 @@ export class ErasureWorker {
       const { record, keys } = await this.keys.tombstone(e)
       await this.writer.write(record)
       this.written.set(e.erasure_id, record)
+      this.stepDone('history_unreadable', record, record.history_unreadable_at!)
       this.d.log.info('erasure: data keys tombstoned', { erasure_id: e.erasure_id, keys })
     }
   }
@@ -169,6 +206,7 @@ export class ErasureWorker {
     const done = { ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) }
     await this.writer.write(done)
     this.written.set(e.erasure_id, done)
+    this.stepDone('projections_purged', done, now)
     this.d.log.info('erasure: projections purged', {
       erasure_id: e.erasure_id,
       tables: purged.tables,
@@ -177,6 +215,11 @@ export class ErasureWorker {
       ms: now - started,
     })
     return done
+  }
+
+  /** A step's receipt is written: its time from the request. */
+  private stepDone(step: ErasureStep, e: ErasureRecord, at: number) {
+    this.d.metrics?.stepDone(step, Math.max(0, at - e.requested_at) / 1000)
   }
 
   private async userId(e: ErasureRecord): Promise<string> {
