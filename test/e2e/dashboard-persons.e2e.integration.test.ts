@@ -55,6 +55,10 @@ if (!existsSync(CHROMIUM)) {
     await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, USERS.length + 1, WAIT)
     await s.waitForRows(`SELECT 1 FROM ${s.database}.identity_links WHERE user_id = 'p-007'`, 1, WAIT)
     await s.waitForRows(`SELECT 1 FROM ${s.database}.user_traits WHERE trait_key = 'plan'`, 1, WAIT)
+    // The list reads `users`, which materialized views fill from the events and identifies inserts: ClickHouse
+    // commits their parts after the source parts, so wait for every id and the identify's email there too.
+    await s.waitForRows(`SELECT DISTINCT user_id FROM ${s.database}.users`, USERS.length + 1, WAIT)
+    await s.waitForRows(`SELECT 1 FROM ${s.database}.users_view WHERE user_id = 'p-007' AND email != ''`, 1, WAIT)
 
     await page.click('#nav a[data-page=persons]')
     t.same(await shownIds(page, 50), USERS.slice(0, 50), 'the first page: 50 persons by id, anon-zz not among them')

@@ -139,7 +139,9 @@ if (!existsSync(CHROMIUM)) {
     await usageValue('4')
     t.match(await page.textContent('#usage-events'), 'Events this month', 'back to this month')
 
-    // The explorer reads the same events from ClickHouse.
+    // The explorer reads the same events from ClickHouse. The user page's email comes from `users`, which a
+    // materialized view fills from the events inserts (its part committed after theirs): wait for it there.
+    await s.waitForRows(`SELECT 1 FROM ${s.database}.users_view WHERE user_id = 'user_1' AND email != ''`, 1, WAIT)
     await page.click('nav a[data-page=explorer]')
     await page.waitForSelector('#top-chart rect.bar')
     await page.waitForSelector('#events-table >> text=invite_sent')

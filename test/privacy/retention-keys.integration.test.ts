@@ -68,6 +68,9 @@ t.test("a retention tombstones its expired months' data keys and sees them gone 
   })
   t.equal((await s.post('/v1/event', { event: 'new', user: { id: 'ada' } }, { key: kept.key })).status, 200)
   await s.waitForRows(`SELECT 1 FROM ${db}.events`, 3)
+  // person_weeks is filled by a materialized view of the events inserts, its part committed after theirs: wait
+  // for the kept account's two weeks, each for its event and for "any event" (U23), before the job counts them.
+  await s.waitForRows(`SELECT DISTINCT event, week FROM ${db}.person_weeks WHERE account_id = '${kept.accountId}'`, 4)
 
   const diskKeys = () => keysOnDisk(topicFiles(LOG_DIR, keysTopic), master)
   /** The event names of the records in the events topic's files that open with a key in the keys topic's files. */

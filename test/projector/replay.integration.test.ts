@@ -45,14 +45,16 @@ t.test('a double replay into the live tables and a replay into a fresh database 
   t.equal(res.status, 200)
   t.equal(res.body.events_processed ?? res.body.data?.events_processed, N)
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}'`, N)
-  // Events, then identifies, then traits are separate inserts: wait until the last has landed too.
+  // Events, then identifies, then traits are separate inserts: wait until the last has landed too. usage and
+  // users are filled by materialized views, whose parts ClickHouse commits after the events part (and one
+  // after the other): wait for each of them.
   await waitUntil(
     async () => {
       const c = await counts(s, s.database, accountId)
-      return c.usage === N && c.traits === 5
+      return c.usage === N && c.users === 5 && c.traits === 5
     },
     15_000,
-    'usage and traits to be projected',
+    'usage, users and traits to be projected',
   )
   const before = await counts(s, s.database, accountId)
   t.same(before, { events: N, ids: N, usage: N, users: 5, traits: 5 })
@@ -137,9 +139,12 @@ t.test('a fresh replay swapped in keeps the live projector and the materialized 
   const events = Array.from({ length: 10 }, (_, i) => ({ type: 'event', event: 'signed_up', user: { id: `u${i}` } }))
   t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events }, { key })).status, 200)
   await waitUntil(
-    async () => (await counts(s, s.database, accountId)).usage === 10,
+    async () => {
+      const c = await counts(s, s.database, accountId)
+      return c.usage === 10 && c.users === 10
+    },
     15_000,
-    'the events to be projected',
+    'the events to be projected (usage and users: views, committed after the events)',
   )
   // Rows only the old live tables have: after the swap they are gone from the live database.
   await s.ch.insert({

@@ -32,11 +32,15 @@ t.test('an event from a clock 23 h ahead does not outrank a later identify (H39)
     { key },
   )
   t.equal(identify.status, 200)
-  // Its trait rows and its identifies row stored: they are separate inserts, in no fixed order, and the
-  // profile email reaches `users` with the identifies row (its materialized view runs in that insert).
+  // Its trait rows and its identifies row stored: they are separate inserts, in no fixed order. The profile
+  // email reaches `users` through the identifies insert's materialized view, whose part ClickHouse commits
+  // after the identifies part: wait for the identify's own `users` row (its state alone names its email).
   const identifyId = identify.body.data.results[0].event_id
   await s.waitForRows(`SELECT trait_key FROM ${db}.user_traits WHERE source_event_id = '${identifyId}'`, 2)
   await s.waitForRows(`SELECT event_id FROM ${db}.identifies WHERE event_id = '${identifyId}'`)
+  await s.waitForRows(
+    `SELECT 1 FROM ${db}.users WHERE account_id = '${accountId}' AND user_id = 'victim' AND finalizeAggregation(email_state) = 'real@user.test'`,
+  )
 
   const traits = await s.query<{ trait_key: string; value: string }>(
     `SELECT trait_key, value FROM ${db}.user_traits FINAL WHERE account_id = '${accountId}' AND user_id = 'victim' ORDER BY trait_key`,

@@ -185,6 +185,11 @@ t.test('dashboard API', async (t) => {
       15_000,
       "alice's event in the explorer",
     )
+    // The profile and the persons list read `users`, which a materialized view fills from the events
+    // insert: ClickHouse commits its part after the events part, so wait for it too.
+    await s.waitForRows(
+      `SELECT 1 FROM ${s.database}.users WHERE account_id = '${a.accountId}' AND user_id = 'alice_user'`,
+    )
     const aEvents = (await alice.get('/api/events?event=secret_thing&environment=live')).body.data
     t.equal(aEvents.length, 1)
     t.equal(aEvents[0].user_id, 'alice_user')
