@@ -45,9 +45,9 @@ t.test('a double replay into the live tables and a replay into a fresh database 
   t.equal(res.status, 200)
   t.equal(res.body.events_processed ?? res.body.data?.events_processed, N)
   await s.waitForRows(`SELECT event_id FROM ${s.database}.events FINAL WHERE account_id = '${accountId}'`, N)
-  // Events, then identifies, then traits are separate inserts: wait until the last has landed too. usage and
-  // users are filled by materialized views, whose parts ClickHouse commits after the events part (and one
-  // after the other): wait for each of them.
+  // Traits, events and identifies are separate inserts (partition-groups.ts), and usage and users are filled
+  // by materialized views, whose parts ClickHouse commits after the events part (and one after the other):
+  // wait for each of them.
   await waitUntil(
     async () => {
       const c = await counts(s, s.database, accountId)
