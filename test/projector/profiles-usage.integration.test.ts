@@ -53,6 +53,11 @@ t.test('projection into ClickHouse', async (t) => {
       plan: 'pro',
     })
 
+    // The profile's rows come from two views, one of the identifies inserts and one of the events insert, which
+    // land apart (two topics): wait for the event's own `users` row (its state alone names its email) too.
+    await s.waitForRows(
+      `SELECT 1 FROM ${db}.users WHERE account_id = '${accountId}' AND user_id = 'ann' AND finalizeAggregation(email_state) = 'ann@example.com'`,
+    )
     const [user] = await s.waitForRows<{
       email: string
       first_seen_ms: string
