@@ -160,6 +160,48 @@ export function reapedChildrenCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / 100
 }
 
+/** CPU time every core of the machine spent busy (not idle, not waiting for I/O) since boot, in seconds
+ *  (/proc/stat's first line): over a run, how much of the machine the run's processes and all else took. */
+export function machineBusySeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100
+}
+
+/** The machine's busy time sampled every `everyMs` while a command runs: `busiest(ms)` is the cores kept
+ *  busy on average over the busiest stretch of that length (a replay's own window, whatever its start took). */
+export function sampleMachineBusy(everyMs = 250) {
+  const samples: Array<{ at: number; busy: number }> = [{ at: performance.now(), busy: machineBusySeconds() }]
+  const timer = setInterval(() => samples.push({ at: performance.now(), busy: machineBusySeconds() }), everyMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      samples.push({ at: performance.now(), busy: machineBusySeconds() })
+    },
+    busiest: (ms: number) => busiestRate(samples, ms),
+  }
+}
+
+/** Of samples of a growing count (busy seconds at ms times), the highest rate a second over any stretch of
+ *  at least `ms` (or the whole, if shorter). */
+export function busiestRate(samples: ReadonlyArray<{ at: number; busy: number }>, ms: number): number {
+  const rate = (i: number, j: number) =>
+    (samples[j]!.busy - samples[i]!.busy) / ((samples[j]!.at - samples[i]!.at) / 1000)
+  const last = samples.length - 1
+  if (last < 1) return 0
+  if (samples[last]!.at - samples[0]!.at <= ms) return rate(0, last)
+  let best = 0
+  for (let i = 0, j = 0; i < last; i++) {
+    while (j < last && samples[j]!.at - samples[i]!.at < ms) j++
+    if (samples[j]!.at - samples[i]!.at < ms) break
+    best = Math.max(best, rate(i, j))
+  }
+  return best
+}
+
 /** CPU time (user+system) of a process in seconds, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number | null {
   try {

@@ -16,8 +16,15 @@ import { createEventLogClients, openEventLog } from '../services/shared/src/even
 import { createClickHouse } from '../services/shared/src/clickhouse.js'
 import { createLogger, type Logger } from '../services/shared/src/log.js'
 import { RecordSealer, type SealInput } from '../services/ingest/src/privacy/record-sealer.js'
-import { ACCOUNTS, benchEvent, clickhousePid, exactCounts, runReplayCli } from './replay.js'
-import { benchTopics, cpuSeconds, ensureBuilt, reapedChildrenCpuSeconds, stackEnv } from './processes.js'
+import { ACCOUNTS, benchEvent, clickhousePid, exactCounts, kafkaPid, runReplayCli } from './replay.js'
+import {
+  benchTopics,
+  cpuSeconds,
+  ensureBuilt,
+  reapedChildrenCpuSeconds,
+  sampleMachineBusy,
+  stackEnv,
+} from './processes.js'
 
 export interface SealedReplayOptions {
   records: number
@@ -40,6 +47,10 @@ export interface SealedReplayRun {
   finalRows: number
   cpuUsPerRecord: number
   clickhouseUsPerRecord: number | null
+  /** The Kafka broker's CPU over the run, µs a record. */
+  kafkaUsPerRecord: number | null
+  /** Cores the whole machine kept busy on average over the busiest stretch of the replay's length. */
+  coresBusy: number
 }
 
 export interface SealedReplayFigures {
@@ -167,6 +178,7 @@ export async function sealedReplayBench(
   const cfg = loadProjectorConfig(envs.sealed)
   const ch = await createClickHouse(cfg.clickhouse)
   const chPid = clickhousePid(env)
+  const brokerPid = kafkaPid(env)
   const runs: SealedReplayRun[] = []
   try {
     const filled = await fillBoth(envs.clear, envs.sealed, log, o)
@@ -176,9 +188,12 @@ export async function sealedReplayBench(
         const argv = ['--topic', 'events', '--target', 'fresh', '--database', db, '--json']
         const cpu0 = reapedChildrenCpuSeconds()
         const ch0 = chPid === null ? null : cpuSeconds(chPid)
-        const report = await runReplayCli(argv, envs[topic], o.profileDir, o.say)
+        const kafka0 = brokerPid === null ? null : cpuSeconds(brokerPid)
+        const machineBusy = sampleMachineBusy()
+        const report = await runReplayCli(argv, envs[topic], o.profileDir, o.say).finally(() => machineBusy.stop())
         const cpuSec = reapedChildrenCpuSeconds() - cpu0
         const ch1 = chPid === null ? null : cpuSeconds(chPid)
+        const kafka1 = brokerPid === null ? null : cpuSeconds(brokerPid)
         const s = report.summary
         const { finalRows } = await exactCounts(ch, report.database)
         await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` })
@@ -192,6 +207,9 @@ export async function sealedReplayBench(
           cpuUsPerRecord: Math.round((cpuSec * 1e6) / Math.max(1, s.records)),
           clickhouseUsPerRecord:
             ch0 === null || ch1 === null ? null : Math.round(((ch1 - ch0) * 1e6) / Math.max(1, s.records)),
+          kafkaUsPerRecord:
+            kafka0 === null || kafka1 === null ? null : Math.round(((kafka1 - kafka0) * 1e6) / Math.max(1, s.records)),
+          coresBusy: Math.round(machineBusy.busiest(s.durationMs) * 100) / 100,
         })
         o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
       }
@@ -223,7 +241,18 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
   const sealed = f.runs.filter((r) => r.topic === 'sealed')
   return [
     `replay-sealed: ${f.records} records, ${f.persons} persons ${f.sessions > 0 ? `in sessions of ${f.sessions} at a time` : 'spread evenly'}, ${f.keys} data keys; fill clear ${f.fill.clearSec}s (${Math.round(f.fill.clearBytes / f.records)} B/record), sealed ${f.fill.sealedSec}s (${Math.round(f.fill.sealedBytes / f.records)} B/record)`,
-    ['topic', 'records', 'seconds', 'records/s', 'dlq', 'FINAL rows', 'cpu µs/rec', 'ch µs/rec'].join('\t'),
+    [
+      'topic',
+      'records',
+      'seconds',
+      'records/s',
+      'dlq',
+      'FINAL rows',
+      'cpu µs/rec',
+      'ch µs/rec',
+      'kafka µs/rec',
+      'cores busy',
+    ].join('\t'),
     ...f.runs.map((r) =>
       [
         r.topic,
@@ -234,6 +263,8 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
         r.finalRows,
         r.cpuUsPerRecord,
         r.clickhouseUsPerRecord ?? '-',
+        r.kafkaUsPerRecord ?? '-',
+        r.coresBusy,
       ].join('\t'),
     ),
     `  ${sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s`,

@@ -128,6 +128,16 @@ export function clickhousePid(env: Record<string, string>): number | null {
   }
 }
 
+/** The stack's Kafka broker (deploy/local/stack.sh writes the JVM's own pid), or null when not found. */
+export function kafkaPid(env: Record<string, string>): number | null {
+  try {
+    const pid = Number(readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'kafka.pid'), 'utf8').trim())
+    return cpuSeconds(pid) === null ? null : pid
+  } catch {
+    return null
+  }
+}
+
 export async function exactCounts(ch: ClickHouseClient, db: string) {
   const rs = await ch.query({
     query: `SELECT count() AS n, uniqExact(event_id) AS ids FROM ${db}.events FINAL`,
