@@ -5,12 +5,9 @@
 import t from 'tap'
 import { startServices, waitUntil } from '../support/harness.js'
 import { http, expectError } from '../support/contract.js'
+import { metricValue } from '../support/metrics-text.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
-const metric = (text: string, line: string) => {
-  const m = text.split('\n').find((l) => l.startsWith(line + ' '))
-  return m === undefined ? NaN : Number(m.slice(line.length + 1))
-}
 
 t.test('inputs answered 200 are storable', async (t) => {
   const s = await startServices(t, { env: { IP_REQUESTS_PER_MINUTE: '10000' } })
@@ -201,12 +198,12 @@ t.test('inputs answered 200 are storable', async (t) => {
     await waitUntil(
       async () => {
         text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-        return metric(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1
+        return metricValue(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1
       },
       30_000,
       'the projector to count the dropped retry',
     )
-    t.ok(metric(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1)
+    t.ok(metricValue(text, 'projector_duplicate_records_dropped_total{kind="event"}') >= 1)
     const n = await s.query<{ n: string }>(`SELECT count() AS n FROM ${db}.events FINAL WHERE event_id = '${liveId}'`)
     t.equal(n[0]!.n, '1', 'the live event once')
   })
@@ -223,6 +220,6 @@ t.test('inputs answered 200 are storable', async (t) => {
       `${new Set(accepted).size} accepted, all stored`,
     )
     const text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-    t.equal(metric(text, 'projector_dlq_records_total'), 0, 'no record dead-lettered')
+    t.equal(metricValue(text, 'projector_dlq_records_total'), 0, 'no record dead-lettered')
   })
 })
