@@ -116,23 +116,29 @@ export async function fill(producer: Producer, codec: Codec, topic: string, n: n
   return { durationSec, recordsPerSec: Math.round(n / durationSec), bytes }
 }
 
+/** The pid deploy/local/stack.sh recorded for a component (`.stack/run/<name>.pid`). */
+function recordedPid(env: Record<string, string>, name: string): number {
+  return Number(readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', `${name}.pid`), 'utf8').trim())
+}
+
+/** `pid` if it is a running process, else null. */
+const running = (pid: number): number | null => (cpuSeconds(pid) === null ? null : pid)
+
 /** The local stack's ClickHouse server, or null. deploy/local/stack.sh records its supervisor's pid
  * (deploy/local/chdb/server.py, docs/design.md A7), whose one child is the server doing the work. */
 export function clickhousePid(env: Record<string, string>): number | null {
   try {
-    const supervisor = readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'clickhouse.pid'), 'utf8').trim()
-    const pid = Number(readFileSync(`/proc/${supervisor}/task/${supervisor}/children`, 'utf8').trim().split(' ')[0])
-    return cpuSeconds(pid) === null ? null : pid
+    const supervisor = recordedPid(env, 'clickhouse')
+    return running(Number(readFileSync(`/proc/${supervisor}/task/${supervisor}/children`, 'utf8').trim().split(' ')[0]))
   } catch {
     return null
   }
 }
 
-/** The stack's Kafka broker (deploy/local/stack.sh writes the JVM's own pid), or null when not found. */
+/** The stack's Kafka broker (the JVM's own pid is recorded), or null when not found. */
 export function kafkaPid(env: Record<string, string>): number | null {
   try {
-    const pid = Number(readFileSync(join(env.STACK_DIR ?? join(ROOT, '.stack'), 'run', 'kafka.pid'), 'utf8').trim())
-    return cpuSeconds(pid) === null ? null : pid
+    return running(recordedPid(env, 'kafka'))
   } catch {
     return null
   }
