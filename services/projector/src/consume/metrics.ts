@@ -5,7 +5,7 @@
 // share counters. The hot path only adds to counters; lag is computed when /metrics is read.
 import { Registry, Counter, Histogram, Gauge, collectDefaultMetrics } from 'prom-client'
 import { kafkaClientInfoGauge } from '../../../shared/src/kafka/client-info.js'
-import { ERASURE_STEPS, type ErasureMetrics, type ErasureStep } from '../privacy/erasure-worker.js'
+import { ERASURE_STEPS, type ErasureMetrics, type ErasureStep, pendingSteps } from '../privacy/erasure-worker.js'
 
 export type RecordKind = 'event' | 'identify'
 
@@ -21,11 +21,7 @@ export class Metrics implements ErasureMetrics {
   private readonly lag = new Map<string, { topic: string; partition: string; committed: bigint; high: bigint }>()
   private joins = 0
   private subscribers: () => number = () => 0
-  private erasuresPending: () => Record<ErasureStep, number> = () => ({
-    projections_purged: 0,
-    history_unreadable: 0,
-    disk_gone: 0,
-  })
+  private erasuresPending: () => Record<ErasureStep, number> = () => pendingSteps([], false)
   private keysHeld: () => number = () => 0
   private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({
     pendingRows: 0,
