@@ -5,8 +5,8 @@
 // of its own with acks=all before its records, A15/A18). Then times the compiled `npm run replay --target
 // fresh` over each, alternating clear and sealed (A B A B) so the machine's load falls on both alike.
 // Standalone against the running stack: STACK_DIR=... npx tsx bench/replay-sealed.ts [records] [persons]
-// (ROUNDS=n rounds of each, PROFILE_DIR=dir a CPU profile of each replay, SESSIONS=n the topic's shape: see
-// personOf)
+// (ROUNDS=n rounds of each, WORKERS=1,2 the replay threads to time, each in every round (A30), PROFILE_DIR=dir
+// a CPU profile of each replay, SESSIONS=n the topic's shape: see personOf)
 import { randomBytes } from 'node:crypto'
 import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
 import type { Codec } from '../schemas/codec.js'
@@ -34,12 +34,15 @@ export interface SealedReplayOptions {
   sessions: number
   /** Replays of each topic, alternating clear and sealed. */
   rounds: number
+  /** A30: the replay's threads (`--workers`), each count timed in every round. */
+  workers: number[]
   say: (line: string) => void
   profileDir?: string
 }
 
 export interface SealedReplayRun {
   topic: 'clear' | 'sealed'
+  workers: number
   records: number
   durationSec: number
   recordsPerSec: number
@@ -58,6 +61,8 @@ export interface SealedReplayFigures {
   persons: number
   sessions: number
   keys: number
+  /** The replay's threads when not asked (REPLAY_WORKERS): the runs the target is judged on. */
+  defaultWorkers: number
   fill: { clearSec: number; sealedSec: number; clearBytes: number; sealedBytes: number }
   runs: SealedReplayRun[]
 }
@@ -182,10 +187,21 @@ export async function sealedReplayBench(
   const runs: SealedReplayRun[] = []
   try {
     const filled = await fillBoth(envs.clear, envs.sealed, log, o)
+    const order = o.workers.flatMap((workers) => (['clear', 'sealed'] as const).map((topic) => ({ topic, workers })))
     for (let round = 0; round < o.rounds; round++) {
-      for (const topic of ['clear', 'sealed'] as const) {
+      for (const { topic, workers } of order) {
         const db = `${cfg.clickhouse.database}_rs_${randomBytes(3).toString('hex')}`
-        const argv = ['--topic', 'events', '--target', 'fresh', '--database', db, '--json']
+        const argv = [
+          '--topic',
+          'events',
+          '--target',
+          'fresh',
+          '--database',
+          db,
+          '--json',
+          '--workers',
+          String(workers),
+        ]
         const cpu0 = reapedChildrenCpuSeconds()
         const ch0 = chPid === null ? null : cpuSeconds(chPid)
         const kafka0 = brokerPid === null ? null : cpuSeconds(brokerPid)
@@ -199,6 +215,7 @@ export async function sealedReplayBench(
         await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` })
         runs.push({
           topic,
+          workers,
           records: s.records,
           durationSec: Math.round(s.durationMs / 100) / 10,
           recordsPerSec: Math.round(s.rate),
@@ -214,7 +231,15 @@ export async function sealedReplayBench(
         o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
       }
     }
-    return { records: o.records, persons: o.persons, sessions: o.sessions, keys: filled.keys, fill: filled.fill, runs }
+    return {
+      records: o.records,
+      persons: o.persons,
+      sessions: o.sessions,
+      keys: filled.keys,
+      defaultWorkers: cfg.replayWorkers,
+      fill: filled.fill,
+      runs,
+    }
   } finally {
     await ch.close()
     await cleanup(envs, log)
@@ -238,11 +263,12 @@ async function cleanup(envs: Record<string, Record<string, string>>, log: Logger
 
 /** One line a run, and the target's verdict. */
 export function sealedReplayTable(f: SealedReplayFigures): string[] {
-  const sealed = f.runs.filter((r) => r.topic === 'sealed')
+  const sealed = f.runs.filter((r) => r.topic === 'sealed' && r.workers === f.defaultWorkers)
   return [
     `replay-sealed: ${f.records} records, ${f.persons} persons ${f.sessions > 0 ? `in sessions of ${f.sessions} at a time` : 'spread evenly'}, ${f.keys} data keys; fill clear ${f.fill.clearSec}s (${Math.round(f.fill.clearBytes / f.records)} B/record), sealed ${f.fill.sealedSec}s (${Math.round(f.fill.sealedBytes / f.records)} B/record)`,
     [
       'topic',
+      'threads',
       'records',
       'seconds',
       'records/s',
@@ -256,6 +282,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
     ...f.runs.map((r) =>
       [
         r.topic,
+        r.workers,
         r.records,
         r.durationSec,
         r.recordsPerSec,
@@ -267,7 +294,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
         r.coresBusy,
       ].join('\t'),
     ),
-    `  ${sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s`,
+    `  ${sealed.length > 0 && sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s (${f.defaultWorkers} thread(s), the default)`,
   ]
 }
 
@@ -286,6 +313,7 @@ if (process.argv[1]?.endsWith('replay-sealed.ts')) {
     persons: Number(process.argv[3] ?? 100_000),
     sessions: Number(process.env.SESSIONS ?? 0),
     rounds: Number(process.env.ROUNDS ?? 2),
+    workers: (process.env.WORKERS ?? '1,2').split(',').map(Number),
     say,
     profileDir: process.env.PROFILE_DIR,
   })

@@ -11,7 +11,7 @@
 //                    [--only dashboard [--dashboard-events 10000000] [--dashboard-persons 200000] [--dashboard-runs 5]
 //                     [--dashboard-roots /tmp/old-checkout,$PWD]]
 // --only track,segbatch times the Segment-compatible /v1/track and /v1/batch with the events of single and
-// batch (not in the default set). --only replay-sealed [--replay-persons 100000] [--replay-sessions 0] times the replay over a sealed topic
+// batch (not in the default set). --only replay-sealed [--replay-persons 100000] [--replay-sessions 0] [--replay-workers 1,2] times the replay over a sealed topic
 // against the same records in clear (bench/replay-sealed.ts, A21). --only replay fills an events topic straight through Kafka and times replays (bench/replay.ts);
 // it is not in the default set. --only dashboard fills one account with 10 million events straight into ClickHouse and
 // times every dashboard page's API call over HTTP (bench/dashboard-pages.ts); not in the default set either;
@@ -86,6 +86,7 @@ const { values: args } = parseArgs({
     'replay-targets': { type: 'string', default: 'fresh,live,live-again' },
     'replay-persons': { type: 'string', default: '100000' },
     'replay-sessions': { type: 'string', default: '0' },
+    'replay-workers': { type: 'string', default: '1,2' },
     'dashboard-events': { type: 'string', default: '10000000' },
     'dashboard-persons': { type: 'string', default: '200000' },
     'dashboard-runs': { type: 'string', default: '5' },
@@ -309,6 +310,7 @@ async function main() {
       records: Number(args['replay-records']),
       persons: Number(args['replay-persons']),
       sessions: Number(args['replay-sessions']),
+      workers: args['replay-workers']!.split(',').map(Number),
       rounds: 2,
       say,
       profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined,

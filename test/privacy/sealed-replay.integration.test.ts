@@ -68,11 +68,35 @@ t.test('sealed topics project and replay to the rows of clear ones; a tombstoned
   const topics: Array<'events' | 'identifies'> = ['events', 'identifies']
   const base = { topics, from: { kind: 'beginning' as const }, swap: false, dlq: true, json: false }
   t.comment('replaying into a fresh database')
-  await runReplayCommand(cfg, { ...base, target: 'fresh', database: fresh }, io)
+  const single = await runReplayCommand(cfg, { ...base, target: 'fresh', database: fresh }, io)
   const kept = (r: Record<string, unknown>) => r.user_id !== 'erased'
   t.same(await rows(s, fresh), clear.rows.filter(kept), 'a fresh replay opens every record whose key is held')
   t.same(await s.query(`SELECT 1 FROM ${fresh}.events WHERE user_id NOT IN ('ada', 'keeper')`), [], 'nothing else')
   t.equal(await billedEvents(s, fresh, accountId), 6, "the erased person's events still count")
+
+  t.comment('replaying into a fresh database in two threads (A30)')
+  const parted = `${s.database}_parts`
+  t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${parted}` }))
+  const notes: string[] = []
+  const inParts = await runReplayCommand(
+    cfg,
+    { ...base, target: 'fresh', database: parted, workers: 2 },
+    { ...io, note: (line) => notes.push(line) },
+  )
+  t.match(notes.join('\n'), /^2 parts, each a thread over \d+ \/ \d+ partition\(s\)/m, 'the replay ran in two threads')
+  t.match(notes.join('\n'), /^\d+ data keys held/m, 'the first part says what it loaded')
+  t.same(await rows(s, parted), clear.rows.filter(kept), 'each thread opens its records with the keys it read itself')
+  t.equal(await billedEvents(s, parted, accountId), 6, "the erased person's events still count")
+  const counts = ({ records, byTopic, events, identifies, deadLettered, ends }: typeof single.summary) => ({
+    records,
+    byTopic,
+    events,
+    identifies,
+    deadLettered,
+    ends,
+  })
+  t.same(counts(inParts.summary), counts(single.summary), "the summary adds up both parts' to the one-thread replay's")
+  t.equal(inParts.summary.events + inParts.summary.identifies, 6, 'six rows written (the erased person: usage only)')
 
   t.comment('replaying into the live tables')
   await runReplayCommand(cfg, { ...base, target: 'live' }, io)

@@ -1,4 +1,5 @@
 // The projector's configuration: read once at start from an env object, validated.
+import { availableParallelism } from 'node:os'
 import {
   readEnv,
   commonSpec,
@@ -29,6 +30,8 @@ const spec = {
   REPLAY_MAX_ROWS: v.int(50_000, 1, 1_000_000),
   /** A26: a replay's insert buffer writes by size; this wait only bounds a buffer that stops filling. */
   REPLAY_MAX_WAIT_MS: v.int(5_000, 1, 600_000),
+  /** A30: threads a replay shares the partitions over (`--workers`), each holding every data key. */
+  REPLAY_WORKERS: v.int(Math.min(2, availableParallelism()), 1, 64),
   /** H35: test-key rows older than this many days are deleted from events and identifies; 0 keeps them. */
   TEST_RETENTION_DAYS: v.int(0, 0, 36_500),
   /** A17: how often the erasure worker reads the keys topic to see a tombstoned person's keys gone from disk. */
@@ -61,6 +64,8 @@ export interface ProjectorConfig extends CommonConfig {
   /** Rows per ClickHouse insert in a replay (bench/HISTORY.md: larger inserts cost the server less per row than the live projector's). */
   replayMaxRows: number
   replayMaxWaitMs: number
+  /** A30: threads a replay shares the partitions over, each holding every data key. */
+  replayWorkers: number
   /** Days test-key rows are kept (H35); 0: kept for ever. */
   testRetentionDays: number
   /** A15: crypto-shredding of the personal fields. */
@@ -112,6 +117,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     replayFetchPartitionBytes: e.REPLAY_FETCH_PARTITION_BYTES,
     replayMaxRows: e.REPLAY_MAX_ROWS,
     replayMaxWaitMs: e.REPLAY_MAX_WAIT_MS,
+    replayWorkers: e.REPLAY_WORKERS,
     testRetentionDays: e.TEST_RETENTION_DAYS,
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,

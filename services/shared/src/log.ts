@@ -32,7 +32,8 @@ export function createLogger(
   }
 }
 
-function serializeError(err: Error): Record<string, unknown> {
+/** An error as plain fields (JSON and a thread's message carry it whole). */
+export function serializeError(err: Error): Record<string, unknown> {
   const e: Record<string, unknown> = { name: err.name, message: err.message }
   if ((err as any).code) e.code = (err as any).code
   if (err.stack) e.stack = err.stack.split('\n').slice(0, 6).join('\n')

@@ -17,6 +17,8 @@ export interface ReplayCommand {
   json: boolean
   /** Serve the replay's Prometheus metrics on this port (HOST) while it runs. */
   metricsPort?: number
+  /** A30: threads the partitions are shared over (default REPLAY_WORKERS). */
+  workers?: number
 }
 
 export const USAGE = `usage: npm run replay -- [options]
@@ -33,6 +35,8 @@ export const USAGE = `usage: npm run replay -- [options]
   --no-dlq                          count undecodable records instead of sending them to the DLQ again
   --json                            print the summary as JSON on stdout
   --metrics-port P                  serve Prometheus metrics (progress, rows, inserts) on HOST:P/metrics while it runs
+  --workers N                       share the partitions over N threads, each holding every data key
+                                    (default REPLAY_WORKERS; at most one a partition)
 Reads up to the end offsets captured at start, then stops. Progress goes to stderr every second.
 Environment: the projector's (KAFKA_BROKERS, CLICKHOUSE_URL, CLICKHOUSE_DATABASE, TOPIC_*, ...).`
 
@@ -67,6 +71,7 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
         'no-dlq': { type: 'boolean' },
         json: { type: 'boolean' },
         'metrics-port': { type: 'string' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -113,6 +118,8 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
   }
   const metricsPort = offset('--metrics-port', values['metrics-port'] as string | undefined)
   if (metricsPort !== undefined && metricsPort > 65535n) throw new UsageError('--metrics-port must be a TCP port')
+  const workers = offset('--workers', values.workers as string | undefined)
+  if (workers !== undefined && (workers < 1n || workers > 64n)) throw new UsageError('--workers must be 1 to 64')
   return {
     topics,
     from,
@@ -122,5 +129,6 @@ export function parseReplayArgs(argv: string[]): ReplayCommand | 'help' {
     dlq: !values['no-dlq'],
     json: Boolean(values.json),
     ...(metricsPort !== undefined ? { metricsPort: Number(metricsPort) } : {}),
+    ...(workers !== undefined ? { workers: Number(workers) } : {}),
   }
 }

@@ -111,7 +111,12 @@ t.test('command-line options', async (t) => {
   t.equal(parseReplayArgs(['--help']), 'help')
   t.match(parseReplayArgs(['--metrics-port', '9465']), { metricsPort: 9465 })
   t.notOk('metricsPort' in (parseReplayArgs([]) as object), 'no metrics server unless asked')
+  t.match(parseReplayArgs(['--workers', '3']), { workers: 3 })
+  t.notOk('workers' in (parseReplayArgs([]) as object), 'threads from REPLAY_WORKERS unless asked')
   for (const bad of [
+    ['--workers', '0'],
+    ['--workers', '65'],
+    ['--workers', 'two'],
     ['--metrics-port', 'x'],
     ['--metrics-port', '70000'],
     ['--topic', 'accounts'],
