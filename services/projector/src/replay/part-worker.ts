@@ -8,7 +8,6 @@ import { serializeError } from '../../../shared/src/log.js'
 import type { PipelineMetrics } from '../consume/projection.js'
 import type { ProjectorConfig } from '../config.js'
 import { loadReplayInputs, openReplayClients, storedIdFilter } from './inputs.js'
-import { totalRecords } from './plan.js'
 import { replay } from './replayer.js'
 import type { PartMessage, PartTask } from './workers.js'
 
@@ -60,7 +59,7 @@ async function run(): Promise<void> {
       now: () => task.at,
     })
     try {
-      const stored = await storedIdFilter(clients.ch, task.database, totalRecords(task.ranges), note, log)
+      const stored = await storedIdFilter(clients.ch, task.database, task.planned, note, log)
       const go = new Promise<void>((resolve) => port.once('message', () => resolve()))
       post({ kind: 'ready' })
       await go

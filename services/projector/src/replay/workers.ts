@@ -12,7 +12,7 @@ import type { Level, Logger } from '../../../shared/src/log.js'
 import type { ProjectorConfig } from '../config.js'
 import type { PipelineMetrics } from '../consume/projection.js'
 import { mergeProgress, mergeSummaries } from './parts.js'
-import type { PartitionRange } from './plan.js'
+import { totalRecords, type PartitionRange } from './plan.js'
 import type { ReplayProgress, ReplaySummary } from './progress.js'
 import type { ReplayOptions } from './replayer.js'
 
@@ -21,6 +21,8 @@ export interface PartTask {
   cfg: ProjectorConfig
   database: string
   ranges: PartitionRange[]
+  /** The whole replay's offsets: every part decides whether to read the stored ids as one thread would (H16). */
+  planned: number
   options: Pick<ReplayOptions, 'dlqTopic' | 'dlq' | 'retries' | 'maxRows' | 'maxWaitMs' | 'fetchPartitionBytes'> & {
     progressEveryMs?: number
   }
@@ -66,7 +68,7 @@ class Part {
   constructor(task: PartTask, index: number, io: PartsIo) {
     this.progress = {
       done: 0,
-      remaining: Number(task.ranges.reduce((n, r) => n + (r.end - r.start), 0n)),
+      remaining: totalRecords(task.ranges),
       elapsedMs: 0,
       rate: 0,
     }
@@ -131,9 +133,10 @@ export async function replayInParts(
   at: number,
   io: PartsIo,
 ): Promise<ReplaySummary> {
+  const planned = shares.reduce((n, ranges) => n + totalRecords(ranges), 0)
+  const metrics = io.metrics !== undefined
   const parts = shares.map(
-    (ranges, i) =>
-      new Part({ cfg, database, ranges, options, at, notes: i === 0, metrics: io.metrics !== undefined }, i, io),
+    (ranges, i) => new Part({ cfg, database, ranges, planned, options, at, notes: i === 0, metrics }, i, io),
   )
   let timer: NodeJS.Timeout | undefined
   let ok = false
