@@ -5,16 +5,18 @@
 // account's month of data would be). Times each purge from its first statement to no row left, with the
 // ClickHouse server's CPU, for several persons in turn; the issue's bound is 60 s.
 //   npx tsx bench/erasure-purge.ts [events] [persons] [erasures]
+// BATCHES=1,200,1: the persons each purge erases at once, as the erasure worker's batches do (A31); the
+// default is one person a purge, [erasures] times.
 // Against the running stack (STACK_DIR/CLICKHOUSE_HTTP_PORT as bench/processes.ts's stackEnv); its database,
 // bench_purge_<id>, is dropped at the end (KEEP=1 keeps it).
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
-import { ident, sql } from '../schemas/clickhouse/sql.js'
+import { ident, raw, sql } from '../schemas/clickhouse/sql.js'
 import { openClickHouse } from '../services/shared/src/clickhouse.js'
 import { commonConfig, commonSpec, readEnv } from '../services/shared/src/env.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { createFreshDatabase } from '../services/projector/src/replay/fresh.js'
-import { purgePerson } from '../services/projector/src/privacy/purge.js'
+import { purgePeople } from '../services/projector/src/privacy/purge.js'
 import { fillAccount } from './dashboard-fill.js'
 import { mergesSettled } from './dashboard-pages.js'
 import { clickhousePid } from './replay.js'
@@ -23,6 +25,7 @@ import { cpuSeconds, stackEnv } from './processes.js'
 const EVENTS = Number(process.argv[2] ?? 10_000_000)
 const PERSONS = Number(process.argv[3] ?? 200_000)
 const ERASURES = Number(process.argv[4] ?? 3)
+const BATCHES = (process.env.BATCHES ?? Array(ERASURES).fill('1').join(',')).split(',').map(Number)
 const ACCOUNT = 'acct_purge'
 const env = stackEnv(process.env as Record<string, string>)
 const cfg = commonConfig(readEnv(commonSpec, env))
@@ -53,23 +56,30 @@ try {
   const filled = await count('events', '1')
   say(`erasure-purge: filled in ${fillSec} s, merged ${mergedSec} s later; ${filled} events`)
   const rows: string[] = []
-  for (let i = 0; i < ERASURES; i++) {
+  const erasures = BATCHES.reduce((n, b) => n + b, 0)
+  for (let i = 0, erased = 0; i < BATCHES.length; erased += BATCHES[i]!, i++) {
     // Persons spread over the fill (user_<k>, k < PERSONS): each has events in every part of the month.
-    const person = { account_id: ACCOUNT, user_id: `user_${Math.floor((i * PERSONS) / ERASURES) + 7}` }
+    const people = Array.from({ length: BATCHES[i]! }, (_, j) => ({
+      account_id: ACCOUNT,
+      user_id: `user_${Math.floor(((erased + j) * PERSONS) / erasures) + 7}`,
+    }))
     const ch0 = chPid === null ? null : cpuSeconds(chPid)
     const load = loadavg()[0]!.toFixed(1)
     const start = performance.now()
-    const result = await purgePerson(ch, database, person)
+    const result = await purgePeople(ch, database, people)
     const sec = (performance.now() - start) / 1000
     const ch1 = chPid === null ? null : cpuSeconds(chPid)
-    const left = await count('events', sql`account_id = ${ACCOUNT} AND user_id = ${person.user_id}`)
+    const left = await count(
+      'events',
+      sql`account_id = ${ACCOUNT} AND user_id IN (${raw(people.map((p) => sql`${p.user_id}`).join(', '))})`,
+    )
     const found = Object.entries(result.found)
       .filter(([, n]) => n > 0)
       .map(([t, n]) => `${t} ${n}`)
       .join(', ')
     rows.push(
       [
-        person.user_id,
+        people.length === 1 ? people[0]!.user_id : `${people.length} persons`,
         found,
         result.rounds,
         sec.toFixed(1),
@@ -83,7 +93,7 @@ try {
   process.stdout.write(
     `${[
       `erasure-purge: ${EVENTS.toLocaleString('en-US')} events, ${PERSONS.toLocaleString('en-US')} persons, one account (filled in ${fillSec} s, merged ${mergedSec} s later)`,
-      ['person', 'rows found', 'rounds', 'seconds', 'ClickHouse CPU s', 'events left', 'load'].join('\t'),
+      ['persons', 'rows found', 'rounds', 'seconds', 'ClickHouse CPU s', 'events left', 'load'].join('\t'),
       ...rows,
     ].join('\n')}\n`,
   )

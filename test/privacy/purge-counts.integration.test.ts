@@ -12,7 +12,7 @@ import { hourFloor } from '../../services/shared/src/rollup/event-counts.js'
 import { recountRanges } from '../../services/shared/src/rollup/recount-ranges.js'
 import { TrendQueries } from '../../services/dashboard/src/api/trends-queries.js'
 import { HourRecount } from '../../services/projector/src/rollup/recount.js'
-import { purgePerson } from '../../services/projector/src/privacy/purge.js'
+import { purgePeople } from '../../services/projector/src/privacy/purge.js'
 import { personDayStatements } from '../../services/shared/src/rollup/person-days.js'
 import { propertyDayStatements } from '../../services/shared/src/rollup/property-days.js'
 import { waitUntil } from '../support/harness.js'
@@ -72,7 +72,7 @@ t.test("an erased person's property values leave the counts", async (t) => {
   ]
   t.same(await persons(client, database), counts, "the persons' day")
 
-  await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+  await purgePeople(client, database, [{ account_id: ACCOUNT, user_id: 'erased' }], { pollMs: 50 })
   t.same(await persons(client, database), [], "no person's day until the recount")
   t.same(await values(), [{ value: 'kept@example.com', events: '1' }], 'the erased hour is no longer counted')
   t.same(await values('property_counts_daily'), [], "nor the erased person's day")
@@ -116,7 +116,7 @@ t.test('a recount running while the purge runs keeps none of the erased values a
       return typeof v === 'function' ? v.bind(target) : v
     },
   })
-  await purgePerson(racing, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+  await purgePeople(racing, database, [{ account_id: ACCOUNT, user_id: 'erased' }], { pollMs: 50 })
   await recount.runOnce()
   for (const table of ['property_counts_hourly', 'property_counts_daily']) {
     const values = await queryRows<{ value: string; events: string }>(
@@ -158,7 +158,7 @@ t.test(
         )
       )[0]!.n
     await waitUntil(async () => Number(await running()) === 2, 10_000, 'both statements to run')
-    await purgePerson(client, database, { account_id: ACCOUNT, user_id: 'erased' }, { pollMs: 50 })
+    await purgePeople(client, database, [{ account_id: ACCOUNT, user_id: 'erased' }], { pollMs: 50 })
     t.equal(Number(await running()), 0, 'the purge ended after the statements running at its start')
     await Promise.all(writing)
     t.same(await persons(client, database), [], "no day of the erased person's, written late or not")

@@ -7,7 +7,7 @@
 // the last part each partition took with insert_quorum until another insert reaches that partition (H61).
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { purgePerson } from '../privacy/purge.js'
+import { purgePeople } from '../privacy/purge.js'
 import { ClickHouseWriter } from './writer.js'
 import { makeEvent, makeIdentify, queryRows, type TeardownHost } from '../../../../test/support/clickhouse-helpers.js'
 import {
@@ -72,12 +72,10 @@ t.test('a person whose rows are on the shard the purge is not connected to is pu
   const before = await totalRows(ACCOUNT)
   const traffic = liveTraffic(t)
   for (const p of [onShard2!, onShard1!]) {
-    const result = await purgePerson(
-      client,
-      database,
-      { account_id: ACCOUNT, user_id: p.user },
-      { cluster: { name: CLUSTER, user: 'default', password: '' }, pollMs: 200 },
-    )
+    const result = await purgePeople(client, database, [{ account_id: ACCOUNT, user_id: p.user }], {
+      cluster: { name: CLUSTER, user: 'default', password: '' },
+      pollMs: 200,
+    })
     // Five events of the person, each on both replicas of its shard: counted on every server.
     t.equal(result.found.events_local, 10, `the purge counted ${p.user}'s events on both replicas of their shard`)
     t.same(await rowsPerNode(p.user), [0, 0, 0, 0], `no replica holds a row of ${p.user}`)

@@ -22,7 +22,7 @@ import type { AccountsFollower } from '../../../shared/src/accounts/accounts-log
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { ErasureWriter, followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import type { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js'
-import { purgePerson, type PurgeOptions } from './purge.js'
+import { purgePeople, type PurgeOptions } from './purge.js'
 import { KeysEraser, type KeysEraserOptions } from './keys-eraser.js'
 
 /** An erasure's receipt steps, as the receipt names them (schemas/avro/erasure.avsc, docs/privacy.md). */
@@ -72,6 +72,9 @@ export interface ErasureWorkerDeps {
   metrics?: ErasureMetrics
 }
 
+/** A31: the most requests purged and tombstoned together: a statement a table lists their user ids. */
+export const MAX_BATCH = 200
+
 export class ErasureWorker {
   readonly set: ErasureSet
   private follower?: AccountsFollower
@@ -82,6 +85,9 @@ export class ErasureWorker {
   private readonly keys?: KeysEraser
   private timer?: NodeJS.Timeout
   private readonly retries = new Set<NodeJS.Timeout>()
+  /** Requests waiting for the drain (A31), by id. */
+  private readonly queue = new Map<string, ErasureRecord>()
+  private draining = false
   /** The receipts this worker wrote, by request: its steps done, whether or not read back yet. */
   private readonly written = new Map<string, ErasureRecord>()
 
@@ -137,18 +143,35 @@ export class ErasureWorker {
     if (this.following && e.projections_purged_at === null) this.enqueue(e)
   }
 
+  /** A31: a request joins the queue; one drain at a time takes the queue in batches, so requests that come
+   *  together are purged and tombstoned together instead of each waiting for all before it. */
   private enqueue(e: ErasureRecord) {
-    this.chain = this.chain
-      .then(() => this.handle(e))
-      .catch((err) => {
-        this.d.metrics?.attemptFailed()
-        this.d.log.error('erasure not completed; it is tried again', {
-          erasure_id: e.erasure_id,
-          retry_ms: this.d.retryMs,
-          err,
-        })
-        this.retryLater(e)
-      })
+    this.queue.set(e.erasure_id, e)
+    if (this.draining) return
+    this.draining = true
+    this.chain = this.chain.then(() => this.drain())
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.size > 0 && !this.stopped) {
+        const batch = [...this.queue.values()].slice(0, MAX_BATCH)
+        for (const e of batch) this.queue.delete(e.erasure_id)
+        await this.handle(batch).catch((err) => this.failed(batch, err))
+      }
+    } finally {
+      this.draining = false
+    }
+  }
+
+  private failed(batch: readonly ErasureRecord[], err: unknown) {
+    this.d.metrics?.attemptFailed()
+    this.d.log.error('erasure not completed; it is tried again', {
+      erasure_ids: batch.map((e) => e.erasure_id),
+      retry_ms: this.d.retryMs,
+      err,
+    })
+    for (const e of batch) this.retryLater(e)
   }
 
   /** A12's 60 s bound holds through a short outage only if a failed step is tried again while running. */
@@ -180,35 +203,65 @@ export class ErasureWorker {
       })
   }
 
-  private async handle(queued: ErasureRecord): Promise<void> {
-    const latest = this.set.forRecord(queued)
-    if (this.stopped || latest?.erasure_id !== queued.erasure_id) return
-    // The latest state, not the record queued: a request read again (above) was purged already, and
-    // purging it again would write a later receipt, so the receipt's time would move with every rejoin.
-    let e = furthest(latest, this.written.get(queued.erasure_id))
-    if (e.projections_purged_at === null) e = await this.purge(e)
-    if (this.keys && e.history_unreadable_at === null) {
-      const { record, keys } = await this.keys.tombstone(e)
+  /** The batch's requests as they stand now (a newer request of the same person replaces a queued one). */
+  private current(batch: readonly ErasureRecord[]): ErasureRecord[] {
+    return batch.flatMap((queued) => {
+      const latest = this.set.forRecord(queued)
+      if (this.stopped || latest?.erasure_id !== queued.erasure_id) return []
+      return [furthest(latest, this.written.get(queued.erasure_id))]
+    })
+  }
+
+  private async handle(batch: readonly ErasureRecord[]): Promise<void> {
+    let es = this.current(batch)
+    const toPurge = es.filter((e) => e.projections_purged_at === null)
+    if (toPurge.length > 0) {
+      const purged = new Map((await this.purge(toPurge)).map((e) => [e.erasure_id, e]))
+      // A request whose purge did not happen (its user id cannot be opened) is retried alone.
+      es = es.flatMap((e) =>
+        e.projections_purged_at !== null ? [e] : purged.has(e.erasure_id) ? [purged.get(e.erasure_id)!] : [],
+      )
+    }
+    const toTombstone = this.keys ? es.filter((e) => e.history_unreadable_at === null) : []
+    if (toTombstone.length === 0) return
+    const tombstoned = await this.keys!.tombstone(toTombstone)
+    for (const { record, keys } of tombstoned) {
       await this.writer.write(record)
-      this.written.set(e.erasure_id, record)
+      this.written.set(record.erasure_id, record)
       this.stepDone('history_unreadable', record, record.history_unreadable_at!)
-      this.d.log.info('erasure: data keys tombstoned', { erasure_id: e.erasure_id, keys })
+      this.d.log.info('erasure: data keys tombstoned', { erasure_id: record.erasure_id, keys })
     }
   }
 
-  private async purge(e: ErasureRecord): Promise<ErasureRecord> {
+  /** Purges the requests' people in one purge (A31) and writes each one's receipt; returns those purged. */
+  private async purge(es: readonly ErasureRecord[]): Promise<ErasureRecord[]> {
     const started = Date.now()
-    this.d.closeLiveStreams(e.account_id)
-    await this.d.settled()
     // A22: the clear id is only for ClickHouse's delete; the receipt written back names no one in clear.
-    const purged = await purgePerson(this.d.ch, this.d.database, { ...e, user_id: await this.userId(e) }, this.d.purge)
+    const people: Array<{ e: ErasureRecord; account_id: string; user_id: string }> = []
+    for (const e of es) {
+      try {
+        people.push({ e, account_id: e.account_id, user_id: await this.userId(e) })
+      } catch (err) {
+        this.failed([e], err)
+      }
+    }
+    if (people.length === 0) return []
+    for (const account of new Set(people.map((p) => p.account_id))) this.d.closeLiveStreams(account)
+    await this.d.settled()
+    const purged = await purgePeople(this.d.ch, this.d.database, people, this.d.purge)
     const now = Date.now()
-    const done = { ...e, projections_purged_at: now, updated_at: Math.max(now, e.updated_at + 1) }
-    await this.writer.write(done)
-    this.written.set(e.erasure_id, done)
-    this.stepDone('projections_purged', done, now)
+    const done = people.map(({ e }) => ({
+      ...e,
+      projections_purged_at: now,
+      updated_at: Math.max(now, e.updated_at + 1),
+    }))
+    for (const d of done) {
+      await this.writer.write(d)
+      this.written.set(d.erasure_id, d)
+      this.stepDone('projections_purged', d, now)
+    }
     this.d.log.info('erasure: projections purged', {
-      erasure_id: e.erasure_id,
+      erasure_ids: done.map((d) => d.erasure_id),
       tables: purged.tables,
       rows: purged.found,
       rounds: purged.rounds,

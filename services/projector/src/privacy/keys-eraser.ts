@@ -10,7 +10,7 @@ import {
   type KeyEntry,
   type KeyMatch,
 } from '../../../shared/src/privacy/keys-scan.js'
-import { erasurePrefix } from './person-keys.js'
+import { erasurePrefix, personPartOf } from './person-keys.js'
 
 export interface KeysEraserOptions {
   topic: string
@@ -53,16 +53,25 @@ export class KeysEraser {
     this.checkMs = o.checkMs
   }
 
-  /** Tombstones every key of the person; the receipt's history_unreadable_at is when the broker acked them. */
-  async tombstone(e: ErasureRecord): Promise<{ record: ErasureRecord; keys: number }> {
-    const prefix = erasurePrefix(this.o.masterKey, e)
-    const ids = liveKeyIds(await scanKeys(this.kafka, this.o.topic, prefix), prefix)
-    await this.write(ids)
-    const now = Date.now()
-    return {
-      record: { ...e, history_unreadable_at: now, updated_at: Math.max(now, e.updated_at + 1) },
-      keys: ids.length,
+  /**
+   * Tombstones every key of each erasure's person, all in one read of the keys topic (A31); each receipt's
+   * history_unreadable_at is when the broker acked them.
+   */
+  async tombstone(es: readonly ErasureRecord[]): Promise<Array<{ record: ErasureRecord; keys: number }>> {
+    const prefixes = es.map((e) => erasurePrefix(this.o.masterKey, e))
+    const wanted = new Set(prefixes)
+    const byPerson = new Map<string, KeyEntry[]>()
+    for (const entry of await scanKeys(this.kafka, this.o.topic, (id) => wanted.has(personPartOf(id)))) {
+      const person = personPartOf(entry.id)
+      byPerson.set(person, [...(byPerson.get(person) ?? []), entry])
     }
+    const ids = prefixes.map((prefix) => liveKeyIds(byPerson.get(prefix) ?? [], prefix))
+    await this.write([...new Set(ids.flat())])
+    const now = Date.now()
+    return es.map((e, i) => ({
+      record: { ...e, history_unreadable_at: now, updated_at: Math.max(now, e.updated_at + 1) },
+      keys: ids[i]!.length,
+    }))
   }
 
   /**

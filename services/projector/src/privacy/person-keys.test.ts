@@ -1,6 +1,6 @@
 import t from 'tap'
 import { leftBefore, liveKeyIds, type KeyEntry } from '../../../shared/src/privacy/keys-scan.js'
-import { personKeyPrefix } from './person-keys.js'
+import { personKeyPrefix, personPartOf } from './person-keys.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
 const master = Buffer.alloc(32, 7)
@@ -31,4 +31,12 @@ t.test('records of the person left up to a time, tombstones included', async (t)
   t.equal(leftBefore(entries, prefix, 4), 2, 'the key and its tombstone')
   t.equal(leftBefore(entries, prefix, 1), 0, 'none before the first')
   t.equal(leftBefore([], prefix, 10), 0)
+})
+
+t.test("a key id's person part is its person's prefix: one lookup finds a batch's keys", async (t) => {
+  t.equal(personPartOf(`${prefix}2026-11\u0000bb`), prefix)
+  t.equal(personPartOf(prefix), prefix, 'the prefix itself')
+  t.not(personPartOf(`${personKeyPrefix(master, 'acme', 'u2')}2026-11\u0000bb`), prefix)
+  t.equal(personPartOf('\u0000roll'), '', 'the roll marker (keys-eraser.ts) names no one')
+  t.equal(personPartOf('no-separator'), '')
 })

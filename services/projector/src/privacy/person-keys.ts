@@ -1,7 +1,8 @@
 // The erasure worker's view of the keys topic (A15, A17): a person's data keys are every record whose
 // key id starts with `account NUL pseudonym NUL` (one per month and generation). The worker reads the
 // topic itself, from its start to the end it has when asked, instead of waiting for a holder of keys:
-// an erasure is rare, and reading every key once per erasure costs one pass over a topic of wrapped keys.
+// erasures are rare, and reading every key once per batch of them (A31) costs one pass over a topic of
+// wrapped keys.
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
@@ -17,4 +18,11 @@ export function erasurePrefix(
   e: Pick<ErasureRecord, 'account_id' | 'user_id' | 'pseudonym'>,
 ): string {
   return e.pseudonym ? `${e.account_id}\u0000${e.pseudonym}\u0000` : personKeyPrefix(masterKey, e.account_id, e.user_id)
+}
+
+/** The person part of a key id (`account NUL pseudonym NUL`, as erasurePrefix gives it), '' for an id
+ *  without one: a batch of erasures finds its people's keys by this, one Set lookup a key (A31). */
+export function personPartOf(keyId: string): string {
+  const end = keyId.indexOf('\u0000', keyId.indexOf('\u0000') + 1)
+  return end < 0 ? '' : keyId.slice(0, end + 1)
 }

@@ -21,19 +21,25 @@ import { AppError } from '../../../shared/src/errors.js'
 import { COUNTS_TABLES } from '../../../shared/src/rollup/counts-tables.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
-/** The hours (UTC, epoch seconds) the person's events fall in. */
-export async function personHours(
+/** The hours (UTC, epoch seconds) the people's events fall in, by account. */
+export async function peopleHours(
   ch: ClickHouseClient,
   database: string,
-  person: { account_id: string; user_id: string },
+  people: ReadonlyArray<{ account_id: string; user_id: string }>,
   where: MutationPlaces,
-): Promise<number[]> {
-  const r = await ch.query({
-    query: sql`SELECT DISTINCT toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h FROM ${where.read(database, 'events')}
-WHERE account_id = ${person.account_id} AND user_id = ${person.user_id} ORDER BY h`,
-    format: 'JSONEachRow',
-  })
-  return (await r.json<{ h: string | number }>()).map((x) => Number(x.h))
+): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>()
+  for (const account of new Set(people.map((p) => p.account_id))) {
+    const users = people.filter((p) => p.account_id === account).map((p) => sql`${p.user_id}`)
+    const r = await ch.query({
+      query: sql`SELECT DISTINCT toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h FROM ${where.read(database, 'events')}
+WHERE account_id = ${account} AND user_id IN (${raw(users.join(', '))}) ORDER BY h`,
+      format: 'JSONEachRow',
+    })
+    const hours = (await r.json<{ h: string | number }>()).map((x) => Number(x.h))
+    if (hours.length > 0) out.set(account, hours)
+  }
+  return out
 }
 
 /** A recount statement still ran when the purge gave up waiting for it (retried with the erasure). */

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { createTestDatabase, queryRows } from '../../../../test/support/clickhouse-helpers.js'
 import { refusalRows } from '../refusals/refusal-rows.js'
-import { purgePerson } from './purge.js'
+import { purgePeople } from './purge.js'
 
 const ACCOUNT = 'acc_purge_samples'
 const ERASED = 'user "quoted" 7'
@@ -34,7 +34,7 @@ t.test('the person’s refused samples are deleted, other samples of the account
   ]
   await client.insert({ table: `${database}.refused_samples`, values: rows, format: 'JSONEachRow' })
 
-  const result = await purgePerson(client, database, { account_id: ACCOUNT, user_id: ERASED }, { pollMs: 50 })
+  const result = await purgePeople(client, database, [{ account_id: ACCOUNT, user_id: ERASED }], { pollMs: 50 })
 
   t.ok(result.tables.includes('refused_samples'))
   t.equal(result.found.refused_samples, 2)

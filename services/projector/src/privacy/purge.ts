@@ -1,4 +1,4 @@
-// Purging one person's rows from the projections (A12). Every table of the database with both an
+// Purging people's rows from the projections (A12). Every table of the database with both an
 // account_id and a user_id column holds rows of a person (events, identifies, users, user_traits
 // today, and any table added later), so the tables are found, not listed. usage_monthly_sharded and
 // retry_ids hold event ids and counts, not identities, and are kept: billing stays exact.
@@ -18,7 +18,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
 import { AppError } from '../../../shared/src/errors.js'
-import { forgetCountedHours, personHours } from './purge-counts.js'
+import { forgetCountedHours, peopleHours } from './purge-counts.js'
 
 export type { ClusterAccess }
 
@@ -30,11 +30,18 @@ export interface Person {
 /** A table holding a person's rows, and how they are found in it. */
 type PersonTable = { table: string; holds: 'user_id' | 'body' }
 
-/** The person's rows of a table. */
-function ofPerson(p: Person, holds: PersonTable['holds']) {
-  if (holds === 'user_id') return raw(sql`account_id = ${p.account_id} AND user_id = ${p.user_id}`)
-  const escaped = JSON.stringify(p.user_id).slice(1, -1)
-  return raw(sql`account_id = ${p.account_id} AND (position(body, ${p.user_id}) > 0 OR position(body, ${escaped}) > 0)`)
+/** The rows of a table of any of `people`: per account, the user ids in one list (an erasure batch is
+ *  mostly one account's), or the bodies holding any of them as text. */
+function ofPeople(people: readonly Person[], holds: PersonTable['holds']) {
+  const byAccount = new Map<string, string[]>()
+  for (const p of people) byAccount.set(p.account_id, [...(byAccount.get(p.account_id) ?? []), p.user_id])
+  const each = [...byAccount].map(([account, users]) => {
+    if (holds === 'user_id')
+      return sql`(account_id = ${account} AND user_id IN (${raw(users.map((u) => sql`${u}`).join(', '))}))`
+    const texts = users.flatMap((u) => [u, JSON.stringify(u).slice(1, -1)])
+    return sql`(account_id = ${account} AND (${raw(texts.map((x) => sql`position(body, ${x}) > 0`).join(' OR '))}))`
+  })
+  return raw(each.join(' OR '))
 }
 
 export interface PurgeOptions {
@@ -59,7 +66,7 @@ export interface PurgeResult {
 export class PurgeIncompleteError extends AppError {
   readonly code = 'PURGE_INCOMPLETE'
   constructor(readonly left: Record<string, number>) {
-    super(`rows of the person are still stored after the purge: ${JSON.stringify(left)}`, { retriable: true })
+    super(`rows of the people erased are still stored after the purge: ${JSON.stringify(left)}`, { retriable: true })
   }
 }
 
@@ -76,43 +83,48 @@ export async function personTables(ch: ClickHouseClient, database: string): Prom
   return rows.map((r) => ({ table: r.table, holds: Number(r.by_user) === 1 ? 'user_id' : 'body' }))
 }
 
-/** Deletes every row of `person` from every person table of `database` and waits until none is left. */
-export async function purgePerson(
+/**
+ * Deletes every row of `people` from every person table of `database` and waits until none is left. One
+ * statement a table for them all: a mutation's cost is the parts it rewrites, not the people it names, so
+ * a batch of erasures costs about what one does (the erasure worker's batches, A31).
+ */
+export async function purgePeople(
   ch: ClickHouseClient,
   database: string,
-  person: Person,
+  people: readonly Person[],
   opts: PurgeOptions = {},
 ): Promise<PurgeResult> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const tables = await personTables(ch, database)
   const holds = new Map(tables.map((t) => [t.table, t.holds]))
   const where = await mutationPlaces(ch, database, opts.cluster)
-  let left = await countRows(ch, where, database, tables, person)
+  let left = await countRows(ch, where, database, tables, people)
   const found = { ...left }
   const settled = async () => {
     while (await mutating(ch, where, database)) await sleep(opts.pollMs ?? 100)
   }
   // U26: the counted hours are forgotten after the events are deleted (purge-counts.ts says why the
   // order), and also when this attempt gives up: the retry forgets the hours of what it finds left.
-  const hours = (left.events ?? 0) > 0 ? await personHours(ch, database, person, where) : []
+  const hours = (left.events ?? 0) > 0 ? await peopleHours(ch, database, people, where) : new Map<string, number[]>()
   let rounds = 0
   try {
     while (Object.values(left).some((n) => n > 0)) {
       if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
       rounds++
       for (const [table, n] of Object.entries(left)) {
-        const rows = ofPerson(person, holds.get(table) ?? 'user_id')
+        const rows = ofPeople(people, holds.get(table) ?? 'user_id')
         if (n > 0) await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${rows}` })
       }
       await settled()
-      left = await countRows(ch, where, database, tables, person)
+      left = await countRows(ch, where, database, tables, people)
     }
   } finally {
-    await forgetCountedHours(ch, database, person.account_id, hours, where, settled, {
-      sleep,
-      pollMs: opts.pollMs ?? 100,
-      timeoutMs: opts.recountWaitMs ?? 120_000,
-    })
+    for (const [accountId, accountHours] of hours)
+      await forgetCountedHours(ch, database, accountId, accountHours, where, settled, {
+        sleep,
+        pollMs: opts.pollMs ?? 100,
+        timeoutMs: opts.recountWaitMs ?? 120_000,
+      })
   }
   return { tables: tables.map((t) => t.table), found, rounds }
 }
@@ -122,13 +134,13 @@ async function countRows(
   where: MutationPlaces,
   database: string,
   tables: PersonTable[],
-  person: Person,
+  people: readonly Person[],
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   for (const { table, holds } of tables) {
     const [row] = await json<{ n: string }>(
       ch,
-      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPerson(person, holds)}`,
+      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPeople(people, holds)}`,
     )
     out[table] = Number(row?.n ?? 0)
   }
