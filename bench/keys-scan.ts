@@ -4,19 +4,23 @@
 // pseudonym, a month, a stream generation; a wrapped key as the value), then times the scan as the eraser
 // runs it for one person (only that person's records kept) and keeping every record (as it did before),
 // with the heap what it kept holds when the scan ends.
+// Then (A31) the read a batch of PEOPLE erasures makes (default 300): their keys found by trying each
+// person's prefix in turn, as the disk check did, and by the key id's person part in a set, as it does now.
 //   node --expose-gc --import tsx bench/keys-scan.ts [keys] [scans]
 // Against the running stack (bench/processes.ts's stackEnv); the topic is deleted at the end.
 import { randomBytes } from 'node:crypto'
 import { createKafka, createProducer } from '../services/shared/src/kafka/client.js'
-import { type KeyEntry, liveKeyIds, scanKeys } from '../services/shared/src/privacy/keys-scan.js'
+import { type KeyEntry, type KeyMatch, liveKeyIds, scanKeys } from '../services/shared/src/privacy/keys-scan.js'
 import { dataKeyId, newKeyId } from '../services/shared/src/privacy/crypto/index.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
+import { personPartOf } from '../services/projector/src/privacy/person-keys.js'
 import { stackEnv } from './processes.js'
 
 const KEYS = Number(process.argv[2] ?? 1_000_000)
 const SCANS = Number(process.argv[3] ?? 2)
 const SEND = 5_000
+const PEOPLE = Number(process.env.PEOPLE ?? 300)
 const topic = `bench.${randomBytes(4).toString('hex')}.keys`
 const cfg = loadProjectorConfig(stackEnv(process.env as Record<string, string>))
 const kafka = createKafka({ ...cfg.kafka, clientId: 'bench-keys-scan' }, createLogger('warn', { service: 'bench' }))
@@ -53,8 +57,20 @@ try {
   // The whole topic kept (the eraser's read before it kept only what it matches), then one person's, in turn.
   gc()
   const heap0 = process.memoryUsage().heapUsed
+  // A batch of erasures' people, spread over the topic, each by its prefix `account NUL pseudonym NUL`.
+  const prefixes = Array.from({ length: PEOPLE }, (_, i) => {
+    const k = Math.floor((i * KEYS) / PEOPLE)
+    return `bench_acct_${k % ACCOUNTS}\u0000${pseudonym(k)}\u0000`
+  })
+  const people = new Set(prefixes)
+  const scans: Array<[string, KeyMatch | undefined]> = [
+    ['whole topic', undefined],
+    ['one person', person],
+    [`${PEOPLE} persons, prefix by prefix`, (id) => prefixes.some((x) => id.startsWith(x))],
+    [`${PEOPLE} persons, by person part`, (id) => people.has(personPartOf(id))],
+  ]
   for (let s = 0; s < SCANS; s++) {
-    for (const keep of [undefined, person]) {
+    for (const [name, keep] of scans) {
       const start = performance.now()
       let entries: KeyEntry[] | undefined = await scanKeys(kafka, topic, keep)
       const sec = (performance.now() - start) / 1000
@@ -64,7 +80,7 @@ try {
       const kept = entries.length
       entries = undefined
       process.stdout.write(
-        `scan ${s}, ${keep === undefined ? 'whole topic' : 'one person'}: ${kept.toLocaleString('en-US')} records kept of ${KEYS.toLocaleString('en-US')} in ${sec.toFixed(1)} s, heap they hold ${heldMb.toFixed(0)} MB, the person's live keys ${live}\n`,
+        `scan ${s}, ${name}: ${kept.toLocaleString('en-US')} records kept of ${KEYS.toLocaleString('en-US')} in ${sec.toFixed(1)} s, heap they hold ${heldMb.toFixed(0)} MB, the person's live keys ${live}\n`,
       )
     }
   }

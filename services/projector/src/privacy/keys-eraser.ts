@@ -103,9 +103,18 @@ export class KeysEraser {
    * only on an append, and a quiet keys topic would keep the tombstones' segment for ever.
    */
   async look(sets: readonly KeySet[]): Promise<KeySetLook[]> {
-    // Only the records some set matches are kept from the read (keys-scan.ts).
-    const matches = sets.map((set) => keyMatcher(set.match))
-    const entries = await scanKeys(this.kafka, this.o.topic, (id) => matches.some((m) => m(id)))
+    // Only the records some set matches are kept from the read (keys-scan.ts). A31: a person's set (an
+    // erasure) is found by the key id's person part in one lookup, however many erasures wait for their
+    // disk check; only the other sets (a retention's months) are tried one by one.
+    const people = new Set(
+      sets.map((set) => set.match).filter((m): m is string => typeof m === 'string' && personPartOf(m) === m),
+    )
+    const others = sets.filter((set) => !people.has(set.match as string)).map((set) => keyMatcher(set.match))
+    const entries = await scanKeys(
+      this.kafka,
+      this.o.topic,
+      (id) => people.has(personPartOf(id)) || others.some((m) => m(id)),
+    )
     const delay = await this.fileDeleteDelayMs()
     const now = Date.now()
     let left = false
