@@ -1,7 +1,7 @@
 // Many erasures at once (A12's 60 s bound, docs/privacy.md): a data-protection officer works through a
 // backlog, or a script erases the people of a closed customer, one request each. Every request's
 // projections must be purged within 60 s of it, however many came with it, and each gets its own
-// receipt; the people not erased keep their rows.
+// receipt, its Kafka step too; the people not erased keep their rows (A31).
 import t from 'tap'
 import { startServices } from '../support/harness.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
@@ -45,6 +45,11 @@ t.test(`${ERASED} erasures requested at once are each purged within 60 s`, async
   const times = receipts.map((r, i) => (r?.projections_purged_at ?? Number.NaN) - requests[i]!.requested_at)
   t.comment(`request to receipt: first ${times[0]} ms, last ${times.at(-1)} ms, longest ${Math.max(...times)} ms`)
   t.same(late, [], 'every request purged within 60 s of it')
+  // The Kafka step, taken for the batch in one read of the keys topic: every request's keys tombstoned.
+  const unreadable = await Promise.all(
+    requests.map((r, i) => privacy.reached('history_unreadable_at', accountId, erased[i]!, r.erasure_id, 60_000)),
+  )
+  t.equal(unreadable.filter((r) => r?.history_unreadable_at).length, ERASED, "every request's keys tombstoned")
   t.same(
     await s.query(`SELECT user_id FROM ${db}.events FINAL`),
     [{ user_id: users[ERASED] }],
