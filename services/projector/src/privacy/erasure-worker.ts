@@ -218,9 +218,8 @@ export class ErasureWorker {
     if (toPurge.length > 0) {
       const purged = new Map((await this.purge(toPurge)).map((e) => [e.erasure_id, e]))
       // A request whose purge did not happen (its user id cannot be opened) is retried alone.
-      es = es.flatMap((e) =>
-        e.projections_purged_at !== null ? [e] : purged.has(e.erasure_id) ? [purged.get(e.erasure_id)!] : [],
-      )
+      es = es.filter((e) => e.projections_purged_at !== null || purged.has(e.erasure_id))
+      es = es.map((e) => purged.get(e.erasure_id) ?? e)
     }
     const toTombstone = this.keys ? es.filter((e) => e.history_unreadable_at === null) : []
     if (toTombstone.length === 0) return
