@@ -21,25 +21,29 @@ import { AppError } from '../../../shared/src/errors.js'
 import { COUNTS_TABLES } from '../../../shared/src/rollup/counts-tables.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
-/** The hours (UTC, epoch seconds) the people's events fall in, by account. */
+/** The hours (UTC, epoch seconds) the people's events fall in, by account; one query an account a group
+ *  (purge.ts's statementGroups keeps each within the statement's size). */
 export async function peopleHours(
   ch: ClickHouseClient,
   database: string,
-  people: ReadonlyArray<{ account_id: string; user_id: string }>,
+  groups: ReadonlyArray<ReadonlyArray<{ account_id: string; user_id: string }>>,
   where: MutationPlaces,
 ): Promise<Map<string, number[]>> {
-  const out = new Map<string, number[]>()
-  for (const account of new Set(people.map((p) => p.account_id))) {
-    const users = people.filter((p) => p.account_id === account).map((p) => sql`${p.user_id}`)
-    const r = await ch.query({
-      query: sql`SELECT DISTINCT toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h FROM ${where.read(database, 'events')}
-WHERE account_id = ${account} AND user_id IN (${raw(users.join(', '))}) ORDER BY h`,
-      format: 'JSONEachRow',
-    })
-    const hours = (await r.json<{ h: string | number }>()).map((x) => Number(x.h))
-    if (hours.length > 0) out.set(account, hours)
+  const byAccount = new Map<string, Set<number>>()
+  for (const people of groups) {
+    for (const account of new Set(people.map((p) => p.account_id))) {
+      const users = people.filter((p) => p.account_id === account).map((p) => sql`${p.user_id}`)
+      const r = await ch.query({
+        query: sql`SELECT DISTINCT toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h FROM ${where.read(database, 'events')}
+WHERE account_id = ${account} AND user_id IN (${raw(users.join(', '))})`,
+        format: 'JSONEachRow',
+      })
+      const hours = byAccount.get(account) ?? new Set<number>()
+      for (const x of await r.json<{ h: string | number }>()) hours.add(Number(x.h))
+      if (hours.size > 0) byAccount.set(account, hours)
+    }
   }
-  return out
+  return new Map([...byAccount].map(([account, hours]) => [account, [...hours].sort((a, b) => a - b)]))
 }
 
 /** A recount statement still ran when the purge gave up waiting for it (retried with the erasure). */

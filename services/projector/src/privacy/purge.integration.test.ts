@@ -2,7 +2,7 @@
 // user id, so the same user id in another account is kept, and ids that need escaping match.
 import t from 'tap'
 import { createTestDatabase, queryRows } from '../../../../test/support/clickhouse-helpers.js'
-import { purgePeople } from './purge.js'
+import { purgePeople, statementGroups } from './purge.js'
 
 t.test(
   'people of several accounts purged at once: each account its own users, the same id elsewhere kept',
@@ -43,3 +43,25 @@ t.test(
     ])
   },
 )
+
+t.test('ids too long to name in one statement are purged in several (statementGroups)', async (t) => {
+  const { client, database } = await createTestDatabase({ prefix: 'purge_long', t })
+  const now = Date.now()
+  // 255 characters (the longest id an erasure takes), each escaped in SQL and again in JSON.
+  const ids = Array.from({ length: 100 }, (_, i) => `${'\u0001'.repeat(250)}${String(i).padStart(5, '0')}`)
+  const rows = [...ids, 'kept'].map((user_id, i) => ({
+    event_id: `long-${i}`,
+    account_id: 'acc_long',
+    environment: 'live',
+    event: 'opened',
+    user_id,
+    timestamp: now,
+    received_at: now,
+  }))
+  await client.insert({ table: `${database}.events`, values: rows, format: 'JSONEachRow' })
+  const people = ids.map((user_id) => ({ account_id: 'acc_long', user_id }))
+  t.ok(statementGroups(people).length > 1, 'more than one statement is needed')
+  const result = await purgePeople(client, database, people, { pollMs: 50 })
+  t.equal(result.found.events, 100)
+  t.same(await queryRows(client, `SELECT user_id FROM ${database}.events FINAL`), [{ user_id: 'kept' }])
+})

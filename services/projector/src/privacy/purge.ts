@@ -44,6 +44,34 @@ function ofPeople(people: readonly Person[], holds: PersonTable['holds']) {
   return raw(each.join(' OR '))
 }
 
+/** The text a statement may spend naming people: a quarter of ClickHouse's default max_query_size (256 KiB,
+ *  18.16's too), so the statement around it always fits. */
+export const PEOPLE_TEXT_BYTES = 64 * 1024
+
+/**
+ * `people` in groups each named within `budget` bytes of statement text, in order (A31). A person costs
+ * their id as a literal twice (raw and JSON-escaped, as `refused_samples` is searched) and the SQL around:
+ * the erasure worker's 200 ids of 255 characters that each need escaping would not fit one statement.
+ */
+export function statementGroups(people: readonly Person[], budget = PEOPLE_TEXT_BYTES): Person[][] {
+  const groups: Person[][] = []
+  let group: Person[] = []
+  let used = 0
+  for (const p of people) {
+    const cost =
+      Buffer.byteLength(sql`${p.user_id}`) + Buffer.byteLength(sql`${JSON.stringify(p.user_id).slice(1, -1)}`) + 64
+    if (group.length > 0 && used + cost > budget) {
+      groups.push(group)
+      group = []
+      used = 0
+    }
+    group.push(p)
+    used += cost
+  }
+  if (group.length > 0) groups.push(group)
+  return groups
+}
+
 export interface PurgeOptions {
   /** Rounds of delete-and-count before giving up (rows kept arriving). */
   rounds?: number
@@ -98,25 +126,30 @@ export async function purgePeople(
   const tables = await personTables(ch, database)
   const holds = new Map(tables.map((t) => [t.table, t.holds]))
   const where = await mutationPlaces(ch, database, opts.cluster)
-  let left = await countRows(ch, where, database, tables, people)
+  // One statement a table, unless the people's ids are too long to name in one (statementGroups).
+  const groups = statementGroups(people)
+  let left = await countRows(ch, where, database, tables, groups)
   const found = { ...left }
   const settled = async () => {
     while (await mutating(ch, where, database)) await sleep(opts.pollMs ?? 100)
   }
   // U26: the counted hours are forgotten after the events are deleted (purge-counts.ts says why the
   // order), and also when this attempt gives up: the retry forgets the hours of what it finds left.
-  const hours = (left.events ?? 0) > 0 ? await peopleHours(ch, database, people, where) : new Map<string, number[]>()
+  const hours = (left.events ?? 0) > 0 ? await peopleHours(ch, database, groups, where) : new Map<string, number[]>()
   let rounds = 0
   try {
     while (Object.values(left).some((n) => n > 0)) {
       if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
       rounds++
       for (const [table, n] of Object.entries(left)) {
-        const rows = ofPeople(people, holds.get(table) ?? 'user_id')
-        if (n > 0) await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${rows}` })
+        if (n === 0) continue
+        for (const group of groups) {
+          const rows = ofPeople(group, holds.get(table) ?? 'user_id')
+          await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${rows}` })
+        }
       }
       await settled()
-      left = await countRows(ch, where, database, tables, people)
+      left = await countRows(ch, where, database, tables, groups)
     }
   } finally {
     for (const [accountId, accountHours] of hours)
@@ -134,15 +167,18 @@ async function countRows(
   where: MutationPlaces,
   database: string,
   tables: PersonTable[],
-  people: readonly Person[],
+  groups: readonly Person[][],
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   for (const { table, holds } of tables) {
-    const [row] = await json<{ n: string }>(
-      ch,
-      sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPeople(people, holds)}`,
-    )
-    out[table] = Number(row?.n ?? 0)
+    out[table] = 0
+    for (const group of groups) {
+      const [row] = await json<{ n: string }>(
+        ch,
+        sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPeople(group, holds)}`,
+      )
+      out[table] += Number(row?.n ?? 0)
+    }
   }
   return out
 }
