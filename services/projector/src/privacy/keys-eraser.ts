@@ -37,6 +37,9 @@ export interface KeySetLook {
   goneAt?: number
 }
 
+/** Tombstones in one send: key ids are about 100 bytes, so a send stays near 100 kB. */
+const TOMBSTONES_A_SEND = 1_000
+
 /** A key id no data key has (its account is empty): appended to roll the keys topic's active segment. */
 export const ROLL_KEY_ID = '\u0000roll'
 
@@ -158,9 +161,13 @@ export class KeysEraser {
     }
   }
 
+  /** A31: a batch's tombstones go in sends of TOMBSTONES_A_SEND, each well under the broker's message.max.bytes
+   *  (1 MiB by default) whatever the batch holds: 200 people of 25 months each are 5,000 key ids. */
   private async write(ids: string[]): Promise<void> {
-    if (ids.length === 0) return
-    await this.producer.send({ topic: this.o.topic, acks: -1, messages: ids.map((key) => ({ key, value: null })) })
+    for (let i = 0; i < ids.length; i += TOMBSTONES_A_SEND) {
+      const messages = ids.slice(i, i + TOMBSTONES_A_SEND).map((key) => ({ key, value: null }))
+      await this.producer.send({ topic: this.o.topic, acks: -1, messages })
+    }
   }
 }
 
