@@ -2,6 +2,7 @@
 // tried again by the running projector after ERASURE_RETRY_MS, not only at its next start (A12): the receipt
 // comes without a restart, and no row of the person is left. And a request read again (the follower reads the
 // erasures topic from its start after a group rejoin) is not purged again: one receipt, its time unchanged.
+// In a batch of requests (A31), one that cannot be handled is retried alone, and the others go on.
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { startServices, waitUntil } from '../support/harness.js'
@@ -13,6 +14,7 @@ import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { ErasureWorker } from '../../services/projector/src/privacy/erasure-worker.js'
 import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { readTopic } from '../support/read-topic.js'
+import type { ErasureRecord } from '../../schemas/records.js'
 
 /** The real client, whose first `failures` DELETE mutations are refused as an unreachable server's are. */
 function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHouseClient; refused: () => number } {
@@ -101,3 +103,76 @@ t.test('a purge that failed is tried again while the projector runs', async (t) 
   }
   t.same(await receipts(), [receipt!.projections_purged_at], 'the request read again is not purged again')
 })
+
+t.test(
+  'in a batch of requests, one whose user id cannot be opened is retried alone; the others are purged',
+  async (t) => {
+    const s = await startServices(t, { env: { PRIVACY_ENCRYPT: 'false' } })
+    const { key, accountId } = await s.createKey({ type: 'live' })
+    for (const id of ['kept-going', 'unopenable'])
+      t.equal((await s.post('/v1/event', { event: 'page_viewed', user: { id } }, { key })).status, 200)
+    await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, 2)
+    await s.projector!.close()
+
+    const log = createLogger((process.env.TEST_LOG_LEVEL ?? 'error') as 'error')
+    const cfg = loadProjectorConfig(s.env)
+    const { kafka, codec } = createEventLogClients(cfg, 'erasure-batch-test', log)
+    await codec.register(cfg.topics)
+    const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
+    await producer.connect()
+    t.teardown(() => producer.disconnect())
+    const metrics = new Metrics({ processMetrics: false })
+    const opened: string[] = []
+    const worker = new ErasureWorker({
+      metrics,
+      kafka,
+      codec,
+      producer,
+      ch: s.ch,
+      database: s.database,
+      topic: s.topics.erasures!,
+      settled: async () => undefined,
+      closeLiveStreams: () => undefined,
+      log,
+      retryMs: 60_000,
+      // A22: a pseudonymous request's user id comes from its own key; this one's is not there.
+      userIdOf: async (e) => {
+        opened.push(e.erasure_id)
+        return undefined
+      },
+    })
+    await worker.start()
+    t.teardown(() => worker.stop())
+
+    const now = Date.now()
+    const request = (erasure_id: string, user_id: string, pseudonym: string | null): ErasureRecord => ({
+      erasure_id,
+      account_id: accountId,
+      user_id,
+      pseudonym,
+      requested_by: 'test',
+      requested_at: now,
+      suppress: false,
+      projections_purged_at: null,
+      history_unreadable_at: null,
+      disk_gone_at: null,
+      updated_at: now,
+    })
+    // Both handed over before the worker's drain runs: one batch.
+    worker.apply(request('e-unopenable', '', '0'.repeat(32)))
+    worker.apply(request('e-kept-going', 'kept-going', null))
+    await worker.idle()
+    t.same(opened, ['e-unopenable'], 'the pseudonymous request asked for its user id')
+    t.same(
+      await s.query(`SELECT user_id FROM ${s.database}.events FINAL ORDER BY user_id`),
+      [{ user_id: 'unopenable' }],
+      'the other request of the batch was purged',
+    )
+    t.match(await metrics.render(), /^projector_erasure_attempts_failed_total 1$/m, 'the one that failed is counted')
+    t.match(
+      await metrics.render(),
+      /^projector_erasure_step_seconds_count\{step="projections_purged"\} 1$/m,
+      'one purge done',
+    )
+  },
+)
