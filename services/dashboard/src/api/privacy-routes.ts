@@ -1,13 +1,14 @@
 // Erasure of one of the signed-in account's users, and the receipts (A12, docs/privacy.md). A request
 // is a record on the erasures topic (PrivacyAdmin); the projector purges the person and writes the
-// receipt back, which GET /api/erasures shows step by step. The account is the session's, never a
+// receipt back, which GET /api/erasures shows step by step (GET /api/erasures/:id one request's, which
+// the user page polls while it watches a receipt: its size does not grow with the account's erasures). The account is the session's, never a
 // parameter; the user id is the one the account's events carry.
 import type Router from '@koa/router'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import { AdminError } from '../../../shared/src/accounts/accounts-admin.js'
 import { MAX_USER_ID_LENGTH } from '../../../shared/src/privacy/privacy-admin.js'
 import { retentionProblem } from '../../../shared/src/privacy/retention.js'
-import { validation } from '../errors.js'
+import { notFound, validation } from '../errors.js'
 import type { ApiDeps, ApiHelpers, DashboardState } from './api-context.js'
 import { body, str } from './params.js'
 
@@ -36,6 +37,13 @@ export function addPrivacyRoutes(r: Router<DashboardState>, d: ApiDeps, h: ApiHe
   r.get('/erasures', async (ctx) => {
     const a = account(ctx)
     ctx.body = { success: true, data: privacy.list(a.account_id).map(erasureView) }
+  })
+
+  r.get('/erasures/:id', async (ctx) => {
+    const a = account(ctx)
+    const e = privacy.list(a.account_id).find((x) => x.erasure_id === ctx.params.id)
+    if (e === undefined) throw notFound('Erasure')
+    ctx.body = { success: true, data: erasureView(e) }
   })
 
   // H60: how many months of events the account keeps (0: for ever), a field of its account record.

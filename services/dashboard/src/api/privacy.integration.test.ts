@@ -37,9 +37,15 @@ t.test('erase a user from the dashboard and watch the receipt', async (t) => {
   t.ok(Date.parse(list[0].steps.projections_purged_at) >= Date.parse(list[0].requested_at))
   t.ok(Date.parse(list[0].steps.history_unreadable_at) >= Date.parse(list[0].requested_at))
 
+  const one = await c.get(`/api/erasures/${asked.body.data.erasure_id}`)
+  t.equal(one.status, 200)
+  t.same(one.body.data, list[0], 'one receipt, as the list shows it')
+  t.equal((await c.get('/api/erasures/no-such-id')).status, 404)
+
   const other = s.client()
   await other.signUp()
   t.same((await other.get('/api/erasures')).body.data, [], 'another account sees none of it')
+  t.equal((await other.get(`/api/erasures/${asked.body.data.erasure_id}`)).status, 404, 'nor its receipt')
 })
 
 t.test('an account sets how long its events are kept (H60)', async (t) => {

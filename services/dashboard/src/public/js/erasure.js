@@ -47,7 +47,7 @@ export function erasePanel(userId) {
 async function watchReceipt(erasureId, box) {
   const current = stillCurrent()
   while (current()) {
-    const e = (await api('GET', '/erasures')).find((/** @type {any} */ x) => x.erasure_id === erasureId)
+    const e = await api('GET', `/erasures/${encodeURIComponent(erasureId)}`)
     if (e) box.replaceChildren(receiptTable(e))
     if (e?.steps.disk_gone_at) return
     await new Promise((r) => setTimeout(r, e?.steps.projections_purged_at ? 5000 : 1000))
