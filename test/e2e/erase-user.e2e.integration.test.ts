@@ -1,6 +1,7 @@
 // End to end in a real browser (Debian's headless Chromium, as dashboard.e2e does): a signed-in
 // account opens a user's page, erases the user with suppression after a confirmation that says what
 // happens, and watches the receipt complete; the user's rows are gone and ingest refuses them (A12, H55).
+// The account page lists the account's erasures with their steps.
 // The same account page sets how long events are kept (H60). axe-core (npm), as the usability test
 // runs it, finds no serious or critical violation on the receipt or on the retention setting.
 // The first test runs with sealing off (PRIVACY_ENCRYPT=false, records in clear): the receipt says the
@@ -68,6 +69,16 @@ t.test('sealing off: erase a user from their page, watch the receipt, then set t
   await page.goto(`${s.dashboardUrl}/#/account`)
   await page.waitForFunction(() => (document.querySelector('#retention-months') as HTMLInputElement)?.value === '0')
   t.pass('the account page shows the default retention: for ever (0)')
+  // The account's erasures, listed with their steps: the receipt can be read again after leaving the user page.
+  await page.waitForSelector('#erasures tbody tr')
+  const listed = await page.$$eval('#erasures tbody tr', (rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+  )
+  t.equal(listed.length, 1, 'one erasure listed')
+  t.equal(listed[0]![0], 'erase_me', 'the user erased')
+  t.match(listed[0]![1], /by dashboard:/, 'who asked')
+  t.notMatch(listed[0]![2], /in progress/, 'the projections step done')
+  t.equal(listed[0]![3], 'not yet', 'the Kafka history step not (sealing off)')
   t.same(await seriousViolations(page), [], 'the account page has no serious or critical axe violation')
   await page.fill('#retention-months', '12')
   await page.click('#save-retention')

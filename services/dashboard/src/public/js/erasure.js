@@ -1,4 +1,4 @@
-import { api, errorBox, fmtTime, h, stillCurrent } from './core.js'
+import { api, errorBox, fmtNum, fmtTime, h, stillCurrent } from './core.js'
 
 // ---- erasure of one user (A12, docs/privacy.md): a confirmation saying what happens, then the receipt ----
 /** @param {string} userId */
@@ -54,6 +54,16 @@ async function watchReceipt(erasureId, box) {
   }
 }
 
+/** The receipt's steps, in order, as both the receipt and the account's list name them (docs/privacy.md). */
+const STEPS = [
+  { key: 'projections', field: 'projections_purged_at', label: 'Projections purged', pending: 'in progress' },
+  { key: 'history', field: 'history_unreadable_at', label: 'Kafka history unreadable', pending: 'not yet' },
+  { key: 'disk', field: 'disk_gone_at', label: 'Last copy gone from disk', pending: 'not yet' },
+]
+
+/** @param {any} e an erasure of GET /api/erasures @param {(typeof STEPS)[number]} step */
+const stepText = (e, step) => (e.steps[step.field] ? fmtTime(e.steps[step.field]) : step.pending)
+
 /** @param {any} e an erasure of GET /api/erasures */
 const receiptTable = (e) =>
   h(
@@ -63,23 +73,68 @@ const receiptTable = (e) =>
       'tbody',
       {},
       h('tr', {}, h('th', {}, 'Requested'), h('td', {}, `${fmtTime(e.requested_at)} by ${e.requested_by}`)),
-      h(
-        'tr',
-        { 'data-step': 'projections' },
-        h('th', {}, 'Projections purged'),
-        h('td', {}, e.steps.projections_purged_at ? fmtTime(e.steps.projections_purged_at) : 'in progress'),
-      ),
-      h(
-        'tr',
-        { 'data-step': 'history' },
-        h('th', {}, 'Kafka history unreadable'),
-        h('td', {}, e.steps.history_unreadable_at ? fmtTime(e.steps.history_unreadable_at) : 'not yet'),
-      ),
-      h(
-        'tr',
-        { 'data-step': 'disk' },
-        h('th', {}, 'Last copy gone from disk'),
-        h('td', {}, e.steps.disk_gone_at ? fmtTime(e.steps.disk_gone_at) : 'not yet'),
+      ...STEPS.map((step) =>
+        h('tr', { 'data-step': step.key }, h('th', {}, step.label), h('td', {}, stepText(e, step))),
       ),
     ),
   )
+
+/** The rows the account's list shows: the newest requests. */
+const LISTED = 100
+
+/** The account page's list of erasure requests, newest first, each with how far it has gone (A12, A17). */
+export function erasuresPanel() {
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'))
+  api('GET', '/erasures').then(
+    (/** @type {any[]} */ all) => {
+      const newest = [...all].sort((a, b) => Date.parse(b.requested_at) - Date.parse(a.requested_at)).slice(0, LISTED)
+      if (newest.length === 0) return body.replaceChildren(h('p', { id: 'erasures-none' }, 'No erasure requested yet.'))
+      body.replaceChildren(
+        h(
+          'table',
+          { id: 'erasures' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col' }, 'User'),
+              h('th', { scope: 'col' }, 'Requested'),
+              ...STEPS.map((step) => h('th', { scope: 'col' }, step.label)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            ...newest.map((e) =>
+              h(
+                'tr',
+                { 'data-erasure': e.erasure_id },
+                // A22: with sealing on, a request made elsewhere names the person by pseudonym only.
+                h('td', {}, e.user_id ?? `pseudonym ${String(e.pseudonym ?? '').slice(0, 12)}…`),
+                h('td', {}, `${fmtTime(e.requested_at)} by ${e.requested_by}`),
+                ...STEPS.map((step) => h('td', { 'data-step': step.key }, stepText(e, step))),
+              ),
+            ),
+          ),
+        ),
+        all.length > LISTED
+          ? h('p', { class: 'muted' }, `The ${LISTED} newest of ${fmtNum(all.length)} requests.`)
+          : '',
+      )
+    },
+    (err) => body.replaceChildren(errorBox(err)),
+  )
+  return h(
+    'div',
+    { class: 'panel' },
+    h('h2', {}, 'Erasures'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Requests to erase a user (from the user page or npm run privacy), newest first, and when each step finished.',
+    ),
+    body,
+  )
+}

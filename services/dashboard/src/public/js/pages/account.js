@@ -1,5 +1,6 @@
 import { $, api, errorBox, go, h, render, showNav, state } from '../core.js'
 import { passwordRule } from '../password-rule.js'
+import { erasuresPanel } from '../erasure.js'
 
 // ---- account: password change and sign out everywhere (sessions end on the server) ----
 export function accountPage() {
@@ -112,6 +113,7 @@ export function accountPage() {
       outMsg,
     ),
     retentionPanel(),
+    erasuresPanel(),
   )
 }
 
