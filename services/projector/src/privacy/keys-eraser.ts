@@ -66,7 +66,9 @@ export class KeysEraser {
     const byPerson = new Map<string, KeyEntry[]>()
     for (const entry of await scanKeys(this.kafka, this.o.topic, (id) => wanted.has(personPartOf(id)))) {
       const person = personPartOf(entry.id)
-      byPerson.set(person, [...(byPerson.get(person) ?? []), entry])
+      const entries = byPerson.get(person)
+      if (entries === undefined) byPerson.set(person, [entry])
+      else entries.push(entry)
     }
     const ids = prefixes.map((prefix) => liveKeyIds(byPerson.get(prefix) ?? [], prefix))
     await this.write([...new Set(ids.flat())])

@@ -34,7 +34,11 @@ type PersonTable = { table: string; holds: 'user_id' | 'body' }
  *  mostly one account's), or the bodies holding any of them as text. */
 function ofPeople(people: readonly Person[], holds: PersonTable['holds']) {
   const byAccount = new Map<string, string[]>()
-  for (const p of people) byAccount.set(p.account_id, [...(byAccount.get(p.account_id) ?? []), p.user_id])
+  for (const p of people) {
+    const users = byAccount.get(p.account_id)
+    if (users === undefined) byAccount.set(p.account_id, [p.user_id])
+    else users.push(p.user_id)
+  }
   const each = [...byAccount].map(([account, users]) => {
     if (holds === 'user_id')
       return sql`(account_id = ${account} AND user_id IN (${raw(users.map((u) => sql`${u}`).join(', '))}))`
