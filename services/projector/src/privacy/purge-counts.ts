@@ -14,33 +14,32 @@
 // after the tables they read and a second wait. The recount of the dirty hours sums each day again from
 // the hours left.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import { HOUR_OF_TIMESTAMP } from '../../../shared/src/rollup/event-counts.js'
 import { insertMarks } from '../../../shared/src/rollup/dirty-hours.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { COUNTS_TABLES } from '../../../shared/src/rollup/counts-tables.js'
 import type { MutationPlaces } from '../clickhouse/mutation-places.js'
 
-/** The hours (UTC, epoch seconds) the people's events fall in, by account; one query an account a group
- *  (purge.ts's statementGroups keeps each within the statement's size). */
+/** The hours (UTC, epoch seconds) the people's events fall in, by account: one query a condition naming
+ *  some of them (purge.ts's, one a statement group). */
 export async function peopleHours(
   ch: ClickHouseClient,
   database: string,
-  groups: ReadonlyArray<ReadonlyArray<{ account_id: string; user_id: string }>>,
+  people: readonly SqlRaw[],
   where: MutationPlaces,
 ): Promise<Map<string, number[]>> {
   const byAccount = new Map<string, Set<number>>()
-  for (const people of groups) {
-    for (const account of new Set(people.map((p) => p.account_id))) {
-      const users = people.filter((p) => p.account_id === account).map((p) => sql`${p.user_id}`)
-      const r = await ch.query({
-        query: sql`SELECT DISTINCT toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h FROM ${where.read(database, 'events')}
-WHERE account_id = ${account} AND user_id IN (${raw(users.join(', '))})`,
-        format: 'JSONEachRow',
-      })
-      const hours = byAccount.get(account) ?? new Set<number>()
-      for (const x of await r.json<{ h: string | number }>()) hours.add(Number(x.h))
-      if (hours.size > 0) byAccount.set(account, hours)
+  for (const rows of people) {
+    const r = await ch.query({
+      query: sql`SELECT DISTINCT account_id AS a, toUInt32(${raw(HOUR_OF_TIMESTAMP)}) AS h
+FROM ${where.read(database, 'events')} WHERE ${rows}`,
+      format: 'JSONEachRow',
+    })
+    for (const x of await r.json<{ a: string; h: string | number }>()) {
+      const hours = byAccount.get(x.a)
+      if (hours === undefined) byAccount.set(x.a, new Set([Number(x.h)]))
+      else hours.add(Number(x.h))
     }
   }
   return new Map([...byAccount].map(([account, hours]) => [account, [...hours].sort((a, b) => a - b)]))

@@ -139,7 +139,15 @@ export async function purgePeople(
   }
   // U26: the counted hours are forgotten after the events are deleted (purge-counts.ts says why the
   // order), and also when this attempt gives up: the retry forgets the hours of what it finds left.
-  const hours = (left.events ?? 0) > 0 ? await peopleHours(ch, database, groups, where) : new Map<string, number[]>()
+  const hours =
+    (left.events ?? 0) > 0
+      ? await peopleHours(
+          ch,
+          database,
+          groups.map((g) => ofPeople(g, 'user_id')),
+          where,
+        )
+      : new Map<string, number[]>()
   let rounds = 0
   try {
     while (Object.values(left).some((n) => n > 0)) {
