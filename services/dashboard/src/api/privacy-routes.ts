@@ -1,8 +1,8 @@
 // Erasure of one of the signed-in account's users, and the receipts (A12, docs/privacy.md). A request
 // is a record on the erasures topic (PrivacyAdmin); the projector purges the person and writes the
 // receipt back, which GET /api/erasures shows step by step (GET /api/erasures/:id one request's, which
-// the user page polls while it watches a receipt: its size does not grow with the account's erasures). The account is the session's, never a
-// parameter; the user id is the one the account's events carry.
+// the user page polls while it watches a receipt: its size does not grow with the account's erasures).
+// The account is the session's, never a parameter; the user id is the one the account's events carry.
 import type Router from '@koa/router'
 import type { ErasureRecord } from '../../../../schemas/records.js'
 import { AdminError } from '../../../shared/src/accounts/accounts-admin.js'

@@ -203,7 +203,9 @@ export class ErasureWorker {
       })
   }
 
-  /** The batch's requests as they stand now (a newer request of the same person replaces a queued one). */
+  /** The batch's requests as they stand now (a newer request of the same person replaces a queued one). The
+   *  latest state, not the record queued: a request read again (apply) was purged already, and purging it
+   *  again would write a later receipt, so the receipt's time would move with every rejoin. */
   private current(batch: readonly ErasureRecord[]): ErasureRecord[] {
     return batch.flatMap((queued) => {
       const latest = this.set.forRecord(queued)

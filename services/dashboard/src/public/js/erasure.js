@@ -119,9 +119,9 @@ export function erasuresPanel() {
             ),
           ),
         ),
-        all.length > LISTED
-          ? h('p', { class: 'muted' }, `The ${LISTED} newest of ${fmtNum(all.length)} requests.`)
-          : '',
+        ...(all.length > LISTED
+          ? [h('p', { class: 'muted' }, `The ${LISTED} newest of ${fmtNum(all.length)} requests.`)]
+          : []),
       )
     },
     (err) => body.replaceChildren(errorBox(err)),
