@@ -3,15 +3,15 @@
 // comes without a restart, and no row of the person is left. And a request read again (the follower reads the
 // erasures topic from its start after a group rejoin) is not purged again: one receipt, its time unchanged.
 // In a batch of requests (A31), one that cannot be handled is retried alone, and the others go on.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { startServices, waitUntil } from '../support/harness.js'
+import { startServices, waitUntil, type TestServices } from '../support/harness.js'
 import { openPrivacy } from '../../scripts/admin-context.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { createEventLogClients } from '../../services/shared/src/event-log.js'
 import { createProducer } from '../../services/shared/src/kafka/client.js'
-import { ErasureWorker } from '../../services/projector/src/privacy/erasure-worker.js'
+import { ErasureWorker, type ErasureWorkerDeps } from '../../services/projector/src/privacy/erasure-worker.js'
 import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { readTopic } from '../support/read-topic.js'
 import type { ErasureRecord } from '../../schemas/records.js'
@@ -36,6 +36,35 @@ function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHous
   return { ch: wrapped, refused: () => refused }
 }
 
+/** This test's own erasure worker over the stack of `s` (whose projector it replaces), started, with `deps`
+ *  in place of the defaults; its Kafka clients and metrics are returned for the test to read. */
+async function ownWorker(t: Test, s: TestServices, deps: Partial<ErasureWorkerDeps> & { retryMs: number }) {
+  const log = createLogger((process.env.TEST_LOG_LEVEL ?? 'error') as 'error')
+  const cfg = loadProjectorConfig(s.env)
+  const { kafka, codec } = createEventLogClients(cfg, 'erasure-worker-test', log)
+  await codec.register(cfg.topics)
+  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
+  await producer.connect()
+  t.teardown(() => producer.disconnect())
+  const metrics = new Metrics({ processMetrics: false })
+  const worker = new ErasureWorker({
+    metrics,
+    kafka,
+    codec,
+    producer,
+    ch: s.ch,
+    database: s.database,
+    topic: s.topics.erasures!,
+    settled: async () => undefined,
+    closeLiveStreams: () => undefined,
+    log,
+    ...deps,
+  })
+  await worker.start()
+  t.teardown(() => worker.stop())
+  return { worker, metrics, kafka, codec }
+}
+
 t.test('a purge that failed is tried again while the projector runs', async (t) => {
   // Sealing off: this test's worker is built without the keys holder that opens a sealed request's user id
   // (A22); its retry is the same for either kind of request.
@@ -51,30 +80,8 @@ t.test('a purge that failed is tried again while the projector runs', async (t) 
   // The projector's own worker would purge at once: this test's worker, with a failing client, is the only one.
   await s.projector!.close()
 
-  const log = createLogger((process.env.TEST_LOG_LEVEL ?? 'error') as 'error')
-  const cfg = loadProjectorConfig(s.env)
-  const { kafka, codec } = createEventLogClients(cfg, 'erasure-retry-test', log)
-  await codec.register(cfg.topics)
-  const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
-  await producer.connect()
-  t.teardown(() => producer.disconnect())
   const faulty = failingDeletes(s.ch, 1)
-  const metrics = new Metrics({ processMetrics: false })
-  const worker = new ErasureWorker({
-    metrics,
-    kafka,
-    codec,
-    producer,
-    ch: faulty.ch,
-    database: s.database,
-    topic: s.topics.erasures!,
-    settled: async () => undefined,
-    closeLiveStreams: () => undefined,
-    log,
-    retryMs: 300,
-  })
-  await worker.start()
-  t.teardown(() => worker.stop())
+  const { worker, metrics, kafka, codec } = await ownWorker(t, s, { ch: faulty.ch, retryMs: 300 })
 
   const { privacy, close } = await openPrivacy(s.env)
   t.teardown(close)
@@ -114,26 +121,8 @@ t.test(
     await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, 2)
     await s.projector!.close()
 
-    const log = createLogger((process.env.TEST_LOG_LEVEL ?? 'error') as 'error')
-    const cfg = loadProjectorConfig(s.env)
-    const { kafka, codec } = createEventLogClients(cfg, 'erasure-batch-test', log)
-    await codec.register(cfg.topics)
-    const producer = createProducer(kafka, { idempotent: true, maxInFlightRequests: 5 })
-    await producer.connect()
-    t.teardown(() => producer.disconnect())
-    const metrics = new Metrics({ processMetrics: false })
     const opened: string[] = []
-    const worker = new ErasureWorker({
-      metrics,
-      kafka,
-      codec,
-      producer,
-      ch: s.ch,
-      database: s.database,
-      topic: s.topics.erasures!,
-      settled: async () => undefined,
-      closeLiveStreams: () => undefined,
-      log,
+    const { worker, metrics } = await ownWorker(t, s, {
       retryMs: 60_000,
       // A22: a pseudonymous request's user id comes from its own key; this one's is not there.
       userIdOf: async (e) => {
@@ -141,8 +130,6 @@ t.test(
         return undefined
       },
     })
-    await worker.start()
-    t.teardown(() => worker.stop())
 
     const now = Date.now()
     const request = (erasure_id: string, user_id: string, pseudonym: string | null): ErasureRecord => ({
