@@ -37,6 +37,7 @@ export const USAGE = `usage: npm run replay -- [options]
   --metrics-port P                  serve Prometheus metrics (progress, rows, inserts) on HOST:P/metrics while it runs
   --workers N                       share the partitions over N threads, each holding every data key
                                     (default REPLAY_WORKERS; at most one a partition)
+                                    (as many as the cores: run in a child without GC helper threads, A32)
 Reads up to the end offsets captured at start, then stops. Progress goes to stderr every second.
 Environment: the projector's (KAFKA_BROKERS, CLICKHOUSE_URL, CLICKHOUSE_DATABASE, TOPIC_*, ...).`
 

@@ -2,10 +2,12 @@
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { loadProjectorConfig } from '../config.js'
 import { Metrics } from '../consume/metrics.js'
 import { createLogger } from '../../../shared/src/log.js'
 import { formatProgress, formatSummary, parseReplayArgs, runReplayCommand, USAGE, UsageError } from './index.js'
+import { needsOwnGcProcess, rerunWithOwnGc } from './own-gc.js'
 
 async function main(argv: string[]): Promise<number> {
   const cmd = parseReplayArgs(argv)
@@ -16,6 +18,8 @@ async function main(argv: string[]): Promise<number> {
   const cfg = loadProjectorConfig(process.env)
   const log = createLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'replay' })
   const err = (line: string) => process.stderr.write(line + '\n')
+  if (needsOwnGcProcess(cmd.workers ?? cfg.replayWorkers, availableParallelism(), process.execArgv))
+    return rerunWithOwnGc(argv, err)
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
   const server = metrics ? await serveMetrics(metrics, cfg.host, cmd.metricsPort!) : undefined
   if (server) err(`metrics on http://${cfg.host}:${(server.address() as AddressInfo).port}/metrics`)
