@@ -7,6 +7,7 @@ import { createLogger } from '../../services/shared/src/log.js'
 import { planReplay } from '../../services/projector/src/replay/index.js'
 import { splitRanges } from '../../services/projector/src/replay/parts.js'
 import { replayInParts } from '../../services/projector/src/replay/workers.js'
+import { openReplayClients, readKeysOnce } from '../../services/projector/src/replay/inputs.js'
 
 t.test('a part that cannot start fails the replay, and the other parts are stopped', async (t) => {
   // The projector applies the migrations; the replays below write the same rows again (A5).
@@ -34,7 +35,7 @@ t.test('a part that cannot start fails the replay, and the other parts are stopp
   // No registry answers here: each part fails while it loads, before it reads a record.
   const unreachable = { ...cfg, registryUrl: 'http://127.0.0.1:9' }
   await t.rejects(
-    replayInParts(unreachable, s.database, shares, options, Date.now(), io),
+    replayInParts(unreachable, s.database, shares, options, Date.now(), undefined, io),
     { message: /^replay part [01] failed: / },
     'the replay fails with the first part that failed, named',
   )
@@ -44,13 +45,19 @@ t.test('a part that cannot start fails the replay, and the other parts are stopp
   const waiting = ranges.filter((r) => r.end > r.start).map((r) => ({ ...r, end: r.end + 1000n }))
   const missing = [{ topic: `${cfg.topics.events}.missing`, partition: 0, start: 0n, end: 10n }]
   await t.rejects(
-    replayInParts(cfg, s.database, [waiting, missing], options, Date.now(), io),
+    replayInParts(cfg, s.database, [waiting, missing], options, Date.now(), undefined, io),
     { message: /^replay part 1 failed: / },
     'the part that failed is named; the one still waiting was stopped, else this never settles',
   )
 
   // The same parts with a working configuration replay every record: the failure above was the registry's.
-  const summary = await replayInParts(cfg, s.database, shares, options, Date.now(), io)
+  // A33: the records are sealed (A29's default); the parts open them with the keys the main thread read
+  // once, reading none of the keys topic themselves.
+  const clients = await openReplayClients(cfg, io.log)
+  t.teardown(() => clients.close())
+  const keys = await readKeysOnce(cfg, clients, io.log)
+  t.equal(keys?.image.count, 30, 'thirty people, thirty keys read once')
+  const summary = await replayInParts(cfg, s.database, shares, options, Date.now(), keys, io)
   t.equal(summary.records, 30)
   t.equal(summary.events, 30)
   await s.waitForRows(`SELECT 1 FROM ${s.database}.events FINAL`, 30)

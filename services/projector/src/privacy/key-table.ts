@@ -25,10 +25,40 @@ function isZero(b: Buffer, at: number): boolean {
   return true
 }
 
+/** A33: a table's bytes in shared memory, for the threads of a replay to read without a copy each. */
+export interface KeyTableImage {
+  buffer: SharedArrayBuffer
+  slots: number
+  count: number
+}
+
 export class KeyTable {
   private slots = MIN_SLOTS
-  private table = Buffer.alloc(MIN_SLOTS * SLOT)
+  private table: Buffer
   private count = 0
+  /** A33: an image's reader; it never writes, so threads may read it at once. */
+  private readOnly = false
+
+  /** `shared`: the table's bytes live in shared memory, so its image() can be read by other threads. */
+  constructor(private readonly shared = false) {
+    this.table = this.alloc(MIN_SLOTS * SLOT)
+  }
+
+  /** A read-only table over an image another thread filled (and no longer changes). */
+  static over(image: KeyTableImage): KeyTable {
+    const t = new KeyTable()
+    t.table = Buffer.from(image.buffer)
+    t.slots = image.slots
+    t.count = image.count
+    t.readOnly = true
+    return t
+  }
+
+  /** The table's shared bytes and shape; its writer must not change it once others read it. */
+  image(): KeyTableImage {
+    if (!this.shared) throw new Error('only a shared key table has an image')
+    return { buffer: this.table.buffer as SharedArrayBuffer, slots: this.slots, count: this.count }
+  }
 
   get size(): number {
     return this.count
@@ -50,6 +80,7 @@ export class KeyTable {
   }
 
   set(id: string, key: Buffer): void {
+    this.writable()
     if (key.length !== KEY_BYTES) throw new RangeError(`a data key is ${KEY_BYTES} bytes, not ${key.length}`)
     if ((this.count + 1) * 4 > this.slots * 3) this.grow()
     this.put(idHash(id), key)
@@ -57,10 +88,19 @@ export class KeyTable {
 
   /** A tombstone on the keys topic: the key is erased (A12) or its month expired (H60). */
   delete(id: string): boolean {
+    this.writable()
     const at = this.find(idHash(id))
     if (at < 0) return false
     this.removeAt(at)
     return true
+  }
+
+  private writable(): void {
+    if (this.readOnly) throw new Error('a key table read from an image is read-only')
+  }
+
+  private alloc(bytes: number): Buffer {
+    return this.shared ? Buffer.from(new SharedArrayBuffer(bytes)) : Buffer.alloc(bytes)
   }
 
   private home(hash: Buffer): number {
@@ -103,7 +143,7 @@ export class KeyTable {
     const old = this.table
     const oldSlots = this.slots
     this.slots *= 2
-    this.table = Buffer.alloc(this.slots * SLOT)
+    this.table = this.alloc(this.slots * SLOT)
     this.count = 0
     for (let i = 0; i < oldSlots; i++) {
       if (isZero(old, i * SLOT)) continue

@@ -181,3 +181,56 @@ t.test(
     )
   },
 )
+
+t.test('a shared table is read by another through its image, and that reader cannot write', async (t) => {
+  const table = new KeyTable(true)
+  const keys = Array.from({ length: 3000 }, () => randomBytes(32))
+  keys.forEach((k, i) => table.set(idOf(i), k))
+  table.delete(idOf(7))
+  const image = table.image()
+  t.ok(image.buffer instanceof SharedArrayBuffer, 'the bytes are in shared memory, grown or not')
+  const reader = KeyTable.over(image)
+  t.equal(reader.size, 2999)
+  t.same(reader.get(idOf(2999)), keys[2999])
+  t.equal(reader.get(idOf(7)), undefined)
+  t.throws(() => reader.set(idOf(1), randomBytes(32)), /read-only/)
+  t.throws(() => reader.delete(idOf(1)), /read-only/)
+  t.throws(() => new KeyTable().image(), /only a shared key table/)
+})
+
+t.test('a holder started from a snapshot holds its keys, and what came after it wins', async (t) => {
+  const first = new KeysHolder(master, async () => 3n, 100, { shared: true })
+  const k = [randomBytes(32), randomBytes(32), randomBytes(32)]
+  first.apply(
+    k.map((key, i) => entry(idOf(i), key, i)),
+    3n,
+  )
+  const snapshot = first.snapshot()
+  t.equal(snapshot.position, 3n)
+
+  let end = 3n
+  const holder = new KeysHolder(master, async () => end, 100, { base: snapshot })
+  t.equal(holder.size, 3)
+  await holder.caughtUp() // nothing to read: the snapshot is at the topic's end
+  t.same(holder.keyFor(idOf(1)), k[1], "a snapshot's key opens records")
+  const held = holder.keyFor(idOf(0))!
+
+  // A record fetched again from before the snapshot's position (a fetch before the seek) changes nothing.
+  holder.apply([entry(idOf(1), null, 1)], 2n)
+  t.same(holder.keyFor(idOf(1)), k[1], 'an entry the snapshot has already applied is skipped')
+
+  // After the snapshot: a tombstone of one of its keys, a new value of another, a new key.
+  const replaced = randomBytes(32)
+  const added = randomBytes(32)
+  end = 6n
+  holder.apply([entry(idOf(0), null, 3), entry(idOf(2), replaced, 4), entry(idOf(3), added, 5)], 6n)
+  t.equal(holder.keyFor(idOf(0)), undefined, "a tombstone after the snapshot hides the snapshot's key")
+  t.ok(
+    held.every((b) => b === 0),
+    'the copy this holder had opened is zeroed (A27)',
+  )
+  t.same(holder.keyFor(idOf(2)), replaced, 'a new value after the snapshot wins over it')
+  t.same(holder.keyFor(idOf(3)), added)
+  t.equal(holder.size, 3, 'three keys held: 1, 2 (replaced) and 3')
+  t.same(first.keyFor(idOf(0)), k[0], "the snapshot's bytes are not changed for the other threads")
+})

@@ -9,7 +9,7 @@ import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js
 import { forgetStream, unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
-import { KeyTable } from './key-table.js'
+import { KeyTable, type KeyTableImage } from './key-table.js'
 import { RecentKeys } from './recent-keys.js'
 
 /** A key on the keys topic that the master key does not open: a wrong PRIVACY_MASTER_KEY. Nothing may
@@ -38,8 +38,19 @@ export interface KeySource {
   caughtUp(): Promise<void>
 }
 
+/** A33: the keys topic read once, to `position`, into shared memory: what each replay thread starts from. */
+export interface KeysSnapshot {
+  image: KeyTableImage
+  position: bigint
+}
+
 export class KeysHolder implements KeySource {
-  private readonly table = new KeyTable()
+  /** The keys read by this holder (after `base`'s, when it has one). */
+  private readonly table: KeyTable
+  /** A33: keys another thread read up to its position, shared read-only; `hidden` are those of its ids
+   *  this holder has since seen tombstoned or given a new value (which `table` then holds). */
+  private readonly base: KeyTable | undefined
+  private readonly hidden = new Set<string>()
   /** A21: the keys asked for lately, each one Buffer while held (the stream reader's continuation). */
   private recent: RecentKeys
   /** The next offset to read: every record before it has been applied. */
@@ -53,12 +64,23 @@ export class KeysHolder implements KeySource {
     private readonly endOffset: () => Promise<bigint>,
     /** PRIVACY_OPEN_CACHE_ENTRIES (A21). */
     openCacheEntries: number,
+    /** A33: `shared`, to hand its keys to other threads (snapshot()); `base`, to start from such a snapshot. */
+    from: { shared?: boolean; base?: KeysSnapshot } = {},
   ) {
     this.recent = new RecentKeys(openCacheEntries)
+    this.table = new KeyTable(from.shared ?? false)
+    this.base = from.base === undefined ? undefined : KeyTable.over(from.base.image)
+    this.position = from.base?.position ?? 0n
   }
 
   get size(): number {
-    return this.table.size
+    return (this.base?.size ?? 0) - this.hidden.size + this.table.size
+  }
+
+  /** A33: the keys read so far, in shared memory, and where the reading stopped; this holder must not
+   *  apply anything after (its follower is stopped first). */
+  snapshot(): KeysSnapshot {
+    return { image: this.table.image(), position: this.position }
   }
 
   /** A24: holds up to `entries` opened keys from now on (the replay's size, once it knows the keys). The keys
@@ -71,7 +93,7 @@ export class KeysHolder implements KeySource {
   keyFor(id: string): Buffer | undefined {
     const held = this.recent.get(id)
     if (held !== undefined) return held
-    const key = this.table.get(id)
+    const key = this.table.get(id) ?? (this.base === undefined || this.hidden.has(id) ? undefined : this.base.get(id))
     if (key !== undefined) this.recent.add(id, key)
     return key
   }
@@ -79,9 +101,14 @@ export class KeysHolder implements KeySource {
   apply(entries: readonly KeyEntry[], next: bigint): void {
     for (const e of entries) {
       if (this.failure) break
+      // Read already (a base's, A33, or a batch fetched again): applying it again could bring back a
+      // value its id has since replaced.
+      if (e.offset < this.position) continue
       // A27: the held key's continued decipher opens its next records: dropped, and the key zeroed.
       const held = this.recent.delete(e.id)
       if (held !== undefined) forgetStream(held)
+      // A33: the base's copy is hidden, not zeroed: other threads read the same bytes.
+      if (this.base?.has(e.id)) this.hidden.add(e.id)
       if (e.wrapped === null) this.table.delete(e.id)
       else this.store(e.id, e.wrapped)
     }
@@ -130,6 +157,8 @@ export class KeysFollower {
     masterKey: Buffer,
     private readonly log: Logger,
     openCacheEntries: number,
+    /** A33: see KeysHolder; with a base, the topic is read from the base's position on. */
+    private readonly from: { shared?: boolean; base?: KeysSnapshot } = {},
   ) {
     this.admin = kafka.admin()
     this.holder = new KeysHolder(
@@ -139,6 +168,7 @@ export class KeysFollower {
         return offsets.reduce((n, p) => n + BigInt(p.high), 0n)
       },
       openCacheEntries,
+      from,
     )
   }
 
@@ -149,6 +179,7 @@ export class KeysFollower {
     this.consumer = consumer
     await consumer.connect()
     await consumer.subscribe({ topic: this.topic, fromBeginning: true })
+    const base = this.from.base
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
@@ -160,6 +191,8 @@ export class KeysFollower {
         this.holder.apply(entries, BigInt(batch.lastOffset()) + 1n)
       },
     })
+    // A33: what the base holds is not read again (the holder skips it if a fetch came before the seek).
+    if (base !== undefined) consumer.seek({ topic: this.topic, partition: 0, offset: String(base.position) })
     await this.holder.caughtUp()
     this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
   }

@@ -35,7 +35,7 @@ export const USAGE = `usage: npm run replay -- [options]
   --no-dlq                          count undecodable records instead of sending them to the DLQ again
   --json                            print the summary as JSON on stdout
   --metrics-port P                  serve Prometheus metrics (progress, rows, inserts) on HOST:P/metrics while it runs
-  --workers N                       share the partitions over N threads, each holding every data key
+  --workers N                       share the partitions over N threads (one table of the data keys for all)
                                     (default REPLAY_WORKERS; at most one a partition)
                                     (as many as the cores: run in a child without GC helper threads, A32)
 Reads up to the end offsets captured at start, then stops. Progress goes to stderr every second.

@@ -7,7 +7,8 @@ import type { ProjectorConfig } from '../config.js'
 import type { Metrics } from '../consume/metrics.js'
 import type { ReplayCommand } from './args.js'
 import { createFreshDatabase, freshDatabaseName, swapDatabases, type SwapResult } from './fresh.js'
-import { loadReplayInputs, openReplayClients, storedIdFilter, type ReplayInputs } from './inputs.js'
+import { loadReplayInputs, openReplayClients, readKeysOnce, storedIdFilter, type ReplayInputs } from './inputs.js'
+import type { KeysSnapshot } from '../privacy/keys-holder.js'
 import { splitRanges } from './parts.js'
 import { planReplay, totalRecords, type PartitionRange } from './plan.js'
 import type { ReplayProgress, ReplaySummary } from './progress.js'
@@ -52,8 +53,10 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
   // One cutoff per account for the whole replay, in every part (H60).
   const at = now()
   let inputs: ReplayInputs | undefined
+  // A33: in parts, the keys the main thread read once for all of them (and for the catch-up after).
+  let keys: KeysSnapshot | undefined
   const loadInputs = async (say: (line: string) => void) =>
-    (inputs ??= await loadReplayInputs(cfg, clients, { log, note: say, metrics: io.metrics, now: () => at }))
+    (inputs ??= await loadReplayInputs(cfg, clients, { log, note: say, metrics: io.metrics, now: () => at, keys }))
   try {
     const live = cfg.clickhouse.database
     await applyMigrations(cfg.clickhouse, live, (m) => log.info(m))
@@ -89,9 +92,10 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     let summary: ReplaySummary
     if (shares.length > 1) {
       note(
-        `${shares.length} parts, each a thread over ${shares.map((s) => s.filter((r) => r.end > r.start).length).join(' / ')} partition(s), each holding every data key (A30)`,
+        `${shares.length} parts, each a thread over ${shares.map((s) => s.filter((r) => r.end > r.start).length).join(' / ')} partition(s), sharing one table of the data keys (A30, A33)`,
       )
-      summary = await replayInParts(cfg, database, shares, common, at, {
+      keys = await readKeysOnce(cfg, clients, log)
+      summary = await replayInParts(cfg, database, shares, common, at, keys, {
         log,
         note,
         metrics: io.metrics,

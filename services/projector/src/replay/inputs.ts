@@ -16,7 +16,7 @@ import { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js'
 import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
-import { KeysFollower } from '../privacy/keys-holder.js'
+import { KeysFollower, type KeysSnapshot } from '../privacy/keys-holder.js'
 import { RecordOpener } from '../privacy/record-opener.js'
 import { replayOpenEntries } from '../privacy/recent-keys.js'
 import { hourMarksFor } from '../rollup/hour-marks.js'
@@ -68,7 +68,14 @@ export interface ReplayInputs {
 export async function loadReplayInputs(
   cfg: ProjectorConfig,
   clients: ReplayClients,
-  io: { log: Logger; note: (line: string) => void; metrics?: PipelineMetrics; now: () => number },
+  io: {
+    log: Logger
+    note: (line: string) => void
+    metrics?: PipelineMetrics
+    now: () => number
+    /** A33: the keys the main thread read once for every thread: only what came after is read here. */
+    keys?: KeysSnapshot
+  },
 ): Promise<ReplayInputs> {
   const { ch, kafka, admin, producer, codec } = clients
   const { log, note } = io
@@ -82,7 +89,9 @@ export async function loadReplayInputs(
   note(
     `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly_sharded (H60)`,
   )
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
+    base: io.keys,
+  })
   // A16: the keys topic is read to its end before any record (every key is written before its records).
   const keysTopic = (await admin.listTopics()).includes(cfg.topics.keys!)
   try {
@@ -115,6 +124,28 @@ export async function loadReplayInputs(
     }),
     stop: () => keys.stop(),
   }
+}
+
+/**
+ * A33: the keys topic read once to its end into shared memory, for the threads of a replay to start from
+ * (each then reads only what comes after it); undefined when there is no keys topic.
+ */
+export async function readKeysOnce(
+  cfg: ProjectorConfig,
+  clients: ReplayClients,
+  log: Logger,
+): Promise<KeysSnapshot | undefined> {
+  if (!(await clients.admin.listTopics()).includes(cfg.topics.keys!)) return undefined
+  const keys = new KeysFollower(clients.kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
+    shared: true,
+  })
+  try {
+    await keys.start()
+  } finally {
+    // Stopped before the snapshot: the holder applies nothing after it.
+    await keys.stop()
+  }
+  return keys.holder.snapshot()
 }
 
 /** Every erasure on the erasures topic (A12), read to its end before the replay starts: a replay

@@ -1,7 +1,8 @@
 // A30: one part of a replay spread over threads (workers.ts starts it). It loads what a replay reads
-// first (inputs.ts: erasures, retention, every data key, the stored ids), says it is ready, waits for
-// the word to start, so that every part's stored ids are read before any part writes (H16), then
-// replays its share of the partitions into the target database with the one-part replayer.
+// first (inputs.ts: erasures, retention, the data keys on from the main thread's shared table (A33), the
+// stored ids), says it is ready, waits for the word to start, so that every part's stored ids are read
+// before any part writes (H16), then replays its share of the partitions into the target database with
+// the one-part replayer.
 import { parentPort, workerData } from 'node:worker_threads'
 import type { Level, Logger } from '../../../shared/src/log.js'
 import { serializeError } from '../../../shared/src/log.js'
@@ -57,6 +58,7 @@ async function run(): Promise<void> {
       note,
       metrics: task.metrics ? metrics : undefined,
       now: () => task.at,
+      keys: task.keys,
     })
     try {
       const stored = await storedIdFilter(clients.ch, task.database, task.planned, note, log)

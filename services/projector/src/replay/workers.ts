@@ -1,10 +1,10 @@
 // A30: a replay spread over worker threads. The one-part replay decodes, opens and transcodes every
 // record in one thread, and that thread, not the machine, bounds its rate (BENCHMARKS.md, "How busy
 // the machine is during a replay"). Each part here is that same replayer (part-worker.ts) over a share
-// of the partitions (parts.ts), with its own clients, filters and keys, writing into the same database;
-// a partition is read by one part only, so each person's records keep their order. The main thread
-// starts the parts once all have loaded, adds up their progress, metrics and summaries, and fails the
-// replay, stopping the others, when one part fails.
+// of the partitions (parts.ts), with its own clients and filters, and the keys the main thread read once
+// into shared memory (A33), writing into the same database; a partition is read by one part only, so
+// each person's records keep their order. The main thread starts the parts once all have loaded, adds up
+// their progress, metrics and summaries, and fails the replay, stopping the others, when one part fails.
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
@@ -15,6 +15,7 @@ import { mergeProgress, mergeSummaries } from './parts.js'
 import { totalRecords, type PartitionRange } from './plan.js'
 import type { ReplayProgress, ReplaySummary } from './progress.js'
 import type { ReplayOptions } from './replayer.js'
+import type { KeysSnapshot } from '../privacy/keys-holder.js'
 
 /** What a part is given (structured-cloned into its thread). */
 export interface PartTask {
@@ -28,6 +29,8 @@ export interface PartTask {
   }
   /** The clock reading the accounts' retention cutoffs are taken at: the same in every part (H60). */
   at: number
+  /** A33: the keys topic as the main thread read it, in shared memory (none without a keys topic). */
+  keys: KeysSnapshot | undefined
   /** Whether this part says what it loaded (the first one does, for all). */
   notes: boolean
   /** Whether to count rows, inserts and dead letters into the main thread's metrics. */
@@ -131,12 +134,13 @@ export async function replayInParts(
   shares: PartitionRange[][],
   options: PartTask['options'],
   at: number,
+  keys: KeysSnapshot | undefined,
   io: PartsIo,
 ): Promise<ReplaySummary> {
   const planned = shares.reduce((n, ranges) => n + totalRecords(ranges), 0)
   const metrics = io.metrics !== undefined
   const parts = shares.map(
-    (ranges, i) => new Part({ cfg, database, ranges, planned, options, at, notes: i === 0, metrics }, i, io),
+    (ranges, i) => new Part({ cfg, database, ranges, planned, options, at, keys, notes: i === 0, metrics }, i, io),
   )
   let timer: NodeJS.Timeout | undefined
   let ok = false
