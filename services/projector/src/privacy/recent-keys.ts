@@ -1,5 +1,5 @@
 // A21: the data keys the decode step asked for lately, each the same Buffer for as long as it is held, so
-// the stream reader's continued decipher (key-stream.ts, A18: one per key object, in a WeakMap) is found
+// the stream reader's continued decipher (key-stream.ts, A18: one per key object, kept on it) is found
 // again for the key's next record instead of paying `createDecipheriv` a record. Bounded
 // (PRIVACY_OPEN_CACHE_ENTRIES): each held key keeps a decipher context alive, which the packed table (A16)
 // could not afford for every key; a key dropped here frees its decipher with its Buffer.

@@ -117,8 +117,12 @@ interface Reader {
   offset: number
 }
 /** The reader's side: a decipher per key object, continued while its records arrive in stream order (a
- *  replay reads them so); any other offset starts a decipher there. Weak, so a forgotten key frees it. */
-const readers = new WeakMap<Buffer, Reader>()
+ *  replay reads them so); any other offset starts a decipher there. Kept on the key object itself, so a
+ *  forgotten key frees it, and a record finds it without a lookup in a table of every held key (a
+ *  WeakMap's was a cache miss a record once the keys outnumber the caches, and its entries cost every
+ *  full collection a pass of their own). */
+const READER = Symbol('stream reader')
+type ReadKey = Buffer & { [READER]?: Reader }
 /** A21: a forward gap up to this many bytes is deciphered over instead of met with a new decipher: the
  *  key's records on the other event topic (events and identifies share a person's key), or bytes of a
  *  request that failed after sealing (A18). Measured (CPU a call): `update` over 1 KiB 1.2-1.8 µs, a new
@@ -131,14 +135,14 @@ const GAP = Buffer.alloc(MAX_GAP)
 export function openStream(key: Buffer, sealed: Buffer, start = 0, end = sealed.length): Buffer {
   if (end - start < OFFSET_BYTES) throw new RangeError('sealed value too short')
   const offset = sealed.readUIntBE(start, OFFSET_BYTES)
-  let r = readers.get(key)
+  let r = (key as ReadKey)[READER]
   const gap = r === undefined ? -1 : offset - r.offset
   if (r !== undefined && gap > 0 && gap <= MAX_GAP) r.decipher.update(GAP.subarray(0, gap))
   else if (r === undefined || gap !== 0) {
     r = { decipher: createDecipheriv(CIPHER, key, counterBlock(offset)), offset }
     const skip = offset % BLOCK
     if (skip > 0) r.decipher.update(Buffer.alloc(skip))
-    readers.set(key, r)
+    ;(key as ReadKey)[READER] = r
   }
   const body = r.decipher.update(sealed.subarray(start + OFFSET_BYTES, end))
   r.offset = offset + body.length
@@ -148,7 +152,7 @@ export function openStream(key: Buffer, sealed: Buffer, start = 0, end = sealed.
 /** A27: a key dropped for a tombstone (or a new value of its id): its continued decipher is let go and its
  *  bytes are zeroed, so it opens no record again, even through a reference taken before the tombstone. */
 export function forgetStream(key: Buffer): void {
-  readers.delete(key)
+  ;(key as ReadKey)[READER] = undefined
   key.fill(0)
 }
 
