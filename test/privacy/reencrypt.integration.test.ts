@@ -4,46 +4,23 @@
 // there as stubs no key opens (their usage counts). A run killed mid-way and run again leaves every
 // record exactly once.
 import t from 'tap'
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { startServices, type TestServices } from '../support/harness.js'
 import { readTopic, type RawRecord } from '../support/read-topic.js'
+import { runCli, type CliRun } from '../support/run-cli.js'
 import { openAdmin, openPrivacy } from '../../scripts/admin-context.js'
 import { decryptRecord, unwrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { loadIngestConfig } from '../../services/ingest/src/config.js'
 
 /** The history a deployment wrote before it turned sealing on (A29: on by default; reencrypt-plan.ts's steps). */
 const CLEAR = { PRIVACY_ENCRYPT: 'false' }
-const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..')
 const MARK = `rk${Date.now().toString(36)}q`
 const encodings = (s: string) => [s, Buffer.from(s).toString('base64'), Buffer.from(s).toString('hex')]
 const holds = (r: RawRecord, s: string) =>
   [r.key, r.value].some((b) => b !== null && encodings(s).some((e) => b.includes(Buffer.from(e))))
 
 /** The tool as an operator runs it, as a child process; `onStart` gets it to kill it. */
-function runTool(
-  s: TestServices,
-  args: string[],
-  onStart?: (kill: () => void) => void,
-): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/privacy.ts'), 'reencrypt', ...args], {
-    cwd: ROOT,
-    env: s.env,
-  })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d) => (err += d))
-  onStart?.(() => child.kill('SIGKILL'))
-  // A run that hangs fails the test with what it printed, rather than the file's timeout.
-  const guard = setTimeout(() => child.kill('SIGTERM'), 180_000)
-  return new Promise((resolve) =>
-    child.on('exit', (code, signal) => {
-      clearTimeout(guard)
-      resolve({ code, signal, out, err })
-    }),
-  )
+function runTool(s: TestServices, args: string[], onStart?: (kill: () => void) => void): Promise<CliRun> {
+  return runCli('scripts/privacy.ts', ['reencrypt', ...args], s.env, (child) => onStart?.(() => child.kill('SIGKILL')))
 }
 
 async function decodeAll(s: TestServices, records: RawRecord[]) {

@@ -2,45 +2,22 @@
 // the garbage collector's helper threads. What its user sees must not change: the same output and exit
 // code, and a SIGTERM to the command stops the replay (the child is never left running on its own).
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { startServices, type TestServices } from '../support/harness.js'
+import { runCli, type CliRun } from '../support/run-cli.js'
 
-const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..')
 const FILL = Math.max(2, availableParallelism())
 
-interface Run {
-  code: number | null
-  out: string
-  err: string
-}
-
-/** `npm run replay -- ...` as its user runs it; `onNote` sees each stderr line as it comes. */
+/** `npm run replay -- ...` as its user runs it; `onLine` sees each stderr line as it comes. */
 function replayCli(
   s: TestServices,
   args: string[],
   onLine?: (line: string, kill: (sig: NodeJS.Signals) => void) => void,
-) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'services/projector/src/replay/cli.ts'), ...args],
-    { cwd: ROOT, env: s.env },
-  )
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d) => (out += d))
-  child.stderr.on('data', (d: Buffer) => {
-    for (const line of d.toString().split('\n')) if (line) onLine?.(line, (sig) => child.kill(sig))
-    err += d
-  })
-  const guard = setTimeout(() => child.kill('SIGKILL'), 180_000)
-  return new Promise<Run>((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(guard)
-      resolve({ code, out, err })
+): Promise<CliRun> {
+  return runCli('services/projector/src/replay/cli.ts', args, s.env, (child) =>
+    child.stderr.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line) onLine?.(line, (sig) => child.kill(sig))
     }),
   )
 }

@@ -6,7 +6,15 @@ import { availableParallelism } from 'node:os'
 import { loadProjectorConfig } from '../config.js'
 import { Metrics } from '../consume/metrics.js'
 import { createLogger } from '../../../shared/src/log.js'
-import { formatProgress, formatSummary, parseReplayArgs, runReplayCommand, USAGE, UsageError } from './index.js'
+import {
+  formatProgress,
+  formatSummary,
+  parseReplayArgs,
+  requestedThreads,
+  runReplayCommand,
+  USAGE,
+  UsageError,
+} from './index.js'
 import { needsOwnGcProcess, rerunWithOwnGc } from './own-gc.js'
 
 async function main(argv: string[]): Promise<number> {
@@ -18,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
   const cfg = loadProjectorConfig(process.env)
   const log = createLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'replay' })
   const err = (line: string) => process.stderr.write(line + '\n')
-  if (needsOwnGcProcess(cmd.workers ?? cfg.replayWorkers, availableParallelism(), process.execArgv))
+  if (needsOwnGcProcess(requestedThreads(cfg, cmd), availableParallelism(), process.execArgv))
     return rerunWithOwnGc(argv, err)
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
   const server = metrics ? await serveMetrics(metrics, cfg.host, cmd.metricsPort!) : undefined

@@ -44,6 +44,12 @@ export interface ReplayIo {
   now?: () => number
 }
 
+/** A30: the threads a replay is asked for (`--workers`, else REPLAY_WORKERS); no more run than partitions
+ *  with records (splitRanges). */
+export function requestedThreads(cfg: ProjectorConfig, cmd: ReplayCommand): number {
+  return cmd.workers ?? cfg.replayWorkers
+}
+
 export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand, io: ReplayIo): Promise<ReplayReport> {
   const { log } = io
   const note = io.note ?? (() => undefined)
@@ -88,7 +94,7 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
       io.metrics?.replayProgress(p)
       io.onProgress?.(p, phase)
     }
-    const shares = splitRanges(ranges, cmd.workers ?? cfg.replayWorkers)
+    const shares = splitRanges(ranges, requestedThreads(cfg, cmd))
     let summary: ReplaySummary
     if (shares.length > 1) {
       note(
