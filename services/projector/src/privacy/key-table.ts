@@ -39,19 +39,25 @@ export class KeyTable {
   /** A33: an image's reader; it never writes, so threads may read it at once. */
   private readOnly = false
 
-  /** `shared`: the table's bytes live in shared memory, so its image() can be read by other threads. */
-  constructor(private readonly shared = false) {
-    this.table = this.alloc(MIN_SLOTS * SLOT)
+  /** `shared`: the table's bytes live in shared memory, so its image() can be read by other threads. With
+   *  `image`, a read-only table over those bytes (over()). */
+  constructor(
+    private readonly shared = false,
+    image?: KeyTableImage,
+  ) {
+    if (image === undefined) {
+      this.table = this.alloc(MIN_SLOTS * SLOT)
+      return
+    }
+    this.table = Buffer.from(image.buffer)
+    this.slots = image.slots
+    this.count = image.count
+    this.readOnly = true
   }
 
   /** A read-only table over an image another thread filled (and no longer changes). */
   static over(image: KeyTableImage): KeyTable {
-    const t = new KeyTable()
-    t.table = Buffer.from(image.buffer)
-    t.slots = image.slots
-    t.count = image.count
-    t.readOnly = true
-    return t
+    return new KeyTable(false, image)
   }
 
   /** The table's shared bytes and shape; its writer must not change it once others read it. */
