@@ -32,7 +32,7 @@ import { createEventLogClients, prepareEventLog } from '../../shared/src/event-l
 import type { ClusterAccess } from './clickhouse/mutation-places.js'
 import { ErasureWorker } from './privacy/erasure-worker.js'
 import { writeUsageStubs, type UsageStub } from './privacy/usage-stubs.js'
-import { KeysFollower } from './privacy/keys-holder.js'
+import { KeysFollower, recentKeysSince } from './privacy/keys-holder.js'
 import { RecordOpener } from './privacy/record-opener.js'
 import { withRefusalProjection } from './refusals/refusals-projection.js'
 import { countSettings, hourMarksFor } from './rollup/hour-marks.js'
@@ -50,8 +50,11 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const metrics = new Metrics()
   const hub = new LiveHub({ maxStreams: cfg.live.maxStreams, maxStreamsPerAccount: cfg.live.maxStreamsPerAccount })
   metrics.liveSubscribers(() => hub.subscribers)
-  // A16: sealed records are opened with the keys the holder reads from the keys topic.
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries)
+  // A16: sealed records are opened with the keys the holder reads from the keys topic; A34: this month's
+  // and last month's first, so projecting starts before a large topic's older keys are read.
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
+    recentSince: recentKeysSince(Date.now()),
+  })
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
   const clients = { kafka, codec, producer, ch }
   const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys, metrics)

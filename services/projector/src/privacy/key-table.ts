@@ -12,7 +12,7 @@ const MIN_SLOTS = 1024
 
 /** The 16 bytes of an id a slot holds; an all-zero hash marks an empty slot (an id hashing to it is
  * held one bit changed: it cannot collide with another id in any way that matters). */
-function idHash(id: string): Buffer {
+export function idHash(id: string): Buffer {
   // A24: the one-shot `hash` (no Hash object a call) is the same SHA-256 at about half the CPU of
   // `createHash(...).update().digest()`; it is paid on every miss of the open cache (recent-keys.ts).
   const h = hash('sha256', id, 'buffer').subarray(0, HASH_BYTES)
@@ -81,21 +81,22 @@ export class KeyTable {
     return at < 0 ? undefined : Buffer.from(this.table.subarray(at * SLOT + HASH_BYTES, (at + 1) * SLOT))
   }
 
-  has(id: string): boolean {
-    return this.find(idHash(id)) >= 0
+  /** `hash`: idHash(id), when the caller has it already (A34: an id looked up in two tables). */
+  has(id: string, hash = idHash(id)): boolean {
+    return this.find(hash) >= 0
   }
 
-  set(id: string, key: Buffer): void {
+  set(id: string, key: Buffer, hash = idHash(id)): void {
     this.writable()
     if (key.length !== KEY_BYTES) throw new RangeError(`a data key is ${KEY_BYTES} bytes, not ${key.length}`)
     if ((this.count + 1) * 4 > this.slots * 3) this.grow()
-    this.put(idHash(id), key)
+    this.put(hash, key)
   }
 
   /** A tombstone on the keys topic: the key is erased (A12) or its month expired (H60). */
-  delete(id: string): boolean {
+  delete(id: string, hash = idHash(id)): boolean {
     this.writable()
-    const at = this.find(idHash(id))
+    const at = this.find(hash)
     if (at < 0) return false
     this.removeAt(at)
     return true

@@ -2,7 +2,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { dataKeyId, KeyStream, openStream, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { KeyTable } from './key-table.js'
-import { KeysHolder, KeyUnwrapError } from './keys-holder.js'
+import { KeysHolder, KeyUnwrapError, recentKeysSince } from './keys-holder.js'
 import { RecentKeys, replayOpenEntries } from './recent-keys.js'
 import { loadProjectorConfig } from '../config.js'
 import { ConfigError } from '../../../shared/src/env.js'
@@ -70,6 +70,41 @@ t.test('the holder unwraps keys, forgets tombstoned ones, and waits for the topi
   t.equal(holder.keyFor(idOf(1)), undefined, 'a tombstone removes the key')
   t.ok(holder.keyFor(idOf(2)), 'the key read while waiting is held')
   t.equal(holder.size, 2)
+})
+
+t.test('A34: read from a recent offset first, the older entries never shadow or bring back a newer one', async (t) => {
+  // The topic: offsets 0-3 older (a key, a key later tombstoned, a first value, a key later re-read and
+  // opened), 4-6 recent (a new key, the id of offset 2 given a new value, the tombstone of offset 1).
+  const [a, b, x1, x2, r, o] = Array.from({ length: 6 }, () => randomBytes(32))
+  const holder = new KeysHolder(master, async () => 7n, 100)
+  holder.startAt(4n)
+  holder.apply([entry(idOf(9), r, 4), entry(idOf(2), x2, 5), entry(idOf(1), null, 6)], 7n)
+  await holder.recentCaughtUp()
+  t.same(holder.keyFor(idOf(9)), r, 'a recent key is held once the recent part is read')
+  t.same(holder.keyFor(idOf(2)), x2, "an id's newer value")
+  t.equal(holder.keyFor(idOf(0)), undefined, 'an older key is not held yet')
+  let all = false
+  const waiting = holder.caughtUp().then(() => (all = true))
+  await new Promise((r) => setImmediate(r))
+  t.equal(all, false, 'caughtUp waits for the older part')
+  holder.applyOlder([entry(idOf(0), a, 0), entry(idOf(1), b, 1), entry(idOf(2), x1, 2), entry(idOf(3), o, 3)])
+  const opened = holder.keyFor(idOf(3))
+  holder.applyOlder([entry(idOf(3), null, 3), entry(idOf(9), randomBytes(32), 4)])
+  holder.olderRead()
+  await waiting
+  t.equal(all, true, 'caught up once the older part is read')
+  t.same(holder.keyFor(idOf(0)), a, 'an older key is held')
+  t.equal(holder.keyFor(idOf(1)), undefined, 'a key tombstoned in the recent part is not brought back')
+  t.same(holder.keyFor(idOf(2)), x2, 'an older value does not shadow the newer one')
+  t.same(holder.keyFor(idOf(9)), r, 'an entry at or past the split is not applied twice')
+  t.equal(holder.keyFor(idOf(3)), undefined, 'an older tombstone removes an older key')
+  t.ok(opened?.equals(Buffer.alloc(32)), 'and zeroes its opened copy (A27)')
+  t.equal(holder.size, 3)
+})
+
+t.test('A34: the recent part starts a day before the previous UTC month', async (t) => {
+  t.equal(new Date(recentKeysSince(Date.UTC(2026, 11, 5, 21, 0))).toISOString(), '2026-10-31T00:00:00.000Z')
+  t.equal(new Date(recentKeysSince(Date.UTC(2026, 0, 1, 0, 0))).toISOString(), '2025-11-30T00:00:00.000Z')
 })
 
 t.test('a key the master key does not open stops the holder instead of reading as gone', async (t) => {

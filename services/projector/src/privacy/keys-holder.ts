@@ -9,7 +9,7 @@ import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js
 import { forgetStream, unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
-import { KeyTable, type KeyTableImage } from './key-table.js'
+import { idHash, KeyTable, type KeyTableImage } from './key-table.js'
 import { RecentKeys } from './recent-keys.js'
 
 /** A key on the keys topic that the master key does not open: a wrong PRIVACY_MASTER_KEY. Nothing may
@@ -56,7 +56,12 @@ export class KeysHolder implements KeySource {
   /** The next offset to read: every record before it has been applied. */
   private position = 0n
   private failure: KeyUnwrapError | undefined
-  private waiters: Array<{ end: bigint; resolve: () => void; reject: (e: Error) => void }> = []
+  /** A34: when the topic is read from a recent offset first: the keys of the entries below `before`
+   *  (applyOlder(), a table of their own, so an id's older entries are applied in order while one with an
+   *  entry from `before` on is never touched), the ids tombstoned from `before` on (whose older keys are
+   *  never served), and whether every older entry has been applied. */
+  private older: { before: bigint; table: KeyTable; tombstoned: Set<string>; read: boolean } | undefined
+  private waiters: Array<{ end: bigint; all: boolean; resolve: () => void; reject: (e: Error) => void }> = []
 
   constructor(
     private readonly masterKey: Buffer,
@@ -74,7 +79,7 @@ export class KeysHolder implements KeySource {
   }
 
   get size(): number {
-    return (this.base?.size ?? 0) - this.hidden.size + this.table.size
+    return (this.base?.size ?? 0) - this.hidden.size + this.table.size + (this.older?.table.size ?? 0)
   }
 
   /** A33: the keys read so far, in shared memory, and where the reading stopped; this holder must not
@@ -93,7 +98,10 @@ export class KeysHolder implements KeySource {
   keyFor(id: string): Buffer | undefined {
     const held = this.recent.get(id)
     if (held !== undefined) return held
-    const key = this.table.get(id) ?? (this.base === undefined || this.hidden.has(id) ? undefined : this.base.get(id))
+    const key =
+      this.table.get(id) ??
+      this.olderKey(id) ??
+      (this.base === undefined || this.hidden.has(id) ? undefined : this.base.get(id))
     if (key !== undefined) this.recent.add(id, key)
     return key
   }
@@ -109,25 +117,83 @@ export class KeysHolder implements KeySource {
       if (held !== undefined) forgetStream(held)
       // A33: the base's copy is hidden, not zeroed: other threads read the same bytes.
       if (this.base?.has(e.id)) this.hidden.add(e.id)
-      if (e.wrapped === null) this.table.delete(e.id)
-      else this.store(e.id, e.wrapped)
+      // A34: an older key of the id goes, whether this is a tombstone or a new value.
+      this.older?.table.delete(e.id)
+      if (e.wrapped === null) {
+        this.table.delete(e.id)
+        if (this.older?.read === false) this.older.tombstoned.add(e.id)
+      } else this.store(this.table, e.id, e.wrapped)
     }
     if (next > this.position) this.position = next
     this.settle()
   }
 
+  /** A34: the topic is read from `offset` on first (apply()); the entries before it come later, through
+   *  applyOlder(), and caughtUp() waits for them too. */
+  startAt(offset: bigint): void {
+    this.position = offset
+    this.older = { before: offset, table: new KeyTable(), tombstoned: new Set(), read: false }
+  }
+
+  /** A34: entries from below the offset startAt() began at, in the topic's order. An id that has a value
+   *  or a tombstone from that offset on is left as it is: an older entry never shadows a newer one. */
+  applyOlder(entries: readonly KeyEntry[]): void {
+    const older = this.older
+    if (older === undefined) return
+    for (const e of entries) {
+      if (this.failure) break
+      if (older.read || e.offset >= older.before || older.tombstoned.has(e.id)) continue
+      // One SHA-256 of the id for both tables.
+      const hash = idHash(e.id)
+      if (this.table.has(e.id, hash)) continue
+      // An earlier older entry of this id may have been opened since (A27, as in apply()).
+      const held = this.recent.delete(e.id)
+      if (held !== undefined) forgetStream(held)
+      if (e.wrapped === null) older.table.delete(e.id, hash)
+      else this.store(older.table, e.id, e.wrapped, hash)
+    }
+  }
+
+  /** A34: every entry below startAt()'s offset has been applied. */
+  olderRead(): void {
+    if (this.older !== undefined) {
+      this.older.read = true
+      // Every id it names was kept out of the older table, and later ones delete from it (apply()).
+      this.older.tombstoned.clear()
+    }
+    this.settle()
+  }
+
+  private olderKey(id: string): Buffer | undefined {
+    const older = this.older
+    return older === undefined || older.tombstoned.has(id) ? undefined : older.table.get(id)
+  }
+
   async caughtUp(): Promise<void> {
+    await this.readTo(true)
+  }
+
+  /** A34: caughtUp() for the part read first (from startAt()'s offset), older entries still to come. */
+  async recentCaughtUp(): Promise<void> {
+    await this.readTo(false)
+  }
+
+  private async readTo(all: boolean): Promise<void> {
     const end = await this.endOffset()
     if (this.failure) throw this.failure
-    if (this.position >= end) return
+    if (this.reached(end, all)) return
     await new Promise<void>((resolve, reject) => {
-      this.waiters.push({ end, resolve, reject })
+      this.waiters.push({ end, all, resolve, reject })
     })
   }
 
-  private store(id: string, wrapped: Buffer): void {
+  private reached(end: bigint, all: boolean): boolean {
+    return this.position >= end && (!all || this.older === undefined || this.older.read)
+  }
+
+  private store(table: KeyTable, id: string, wrapped: Buffer, hash?: Buffer): void {
     try {
-      this.table.set(id, unwrapDataKey(this.masterKey, id, wrapped))
+      table.set(id, unwrapDataKey(this.masterKey, id, wrapped), hash)
     } catch (err) {
       this.failure = new KeyUnwrapError(err)
     }
@@ -138,11 +204,22 @@ export class KeysHolder implements KeySource {
     this.waiters = []
     for (const w of waiting) {
       if (this.failure) w.reject(this.failure)
-      else if (this.position >= w.end) w.resolve()
+      else if (this.reached(w.end, w.all)) w.resolve()
       else this.waiters.push(w)
     }
   }
 }
+
+/** A34: where the live projector starts reading the keys topic: keys written since the start of the
+ *  previous UTC month, less a day for clocks (a record's key is minted when ingest first seals a record of
+ *  that person and received month, so the records of this month and the last are sealed with such keys). */
+export function recentKeysSince(nowMs: number): number {
+  const now = new Date(nowMs)
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1) - 24 * 3600_000
+}
+
+/** A34: a wait between attempts of the older part's read when Kafka fails it. */
+const OLDER_RETRY_MS = 1000
 
 /** Follows the keys topic (one partition, A15) from its start into `holder`; created at the edge (main.ts,
  * the replay), started before the records are read. */
@@ -150,6 +227,10 @@ export class KeysFollower {
   readonly holder: KeysHolder
   private readonly admin: Admin
   private consumer: Consumer | undefined
+  /** A34: the older part's reader while it runs, and what ends its wait when the follower stops. */
+  private olderConsumer: Consumer | undefined
+  private endOlderWait: (() => void) | undefined
+  private stopped = false
 
   constructor(
     private readonly kafka: Kafka,
@@ -157,8 +238,10 @@ export class KeysFollower {
     masterKey: Buffer,
     private readonly log: Logger,
     openCacheEntries: number,
-    /** A33: see KeysHolder; with a base, the topic is read from the base's position on. */
-    private readonly from: { shared?: boolean; base?: KeysSnapshot } = {},
+    /** A33: see KeysHolder; with a base, the topic is read from the base's position on. A34: with
+     *  `recentSince` (ms), start() reads the keys written since then first and resolves; the older ones
+     *  follow in the background. */
+    private readonly from: { shared?: boolean; base?: KeysSnapshot; recentSince?: number } = {},
   ) {
     this.admin = kafka.admin()
     this.holder = new KeysHolder(
@@ -172,33 +255,95 @@ export class KeysFollower {
     )
   }
 
-  /** Resolves once everything on the keys topic as of now is held. */
+  /** Resolves once everything on the keys topic as of now is held; A34: with `recentSince`, once what was
+   *  written since then is (caughtUp() waits for the rest). */
   async start(): Promise<void> {
     await this.admin.connect()
+    const base = this.from.base
+    const split = base === undefined && this.from.recentSince !== undefined ? await this.splitAt() : 0n
+    if (split > 0n) this.holder.startAt(split)
     const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
     this.consumer = consumer
     await consumer.connect()
     await consumer.subscribe({ topic: this.topic, fromBeginning: true })
-    const base = this.from.base
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
-        const entries = batch.messages.map((m) => ({
-          id: m.key?.toString('utf8') ?? '',
-          wrapped: m.value ?? null,
-          offset: BigInt(m.offset),
-        }))
-        this.holder.apply(entries, BigInt(batch.lastOffset()) + 1n)
+        this.holder.apply(entriesOf(batch.messages), BigInt(batch.lastOffset()) + 1n)
       },
     })
     // A33: what the base holds is not read again (the holder skips it if a fetch came before the seek).
-    if (base !== undefined) consumer.seek({ topic: this.topic, partition: 0, offset: String(base.position) })
-    await this.holder.caughtUp()
-    this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
+    // A34: nor, for now, what lies before the split.
+    const from = base?.position ?? split
+    if (from > 0n) consumer.seek({ topic: this.topic, partition: 0, offset: String(from) })
+    if (split === 0n) {
+      await this.holder.caughtUp()
+      this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
+      return
+    }
+    await this.holder.recentCaughtUp()
+    this.log.info('recent keys read; older keys follow', {
+      topic: this.topic,
+      keys: this.holder.size,
+      since: new Date(this.from.recentSince!).toISOString(),
+      offset: String(split),
+    })
+    void this.readOlder(split)
   }
 
   async stop(): Promise<void> {
+    this.stopped = true
+    this.endOlderWait?.()
+    await this.olderConsumer?.disconnect().catch(() => undefined)
     await this.consumer?.disconnect().catch(() => undefined)
     await this.admin.disconnect().catch(() => undefined)
   }
+
+  /** The first offset written at or after `recentSince`; 0 (read it all in order) when that is the start. */
+  private async splitAt(): Promise<bigint> {
+    const [p] = await this.admin.fetchTopicOffsetsByTimestamp(this.topic, this.from.recentSince)
+    return p === undefined ? 0n : BigInt(p.offset)
+  }
+
+  /** A34: the entries below `split`, from the topic's start, into the holder; retried until read or stopped. */
+  private async readOlder(split: bigint): Promise<void> {
+    while (!this.stopped) {
+      const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+      this.olderConsumer = consumer
+      try {
+        const read = new Promise<void>((resolve) => {
+          this.endOlderWait = resolve
+        })
+        await consumer.connect()
+        await consumer.subscribe({ topic: this.topic, fromBeginning: true })
+        await consumer.run({
+          autoCommit: false,
+          eachBatch: async ({ batch }) => {
+            this.holder.applyOlder(entriesOf(batch.messages))
+            if (BigInt(batch.lastOffset()) + 1n >= split) this.endOlderWait?.()
+          },
+        })
+        await read
+        if (this.stopped) return
+        this.holder.olderRead()
+        this.log.info('keys topic read to its end', { topic: this.topic, keys: this.holder.size })
+        return
+      } catch (err) {
+        if (this.stopped) return
+        this.log.warn('reading the older keys failed; retrying', { topic: this.topic, error: String(err) })
+        await new Promise((r) => setTimeout(r, OLDER_RETRY_MS))
+      } finally {
+        await consumer.disconnect().catch(() => undefined)
+        this.olderConsumer = undefined
+      }
+    }
+  }
+}
+
+function entriesOf(messages: ReadonlyArray<{ key: Buffer | null; value: Buffer | null; offset: string }>): KeyEntry[] {
+  return messages.map((m) => ({
+    id: m.key?.toString('utf8') ?? '',
+    wrapped: m.value ?? null,
+    offset: BigInt(m.offset),
+  }))
 }
