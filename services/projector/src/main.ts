@@ -60,6 +60,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   const erasures = erasureWorker(cfg, clients, hub, () => projector.settled(), log, keys, metrics)
   metrics.erasures(() => erasures.pending())
   metrics.dataKeys(() => keys.holder.size)
+  metrics.olderDataKeys(() => keys.holder.readingOlder)
   // U25: the writer marks the hours it wrote; the recount (hourRecount) counts them once closed.
   const writer = createWriter(ch, cfg, metrics, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)

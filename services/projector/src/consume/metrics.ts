@@ -23,6 +23,7 @@ export class Metrics implements ErasureMetrics {
   private subscribers: () => number = () => 0
   private erasuresPending: () => Record<ErasureStep, number> = () => pendingSteps([], false)
   private keysHeld: () => number = () => 0
+  private olderKeysReading: () => boolean = () => false
   private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({
     pendingRows: 0,
     peakPendingRows: 0,
@@ -170,6 +171,14 @@ export class Metrics implements ErasureMetrics {
       },
     })
     new Gauge({
+      name: 'projector_data_keys_older_reading',
+      help: "1 while the keys holder reads the keys topic's older keys after a start (A34): a record whose key is older waits until 0.",
+      registers: [r],
+      collect() {
+        this.set(self.olderKeysReading() ? 1 : 0)
+      },
+    })
+    new Gauge({
       name: 'projector_live_subscribers',
       help: 'Clients connected to the /live feed.',
       registers: [r],
@@ -197,6 +206,11 @@ export class Metrics implements ErasureMetrics {
   /** Where the count of held data keys comes from (the keys holder). */
   dataKeys(source: () => number) {
     this.keysHeld = source
+  }
+
+  /** Whether the keys holder is still reading the older keys after a start (A34). */
+  olderDataKeys(source: () => boolean) {
+    this.olderKeysReading = source
   }
 
   stepDone(step: ErasureStep, secondsSinceRequest: number) {

@@ -83,6 +83,7 @@ t.test('A34: read from a recent offset first, the older entries never shadow or 
   t.same(holder.keyFor(idOf(9)), r, 'a recent key is held once the recent part is read')
   t.same(holder.keyFor(idOf(2)), x2, "an id's newer value")
   t.equal(holder.keyFor(idOf(0)), undefined, 'an older key is not held yet')
+  t.equal(holder.readingOlder, true, 'the older part is being read')
   let all = false
   const waiting = holder.caughtUp().then(() => (all = true))
   await new Promise((r) => setImmediate(r))
@@ -93,6 +94,7 @@ t.test('A34: read from a recent offset first, the older entries never shadow or 
   holder.olderRead()
   await waiting
   t.equal(all, true, 'caught up once the older part is read')
+  t.equal(holder.readingOlder, false)
   t.same(holder.keyFor(idOf(0)), a, 'an older key is held')
   t.equal(holder.keyFor(idOf(1)), undefined, 'a key tombstoned in the recent part is not brought back')
   t.same(holder.keyFor(idOf(2)), x2, 'an older value does not shadow the newer one')

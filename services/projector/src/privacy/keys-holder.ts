@@ -154,6 +154,11 @@ export class KeysHolder implements KeySource {
     }
   }
 
+  /** A34: whether entries below startAt()'s offset are still to come. */
+  get readingOlder(): boolean {
+    return this.older !== undefined && !this.older.read
+  }
+
   /** A34: every entry below startAt()'s offset has been applied. */
   olderRead(): void {
     if (this.older !== undefined) {
