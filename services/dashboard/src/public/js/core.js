@@ -57,6 +57,16 @@ export function h(tag, attrs = {}, ...children) {
   return el
 }
 
+/**
+ * A titled panel, the dashboard's card: its h2 (text, a node, or several) and then its children.
+ * @param {any} title
+ * @param {...any} children
+ * @returns {HTMLDivElement}
+ */
+export function panel(title, ...children) {
+  return h('div', { class: 'panel' }, h('h2', {}, title), ...children)
+}
+
 /** @param {string} name */
 export function cookie(name) {
   const m = document.cookie.split('; ').find((c) => c.startsWith(name + '='))

@@ -1,4 +1,4 @@
-import { api, errorBox, fmtNum, fmtTime, h, stillCurrent } from './core.js'
+import { api, errorBox, fmtNum, fmtTime, h, panel, stillCurrent } from './core.js'
 
 // ---- erasure of one user (A12, docs/privacy.md): a confirmation saying what happens, then the receipt ----
 /** @param {string} userId */
@@ -30,15 +30,7 @@ export function erasePanel(userId) {
     },
     'Erase this user',
   )
-  return h(
-    'div',
-    { class: 'panel' },
-    h('h2', {}, 'Privacy'),
-    h('label', {}, suppress, ' refuse new events for this user id'),
-    ' ',
-    btn,
-    receipt,
-  )
+  return panel('Privacy', h('label', {}, suppress, ' refuse new events for this user id'), ' ', btn, receipt)
 }
 
 /** Shows the receipt step by step until the last copy is gone from disk (or the page is left): every
@@ -126,10 +118,8 @@ export function erasuresPanel() {
     },
     (err) => body.replaceChildren(errorBox(err)),
   )
-  return h(
-    'div',
-    { class: 'panel' },
-    h('h2', {}, 'Erasures'),
+  return panel(
+    'Erasures',
     h(
       'p',
       { class: 'muted' },

@@ -1,4 +1,4 @@
-import { $, api, errorBox, go, h, render, showNav, state } from '../core.js'
+import { $, api, errorBox, go, h, panel, render, showNav, state } from '../core.js'
 import { passwordRule } from '../password-rule.js'
 import { erasuresPanel } from '../erasure.js'
 
@@ -92,18 +92,14 @@ export function accountPage() {
   )
   render(
     h('h1', {}, 'Account'),
-    h(
-      'div',
-      { class: 'panel' },
-      h('h2', {}, 'Change password'),
+    panel(
+      'Change password',
       h('p', { class: 'muted' }, 'Changing the password signs out every other browser and device.'),
       pwForm,
       pwMsg,
     ),
-    h(
-      'div',
-      { class: 'panel' },
-      h('h2', {}, 'Sessions'),
+    panel(
+      'Sessions',
       h(
         'p',
         { class: 'muted' },
@@ -149,10 +145,8 @@ function retentionPanel() {
     },
     (e2) => msg.replaceChildren(errorBox(e2)),
   )
-  return h(
-    'div',
-    { class: 'panel' },
-    h('h2', {}, 'Data retention'),
+  return panel(
+    'Data retention',
     h(
       'p',
       { class: 'muted' },

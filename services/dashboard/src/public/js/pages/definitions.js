@@ -1,4 +1,4 @@
-import { api, fmtNum, fmtTime, h, hashRoute, qs, render, setHashParams, stillCurrent } from '../core.js'
+import { api, fmtNum, fmtTime, h, hashRoute, panel, qs, render, setHashParams, stillCurrent } from '../core.js'
 import { envSelect } from '../events-table.js'
 
 // ---- definitions: every event name and trait key with counts, types and examples (U8) ----
@@ -45,10 +45,8 @@ export async function definitionsPage() {
     const d = await api('GET', '/definitions' + qs({ environment: env.value }))
     if (!current()) return
     box.replaceChildren(
-      h(
-        'div',
-        { class: 'panel' },
-        h('h2', {}, `Events (${d.events.length})`),
+      panel(
+        `Events (${d.events.length})`,
         h(
           'table',
           { id: 'definitions-events', class: 'cards defs' },
@@ -83,10 +81,8 @@ export async function definitionsPage() {
           ),
         ),
       ),
-      h(
-        'div',
-        { class: 'panel' },
-        h('h2', {}, `User traits (${d.traits.length})`),
+      panel(
+        `User traits (${d.traits.length})`,
         h(
           'table',
           { id: 'definitions-traits', class: 'cards defs' },

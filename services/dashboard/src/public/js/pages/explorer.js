@@ -1,4 +1,4 @@
-import { api, errorBox, fmtNum, go, h, hashRoute, qs, render, setHashParams } from '../core.js'
+import { api, errorBox, fmtNum, go, h, hashRoute, panel, qs, render, setHashParams } from '../core.js'
 import { chartWidth } from '../charts.js'
 import { envSelect, eventsTable } from '../events-table.js'
 
@@ -68,8 +68,8 @@ export async function explorerPage() {
         api('GET', '/top-events' + qs(range)),
       ])
       results.replaceChildren(
-        h('div', { class: 'panel' }, h('h2', {}, 'Top events'), topChart(top)),
-        h('div', { class: 'panel' }, h('h2', {}, `Recent events (${events.length})`), eventsTable(events)),
+        panel('Top events', topChart(top)),
+        panel(`Recent events (${events.length})`, eventsTable(events)),
       )
     } catch (e) {
       results.replaceChildren(errorBox(e))

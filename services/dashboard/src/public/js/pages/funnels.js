@@ -1,5 +1,5 @@
 // ---- funnels: persons per step within a conversion window, with drop-off (U15) ----
-import { api, fmtNum, h, hashRoute, qs, render, setHashParams, stillCurrent } from '../core.js'
+import { api, fmtNum, h, hashRoute, panel, qs, render, setHashParams, stillCurrent } from '../core.js'
 import { chartWidth } from '../charts.js'
 import { envSelect } from '../events-table.js'
 
@@ -142,9 +142,7 @@ export async function funnelsPage() {
     if (!current()) return
     /** @type {FunnelStep[]} */
     const steps = d.steps
-    box.replaceChildren(
-      h('div', { class: 'panel' }, h('h2', {}, 'Persons per step'), funnelChart(steps), funnelTable(steps)),
-    )
+    box.replaceChildren(panel('Persons per step', funnelChart(steps), funnelTable(steps)))
   }
   const form = h(
     'form',

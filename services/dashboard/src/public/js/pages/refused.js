@@ -1,7 +1,7 @@
 // ---- refused: the account's refused requests by error code over time, and the latest refused bodies (U16, H57) ----
 // Tables rather than a chart: a few codes over a few buckets read best as numbers, and a table works at
 // phone width and with a screen reader without more code (U16).
-import { api, fmtNum, fmtTime, h, hashRoute, qs, render, setHashParams, stillCurrent } from '../core.js'
+import { api, fmtNum, fmtTime, h, hashRoute, panel, qs, render, setHashParams, stillCurrent } from '../core.js'
 import { envSelect } from '../events-table.js'
 
 /** @typedef {{ time: string, code: string, count: number }} RefusedCount */
@@ -70,10 +70,8 @@ function refusedView(d) {
   return h(
     'div',
     {},
-    h(
-      'div',
-      { class: 'panel' },
-      h('h2', {}, 'Refused by error code'),
+    panel(
+      'Refused by error code',
       table(
         ['Code', 'Requests'],
         d.totals.map((c) =>
@@ -87,10 +85,8 @@ function refusedView(d) {
         'refused-totals',
       ),
     ),
-    h(
-      'div',
-      { class: 'panel' },
-      h('h2', {}, `Over time (per ${d.interval}, latest first)`),
+    panel(
+      `Over time (per ${d.interval}, latest first)`,
       table(
         ['From', 'Code', 'Requests'],
         byTime.map((c) =>
@@ -105,10 +101,8 @@ function refusedView(d) {
         'refused-counts',
       ),
     ),
-    h(
-      'div',
-      { class: 'panel' },
-      h('h2', {}, 'Latest refused requests'),
+    panel(
+      'Latest refused requests',
       d.samples.length
         ? table(['Time', 'Code', 'Message', 'Endpoint', 'Body'], d.samples.map(sampleRow), 'refused-samples')
         : h('p', { class: 'muted' }, 'No sample kept in this period.'),

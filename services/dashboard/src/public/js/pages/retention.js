@@ -1,5 +1,5 @@
 // ---- retention: weekly cohorts of persons and their returns in the weeks after (U18) ----
-import { api, fmtNum, h, hashRoute, qs, render, setHashParams, stillCurrent } from '../core.js'
+import { api, fmtNum, h, hashRoute, panel, qs, render, setHashParams, stillCurrent } from '../core.js'
 import { envSelect } from '../events-table.js'
 import { choiceSelect, pct } from './funnels.js'
 
@@ -79,14 +79,7 @@ export async function retentionPage() {
     setHashParams({ ...values, env: env.value })
     const d = await api('GET', '/retention-cohorts' + qs({ ...values, environment: env.value }))
     if (!current()) return
-    box.replaceChildren(
-      h(
-        'div',
-        { class: 'panel' },
-        h('h2', {}, 'Persons back, by week after their first'),
-        cohortTable(d.cohorts, d.weeks),
-      ),
-    )
+    box.replaceChildren(panel('Persons back, by week after their first', cohortTable(d.cohorts, d.weeks)))
   }
   const form = h(
     'form',

@@ -1,4 +1,4 @@
-import { api, errorBox, fmtNum, h, hashRoute, qs, render, stillCurrent } from '../core.js'
+import { api, errorBox, fmtNum, h, hashRoute, panel, qs, render, stillCurrent } from '../core.js'
 import { chartFrame, chartWidth } from '../charts.js'
 import { envSelect } from '../events-table.js'
 
@@ -246,10 +246,8 @@ export async function trendsPage() {
       if (!current()) return
       apiQuery.set('format', 'csv')
       results.replaceChildren(
-        h(
-          'div',
-          { class: 'panel' },
-          h('h2', {}, c.event.value.trim() || 'All events'),
+        panel(
+          c.event.value.trim() || 'All events',
           lineChart(trend, c.interval.value),
           legend(trend),
           h(

@@ -5,6 +5,7 @@ import {
   fmtTime,
   h,
   hashRoute,
+  panel,
   qs,
   render,
   setHashParams,
@@ -162,10 +163,8 @@ export async function usagePage() {
           'Accepted requests, as projected (a second behind).',
         ),
       ),
-      h(
-        'div',
-        { class: 'panel' },
-        h('h2', {}, 'Events per hour, last 3 days'),
+      panel(
+        'Events per hour, last 3 days',
         h(
           'div',
           { class: 'legend muted' },

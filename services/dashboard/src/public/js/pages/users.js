@@ -1,4 +1,4 @@
-import { api, errorBox, fmtTime, h, render, stillCurrent } from '../core.js'
+import { api, errorBox, fmtTime, h, panel, render, stillCurrent } from '../core.js'
 import { erasePanel } from '../erasure.js'
 import { eventsTable } from '../events-table.js'
 
@@ -19,10 +19,8 @@ export async function userPage(userId) {
   render(
     h('h1', {}, 'User ', h('span', { class: 'mono' }, u.user_id)),
     ...u.profiles.map((/** @type {any} */ p) =>
-      h(
-        'div',
-        { class: 'panel' },
-        h('h2', {}, h('span', { class: `badge ${p.environment}` }, p.environment), ' profile'),
+      panel(
+        [h('span', { class: `badge ${p.environment}` }, p.environment), ' profile'],
         h(
           'table',
           {},
@@ -45,7 +43,7 @@ export async function userPage(userId) {
       ),
     ),
     anonymousIdsPanel(u.anonymous_ids),
-    h('div', { class: 'panel' }, h('h2', {}, 'Recent events'), eventsTable(u.recent_events)),
+    panel('Recent events', eventsTable(u.recent_events)),
     identifiesPanel(u.recent_identifies),
     erasePanel(u.user_id),
   )
@@ -58,7 +56,7 @@ export async function userPage(userId) {
  */
 function identifiesPanel(rows) {
   if (!rows?.length) return []
-  return h('div', { class: 'panel' }, h('h2', {}, 'Identifies'), eventsTable(rows, 'identifies-table'))
+  return panel('Identifies', eventsTable(rows, 'identifies-table'))
 }
 
 /**
