@@ -8,8 +8,10 @@ import { isolatedEnv } from '../support/harness.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createKafka, createProducer, type Kafka } from '../../services/shared/src/kafka/client.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { dataKeyId, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import { dataKeyId, encryptPersonalFields, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { KeysFollower, recentKeysSince } from '../../services/projector/src/privacy/keys-holder.js'
+import { RecordOpener } from '../../services/projector/src/privacy/record-opener.js'
+import { makeEvent } from '../support/clickhouse-helpers.js'
 
 const master = randomBytes(32)
 const OLD = Date.UTC(2025, 0, 15)
@@ -55,7 +57,9 @@ function follower(t: Test, kafka: Kafka, topic: string): KeysFollower {
 
 t.test('start() holds the recent keys; the older ones follow without shadowing a newer entry', async (t) => {
   const { kafka, topic } = await keysTopic(t)
-  const [a, c, x1, x2, r] = Array.from({ length: 5 }, () => randomBytes(32))
+  const [a, c, x1, x2, r, o] = Array.from({ length: 6 }, () => randomBytes(32))
+  // A key of the GCM format (A13: its generation without the stream mark), to seal a record with alone.
+  const oldRecordKey = `${dataKeyId('acct', 'o'.padEnd(32, '0'), '2025-01')}\u00000badc0de`
   const now = Date.now()
   // Offsets 0-2 written in January 2025, 3-5 now: a new key, a new value of offset 2's id, and the
   // tombstone of offset 1's.
@@ -63,6 +67,7 @@ t.test('start() holds the recent keys; the older ones follow without shadowing a
     [idOf('a'), a, OLD],
     [idOf('c'), c, OLD],
     [idOf('x'), x1, OLD],
+    [oldRecordKey, o, OLD],
     [idOf('r'), r, now],
     [idOf('x'), x2, now],
     [idOf('c'), null, now],
@@ -73,12 +78,22 @@ t.test('start() holds the recent keys; the older ones follow without shadowing a
   t.same(keys.holder.keyFor(idOf('x')), x2, "and a recent value of an older key's id")
   t.equal(keys.holder.keyFor(idOf('a')), undefined, 'an older key is not read yet')
   t.equal(keys.holder.readingOlder, true, 'projector_data_keys_older_reading would say 1')
+  // A record of January 2025 met now, as the decode step meets it: its key is a miss, which waits for the
+  // older keys and opens, instead of reading as a gone key (no row written).
+  const sealed = encryptPersonalFields(
+    'event',
+    makeEvent({ user_id: 'ada' }) as never,
+    { id: oldRecordKey, bytes: o },
+    'p',
+  )
+  const opened = await new RecordOpener(keys.holder).open({ name: 'Event', schemaId: 1, value: sealed })
+  t.equal((opened as { value?: { user_id?: string } }).value?.user_id, 'ada', 'a record sealed with an older key opens')
   await keys.holder.caughtUp()
   t.equal(keys.holder.readingOlder, false, 'and 0 once the older keys are read')
   t.same(keys.holder.keyFor(idOf('a')), a, 'caughtUp() waits for the older part: its key is held')
   t.same(keys.holder.keyFor(idOf('x')), x2, 'the older value does not shadow the recent one')
   t.equal(keys.holder.keyFor(idOf('c')), undefined, 'a key tombstoned in the recent part stays gone')
-  t.equal(keys.holder.size, 3)
+  t.equal(keys.holder.size, 4)
 })
 
 t.test('a topic with no recent key, and one with only recent keys, are read whole', async (t) => {
