@@ -117,12 +117,14 @@ export class KeysHolder implements KeySource {
       if (held !== undefined) forgetStream(held)
       // A33: the base's copy is hidden, not zeroed: other threads read the same bytes.
       if (this.base?.has(e.id)) this.hidden.add(e.id)
-      // A34: an older key of the id goes, whether this is a tombstone or a new value.
-      this.older?.table.delete(e.id)
+      // A34: an older key of the id goes, whether this is a tombstone or a new value (the id hashed once
+      // for both tables).
+      const hash = this.older === undefined ? undefined : idHash(e.id)
+      this.older?.table.delete(e.id, hash)
       if (e.wrapped === null) {
-        this.table.delete(e.id)
+        this.table.delete(e.id, hash)
         if (this.older?.read === false) this.older.tombstoned.add(e.id)
-      } else this.store(this.table, e.id, e.wrapped)
+      } else this.store(this.table, e.id, e.wrapped, hash)
     }
     if (next > this.position) this.position = next
     this.settle()
