@@ -5,7 +5,7 @@
 // holder has not read yet was written before the record, so on a miss the holder reads on to the keys
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
-import type { Admin, Consumer, Kafka } from '../../../shared/src/kafka/client.js'
+import type { Admin, Consumer, EachBatchPayload, Kafka } from '../../../shared/src/kafka/client.js'
 import { forgetStream, unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
@@ -269,16 +269,11 @@ export class KeysFollower {
     const base = this.from.base
     const split = base === undefined && this.from.recentSince !== undefined ? await this.splitAt() : 0n
     if (split > 0n) this.holder.startAt(split)
-    const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+    const consumer = this.newConsumer()
     this.consumer = consumer
-    await consumer.connect()
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true })
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        this.holder.apply(entriesOf(batch.messages), BigInt(batch.lastOffset()) + 1n)
-      },
-    })
+    await this.readFromStart(consumer, (batch) =>
+      this.holder.apply(entriesOf(batch.messages), BigInt(batch.lastOffset()) + 1n),
+    )
     // A33: what the base holds is not read again (the holder skips it if a fetch came before the seek).
     // A34: nor, for now, what lies before the split.
     const from = base?.position ?? split
@@ -306,6 +301,18 @@ export class KeysFollower {
     await this.admin.disconnect().catch(() => undefined)
   }
 
+  /** A consumer of the keys topic of its own: nothing is committed, each start reads again. */
+  private newConsumer(): Consumer {
+    return this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+  }
+
+  /** Connects `consumer` and hands it every batch of the keys topic from its start on. */
+  private async readFromStart(consumer: Consumer, onBatch: (batch: EachBatchPayload['batch']) => void): Promise<void> {
+    await consumer.connect()
+    await consumer.subscribe({ topic: this.topic, fromBeginning: true })
+    await consumer.run({ autoCommit: false, eachBatch: async ({ batch }) => onBatch(batch) })
+  }
+
   /** The first offset written at or after `recentSince`; 0 (read it all in order) when that is the start. */
   private async splitAt(): Promise<bigint> {
     const [p] = await this.admin.fetchTopicOffsetsByTimestamp(this.topic, this.from.recentSince)
@@ -315,20 +322,15 @@ export class KeysFollower {
   /** A34: the entries below `split`, from the topic's start, into the holder; retried until read or stopped. */
   private async readOlder(split: bigint): Promise<void> {
     while (!this.stopped) {
-      const consumer = this.kafka.consumer({ groupId: `keys-holder-${randomUUID()}`, maxWaitTimeInMs: 100 })
+      const consumer = this.newConsumer()
       this.olderConsumer = consumer
       try {
         const read = new Promise<void>((resolve) => {
           this.endOlderWait = resolve
         })
-        await consumer.connect()
-        await consumer.subscribe({ topic: this.topic, fromBeginning: true })
-        await consumer.run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            this.holder.applyOlder(entriesOf(batch.messages))
-            if (BigInt(batch.lastOffset()) + 1n >= split) this.endOlderWait?.()
-          },
+        await this.readFromStart(consumer, (batch) => {
+          this.holder.applyOlder(entriesOf(batch.messages))
+          if (BigInt(batch.lastOffset()) + 1n >= split) this.endOlderWait?.()
         })
         await read
         if (this.stopped) return
