@@ -4,33 +4,17 @@
 // shadows or brings back a newer one once the older part is read.
 import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
-import { isolatedEnv } from '../support/harness.js'
-import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { createKafka, createProducer, type Kafka } from '../../services/shared/src/kafka/client.js'
+import { createProducer, type Kafka } from '../../services/shared/src/kafka/client.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { dataKeyId, encryptPersonalFields, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { KeysFollower, recentKeysSince } from '../../services/projector/src/privacy/keys-holder.js'
 import { RecordOpener } from '../../services/projector/src/privacy/record-opener.js'
 import { makeEvent } from '../support/clickhouse-helpers.js'
+import { ownKeysTopic } from './keys-topic.js'
 
 const master = randomBytes(32)
 const OLD = Date.UTC(2025, 0, 15)
 const idOf = (name: string) => `${dataKeyId('acct', name.padEnd(32, '0'), '2025-01')}\u0000s${name}`
-
-async function keysTopic(t: Test): Promise<{ kafka: Kafka; topic: string }> {
-  const suffix = randomBytes(5).toString('hex')
-  const cfg = loadProjectorConfig(isolatedEnv(suffix))
-  const kafka = createKafka({ ...cfg.kafka, clientId: `test-${suffix}` }, createLogger('error'))
-  const topic = `test.${suffix}.keys`
-  const admin = kafka.admin()
-  await admin.connect()
-  t.teardown(async () => {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
-    await admin.disconnect()
-  })
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-  return { kafka, topic }
-}
 
 async function write(kafka: Kafka, topic: string, entries: Array<[string, Buffer | null, number]>): Promise<void> {
   const producer = createProducer(kafka, { idempotent: true })
@@ -56,7 +40,7 @@ function follower(t: Test, kafka: Kafka, topic: string): KeysFollower {
 }
 
 t.test('start() holds the recent keys; the older ones follow without shadowing a newer entry', async (t) => {
-  const { kafka, topic } = await keysTopic(t)
+  const { kafka, topic } = await ownKeysTopic(t)
   const [a, c, x1, x2, r, o] = Array.from({ length: 6 }, () => randomBytes(32))
   // A key of the GCM format (A13: its generation without the stream mark), to seal a record with alone.
   const oldRecordKey = `${dataKeyId('acct', 'o'.padEnd(32, '0'), '2025-01')}\u00000badc0de`
@@ -98,7 +82,7 @@ t.test('start() holds the recent keys; the older ones follow without shadowing a
 
 t.test('a topic with no recent key, and one with only recent keys, are read whole', async (t) => {
   for (const at of [OLD, Date.now()]) {
-    const { kafka, topic } = await keysTopic(t)
+    const { kafka, topic } = await ownKeysTopic(t)
     const [a, b] = [randomBytes(32), randomBytes(32)]
     await write(kafka, topic, [
       [idOf('a'), a, at],

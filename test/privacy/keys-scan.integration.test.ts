@@ -1,34 +1,16 @@
 // An erasure's read of the keys topic (services/shared/src/privacy/keys-scan.ts) keeps only the records it
 // matches: the topic holds a record a person-month, millions at scale, and the erasure needs one person's.
 // A batch of erasures (A31) tombstones all its people's keys from one read.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { isolatedEnv } from '../support/harness.js'
-import { loadProjectorConfig } from '../../services/projector/src/config.js'
-import { createKafka, createProducer } from '../../services/shared/src/kafka/client.js'
-import { createLogger } from '../../services/shared/src/log.js'
+import { createProducer } from '../../services/shared/src/kafka/client.js'
 import { liveKeyIds, scanKeys } from '../../services/shared/src/privacy/keys-scan.js'
 import { KeysEraser } from '../../services/projector/src/privacy/keys-eraser.js'
 import type { ErasureRecord } from '../../schemas/records.js'
-
-/** A keys topic of the test's own (one partition, as A15's), deleted at the end. */
-async function keysTopic(t: Test) {
-  const suffix = randomBytes(5).toString('hex')
-  const cfg = loadProjectorConfig(isolatedEnv(suffix))
-  const kafka = createKafka({ ...cfg.kafka, clientId: `test-${suffix}` }, createLogger('error'))
-  const topic = `test.${suffix}.keys`
-  const admin = kafka.admin()
-  await admin.connect()
-  t.teardown(async () => {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined)
-    await admin.disconnect()
-  })
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-  return { cfg, kafka, topic }
-}
+import { ownKeysTopic } from './keys-topic.js'
 
 t.test('a scan for one person holds their records only, the same as the whole scan filtered', async (t) => {
-  const { kafka, topic } = await keysTopic(t)
+  const { kafka, topic } = await ownKeysTopic(t)
   const person = (p: number) => `acct\u0000${String(p).padStart(32, '0')}\u0000`
   // 300 people, two months each; the chosen one's first month's key is tombstoned.
   const messages = Array.from({ length: 600 }, (_, i) => ({
@@ -55,7 +37,7 @@ t.test('a scan for one person holds their records only, the same as the whole sc
 })
 
 t.test('a batch of erasures tombstones every key of each person in one read, in sends the broker takes', async (t) => {
-  const { cfg, kafka, topic } = await keysTopic(t)
+  const { cfg, kafka, topic } = await ownKeysTopic(t)
   const pseudonym = (p: number) => String(p).padStart(32, '0')
   const person = (p: number) => `acct\u0000${pseudonym(p)}\u0000`
   // Person 1 with 30,000 keys: their ids alone are over a megabyte, more than one send may carry (A31).
