@@ -9,17 +9,16 @@
 //   node --expose-gc --import tsx bench/keys-scan.ts [keys] [scans]
 // Against the running stack (bench/processes.ts's stackEnv); the topic is deleted at the end.
 import { randomBytes } from 'node:crypto'
-import { createKafka, createProducer } from '../services/shared/src/kafka/client.js'
+import { createKafka } from '../services/shared/src/kafka/client.js'
 import { type KeyEntry, type KeyMatch, liveKeyIds, scanKeys } from '../services/shared/src/privacy/keys-scan.js'
 import { dataKeyId, newKeyId } from '../services/shared/src/privacy/crypto/index.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { personPartOf } from '../services/projector/src/privacy/person-keys.js'
-import { stackEnv } from './processes.js'
+import { sendAll, stackEnv } from './processes.js'
 
 const KEYS = Number(process.argv[2] ?? 1_000_000)
 const SCANS = Number(process.argv[3] ?? 2)
-const SEND = 5_000
 const PEOPLE = Number(process.env.PEOPLE ?? 300)
 const topic = `bench.${randomBytes(4).toString('hex')}.keys`
 const cfg = loadProjectorConfig(stackEnv(process.env as Record<string, string>))
@@ -37,19 +36,9 @@ const admin = kafka.admin()
 await admin.connect()
 try {
   await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-  const producer = createProducer(kafka, { idempotent: true })
-  await producer.connect()
   const t0 = performance.now()
   const value = randomBytes(60)
-  for (let sent = 0; sent < KEYS; sent += SEND) {
-    const n = Math.min(SEND, KEYS - sent)
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: Array.from({ length: n }, (_, j) => ({ key: keyId(sent + j), value })),
-    })
-  }
-  await producer.disconnect()
+  await sendAll(kafka, topic, KEYS, (i) => ({ key: keyId(i), value }))
   say(`keys-scan: ${KEYS.toLocaleString('en-US')} keys written in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   // The erasure's match: the person-month's id without a generation (dataKeyId).
   const p = Math.floor(KEYS / 2)

@@ -7,17 +7,16 @@
 //   npx tsx bench/keys-start.ts [old keys] [recent keys]      (ROUNDS=n, default 2)
 // Against the running stack (bench/processes.ts's stackEnv); the topic is deleted at the end.
 import { randomBytes } from 'node:crypto'
-import { createKafka, createProducer } from '../services/shared/src/kafka/client.js'
+import { createKafka } from '../services/shared/src/kafka/client.js'
 import { newKeyId, wrapDataKey } from '../services/shared/src/privacy/crypto/index.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { KeysFollower, recentKeysSince } from '../services/projector/src/privacy/keys-holder.js'
-import { stackEnv } from './processes.js'
+import { sendAll, stackEnv } from './processes.js'
 
 const OLD = Number(process.argv[2] ?? 2_000_000)
 const RECENT = Number(process.argv[3] ?? 100_000)
 const ROUNDS = Number(process.env.ROUNDS ?? 2)
-const SEND = 5_000
 const LONG_AGO = Date.UTC(2025, 5, 1)
 const topic = `bench.${randomBytes(4).toString('hex')}.keys`
 const cfg = loadProjectorConfig(stackEnv(process.env as Record<string, string>))
@@ -30,22 +29,15 @@ const admin = kafka.admin()
 await admin.connect()
 try {
   await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] })
-  const producer = createProducer(kafka, { idempotent: true })
-  await producer.connect()
   const t0 = performance.now()
   for (const [count, at, month] of [
     [OLD, LONG_AGO, '2025-06'],
     [RECENT, Date.now(), '2026-12'],
-  ] as const) {
-    for (let sent = 0; sent < count; sent += SEND) {
-      const messages = Array.from({ length: Math.min(SEND, count - sent) }, (_, j) => {
-        const id = newKeyId(`bench_acct_${(sent + j) % 20}`, (sent + j).toString(16).padStart(32, '0'), month)
-        return { key: id, value: wrapDataKey(master, id, randomBytes(32)), timestamp: String(at) }
-      })
-      await producer.send({ topic, acks: -1, messages })
-    }
-  }
-  await producer.disconnect()
+  ] as const)
+    await sendAll(kafka, topic, count, (i) => {
+      const id = newKeyId(`bench_acct_${i % 20}`, i.toString(16).padStart(32, '0'), month)
+      return { key: id, value: wrapDataKey(master, id, randomBytes(32)), timestamp: String(at) }
+    })
   say(
     `keys-start: ${OLD.toLocaleString('en-US')} old and ${RECENT.toLocaleString('en-US')} recent keys written in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   )

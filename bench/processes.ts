@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { createWriteStream, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { createProducer, type Kafka } from '../services/shared/src/kafka/client.js'
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 
@@ -224,5 +225,25 @@ export function machine() {
     cpuModel: model,
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
+  }
+}
+
+/** Writes `count` records to `topic` (acks=all, 5,000 a send, one idempotent producer): record `i` is
+ *  `messageOf(i)`. The keys benches' fill (bench/keys-scan.ts, bench/keys-start.ts). */
+export async function sendAll(
+  kafka: Kafka,
+  topic: string,
+  count: number,
+  messageOf: (i: number) => { key: string; value: Buffer | null; timestamp?: string },
+): Promise<void> {
+  const producer = createProducer(kafka, { idempotent: true })
+  await producer.connect()
+  try {
+    for (let sent = 0; sent < count; sent += 5_000) {
+      const messages = Array.from({ length: Math.min(5_000, count - sent) }, (_, j) => messageOf(sent + j))
+      await producer.send({ topic, acks: -1, messages })
+    }
+  } finally {
+    await producer.disconnect()
   }
 }
