@@ -2,7 +2,9 @@
 // tried again by the running projector after ERASURE_RETRY_MS, not only at its next start (A12): the receipt
 // comes without a restart, and no row of the person is left. And a request read again (the follower reads the
 // erasures topic from its start after a group rejoin) is not purged again: one receipt, its time unchanged.
-// In a batch of requests (A31), one that cannot be handled is retried alone, and the others go on.
+// In a batch of requests (A31), one that cannot be handled is retried alone, and the others go on. Behind a
+// ClickHouse mutation that never ends (H85), each attempt gives up after MUTATION_WAIT_MS without queueing
+// deletes behind it, the receipt comes once it is killed, and the worker's stop ends an attempt's wait.
 import t, { type Test } from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { startServices, waitUntil, type TestServices } from '../support/harness.js'
@@ -15,6 +17,7 @@ import { ErasureWorker, type ErasureWorkerDeps } from '../../services/projector/
 import { Metrics } from '../../services/projector/src/consume/metrics.js'
 import { readTopic } from '../support/read-topic.js'
 import type { ErasureRecord } from '../../schemas/records.js'
+import { deleteMutations, stuckMutation } from '../support/clickhouse-helpers.js'
 
 /** The real client, whose first `failures` DELETE mutations are refused as an unreachable server's are. */
 function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHouseClient; refused: () => number } {
@@ -34,6 +37,23 @@ function failingDeletes(ch: ClickHouseClient, failures: number): { ch: ClickHous
     },
   })
   return { ch: wrapped, refused: () => refused }
+}
+
+/** The real client, counting the queries that look at system.mutations (a purge's wait for them). */
+function mutationLooks(ch: ClickHouseClient): { ch: ClickHouseClient; looks: () => number } {
+  let looks = 0
+  const wrapped = new Proxy(ch, {
+    get(target, prop) {
+      if (prop === 'query')
+        return (p: Parameters<ClickHouseClient['query']>[0]) => {
+          if (p.query.includes('system.mutations')) looks++
+          return target.query(p)
+        }
+      const v = Reflect.get(target, prop)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  return { ch: wrapped, looks: () => looks }
 }
 
 /** This test's own erasure worker over the stack of `s` (whose projector it replaces), started, with `deps`
@@ -160,6 +180,55 @@ t.test(
       await metrics.render(),
       /^projector_erasure_step_seconds_count\{step="projections_purged"\} 1$/m,
       'one purge done',
+    )
+  },
+)
+
+t.test(
+  'an erasure behind a mutation that never ends: retried without queueing deletes, purged once it is killed',
+  async (t) => {
+    const s = await startServices(t, { env: { PRIVACY_ENCRYPT: 'false' } })
+    const { key, accountId } = await s.createKey({ type: 'live' })
+    for (const id of ['held', 'waiting'])
+      t.equal((await s.post('/v1/event', { event: 'page_viewed', user: { id } }, { key })).status, 200)
+    await s.waitForRows(`SELECT 1 FROM ${s.database}.events`, 2)
+    await s.projector!.close()
+    const stuck = await stuckMutation(s.ch, s.database)
+
+    const first = await ownWorker(t, s, { retryMs: 200, purge: { pollMs: 50, mutationWaitMs: 500 } })
+    const { privacy, close } = await openPrivacy(s.env)
+    t.teardown(close)
+    const held = await privacy.requestErasure({ accountId, userId: 'held', requestedBy: 'test', suppress: false })
+    const failed = /^projector_erasure_attempts_failed_total ([0-9]+)$/m
+    await waitUntil(
+      async () => Number(failed.exec(await first.metrics.render())?.[1] ?? 0) >= 2,
+      30_000,
+      'two attempts failed',
+    )
+    t.equal(await deleteMutations(s.ch, s.database), 0, 'no attempt queued a delete behind the stuck mutation')
+
+    await s.ch.command({ query: `KILL MUTATION WHERE database = '${s.database}' AND mutation_id = '${stuck}'` })
+    const receipt = await privacy.purged(accountId, 'held', held.erasure_id, 30_000)
+    t.ok(receipt?.projections_purged_at, 'the receipt came once the mutation was killed')
+    t.same(
+      await s.query(`SELECT user_id FROM ${s.database}.events`),
+      [{ user_id: 'waiting' }],
+      'no row of the person, the other kept',
+    )
+
+    // A worker whose attempt waits minutes (the default) is stopped: the stop ends the wait.
+    await first.worker.stop()
+    await stuckMutation(s.ch, s.database)
+    const watched = mutationLooks(s.ch)
+    const second = await ownWorker(t, s, { ch: watched.ch, retryMs: 200, purge: { pollMs: 50 } })
+    await privacy.requestErasure({ accountId, userId: 'waiting', requestedBy: 'test', suppress: false })
+    await waitUntil(async () => watched.looks() > 3, 30_000, 'the second worker waits for the mutation')
+    await second.worker.stop()
+    t.pass('the stop returned while the attempt waited')
+    t.match(
+      await second.metrics.render(),
+      /^projector_erasure_attempts_failed_total 0$/m,
+      'a stop is not a failed attempt',
     )
   },
 )

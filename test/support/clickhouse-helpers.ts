@@ -68,6 +68,36 @@ export async function queryRows<T = Record<string, unknown>>(client: ClickHouseC
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>()
 }
 
+/**
+ * A mutation of `database`.events that fails on every row, so it is never done (H85): ClickHouse applies a
+ * table's mutations in order, so it holds every later one of the table. Returns its id.
+ */
+export async function stuckMutation(client: ClickHouseClient, database: string): Promise<string> {
+  try {
+    // On a column, not a constant: 18.16 evaluates a constant throwIf when the ALTER is parsed.
+    await client.command({
+      query: `ALTER TABLE ${database}.events UPDATE properties = toString(throwIf(length(event_id) > 0)) WHERE 1`,
+    })
+  } catch {
+    // Current ClickHouse waits for the mutation (mutations_sync) and reports its failure; it stays pending.
+  }
+  const [m] = await queryRows<{ mutation_id: string }>(
+    client,
+    `SELECT mutation_id FROM system.mutations WHERE database = '${database}' AND table = 'events' AND is_done = 0`,
+  )
+  if (!m) throw new Error('the stuck mutation is not pending')
+  return m.mutation_id
+}
+
+/** The delete mutations of `database` (done or not) its servers list. */
+export async function deleteMutations(client: ClickHouseClient, database: string): Promise<number> {
+  const [row] = await queryRows<{ n: string }>(
+    client,
+    `SELECT count() AS n FROM system.mutations WHERE database = '${database}' AND position(command, 'DELETE') > 0`,
+  )
+  return Number(row!.n)
+}
+
 /** Forces merges, so tests can prove results do not depend on merge timing. */
 export async function optimizeFinal(client: ClickHouseClient, database: string, tables: string[]): Promise<void> {
   for (const table of tables) await client.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` })

@@ -11,6 +11,7 @@ import {
   type CommonConfig,
 } from '../../shared/src/env.js'
 import { privacySpec, privacyConfig, type PrivacyConfig } from '../../shared/src/privacy/crypto/privacy-config.js'
+import { MUTATION_WAIT_MS_DEFAULT } from './clickhouse/mutation-places.js'
 
 const spec = {
   ...commonSpec,
@@ -38,6 +39,8 @@ const spec = {
   ERASURE_DISK_CHECK_MS: v.int(600_000, 100, 86_400_000),
   /** A12: ms before the erasure worker tries a failed step of a request again. */
   ERASURE_RETRY_MS: v.int(10_000, 100, 3_600_000),
+  /** H85: the longest the erasure purge and the account retention wait for ClickHouse's mutations. */
+  MUTATION_WAIT_MS: v.int(MUTATION_WAIT_MS_DEFAULT, 100, 86_400_000),
   /** U25: ms between the recounts of the closed dirty hours of event_counts_hourly (HOURLY_COUNTS on). */
   HOURLY_RECOUNT_MS: v.int(60_000, 100, 3_600_000),
   /** A21: data keys the decode step holds with their continued stream decipher (a bounded cache). */
@@ -74,6 +77,8 @@ export interface ProjectorConfig extends CommonConfig {
   erasureDiskCheckMs: number
   /** A12: ms before an erasure whose step failed is tried again by the running worker. */
   erasureRetryMs: number
+  /** H85: MUTATION_WAIT_MS. */
+  mutationWaitMs: number
   /** U25: ms between the recounts of the hourly counts. */
   hourlyRecountMs: number
   /** A21: keys held with their continued stream decipher for opening sealed records (each costs memory). */
@@ -122,6 +127,7 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     privacy: privacyConfig(e),
     erasureDiskCheckMs: e.ERASURE_DISK_CHECK_MS,
     erasureRetryMs: e.ERASURE_RETRY_MS,
+    mutationWaitMs: e.MUTATION_WAIT_MS,
     hourlyRecountMs: e.HOURLY_RECOUNT_MS,
     openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
     replayOpenCacheEntries: e.REPLAY_OPEN_CACHE_ENTRIES,

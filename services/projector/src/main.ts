@@ -234,7 +234,7 @@ function erasureWorker(
     closeLiveStreams: (accountId) =>
       hub.closeAccount(accountId, 'a user of this account was erased; reconnect to resume'),
     log,
-    purge: { cluster: clusterAccess(cfg) },
+    purge: { cluster: clusterAccess(cfg), mutationWaitMs: cfg.mutationWaitMs },
     retryMs: cfg.erasureRetryMs,
     keys: keysEraserOptions(cfg),
     pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
@@ -277,7 +277,11 @@ function accountRetentionJob(
   // A23: with sealing on, the expired months' data keys are tombstoned and watched as an erasure's are.
   const keys = keysEraserOptions(cfg)
   const shredder = keys && new MonthKeysShredder(new KeysEraser(c.kafka, c.producer, keys), log, registry)
-  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, { registry, keys: shredder })
+  const job = new AccountRetention(c.ch, cfg.clickhouse.database, rules, log, {
+    registry,
+    keys: shredder,
+    mutationWaitMs: cfg.mutationWaitMs,
+  })
   let follower: AccountsFollower | undefined
   const run = async () => {
     try {

@@ -90,6 +90,8 @@ export class ErasureWorker {
   private draining = false
   /** The receipts this worker wrote, by request: its steps done, whether or not read back yet. */
   private readonly written = new Map<string, ErasureRecord>()
+  /** Aborted by stop(): a purge waiting for ClickHouse's mutations gives up then, so stop() returns. */
+  private readonly stopping = new AbortController()
 
   constructor(private readonly d: ErasureWorkerDeps) {
     this.set = new ErasureSet(d.pseudonyms)
@@ -130,6 +132,7 @@ export class ErasureWorker {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.stopping.abort()
     clearInterval(this.timer)
     for (const r of this.retries) clearTimeout(r)
     await this.follower?.stop()
@@ -165,6 +168,8 @@ export class ErasureWorker {
   }
 
   private failed(batch: readonly ErasureRecord[], err: unknown) {
+    // Ended by stop(): not a failure; the requests stay without a receipt and are handled at the next start.
+    if (this.stopped) return
     this.d.metrics?.attemptFailed()
     this.d.log.error('erasure not completed; it is tried again', {
       erasure_ids: batch.map((e) => e.erasure_id),
@@ -249,7 +254,10 @@ export class ErasureWorker {
     if (people.length === 0) return []
     for (const account of new Set(people.map((p) => p.account_id))) this.d.closeLiveStreams(account)
     await this.d.settled()
-    const purged = await purgePeople(this.d.ch, this.d.database, people, this.d.purge)
+    const purged = await purgePeople(this.d.ch, this.d.database, people, {
+      ...this.d.purge,
+      signal: this.stopping.signal,
+    })
     const now = Date.now()
     const done = people.map(({ e }) => ({
       ...e,

@@ -15,8 +15,15 @@
 //
 // On a cluster (H61) it deletes and checks on every replica: clickhouse/mutation-places.ts.
 import type { ClickHouseClient } from '@clickhouse/client'
+import { setTimeout } from 'node:timers/promises'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
-import { mutating, mutationPlaces, type ClusterAccess, type MutationPlaces } from '../clickhouse/mutation-places.js'
+import {
+  MUTATION_WAIT_MS_DEFAULT,
+  mutationPlaces,
+  mutationsDone,
+  type ClusterAccess,
+  type MutationPlaces,
+} from '../clickhouse/mutation-places.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { forgetCountedHours, peopleHours } from './purge-counts.js'
 
@@ -79,13 +86,17 @@ export function statementGroups(people: readonly Person[], budget = PEOPLE_TEXT_
 export interface PurgeOptions {
   /** Rounds of delete-and-count before giving up (rows kept arriving). */
   rounds?: number
-  /** Waits between looks at system.mutations; tests inject their own. */
-  sleep?: (ms: number) => Promise<void>
+  /** ms between looks at system.mutations and at running recounts. */
   pollMs?: number
   /** The database is on this cluster (CLICKHOUSE_CLUSTER): purge and check every server of it. */
   cluster?: ClusterAccess
   /** How long a recount statement running when the counts are deleted is waited for (purge-counts.ts). */
   recountWaitMs?: number
+  /** The longest a wait for the database's mutations lasts before the purge gives up (MUTATION_WAIT_MS;
+   *  the config's default without it). */
+  mutationWaitMs?: number
+  /** Ends a wait early: the purge then rejects with the signal's reason (a stopping worker). */
+  signal?: AbortSignal
 }
 
 export interface PurgeResult {
@@ -126,7 +137,7 @@ export async function purgePeople(
   people: readonly Person[],
   opts: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const sleep = (ms: number) => setTimeout(ms, undefined, { signal: opts.signal })
   const tables = await personTables(ch, database)
   const holds = new Map(tables.map((t) => [t.table, t.holds]))
   const where = await mutationPlaces(ch, database, opts.cluster)
@@ -134,11 +145,20 @@ export async function purgePeople(
   const groups = statementGroups(people)
   let left = await countRows(ch, where, database, tables, groups)
   const found = { ...left }
-  const settled = async () => {
-    while (await mutating(ch, where, database)) await sleep(opts.pollMs ?? 100)
-  }
+  // H85: bounded. `only` the person tables: ClickHouse applies a table's mutations in order, so one that
+  // never ends holds its own table's, and one of another table must not hold an erasure.
+  const settled = (only?: readonly string[]) =>
+    mutationsDone(
+      ch,
+      where,
+      database,
+      { timeoutMs: opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: opts.pollMs ?? 100, signal: opts.signal },
+      only,
+    )
+  const personTablesSettled = () => settled(tables.map((t) => t.table))
   // U26: the counted hours are forgotten after the events are deleted (purge-counts.ts says why the
-  // order), and also when this attempt gives up: the retry forgets the hours of what it finds left.
+  // order), and also when this attempt gives up after deleting: the retry forgets the hours of what it
+  // finds left.
   const hours =
     (left.events ?? 0) > 0
       ? await peopleHours(
@@ -149,23 +169,28 @@ export async function purgePeople(
         )
       : new Map<string, number[]>()
   let rounds = 0
+  let deleted = false
   try {
     while (Object.values(left).some((n) => n > 0)) {
       if (rounds === (opts.rounds ?? 5)) throw new PurgeIncompleteError(left)
       rounds++
+      // Not behind a mutation still pending: one that never ends would hold these deletes too, and every
+      // retry of the erasure would queue more behind it. The attempt gives up here instead, naming it.
+      await personTablesSettled()
       for (const [table, n] of Object.entries(left)) {
         if (n === 0) continue
         for (const group of groups) {
           const rows = ofPeople(group, holds.get(table) ?? 'user_id')
+          deleted = true
           await ch.command({ query: sql`${where.alter(table)} DELETE WHERE ${rows}` })
         }
       }
-      await settled()
+      await personTablesSettled()
       left = await countRows(ch, where, database, tables, groups)
     }
   } finally {
-    for (const [accountId, accountHours] of hours)
-      await forgetCountedHours(ch, database, accountId, accountHours, where, settled, {
+    for (const [accountId, accountHours] of deleted ? hours : [])
+      await forgetCountedHours(ch, database, accountId, accountHours, where, () => settled(), {
         sleep,
         pollMs: opts.pollMs ?? 100,
         timeoutMs: opts.recountWaitMs ?? 120_000,

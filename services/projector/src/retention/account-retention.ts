@@ -17,6 +17,7 @@ import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
 import { COUNTS_TABLES, type CountsTable } from '../../../shared/src/rollup/counts-tables.js'
+import { MUTATION_WAIT_MS_DEFAULT, mutationsDone, oneServer } from '../clickhouse/mutation-places.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
@@ -37,8 +38,9 @@ export interface AccountRetentionRun {
 
 export interface AccountRetentionOptions {
   now?: () => number
-  sleep?: (ms: number) => Promise<void>
   pollMs?: number
+  /** The longest a pass waits for its mutations (MUTATION_WAIT_MS; the config's default without it). */
+  mutationWaitMs?: number
   registry?: Registry
   /** A23: with sealing on, the expired months' data keys are forgotten too. */
   keys?: MonthKeysShredder
@@ -57,7 +59,6 @@ export class AccountRetention {
     (err) => this.log.warn('account retention: keys topic not checked; tried again', { err }),
   )
   private readonly now: () => number
-  private readonly sleep: (ms: number) => Promise<void>
   private readonly gauges?: { lastRun: Gauge; removed: Gauge; lag: Gauge }
   private lastRunAt?: number
 
@@ -69,7 +70,6 @@ export class AccountRetention {
     private readonly opts: AccountRetentionOptions = {},
   ) {
     this.now = opts.now ?? Date.now
-    this.sleep = opts.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)))
     if (opts.registry) this.gauges = retentionGauges(opts.registry, () => this.lagSeconds())
   }
 
@@ -102,20 +102,32 @@ export class AccountRetention {
     tables: { table: string; expired: (account: string, cutoff: number) => SqlRaw }[],
     cutoffs: { account_id: string; cutoff: number }[],
   ): Promise<AccountRetentionRun['removed']> {
-    const removed: AccountRetentionRun['removed'] = []
+    const removed: Array<AccountRetentionRun['removed'][number] & { condition: SqlRaw }> = []
     for (const { account_id, cutoff } of cutoffs) {
       for (const { table, expired: where } of tables) {
-        const t = ident(this.database, table)
         const condition = where(account_id, cutoff)
-        const [row] = await this.rows<{ n: string }>(sql`SELECT count() AS n FROM ${t} WHERE ${condition}`)
+        const [row] = await this.rows<{ n: string }>(
+          sql`SELECT count() AS n FROM ${ident(this.database, table)} WHERE ${condition}`,
+        )
         const rows = Number(row?.n ?? 0)
-        if (rows === 0) continue
-        await this.ch.command({ query: sql`ALTER TABLE ${t} DELETE WHERE ${condition}` })
-        removed.push({ account_id, table, cutoff, rows })
+        if (rows > 0) removed.push({ account_id, table, cutoff, rows, condition })
       }
     }
-    while (removed.length > 0 && (await this.mutating())) await this.sleep(this.opts.pollMs ?? 200)
-    return removed
+    if (removed.length === 0) return []
+    // H85: bounded, and not behind a mutation of these tables still pending (as the erasure purge).
+    const settled = () =>
+      mutationsDone(
+        this.ch,
+        oneServer(this.database),
+        this.database,
+        { timeoutMs: this.opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: this.opts.pollMs ?? 200 },
+        [...new Set(removed.map((r) => r.table))],
+      )
+    await settled()
+    for (const { table, condition } of removed)
+      await this.ch.command({ query: sql`ALTER TABLE ${ident(this.database, table)} DELETE WHERE ${condition}` })
+    await settled()
+    return removed.map(({ condition: _, ...r }) => r)
   }
 
   /** Runs now and every `intervalMs`; a failed pass is logged and tried again at the next. */
@@ -132,13 +144,6 @@ export class AccountRetention {
   /** Seconds since the last completed run (how stale the deletions may be); 0 before the first. */
   private lagSeconds(): number {
     return this.lastRunAt === undefined ? 0 : Math.max(0, (this.now() - this.lastRunAt) / 1000)
-  }
-
-  private async mutating(): Promise<boolean> {
-    const [row] = await this.rows<{ n: string }>(
-      sql`SELECT count() AS n FROM system.mutations WHERE database = ${this.database} AND is_done = 0`,
-    )
-    return Number(row?.n ?? 0) > 0
   }
 
   private async rows<T>(query: string): Promise<T[]> {
