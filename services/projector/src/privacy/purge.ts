@@ -95,7 +95,8 @@ export interface PurgeOptions {
   /** The longest a wait for the database's mutations lasts before the purge gives up (MUTATION_WAIT_MS;
    *  the config's default without it). */
   mutationWaitMs?: number
-  /** Ends a wait early: the purge then rejects with the signal's reason (a stopping worker). */
+  /** Ends a wait before the deletes early: the purge then rejects with the signal's reason (a stopping
+   *  worker). Once it has deleted, it forgets the counted hours whatever the signal says. */
   signal?: AbortSignal
 }
 
@@ -137,7 +138,6 @@ export async function purgePeople(
   people: readonly Person[],
   opts: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const sleep = (ms: number) => setTimeout(ms, undefined, { signal: opts.signal })
   const tables = await personTables(ch, database)
   const holds = new Map(tables.map((t) => [t.table, t.holds]))
   const where = await mutationPlaces(ch, database, opts.cluster)
@@ -147,15 +147,19 @@ export async function purgePeople(
   const found = { ...left }
   // H85: bounded. `only` the person tables: ClickHouse applies a table's mutations in order, so one that
   // never ends holds its own table's, and one of another table must not hold an erasure.
-  const settled = (only?: readonly string[]) =>
+  const settled = (only?: readonly string[], signal?: AbortSignal) =>
     mutationsDone(
       ch,
       where,
       database,
-      { timeoutMs: opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: opts.pollMs ?? 100, signal: opts.signal },
+      { timeoutMs: opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: opts.pollMs ?? 100, signal },
       only,
     )
-  const personTablesSettled = () => settled(tables.map((t) => t.table))
+  const personTablesSettled = () =>
+    settled(
+      tables.map((t) => t.table),
+      opts.signal,
+    )
   // U26: the counted hours are forgotten after the events are deleted (purge-counts.ts says why the
   // order), and also when this attempt gives up after deleting: the retry forgets the hours of what it
   // finds left.
@@ -189,9 +193,11 @@ export async function purgePeople(
       left = await countRows(ch, where, database, tables, groups)
     }
   } finally {
+    // Not ended by the signal: once rows are deleted their counted hours must go too, and a retry that
+    // finds no row left would not know them. Bounded by the waits' own limits.
     for (const [accountId, accountHours] of deleted ? hours : [])
       await forgetCountedHours(ch, database, accountId, accountHours, where, () => settled(), {
-        sleep,
+        sleep: (ms) => setTimeout(ms),
         pollMs: opts.pollMs ?? 100,
         timeoutMs: opts.recountWaitMs ?? 120_000,
       })
