@@ -5,7 +5,7 @@
 
 import { execFile, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
@@ -62,6 +62,51 @@ async function script(cmd: 'clickhouse-up'): Promise<void> {
 /** Starts whatever of ZooKeeper and the four servers is down (a killed server too). */
 export const clusterUp = () => script('clickhouse-up')
 
+/** A server log line's time (`2026.12.06 01:18:16.021683`, the server's local time, this machine's). */
+function logTime(line: string): number {
+  const m = /^(\d{4})\.(\d{2})\.(\d{2}) (\d{2}):(\d{2}):(\d{2})/.exec(line)
+  return m ? new Date(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!).getTime() : Number.NaN
+}
+
+/**
+ * The servers whose DDL worker has ended since they started. 18.16's DDLWorker ends its thread on an
+ * unexpected error (`DDLWorker: Unexpected ZooKeeper error: ... Node exists ... Terminating.`: two replicas
+ * of a shard racing on the executed marker of a replicated `ALTER ... ON CLUSTER`, an 18.16 bug, docs/design.md
+ * U22) while the server goes on answering, so every later distributed DDL waits for it until its
+ * distributed_ddl_task_timeout, test after test. The server's log says so; its pid file's time is its start.
+ */
+export function deadDdlWorkers(): Node[] {
+  return NODES.filter((n) => {
+    let started: number
+    let log: string
+    try {
+      started = statSync(join(dir, 'run', `clickhouse-${n}.pid`)).mtimeMs
+      log = readFileSync(join(dir, 'logs', `clickhouse-${n}-server.log`), 'utf8')
+    } catch {
+      return false
+    }
+    // The error's message (its stack trace) ends with ". Terminating." before the next entry of the log.
+    let since = Number.NaN
+    for (const line of log.split('\n')) {
+      if (line.includes('<Error> DDLWorker: Unexpected')) since = logTime(line)
+      else if (line.startsWith('. Terminating.') && since >= Math.floor(started / 1000) * 1000) return true
+      else if (!Number.isNaN(logTime(line))) since = Number.NaN
+    }
+    return false
+  })
+}
+
+/** Restarts each server whose DDL worker has ended (deadDdlWorkers); its worker then runs what is queued. */
+export async function reviveDdlWorkers(): Promise<Node[]> {
+  const dead = deadDdlWorkers()
+  for (const n of dead) {
+    process.stderr.write(`# clickhouse-${n}: its DDL worker ended (18.16's "Node exists" race); restarting it\n`)
+    await killNode(n)
+  }
+  if (dead.length > 0) await clusterUp()
+  return dead
+}
+
 /**
  * Starts the cluster's ClickHouse unless it runs, and leaves it running, as `npm test` leaves the single-node
  * stack: test files run two at a time and share it (starts are serialised), so none may
@@ -70,6 +115,7 @@ export const clusterUp = () => script('clickhouse-up')
 export async function ensureCluster(): Promise<void> {
   const running = (await Promise.all(NODES.map(ping))).every(Boolean)
   if (!running) await clusterUp()
+  await reviveDdlWorkers()
 }
 
 /**
@@ -122,24 +168,38 @@ export async function createClusterDatabase(
   // two shared cores under a full test run took longer than the services' 60 s request timeout. The
   // server bounds each with its distributed_ddl_task_timeout (180 s), so the client waits longer than that.
   const ddl = createClient({ url: nodeUrl(1), username: 'default', password: '', request_timeout: 200_000 })
+  let reviving: Promise<Node[]> | undefined
   try {
     // A server restarted by the file before (a kill test) answers pings before its DDL worker is back
     // in ZooKeeper; the statement then times out with that host "not active". Start what is down and try
     // again (the migrations are idempotent: each records itself, and the DDL says IF NOT EXISTS).
     for (let attempt = 1; ; attempt++) {
+      // A DDL worker ended by one of these statements (deadDdlWorkers) is restarted at once, instead of
+      // each statement waiting out its 180 s: the statement then completes, or fails with the restarted
+      // ch-1 and is run again.
+      const watch = setInterval(() => {
+        reviving ??= reviveDdlWorkers().finally(() => {
+          reviving = undefined
+        })
+      }, 1_000)
       try {
         await migrate(ddl, database, { cluster: CLUSTER })
         break
       } catch (err) {
         if (attempt >= 3) throw err
+        await reviving
         await clusterUp()
+      } finally {
+        clearInterval(watch)
       }
     }
+    await reviving
   } finally {
     await ddl.close()
   }
   t.teardown(async () => {
     try {
+      await reviveDdlWorkers()
       await client.command({ query: `DROP DATABASE IF EXISTS ${database} ON CLUSTER ${CLUSTER}` })
     } finally {
       await client.close()
