@@ -64,7 +64,7 @@ export interface ReplayInputs {
   stop(): Promise<void>
 }
 
-/** Reads the erasures, the retention and the keys topic to their ends (in that order) and says what it read. */
+/** Reads the erasures, the retention and the keys topic to their ends (side by side) and says what it read. */
 export async function loadReplayInputs(
   cfg: ProjectorConfig,
   clients: ReplayClients,
@@ -79,27 +79,32 @@ export async function loadReplayInputs(
 ): Promise<ReplayInputs> {
   const { ch, kafka, admin, producer, codec } = clients
   const { log, note } = io
-  const erased = await loadErasures(kafka, admin, codec, cfg, log)
-  note(
-    `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly_sharded (A12)`,
-  )
-  const retained = await loadRetention(kafka, codec, cfg.topics.accounts, log)
-  // One cutoff per account for the whole replay: a record is skipped by the same rule throughout.
-  const at = io.now()
-  note(
-    `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly_sharded (H60)`,
-  )
   const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
     base: io.keys,
   })
-  // A16: the keys topic is read to its end before any record (every key is written before its records).
-  const keysTopic = (await admin.listTopics()).includes(cfg.topics.keys!)
-  try {
-    if (keysTopic) await keys.start()
-  } catch (err) {
+  // The three topics are read side by side: each read is mostly waiting on Kafka (a consumer's start, its
+  // fetches), and none needs another. A16: the keys topic is read to its end before any record (every key
+  // is written before its records).
+  const [erased, retained, keysTopic] = await Promise.all([
+    loadErasures(kafka, admin, codec, cfg, log),
+    loadRetention(kafka, codec, cfg.topics.accounts, log),
+    admin.listTopics().then(async (topics) => {
+      const has = topics.includes(cfg.topics.keys!)
+      if (has) await keys.start()
+      return has
+    }),
+  ]).catch(async (err: unknown) => {
     await keys.stop()
     throw err
-  }
+  })
+  // One cutoff per account for the whole replay: a record is skipped by the same rule throughout.
+  const at = io.now()
+  note(
+    `${erased.size.toLocaleString('en-US')} erased people: their records are not replayed, their events still count in usage_monthly_sharded (A12)`,
+  )
+  note(
+    `${retained.size.toLocaleString('en-US')} accounts keep their events for a limited time: older records are not replayed, their events still count in usage_monthly_sharded (H60)`,
+  )
   // A24: a replay holds every key it opens (up to REPLAY_OPEN_CACHE_ENTRIES), so its streams continue.
   keys.holder.holdOpened(replayOpenEntries(keys.holder.size, cfg.openCacheEntries, cfg.replayOpenCacheEntries))
   note(
