@@ -75,6 +75,8 @@ t.test('a person whose rows are on the shard the purge is not connected to is pu
     const result = await purgePeople(client, database, [{ account_id: ACCOUNT, user_id: p.user }], {
       cluster: { name: CLUSTER, user: 'default', password: '' },
       pollMs: 200,
+      // Inside the file's time: a mutation that never ends fails the test naming it (H85), not by a timeout.
+      mutationWaitMs: 100_000,
     })
     // Five events of the person, each on both replicas of its shard: counted on every server.
     t.equal(result.found.events_local, 10, `the purge counted ${p.user}'s events on both replicas of their shard`)
