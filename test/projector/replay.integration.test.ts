@@ -349,6 +349,11 @@ t.test(
     )
     t.equal(report.summary.records, 2)
     t.match(notes.join('\n'), /2 stored ids read in/, 'the stored ids (the first write and the marker) were read')
+    t.match(
+      notes.join('\n'),
+      /recounting the replayed hours[^]*\n\d+ hours recounted in \d+\.\ds$/,
+      'the recount after the replay says it starts and when it is done, last',
+    )
     const rows = await rowsOf()
     t.equal(rows.length, 1, 'still one row for the retried message_id')
     t.equal(rows[0]!.timestamp, first.slice(0, 19).replace('T', ' '), 'the first write wins')

@@ -124,7 +124,16 @@ export async function runReplayCommand(cfg: ProjectorConfig, cmd: ReplayCommand,
     // recount; hours still open stay dirty for the live projector's. A fresh database has no other writer,
     // so its marks need not settle; the live one has the live projector's.
     const settleMs = cmd.target === 'fresh' ? 0 : undefined
-    if (cfg.hourlyCounts) await new HourRecount(ch, database, log, { ...countSettings(cfg), settleMs }).runOnce()
+    if (cfg.hourlyCounts) {
+      // After the last insert, and silent without these lines: a long history's recount takes minutes.
+      const t0 = Date.now()
+      note('recounting the replayed hours into the counts tables (U25)')
+      const hours = await new HourRecount(ch, database, log, { ...countSettings(cfg), settleMs }).runOnce(
+        (done, total, hours) =>
+          note(`  recount: ${done}/${total} group(s) of months done (${hours.toLocaleString('en-US')} hours)`),
+      )
+      note(`${hours.toLocaleString('en-US')} hours recounted in ${((Date.now() - t0) / 1000).toFixed(1)}s`)
+    }
 
     if (cmd.target === 'fresh' && cmd.swap) {
       const swapped = await swapDatabases(ch, live, database, log)

@@ -23,8 +23,9 @@ export class HourRecount {
     private readonly opts: { settings?: ClickHouseSettings; now?: () => number; settleMs?: number } = {},
   ) {}
 
-  /** Counts every closed dirty hour and marks it counted; returns how many hours it counted. */
-  async runOnce(): Promise<number> {
+  /** Counts every closed dirty hour and marks it counted; returns how many hours it counted. `onGroup`
+   *  after each group of months the hours fall in (the replay's progress). */
+  async runOnce(onGroup?: (done: number, total: number, hours: number) => void): Promise<number> {
     const started = (this.opts.now ?? Date.now)()
     const r = await this.ch.query({
       query: closedDirtySql(this.database, started, this.opts.settleMs),
@@ -36,7 +37,9 @@ export class HourRecount {
     }))
     if (marks.length === 0) return 0
     // Every counts table (U19, U26, U29) before the marks: an hour is counted in all of them or dirty.
-    await recountRanges(this.ch, this.database, markRanges(marks), this.opts.settings)
+    await recountRanges(this.ch, this.database, markRanges(marks), this.opts.settings, (done, total) =>
+      onGroup?.(done, total, marks.length),
+    )
     await insertMarks(this.ch, this.database, marks, { markedMs: started, dirty: false }, this.opts.settings)
     this.log.debug('hourly counts: hours recounted', { hours: marks.length })
     return marks.length

@@ -96,10 +96,14 @@ export async function runGroups(
   groups: readonly (readonly HourRange[])[],
   statementsOf: (group: readonly HourRange[]) => string[],
   settings?: ClickHouseSettings,
+  /** Called after each group: how many are done, of how many. */
+  onGroup?: (done: number, total: number) => void,
 ): Promise<void> {
-  for (const group of groups)
+  for (const [i, group] of groups.entries()) {
     for (const query of statementsOf(group))
       await ch.command({ query, ...(settings ? { clickhouse_settings: settings } : {}) })
+    onGroup?.(i + 1, groups.length)
+  }
 }
 
 /** Runs rebuildStatements one after the other (the bench's fill, the tests; the recount runs runGroups itself). */

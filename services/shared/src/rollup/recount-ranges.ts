@@ -19,12 +19,13 @@ export const recountStatements =
     ...personDayStatements(database, group),
   ]
 
-/** Recounts the ranges (hours of accounts) in every counts table. */
+/** Recounts the ranges (hours of accounts) in every counts table; `onGroup` after each group of months. */
 export async function recountRanges(
   ch: Pick<ClickHouseClient, 'command'>,
   database: string,
   ranges: readonly HourRange[],
   settings?: ClickHouseSettings,
+  onGroup?: (done: number, total: number) => void,
 ): Promise<void> {
-  await runGroups(ch, monthRangeGroups(ranges), recountStatements(database), settings)
+  await runGroups(ch, monthRangeGroups(ranges), recountStatements(database), settings, onGroup)
 }
