@@ -351,7 +351,7 @@ t.test(
     t.match(notes.join('\n'), /2 stored ids read in/, 'the stored ids (the first write and the marker) were read')
     t.match(
       notes.join('\n'),
-      /recounting the replayed hours[^]*\n\d+ hours recounted in \d+\.\ds$/,
+      /recounting the replayed hours[\s\S]*\n\d+ hours recounted in \d+\.\ds$/,
       'the recount after the replay says it starts and when it is done, last',
     )
     const rows = await rowsOf()
