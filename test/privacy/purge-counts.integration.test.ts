@@ -4,7 +4,7 @@
 // (person_counts_daily) are gone at once and are not counted again.
 import t from 'tap'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createTestDatabase, queryRows, type TeardownHost } from '../support/clickhouse-helpers.js'
+import { createTestDatabase, overriding, queryRows, type TeardownHost } from '../support/clickhouse-helpers.js'
 import { eventRow } from '../support/event-rows.js'
 import { createLogger } from '../../services/shared/src/log.js'
 import { markRanges } from '../../services/shared/src/rollup/dirty-hours.js'
@@ -104,17 +104,10 @@ t.test('a recount running while the purge runs keeps none of the erased values a
     settleMs: 0,
   })
   // The projector's recount runs on its own clock: here, after every statement the purge sends.
-  const racing = new Proxy(client, {
-    get(target, prop) {
-      if (prop === 'command')
-        return async (...args: Parameters<typeof client.command>) => {
-          const r = await target.command(...args)
-          await recount.runOnce()
-          return r
-        }
-      const v = Reflect.get(target, prop)
-      return typeof v === 'function' ? v.bind(target) : v
-    },
+  const racing = overriding(client, 'command', async (...args) => {
+    const r = await client.command(...args)
+    await recount.runOnce()
+    return r
   })
   await purgePeople(racing, database, [{ account_id: ACCOUNT, user_id: 'erased' }], { pollMs: 50 })
   await recount.runOnce()

@@ -63,6 +63,22 @@ export async function createTestDatabase(
   return db
 }
 
+/** The client with one of its methods replaced (a test's fault, count or hook around the real call); every
+ *  other member is the client's own. */
+export function overriding<K extends 'command' | 'query' | 'insert'>(
+  client: ClickHouseClient,
+  method: K,
+  replacement: ClickHouseClient[K],
+): ClickHouseClient {
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop === method) return replacement
+      const v = Reflect.get(target, prop)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+}
+
 /** Runs a read query and returns its JSONEachRow rows. */
 export async function queryRows<T = Record<string, unknown>>(client: ClickHouseClient, query: string): Promise<T[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<T>()

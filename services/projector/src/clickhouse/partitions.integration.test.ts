@@ -11,6 +11,7 @@ import {
   createTestDatabase,
   makeEvent,
   makeIdentify,
+  overriding,
   queryRows,
   testClickHouseConnection,
 } from '../../../../test/support/clickhouse-helpers.js'
@@ -111,10 +112,7 @@ function countingEventInserts(client: ClickHouseClient) {
       throw err
     }
   }
-  const proxy = new Proxy(client, {
-    get: (target, prop) => (prop === 'insert' ? insert : Reflect.get(target, prop, target)),
-  })
-  return { client: proxy, inserts }
+  return { client: overriding(client, 'insert', insert), inserts }
 }
 
 // Midnight UTC on the 1st of the n-th month after January 2000 (a Saturday: its week began in 1999).
