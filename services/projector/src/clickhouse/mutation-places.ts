@@ -93,8 +93,9 @@ function describe(m: PendingMutation): string {
 export const MUTATION_WAIT_MS_DEFAULT = 600_000
 
 export interface MutationWait {
-  /** The longest the wait lasts before it throws MutationsNotDoneError (MUTATION_WAIT_MS). */
-  timeoutMs: number
+  /** The longest the wait lasts before it throws MutationsNotDoneError (MUTATION_WAIT_MS; its default
+   *  without it). */
+  timeoutMs?: number
   pollMs: number
   /** Ends the wait early (a stopping service): it then rejects with the signal's reason. */
   signal?: AbortSignal
@@ -141,13 +142,14 @@ export async function mutationsDone(
   wait: MutationWait,
   only?: readonly string[],
 ): Promise<void> {
+  const timeoutMs = wait.timeoutMs ?? MUTATION_WAIT_MS_DEFAULT
   const t0 = Date.now()
   for (;;) {
     wait.signal?.throwIfAborted()
     const pending = await pendingMutations(ch, places, database, only)
     if (pending.length === 0) return
     const waited = Date.now() - t0
-    if (waited >= wait.timeoutMs) throw new MutationsNotDoneError(database, pending, waited)
-    await sleep(Math.min(wait.pollMs, wait.timeoutMs - waited), undefined, { signal: wait.signal })
+    if (waited >= timeoutMs) throw new MutationsNotDoneError(database, pending, waited)
+    await sleep(Math.min(wait.pollMs, timeoutMs - waited), undefined, { signal: wait.signal })
   }
 }

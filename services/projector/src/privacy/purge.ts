@@ -18,7 +18,6 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { setTimeout } from 'node:timers/promises'
 import { raw, sql } from '../../../../schemas/clickhouse/sql.js'
 import {
-  MUTATION_WAIT_MS_DEFAULT,
   mutationPlaces,
   mutationsDone,
   type ClusterAccess,
@@ -148,13 +147,7 @@ export async function purgePeople(
   // H85: bounded. `only` the person tables: ClickHouse applies a table's mutations in order, so one that
   // never ends holds its own table's, and one of another table must not hold an erasure.
   const settled = (only?: readonly string[], signal?: AbortSignal) =>
-    mutationsDone(
-      ch,
-      where,
-      database,
-      { timeoutMs: opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: opts.pollMs ?? 100, signal },
-      only,
-    )
+    mutationsDone(ch, where, database, { timeoutMs: opts.mutationWaitMs, pollMs: opts.pollMs ?? 100, signal }, only)
   const personTablesSettled = () =>
     settled(
       tables.map((t) => t.table),

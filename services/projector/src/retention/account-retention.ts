@@ -17,7 +17,7 @@ import { Periodic } from './periodic.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
 import { COUNTS_TABLES, type CountsTable } from '../../../shared/src/rollup/counts-tables.js'
-import { MUTATION_WAIT_MS_DEFAULT, mutationsDone, oneServer } from '../clickhouse/mutation-places.js'
+import { mutationsDone, oneServer } from '../clickhouse/mutation-places.js'
 
 /** The rows of `account` older than `cutoff` (Unix ms; rows are compared by their event time). */
 const expired = (account: string, cutoff: number) =>
@@ -120,7 +120,7 @@ export class AccountRetention {
         this.ch,
         oneServer(this.database),
         this.database,
-        { timeoutMs: this.opts.mutationWaitMs ?? MUTATION_WAIT_MS_DEFAULT, pollMs: this.opts.pollMs ?? 200 },
+        { timeoutMs: this.opts.mutationWaitMs, pollMs: this.opts.pollMs ?? 200 },
         [...new Set(removed.map((r) => r.table))],
       )
     await settled()
