@@ -8,7 +8,7 @@
 // Against the running stack (bench/processes.ts's stackEnv); the topic is deleted at the end.
 import { randomBytes } from 'node:crypto'
 import { createKafka } from '../services/shared/src/kafka/client.js'
-import { newKeyId, wrapDataKey } from '../services/shared/src/privacy/crypto/index.js'
+import { MasterKeyRing, newKeyId, wrapDataKey } from '../services/shared/src/privacy/crypto/index.js'
 import { createLogger } from '../services/shared/src/log.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
 import { KeysFollower, recentKeysSince } from '../services/projector/src/privacy/keys-holder.js'
@@ -45,7 +45,7 @@ try {
   const rows: string[] = []
   for (let r = 0; r < ROUNDS; r++)
     for (const recentFirst of [false, true]) {
-      const keys = new KeysFollower(kafka, topic, master, log, cfg.openCacheEntries, {
+      const keys = new KeysFollower(kafka, topic, new MasterKeyRing(master), log, cfg.openCacheEntries, {
         recentSince: recentFirst ? recentKeysSince(Date.now()) : undefined,
       })
       const cpu0 = process.cpuUsage()

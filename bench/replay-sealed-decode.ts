@@ -14,6 +14,7 @@ import { RecordSealer, type SealInput, type WrappedKey } from '../services/inges
 import { EventTranscoder } from '../services/projector/src/clickhouse/event-transcoder.js'
 import { newArenas } from '../services/projector/src/clickhouse/prepared.js'
 import { KeysHolder } from '../services/projector/src/privacy/keys-holder.js'
+import { MasterKeyRing } from '../services/shared/src/privacy/crypto/index.js'
 import { RecordOpener } from '../services/projector/src/privacy/record-opener.js'
 import { replayOpenEntries } from '../services/projector/src/privacy/recent-keys.js'
 import { loadProjectorConfig } from '../services/projector/src/config.js'
@@ -55,7 +56,7 @@ async function decodeAll(
   session?: Session,
 ): Promise<{ us: number; left: number }> {
   const cfg = loadProjectorConfig(process.env)
-  const holder = new KeysHolder(master, async () => 0n, cfg.openCacheEntries)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => 0n, cfg.openCacheEntries)
   holder.apply(
     keys.map((k, i) => ({ id: k.id, wrapped: k.wrapped, offset: BigInt(i) })),
     BigInt(keys.length),

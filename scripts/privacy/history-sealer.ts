@@ -28,6 +28,8 @@ export class HistorySealer {
   constructor(
     private readonly masterKey: Buffer,
     private readonly maxKeys = 100_000,
+    /** A35: the key pseudonyms are derived from; the master key unless it was rotated. */
+    private readonly pseudonymKey = masterKey,
   ) {}
 
   /** The record sealed for its person; a new key is pushed to `minted` (store it before the record). */
@@ -65,7 +67,7 @@ export class HistorySealer {
 
   private secretOf(accountId: string): Buffer {
     let s = this.secrets.get(accountId)
-    if (s === undefined) this.secrets.set(accountId, (s = crypto.accountSecretOf(this.masterKey, accountId)))
+    if (s === undefined) this.secrets.set(accountId, (s = crypto.accountSecretOf(this.pseudonymKey, accountId)))
     return s
   }
 }

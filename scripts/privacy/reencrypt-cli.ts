@@ -31,12 +31,12 @@ export async function reencryptCommand(a: ReencryptArgs, env = process.env): Pro
   if (a.from === a.to) throw new AdminError('INVALID', '--from and --to must differ')
   const chunk = count('chunk', a.chunk, 2000, 1)
   const paceMs = count('pace-ms', a['pace-ms'], 0, 0)
-  const { masterKey } = privacyConfig(readEnv({ ...commonSpec, ...privacySpec }, env))
+  const { masterKey, pseudonymKey } = privacyConfig(readEnv({ ...commonSpec, ...privacySpec }, env))
   const { cfg, log, kafka, codec, close } = await openAdmin(env)
   const note = (line: string) => process.stderr.write(`${line}\n`)
   try {
     const s = await reencrypt(
-      { kafka, codec, cfg, masterKey, log, note },
+      { kafka, codec, cfg, masterKey, pseudonymKey, log, note },
       { from: a.from, to: a.to, chunk, paceMs, progressMs: 1000 },
     )
     const rate = s.durationMs > 0 ? Math.round((s.records * 1000) / s.durationMs) : 0

@@ -46,6 +46,8 @@ export interface ReencryptDeps {
   codec: Codec
   cfg: CommonConfig
   masterKey: Buffer
+  /** A35: the key pseudonyms are derived from. */
+  pseudonymKey: Buffer
   log: Logger
   note: (line: string) => void
 }
@@ -69,7 +71,7 @@ export async function reencrypt(deps: ReencryptDeps, o: ReencryptOptions): Promi
   const started = Date.now()
   const { plans, written } = await prepare(deps, o)
   // A22: pseudonymous erasures are matched by the pseudonym of each clear record's user id.
-  const erasures = new ErasureSet(new Pseudonyms(deps.masterKey))
+  const erasures = new ErasureSet(new Pseudonyms(deps.pseudonymKey))
   const follower = await followErasures(
     deps.kafka,
     deps.codec,
@@ -158,7 +160,7 @@ class Run {
     private readonly written: Set<string>,
     readonly progress: Progress,
   ) {
-    this.sealer = new HistorySealer(deps.masterKey)
+    this.sealer = new HistorySealer(deps.masterKey, undefined, deps.pseudonymKey)
   }
 
   /** Reads every planned partition up to its end with the tool's group, committing after each chunk. */

@@ -6,7 +6,12 @@ import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { createProducer, type Kafka } from '../../services/shared/src/kafka/client.js'
 import { createLogger } from '../../services/shared/src/log.js'
-import { dataKeyId, encryptPersonalFields, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
+import {
+  dataKeyId,
+  encryptPersonalFields,
+  MasterKeyRing,
+  wrapDataKey,
+} from '../../services/shared/src/privacy/crypto/index.js'
 import { KeysFollower, recentKeysSince } from '../../services/projector/src/privacy/keys-holder.js'
 import { RecordOpener } from '../../services/projector/src/privacy/record-opener.js'
 import { makeEvent } from '../support/clickhouse-helpers.js'
@@ -32,7 +37,7 @@ async function write(kafka: Kafka, topic: string, entries: Array<[string, Buffer
 }
 
 function follower(t: Test, kafka: Kafka, topic: string): KeysFollower {
-  const f = new KeysFollower(kafka, topic, master, createLogger('error'), 100, {
+  const f = new KeysFollower(kafka, topic, new MasterKeyRing(master), createLogger('error'), 100, {
     recentSince: recentKeysSince(Date.now()),
   })
   t.teardown(() => f.stop())

@@ -68,7 +68,7 @@ t.test('a batch of erasures tombstones every key of each person in one read, in 
     disk_gone_at: null,
     updated_at: Date.now(),
   })
-  const eraser = new KeysEraser(kafka, producer, { topic, masterKey: cfg.privacy.masterKey, checkMs: 60_000 })
+  const eraser = new KeysEraser(kafka, producer, { topic, pseudonymKey: cfg.privacy.pseudonymKey, checkMs: 60_000 })
   const done = await eraser.tombstone([erasure(1), erasure(2)])
   t.same(
     done.map((d) => d.keys),

@@ -102,7 +102,7 @@ t.test("a retention tombstones its expired months' data keys and sees them gone 
   const rules = await loadRetention(kafka, codec, cfg.topics.accounts, log)
   const registry = new Registry()
   const shredder = new MonthKeysShredder(
-    new KeysEraser(kafka, producer, { topic: keysTopic, masterKey: master, checkMs: 500 }),
+    new KeysEraser(kafka, producer, { topic: keysTopic, pseudonymKey: master, checkMs: 500 }),
     log,
     registry,
   )

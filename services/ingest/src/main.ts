@@ -58,7 +58,7 @@ export async function createIngestService(cfg: IngestConfig, log: Logger) {
   const ch = openClickHouse(cfg.clickhouse)
   const keys = new KeyTable({ plans: cfg.plansJson ? parsePlans(cfg.plansJson) : DEFAULT_PLANS })
   // H55: erasures with suppression refuse their user's new items; followed like the accounts topic.
-  const erasures = new ErasureSet(new Pseudonyms(cfg.privacy.masterKey))
+  const erasures = new ErasureSet(new Pseudonyms(cfg.privacy.pseudonymKey))
   const metrics: IngestMetrics = new IngestMetrics({
     queuedRecords: () => appender.health().queuedRecords,
     appenderStats: () => appender.stats,

@@ -12,6 +12,7 @@ import { AccountRetention } from './retention/account-retention.js'
 import { MonthKeysShredder } from './retention/month-keys.js'
 import { KeysEraser, type KeysEraserOptions } from './privacy/keys-eraser.js'
 import { erasureUserId, Pseudonyms } from '../../shared/src/privacy/erasure-identity.js'
+import { MasterKeyRing } from '../../shared/src/privacy/crypto/index.js'
 import type { ErasureRecord } from '../../../schemas/records.js'
 import { RetentionRules } from '../../shared/src/privacy/retention.js'
 import { followRetention } from '../../shared/src/privacy/retention-log.js'
@@ -52,7 +53,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   metrics.liveSubscribers(() => hub.subscribers)
   // A16: sealed records are opened with the keys the holder reads from the keys topic; A34: this month's
   // and last month's first, so projecting starts before a large topic's older keys are read.
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, MasterKeyRing.of(cfg.privacy), log, cfg.openCacheEntries, {
     recentSince: recentKeysSince(Date.now()),
   })
   // A12: erasures are followed before the consume loop starts, and purge what it wrote.
@@ -237,7 +238,7 @@ function erasureWorker(
     purge: { cluster: clusterAccess(cfg), mutationWaitMs: cfg.mutationWaitMs },
     retryMs: cfg.erasureRetryMs,
     keys: keysEraserOptions(cfg),
-    pseudonyms: new Pseudonyms(cfg.privacy.masterKey),
+    pseudonyms: new Pseudonyms(cfg.privacy.pseudonymKey),
     // A22: a request's user id is sealed under its own key, which the holder reads with the data keys.
     userIdOf: async (e: ErasureRecord) => {
       await keys.holder.caughtUp()
@@ -249,7 +250,7 @@ function erasureWorker(
 /** A17: with sealing off the history holds the person in clear, and no receipt may say it is unreadable. */
 function keysEraserOptions(cfg: ProjectorConfig): KeysEraserOptions | undefined {
   return cfg.privacy.encrypt && cfg.topics.keys !== undefined
-    ? { topic: cfg.topics.keys, masterKey: cfg.privacy.masterKey, checkMs: cfg.erasureDiskCheckMs }
+    ? { topic: cfg.topics.keys, pseudonymKey: cfg.privacy.pseudonymKey, checkMs: cfg.erasureDiskCheckMs }
     : undefined
 }
 

@@ -26,7 +26,7 @@ export function createKeysLane(kafka: Kafka, cfg: IngestConfig, log: Logger) {
       messages: keys.map((k) => ({ key: k.id, value: k.wrapped })),
     }))
   return {
-    sealer: new RecordSealer(cfg.privacy.masterKey, write, cfg.privacy.keyCacheEntries),
+    sealer: new RecordSealer(cfg.privacy.masterKey, write, cfg.privacy.keyCacheEntries, cfg.privacy.pseudonymKey),
     start: () => producer.connect(),
     close: () => producer.disconnect(),
   }

@@ -79,6 +79,8 @@ export class RecordSealer {
     private readonly masterKey: Buffer,
     private readonly write: KeysWrite,
     entries: number,
+    /** A35: the key pseudonyms are derived from; the master key unless it was rotated. */
+    private readonly pseudonymKey = masterKey,
   ) {
     this.people = new PersonCache(entries)
   }
@@ -163,7 +165,7 @@ export class RecordSealer {
     let p = this.people.get(accountId, userId)
     if (p === undefined) {
       let secret = this.secrets.get(accountId)
-      if (secret === undefined) this.secrets.set(accountId, (secret = accountSecretOf(this.masterKey, accountId)))
+      if (secret === undefined) this.secrets.set(accountId, (secret = accountSecretOf(this.pseudonymKey, accountId)))
       const pseudonym = pseudonymOf(secret, userId)
       p = { pseudonym, recordKey: pseudonymousRecordKey(accountId, pseudonym), key: undefined }
       this.people.add(accountId, userId, p)

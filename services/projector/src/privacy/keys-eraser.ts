@@ -6,6 +6,7 @@ import {
   keyMatcher,
   leftBefore,
   liveKeyIds,
+  ROLL_KEY_ID,
   scanKeys,
   type KeyEntry,
   type KeyMatch,
@@ -14,7 +15,8 @@ import { erasurePrefix, personPartOf } from './person-keys.js'
 
 export interface KeysEraserOptions {
   topic: string
-  masterKey: Buffer
+  /** A35: the key pseudonyms are derived from (an erasure's person prefix). */
+  pseudonymKey: Buffer
   /** How often the keys topic is read for erasures not yet gone from disk (ERASURE_DISK_CHECK_MS). */
   checkMs: number
 }
@@ -40,9 +42,6 @@ export interface KeySetLook {
 /** Tombstones in one send: key ids are about 100 bytes, so a send stays near 100 kB. */
 const TOMBSTONES_A_SEND = 1_000
 
-/** A key id no data key has (its account is empty): appended to roll the keys topic's active segment. */
-export const ROLL_KEY_ID = '\u0000roll'
-
 export class KeysEraser {
   readonly checkMs: number
   /** Key set id -> when a look first found none of its keys left. */
@@ -61,7 +60,7 @@ export class KeysEraser {
    * history_unreadable_at is when the broker acked them.
    */
   async tombstone(es: readonly ErasureRecord[]): Promise<Array<{ record: ErasureRecord; keys: number }>> {
-    const prefixes = es.map((e) => erasurePrefix(this.o.masterKey, e))
+    const prefixes = es.map((e) => erasurePrefix(this.o.pseudonymKey, e))
     const wanted = new Set(prefixes)
     const byPerson = new Map<string, KeyEntry[]>()
     for (const entry of await scanKeys(this.kafka, this.o.topic, (id) => wanted.has(personPartOf(id)))) {
@@ -89,7 +88,7 @@ export class KeysEraser {
     const looks = await this.look(
       pending.map((e) => ({
         id: e.erasure_id,
-        match: erasurePrefix(this.o.masterKey, e),
+        match: erasurePrefix(this.o.pseudonymKey, e),
         until: e.history_unreadable_at!,
       })),
     )
@@ -125,8 +124,8 @@ export class KeysEraser {
     let left = false
     const out: KeySetLook[] = []
     for (const set of sets) {
-      const mine = set.until === undefined ? entries : before(entries, set.until)
-      const records = leftBefore(mine, set.match, set.until ?? Number.POSITIVE_INFINITY)
+      const mine = set.until === undefined ? entries : ofIdsBefore(entries, set.until)
+      const records = leftBefore(mine, set.match, Number.POSITIVE_INFINITY)
       if (records > 0) {
         left = true
         this.goneSeen.delete(set.id)
@@ -173,4 +172,10 @@ export class KeysEraser {
   }
 }
 
-const before = (entries: readonly KeyEntry[], until: number) => entries.filter((e) => e.at <= until)
+/** The records of every id with a record written at or before `until`: a key minted after an erasure has an
+ *  id of its own (A20) and is not the erasure's, but a key of the person re-wrapped after it (A35) keeps its
+ *  id, and its new copy is one more the cleaner must remove before the receipt may say disk_gone_at. */
+function ofIdsBefore(entries: readonly KeyEntry[], until: number): KeyEntry[] {
+  const ids = new Set(entries.filter((e) => e.at <= until).map((e) => e.id))
+  return entries.filter((e) => ids.has(e.id))
+}

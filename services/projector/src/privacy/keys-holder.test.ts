@@ -1,6 +1,12 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { dataKeyId, KeyStream, openStream, wrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import {
+  dataKeyId,
+  KeyStream,
+  MasterKeyRing,
+  openStream,
+  wrapDataKey,
+} from '../../../shared/src/privacy/crypto/index.js'
 import { KeyTable } from './key-table.js'
 import { KeysHolder, KeyUnwrapError, recentKeysSince } from './keys-holder.js'
 import { RecentKeys, replayOpenEntries } from './recent-keys.js'
@@ -49,7 +55,7 @@ const entry = (id: string, key: Buffer | null, offset: number) => ({
 
 t.test('the holder unwraps keys, forgets tombstoned ones, and waits for the topic end on a miss', async (t) => {
   let end = 2n
-  const holder = new KeysHolder(master, async () => end, 100)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => end, 100)
   const k0 = randomBytes(32)
   const k1 = randomBytes(32)
   holder.apply([entry(idOf(0), k0, 0), entry(idOf(1), k1, 1)], 2n)
@@ -76,7 +82,7 @@ t.test('A34: read from a recent offset first, the older entries never shadow or 
   // The topic: offsets 0-3 older (a key, a key later tombstoned, a first value, a key later re-read and
   // opened), 4-6 recent (a new key, the id of offset 2 given a new value, the tombstone of offset 1).
   const [a, b, x1, x2, r, o] = Array.from({ length: 6 }, () => randomBytes(32))
-  const holder = new KeysHolder(master, async () => 7n, 100)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => 7n, 100)
   holder.startAt(4n)
   holder.apply([entry(idOf(9), r, 4), entry(idOf(2), x2, 5), entry(idOf(1), null, 6)], 7n)
   await holder.recentCaughtUp()
@@ -110,16 +116,66 @@ t.test('A34: the recent part starts a day before the previous UTC month', async 
 })
 
 t.test('a key the master key does not open stops the holder instead of reading as gone', async (t) => {
-  const holder = new KeysHolder(master, async () => 1n, 100)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => 1n, 100)
   const other = randomBytes(32)
   holder.apply([{ id: idOf(0), wrapped: wrapDataKey(other, idOf(0), randomBytes(32)), offset: 0n }], 1n)
   await t.rejects(holder.caughtUp(), KeyUnwrapError)
 })
 
+t.test("A35: a value no master opens stops the holder only if it is still its id's latest at the end", async (t) => {
+  const retired = randomBytes(32)
+  const k0 = randomBytes(32)
+  const rotated = new KeysHolder(new MasterKeyRing(master), async () => 3n, 100)
+  rotated.apply(
+    [
+      { id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n },
+      { id: idOf(1), wrapped: wrapDataKey(retired, idOf(1), randomBytes(32)), offset: 1n },
+    ],
+    2n,
+  )
+  rotated.apply([{ id: idOf(0), wrapped: wrapDataKey(master, idOf(0), k0), offset: 2n }, entry(idOf(1), null, 3)], 4n)
+  await rotated.caughtUp()
+  t.same(rotated.keyFor(idOf(0)), k0, 'the re-wrapped copy after the old one is served')
+  t.equal(rotated.keyFor(idOf(1)), undefined, 'a tombstone after the old copy: gone, as an erased key is')
+
+  const left = new KeysHolder(new MasterKeyRing(master), async () => 2n, 100)
+  left.apply(
+    [entry(idOf(0), randomBytes(32), 0), { id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 1n }],
+    2n,
+  )
+  t.equal(left.keyFor(idOf(0)), undefined, 'the earlier value is not served in place of the latest')
+  await t.rejects(left.caughtUp(), KeyUnwrapError, 'the latest copy opens with no master given: stopped')
+
+  const ring = new KeysHolder(new MasterKeyRing(master, [retired]), async () => 1n, 100)
+  ring.apply([{ id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n }], 1n)
+  await ring.caughtUp()
+  t.same(ring.keyFor(idOf(0)), k0, 'with the old master given, its copy opens')
+})
+
+t.test("A35 with A34: an older part's unopened value waits for that part; the recent part's does not", async (t) => {
+  const retired = randomBytes(32)
+  const k0 = randomBytes(32)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => 4n, 100)
+  holder.startAt(2n)
+  holder.apply([entry(idOf(2), randomBytes(32), 2), entry(idOf(3), randomBytes(32), 3)], 4n)
+  await holder.recentCaughtUp()
+  holder.applyOlder([{ id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n }])
+  await holder.recentCaughtUp()
+  holder.applyOlder([{ id: idOf(0), wrapped: wrapDataKey(master, idOf(0), k0), offset: 1n }])
+  holder.olderRead()
+  await holder.caughtUp()
+  t.same(holder.keyFor(idOf(0)), k0, 'replaced within the older part: served')
+
+  const stuck = new KeysHolder(new MasterKeyRing(master), async () => 3n, 100)
+  stuck.startAt(2n)
+  stuck.apply([{ id: idOf(2), wrapped: wrapDataKey(retired, idOf(2), k0), offset: 2n }], 3n)
+  await t.rejects(stuck.recentCaughtUp(), KeyUnwrapError, 'the recent part is the latest of its ids: stopped')
+})
+
 t.test(
   'A21: a held key is the same Buffer on every ask, so its stream continues; a tombstone is never served from it',
   async (t) => {
-    const holder = new KeysHolder(master, async () => 2n, 100)
+    const holder = new KeysHolder(new MasterKeyRing(master), async () => 2n, 100)
     const k0 = randomBytes(32)
     holder.apply([entry(idOf(0), k0, 0), entry(idOf(1), randomBytes(32), 1)], 2n)
     const first = holder.keyFor(idOf(0))
@@ -135,7 +191,7 @@ t.test(
 )
 
 t.test('A21: the recent keys hold at most their size; a key they dropped is read from the table again', async (t) => {
-  const holder = new KeysHolder(master, async () => 0n, 10)
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => 0n, 10)
   const keys = Array.from({ length: 50 }, () => randomBytes(32))
   holder.apply(
     keys.map((k, i) => entry(idOf(i), k, i)),
@@ -177,7 +233,7 @@ t.test(
   'A24: with the replay size every key stays held over a pass through all of them; a tombstone still removes it',
   async (t) => {
     const n = 50
-    const holder = new KeysHolder(master, async () => 0n, 10)
+    const holder = new KeysHolder(new MasterKeyRing(master), async () => 0n, 10)
     const keys = Array.from({ length: n }, () => randomBytes(32))
     holder.apply(
       keys.map((k, i) => entry(idOf(i), k, i)),
@@ -199,7 +255,7 @@ t.test(
 t.test(
   'A27: a tombstone drops the held key with its continued reader: a reference taken before opens nothing',
   async (t) => {
-    const holder = new KeysHolder(master, async () => 0n, 10)
+    const holder = new KeysHolder(new MasterKeyRing(master), async () => 0n, 10)
     const bytes = randomBytes(32)
     holder.apply([entry(idOf(1), bytes, 0)], 1n)
     // Records of one key: once two are opened, the key's reader continues at the third one's offset.
@@ -236,7 +292,7 @@ t.test('a shared table is read by another through its image, and that reader can
 })
 
 t.test('a holder started from a snapshot holds its keys, and what came after it wins', async (t) => {
-  const first = new KeysHolder(master, async () => 3n, 100, { shared: true })
+  const first = new KeysHolder(new MasterKeyRing(master), async () => 3n, 100, { shared: true })
   const k = [randomBytes(32), randomBytes(32), randomBytes(32)]
   first.apply(
     k.map((key, i) => entry(idOf(i), key, i)),
@@ -246,7 +302,7 @@ t.test('a holder started from a snapshot holds its keys, and what came after it 
   t.equal(snapshot.position, 3n)
 
   let end = 3n
-  const holder = new KeysHolder(master, async () => end, 100, { base: snapshot })
+  const holder = new KeysHolder(new MasterKeyRing(master), async () => end, 100, { base: snapshot })
   t.equal(holder.size, 3)
   await holder.caughtUp() // nothing to read: the snapshot is at the topic's end
   t.same(holder.keyFor(idOf(1)), k[1], "a snapshot's key opens records")

@@ -6,20 +6,25 @@
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
 import type { Admin, Consumer, EachBatchPayload, Kafka } from '../../../shared/src/kafka/client.js'
-import { forgetStream, unwrapDataKey } from '../../../shared/src/privacy/crypto/index.js'
+import { forgetStream, type MasterKeyRing } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { idHash, KeyTable, type KeyTableImage } from './key-table.js'
 import { RecentKeys } from './recent-keys.js'
 
-/** A key on the keys topic that the master key does not open: a wrong PRIVACY_MASTER_KEY. Nothing may
- * be projected as if its key were gone (that would drop rows for good), so the holder stops here. */
+/** A key on the keys topic that no master key given opens: a wrong PRIVACY_MASTER_KEY, or a rotated-out one
+ * missing from PRIVACY_OLD_MASTER_KEY (A35). Nothing may be projected as if its key were gone (that would drop
+ * rows for good), so the holder stops here. */
 export class KeyUnwrapError extends CodedError {
   constructor(cause: unknown) {
-    super('KEY_UNWRAP_FAILED', 'a data key on the keys topic does not open with PRIVACY_MASTER_KEY', {
-      retriable: false,
-      cause,
-    })
+    super(
+      'KEY_UNWRAP_FAILED',
+      'a data key on the keys topic opens with neither PRIVACY_MASTER_KEY nor PRIVACY_OLD_MASTER_KEY',
+      {
+        retriable: false,
+        cause,
+      },
+    )
   }
 }
 
@@ -56,6 +61,11 @@ export class KeysHolder implements KeySource {
   /** The next offset to read: every record before it has been applied. */
   private position = 0n
   private failure: KeyUnwrapError | undefined
+  /** A35: ids whose latest value read so far opens with no master given, the part of the topic it was in
+   *  (A34) and why. After a rotation the old master's copy of a re-wrapped key stays on the topic until the
+   *  cleaner drops it, and the copy after it opens: so such a value stops the holder only if it is still its
+   *  id's latest once the holder has read to the end. */
+  private readonly unopened = new Map<string, { older: boolean; cause: unknown }>()
   /** A34: when the topic is read from a recent offset first: the keys of the entries below `before`
    *  (applyOlder(), a table of their own, so an id's older entries are applied in order while one with an
    *  entry from `before` on is never touched), the ids tombstoned from `before` on (whose older keys are
@@ -64,7 +74,8 @@ export class KeysHolder implements KeySource {
   private waiters: Array<{ end: bigint; all: boolean; resolve: () => void; reject: (e: Error) => void }> = []
 
   constructor(
-    private readonly masterKey: Buffer,
+    /** A35: the current master key and any being rotated out. */
+    private readonly masters: MasterKeyRing,
     /** The keys topic's end offset now (its one partition's high watermark). */
     private readonly endOffset: () => Promise<bigint>,
     /** PRIVACY_OPEN_CACHE_ENTRIES (A21). */
@@ -121,6 +132,7 @@ export class KeysHolder implements KeySource {
       // for both tables).
       const hash = this.older === undefined ? undefined : idHash(e.id)
       this.older?.table.delete(e.id, hash)
+      this.unopened.delete(e.id)
       if (e.wrapped === null) {
         this.table.delete(e.id, hash)
         if (this.older?.read === false) this.older.tombstoned.add(e.id)
@@ -145,12 +157,15 @@ export class KeysHolder implements KeySource {
     for (const e of entries) {
       if (this.failure) break
       if (older.read || e.offset >= older.before || older.tombstoned.has(e.id)) continue
+      const unopened = this.unopened.get(e.id)
+      if (unopened !== undefined && !unopened.older) continue
       // One SHA-256 of the id for both tables.
       const hash = idHash(e.id)
       if (this.table.has(e.id, hash)) continue
       // An earlier older entry of this id may have been opened since (A27, as in apply()).
       const held = this.recent.delete(e.id)
       if (held !== undefined) forgetStream(held)
+      this.unopened.delete(e.id)
       if (e.wrapped === null) older.table.delete(e.id, hash)
       else this.store(older.table, e.id, e.wrapped, hash)
     }
@@ -188,7 +203,11 @@ export class KeysHolder implements KeySource {
   private async readTo(all: boolean): Promise<void> {
     const end = await this.endOffset()
     if (this.failure) throw this.failure
-    if (this.reached(end, all)) return
+    if (this.reached(end, all)) {
+      this.failOnUnopened(all)
+      if (this.failure) throw this.failure
+      return
+    }
     await new Promise<void>((resolve, reject) => {
       this.waiters.push({ end, all, resolve, reject })
     })
@@ -200,16 +219,29 @@ export class KeysHolder implements KeySource {
 
   private store(table: KeyTable, id: string, wrapped: Buffer, hash?: Buffer): void {
     try {
-      table.set(id, unwrapDataKey(this.masterKey, id, wrapped), hash)
-    } catch (err) {
-      this.failure = new KeyUnwrapError(err)
+      table.set(id, this.masters.open(id, wrapped), hash)
+    } catch (cause) {
+      // An earlier value of the id is not served in its place.
+      table.delete(id, hash)
+      this.unopened.set(id, { older: table !== this.table, cause })
     }
+  }
+
+  /** A35: read to an end, a value no master opens that is still its id's latest stops the holder; one of the
+   *  older part (A34) only once that part is read too (a later older entry may replace it). */
+  private failOnUnopened(all: boolean): void {
+    for (const { older, cause } of this.unopened.values())
+      if (!older || all || this.older?.read) {
+        this.failure ??= new KeyUnwrapError(cause)
+        return
+      }
   }
 
   private settle(): void {
     const waiting = this.waiters
     this.waiters = []
     for (const w of waiting) {
+      if (!this.failure && this.reached(w.end, w.all)) this.failOnUnopened(w.all)
       if (this.failure) w.reject(this.failure)
       else if (this.reached(w.end, w.all)) w.resolve()
       else this.waiters.push(w)
@@ -242,7 +274,7 @@ export class KeysFollower {
   constructor(
     private readonly kafka: Kafka,
     private readonly topic: string,
-    masterKey: Buffer,
+    masters: MasterKeyRing,
     private readonly log: Logger,
     openCacheEntries: number,
     /** A33: see KeysHolder; with a base, the topic is read from the base's position on. A34: with
@@ -252,7 +284,7 @@ export class KeysFollower {
   ) {
     this.admin = kafka.admin()
     this.holder = new KeysHolder(
-      masterKey,
+      masters,
       async () => {
         const offsets = await this.admin.fetchTopicOffsets(this.topic)
         return offsets.reduce((n, p) => n + BigInt(p.high), 0n)

@@ -7,17 +7,19 @@ import type { ErasureRecord } from '../../../../schemas/records.js'
 import { accountSecretOf, pseudonymOf } from '../../../shared/src/privacy/crypto/index.js'
 
 /** The key-id prefix of every data key of one person (A13: `account NUL pseudonym NUL YYYY-MM NUL gen`). */
-export function personKeyPrefix(masterKey: Buffer, accountId: string, userId: string): string {
-  return `${accountId}\u0000${pseudonymOf(accountSecretOf(masterKey, accountId), userId)}\u0000`
+export function personKeyPrefix(pseudonymKey: Buffer, accountId: string, userId: string): string {
+  return `${accountId}\u0000${pseudonymOf(accountSecretOf(pseudonymKey, accountId), userId)}\u0000`
 }
 
 /** The key-id prefix of an erasure's person: the pseudonym its record names (A22), or that of its user id.
  *  The erasure's own key (erasure-identity.ts) is under it too, and goes with the person's data keys. */
 export function erasurePrefix(
-  masterKey: Buffer,
+  pseudonymKey: Buffer,
   e: Pick<ErasureRecord, 'account_id' | 'user_id' | 'pseudonym'>,
 ): string {
-  return e.pseudonym ? `${e.account_id}\u0000${e.pseudonym}\u0000` : personKeyPrefix(masterKey, e.account_id, e.user_id)
+  return e.pseudonym
+    ? `${e.account_id}\u0000${e.pseudonym}\u0000`
+    : personKeyPrefix(pseudonymKey, e.account_id, e.user_id)
 }
 
 /** The person part of a key id (`account NUL pseudonym NUL`, as erasurePrefix gives it), '' for an id

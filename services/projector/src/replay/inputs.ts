@@ -13,6 +13,7 @@ import type { IdFilter } from '../clickhouse/id-filter.js'
 import type { PipelineMetrics, RowBuilding } from '../consume/projection.js'
 import { ErasureSet } from '../../../shared/src/privacy/erasure-set.js'
 import { Pseudonyms } from '../../../shared/src/privacy/erasure-identity.js'
+import { MasterKeyRing } from '../../../shared/src/privacy/crypto/index.js'
 import { followErasures } from '../../../shared/src/privacy/erasures-log.js'
 import { writeUsageStubs, type UsageStub } from '../privacy/usage-stubs.js'
 import { loadRetention } from '../../../shared/src/privacy/retention-log.js'
@@ -79,7 +80,7 @@ export async function loadReplayInputs(
 ): Promise<ReplayInputs> {
   const { ch, kafka, admin, producer, codec } = clients
   const { log, note } = io
-  const keys = new KeysFollower(kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
+  const keys = new KeysFollower(kafka, cfg.topics.keys!, MasterKeyRing.of(cfg.privacy), log, cfg.openCacheEntries, {
     base: io.keys,
   })
   // The three topics are read side by side: each read is mostly waiting on Kafka (a consumer's start, its
@@ -141,9 +142,16 @@ export async function readKeysOnce(
   log: Logger,
 ): Promise<KeysSnapshot | undefined> {
   if (!(await clients.admin.listTopics()).includes(cfg.topics.keys!)) return undefined
-  const keys = new KeysFollower(clients.kafka, cfg.topics.keys!, cfg.privacy.masterKey, log, cfg.openCacheEntries, {
-    shared: true,
-  })
+  const keys = new KeysFollower(
+    clients.kafka,
+    cfg.topics.keys!,
+    MasterKeyRing.of(cfg.privacy),
+    log,
+    cfg.openCacheEntries,
+    {
+      shared: true,
+    },
+  )
   try {
     await keys.start()
   } finally {
@@ -163,7 +171,7 @@ async function loadErasures(
   log: Logger,
 ): Promise<ErasureSet> {
   // A22: matched by pseudonym, so sealed and clear records of a pseudonymous erasure are both skipped.
-  const set = new ErasureSet(new Pseudonyms(cfg.privacy.masterKey))
+  const set = new ErasureSet(new Pseudonyms(cfg.privacy.pseudonymKey))
   // No topic yet (services that create it never started since this version): nothing was ever erased.
   if (!(await admin.listTopics()).includes(cfg.topics.erasures!)) return set
   const follower = await followErasures(kafka, codec, cfg.topics.erasures!, (e) => set.apply(e), log, {

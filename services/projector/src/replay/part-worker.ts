@@ -41,10 +41,19 @@ const metrics: PipelineMetrics = {
     post({ kind: 'metric', name: 'inserted', args: [events, identifies, seconds] }),
 }
 
-/** A Buffer crosses to a thread as a plain Uint8Array: the master key is made a Buffer again. */
+/** A Buffer crosses to a thread as a plain Uint8Array: the master keys are made Buffers again. */
 function configOf(cfg: ProjectorConfig): ProjectorConfig {
-  const key = cfg.privacy.masterKey as Uint8Array
-  return { ...cfg, privacy: { ...cfg.privacy, masterKey: Buffer.from(key.buffer, key.byteOffset, key.length) } }
+  const buffer = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.length)
+  const { masterKey, oldMasterKeys, pseudonymKey } = cfg.privacy
+  return {
+    ...cfg,
+    privacy: {
+      ...cfg.privacy,
+      masterKey: buffer(masterKey),
+      oldMasterKeys: oldMasterKeys.map(buffer),
+      pseudonymKey: buffer(pseudonymKey),
+    },
+  }
 }
 
 async function run(): Promise<void> {

@@ -4,6 +4,10 @@
 import type { Kafka } from '../kafka/client.js'
 import { readRanges } from '../kafka/read-ranges.js'
 
+/** A key id no data key has (its account is empty): its tombstone is appended to roll the keys topic's
+ *  active segment, which the cleaner never takes (the erasure's disk check, A17; the rewrap's check, A35). */
+export const ROLL_KEY_ID = '\u0000roll'
+
 /** One record of the keys topic as stored: a wrapped key, or a tombstone (value null). */
 export interface KeyEntry {
   id: string

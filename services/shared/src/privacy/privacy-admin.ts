@@ -30,6 +30,8 @@ export interface ErasureRequest {
 /** A22: how requests name the person: with `encrypt` (PRIVACY_ENCRYPT) by pseudonym, the user id sealed. */
 export interface ErasureSealing {
   masterKey: Buffer
+  /** A35: the key pseudonyms are derived from. */
+  pseudonymKey: Buffer
   encrypt: boolean
   /** The keys topic, where each request's own key is written before the request. */
   keysTopic: string
@@ -37,10 +39,11 @@ export interface ErasureSealing {
 
 /** The sealing of a service's or tool's configuration (every one reads PRIVACY_* the same way). */
 export function erasureSealing(cfg: {
-  privacy: { masterKey: Buffer; encrypt: boolean }
+  privacy: { masterKey: Buffer; pseudonymKey: Buffer; encrypt: boolean }
   topics: { keys?: string }
 }): ErasureSealing {
-  return { masterKey: cfg.privacy.masterKey, encrypt: cfg.privacy.encrypt, keysTopic: cfg.topics.keys! }
+  const { masterKey, pseudonymKey, encrypt } = cfg.privacy
+  return { masterKey, pseudonymKey, encrypt, keysTopic: cfg.topics.keys! }
 }
 
 export class PrivacyAdmin {
@@ -60,7 +63,7 @@ export class PrivacyAdmin {
     private readonly sealing?: ErasureSealing,
   ) {
     this.writer = new ErasureWriter(producer, codec, topic)
-    this.erasures = new ErasureSet(sealing && new Pseudonyms(sealing.masterKey))
+    this.erasures = new ErasureSet(sealing && new Pseudonyms(sealing.pseudonymKey))
   }
 
   async start(opts: { readiness?: Readiness; signal?: AbortSignal } = {}): Promise<void> {

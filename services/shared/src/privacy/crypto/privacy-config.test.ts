@@ -49,3 +49,56 @@ t.test(
     t.notMatch(masterKeyWarning(load({})) ?? '', DEV_MASTER_KEY, 'the key itself is not printed')
   },
 )
+
+t.test('A35: old master keys open, the pseudonym key stays: parsed once, refused by name without values', async (t) => {
+  const m1 = 'a1'.repeat(32)
+  const m2 = 'b2'.repeat(32)
+  const plain = load({ PRIVACY_MASTER_KEY: m1 })
+  t.same(plain.oldMasterKeys, [], 'no rotation: no old key')
+  t.same(plain.pseudonymKey, plain.masterKey, 'no rotation: pseudonyms come from the master key, as before A35')
+
+  const rotating = load({
+    PRIVACY_MASTER_KEY: m2,
+    PRIVACY_OLD_MASTER_KEY: `${m1}, ${DEV_MASTER_KEY}`,
+    PRIVACY_PSEUDONYM_KEY: m1,
+  })
+  t.same(rotating.masterKey, Buffer.from(m2, 'hex'))
+  t.same(rotating.oldMasterKeys, [Buffer.from(m1, 'hex'), Buffer.from(DEV_MASTER_KEY, 'base64')], 'a list, in order')
+  t.same(rotating.pseudonymKey, Buffer.from(m1, 'hex'), 'the pseudonyms of before the rotation')
+
+  t.throws(
+    () => load({ PRIVACY_MASTER_KEY: m2, PRIVACY_OLD_MASTER_KEY: m1 }),
+    { variable: 'PRIVACY_PSEUDONYM_KEY', message: /required while PRIVACY_OLD_MASTER_KEY is set/ },
+    'a rotation without the pseudonym key would give every person a second pseudonym',
+  )
+  t.throws(
+    () => load({ PRIVACY_MASTER_KEY: m2, PRIVACY_OLD_MASTER_KEY: m2, PRIVACY_PSEUDONYM_KEY: m1 }),
+    { variable: 'PRIVACY_OLD_MASTER_KEY', message: /must not hold PRIVACY_MASTER_KEY/ },
+    'the current key is not an old one',
+  )
+  const bad = `${m1},c2hvcnQ=`
+  const err = t.throws(() =>
+    load({ PRIVACY_MASTER_KEY: m2, PRIVACY_OLD_MASTER_KEY: bad, PRIVACY_PSEUDONYM_KEY: m1 }),
+  ) as unknown as ConfigError
+  t.equal(err.variable, 'PRIVACY_OLD_MASTER_KEY')
+  t.notMatch(err.message, m1, 'no value in the message')
+  t.throws(() => load({ REQUIRE_SECRETS: 'true', PRIVACY_MASTER_KEY: m2, PRIVACY_PSEUDONYM_KEY: DEV_MASTER_KEY }), {
+    variable: 'PRIVACY_PSEUDONYM_KEY',
+    message: /development default/,
+  })
+  t.equal(
+    load({
+      REQUIRE_SECRETS: 'true',
+      PRIVACY_MASTER_KEY: m2,
+      PRIVACY_OLD_MASTER_KEY: DEV_MASTER_KEY,
+      PRIVACY_PSEUDONYM_KEY: m1,
+    }).oldMasterKeys.length,
+    1,
+    'rotating away from the development key is allowed with REQUIRE_SECRETS on',
+  )
+  t.throws(
+    () => load({ REQUIRE_SECRETS: 'true', PRIVACY_MASTER_KEY: Buffer.from(DEV_MASTER_KEY, 'base64').toString('hex') }),
+    { variable: 'PRIVACY_MASTER_KEY', message: /development default/ },
+    'the development key is refused in hex too',
+  )
+})
