@@ -5,12 +5,14 @@
 //   ip --account ACME --mode full|truncated|none
 //   retention --account ACME --months 12   (0: for ever, H60)
 //   reencrypt --from T --to T2             (A19: old history sealed, so it can be erased too)
+//   rewrap [--check]                       (A35: data keys wrapped again after the master key rotated)
 import { userInfo } from 'node:os'
 import { parseArgs } from 'node:util'
 import { openPrivacy, runCli } from './admin-context.js'
 import { AdminError } from '../services/shared/src/accounts/accounts-admin.js'
 import { IP_HANDLINGS, type ErasureRecord, type IpHandling } from '../schemas/records.js'
 import { REENCRYPT_USAGE, reencryptCommand } from './privacy/reencrypt-cli.js'
+import { REWRAP_USAGE, rewrapCommand } from './privacy/rewrap-cli.js'
 
 const USAGE = `usage: npm run privacy -- <command>
   erase --account ID --user USER_ID [--suppress] [--no-wait]   erase a person from every projection; with --suppress
@@ -20,7 +22,8 @@ const USAGE = `usage: npm run privacy -- <command>
   ip --account ID --mode full|truncated|none                  what ingest keeps of the client IP (default full)
   retention --account ID --months N                           keep N months of events (1-120); 0 keeps them for ever
                                                               (the default); older events leave ClickHouse and replays
-${REENCRYPT_USAGE}`
+${REENCRYPT_USAGE}
+${REWRAP_USAGE}`
 
 /** How long `erase` waits for the receipt: the projections are purged within 60 s (docs/privacy.md). */
 const RECEIPT_WAIT_MS = 60_000
@@ -103,11 +106,13 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       chunk: { type: 'string' },
       'pace-ms': { type: 'string' },
+      check: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   const [cmd] = positionals
   if (cmd === 'reencrypt' && !values.help) return reencryptCommand(values)
+  if (cmd === 'rewrap' && !values.help) return rewrapCommand(values)
   const run = cmd === undefined ? undefined : COMMANDS[cmd]
   if (!run || values.help) {
     console.log(USAGE)

@@ -17,8 +17,8 @@ export async function readTopic(kafka: Kafka, topic: string): Promise<RawRecord[
   const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
   const ranges = ends.map((p) => ({ partition: p.partition, start: BigInt(p.low), end: BigInt(p.high) }))
   const out: RawRecord[] = []
-  await readRanges(kafka, topic, ranges, 'read', (partition, message) =>
-    out.push({ partition, offset: message.offset, key: message.key, value: message.value }),
-  )
+  await readRanges(kafka, topic, ranges, 'read', (partition, message) => {
+    out.push({ partition, offset: message.offset, key: message.key, value: message.value })
+  })
   return out
 }

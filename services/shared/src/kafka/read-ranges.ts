@@ -25,7 +25,8 @@ export async function readRanges(
   topic: string,
   ranges: OffsetRange[],
   groupPrefix: string,
-  each: (partition: number, message: KafkaMessage) => void,
+  /** May return a promise (a write the read must wait for): the next record comes once it resolves. */
+  each: (partition: number, message: KafkaMessage) => void | Promise<void>,
 ): Promise<void> {
   const left = new Map(ranges.filter((r) => r.end > r.start).map((r) => [r.partition, r]))
   if (left.size === 0) return
@@ -49,7 +50,8 @@ export async function readRanges(
           eachMessage: async ({ partition, message }) => {
             const r = left.get(partition)
             if (r === undefined || BigInt(message.offset) < r.start) return
-            each(partition, message)
+            const wait = each(partition, message)
+            if (wait !== undefined) await wait
             reached(partition, message.offset)
           },
         })
