@@ -175,7 +175,7 @@ export class KeysEraser {
 /** The records of every id with a record written at or before `until`: a key minted after an erasure has an
  *  id of its own (A20) and is not the erasure's, but a key of the person re-wrapped after it (A35) keeps its
  *  id, and its new copy is one more the cleaner must remove before the receipt may say disk_gone_at. */
-function ofIdsBefore(entries: readonly KeyEntry[], until: number): KeyEntry[] {
+export function ofIdsBefore(entries: readonly KeyEntry[], until: number): KeyEntry[] {
   const ids = new Set(entries.filter((e) => e.at <= until).map((e) => e.id))
   return entries.filter((e) => ids.has(e.id))
 }

@@ -146,6 +146,19 @@ t.test("A35: a value no master opens stops the holder only if it is still its id
   t.equal(left.keyFor(idOf(0)), undefined, 'the earlier value is not served in place of the latest')
   await t.rejects(left.caughtUp(), KeyUnwrapError, 'the latest copy opens with no master given: stopped')
 
+  // Three old copies, each replaced by a copy that opens: within the bound that reads; past it, it stops.
+  const copies = [0, 1, 2].map((i) => ({ id: idOf(i), wrapped: wrapDataKey(retired, idOf(i), k0), offset: BigInt(i) }))
+  const rewrapped = [0, 1, 2].map((i) => entry(idOf(i), k0, 3 + i))
+  const within = new KeysHolder(new MasterKeyRing(master), async () => 6n, 100, { maxUnopened: 3 })
+  within.apply(copies, 3n)
+  within.apply(rewrapped, 6n)
+  await within.caughtUp()
+  t.same(within.keyFor(idOf(2)), k0, 'as many old copies as the bound: each replaced, read')
+  const bounded = new KeysHolder(new MasterKeyRing(master), async () => 6n, 100, { maxUnopened: 2 })
+  bounded.apply(copies, 3n)
+  bounded.apply(rewrapped, 6n)
+  await t.rejects(bounded.caughtUp(), KeyUnwrapError, 'one more than the bound: stopped at once (bounded memory)')
+
   const ring = new KeysHolder(new MasterKeyRing(master, [retired]), async () => 1n, 100)
   ring.apply([{ id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n }], 1n)
   await ring.caughtUp()

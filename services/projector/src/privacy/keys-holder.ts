@@ -61,11 +61,14 @@ export class KeysHolder implements KeySource {
   /** The next offset to read: every record before it has been applied. */
   private position = 0n
   private failure: KeyUnwrapError | undefined
-  /** A35: ids whose latest value read so far opens with no master given, the part of the topic it was in
-   *  (A34) and why. After a rotation the old master's copy of a re-wrapped key stays on the topic until the
-   *  cleaner drops it, and the copy after it opens: so such a value stops the holder only if it is still its
-   *  id's latest once the holder has read to the end. */
-  private readonly unopened = new Map<string, { older: boolean; cause: unknown }>()
+  /** A35: ids whose latest value read so far opens with no master given, each with whether it is of the
+   *  older part of the topic (A34), and the last such failure. After a rotation the old master's copy of a
+   *  re-wrapped key stays on the topic until the cleaner drops it, and the copy after it opens: so such a
+   *  value stops the holder only if it is still its id's latest once the holder has read to the end. One
+   *  error is kept, not one an id: a topic re-wrapped whole is read old copies first. */
+  private readonly unopened = new Map<string, boolean>()
+  private unopenedCause: unknown
+  private readonly maxUnopened: number
   /** A34: when the topic is read from a recent offset first: the keys of the entries below `before`
    *  (applyOlder(), a table of their own, so an id's older entries are applied in order while one with an
    *  entry from `before` on is never touched), the ids tombstoned from `before` on (whose older keys are
@@ -80,9 +83,11 @@ export class KeysHolder implements KeySource {
     private readonly endOffset: () => Promise<bigint>,
     /** PRIVACY_OPEN_CACHE_ENTRIES (A21). */
     openCacheEntries: number,
-    /** A33: `shared`, to hand its keys to other threads (snapshot()); `base`, to start from such a snapshot. */
-    from: { shared?: boolean; base?: KeysSnapshot } = {},
+    /** A33: `shared`, to hand its keys to other threads (snapshot()); `base`, to start from such a snapshot.
+     *  A35: `maxUnopened`, the copies no master opens kept waiting for a later copy (MAX_UNOPENED). */
+    from: { shared?: boolean; base?: KeysSnapshot; maxUnopened?: number } = {},
   ) {
+    this.maxUnopened = from.maxUnopened ?? MAX_UNOPENED
     this.recent = new RecentKeys(openCacheEntries)
     this.table = new KeyTable(from.shared ?? false)
     this.base = from.base === undefined ? undefined : KeyTable.over(from.base.image)
@@ -157,8 +162,7 @@ export class KeysHolder implements KeySource {
     for (const e of entries) {
       if (this.failure) break
       if (older.read || e.offset >= older.before || older.tombstoned.has(e.id)) continue
-      const unopened = this.unopened.get(e.id)
-      if (unopened !== undefined && !unopened.older) continue
+      if (this.unopened.get(e.id) === false) continue
       // One SHA-256 of the id for both tables.
       const hash = idHash(e.id)
       if (this.table.has(e.id, hash)) continue
@@ -223,16 +227,20 @@ export class KeysHolder implements KeySource {
     } catch (cause) {
       // An earlier value of the id is not served in its place.
       table.delete(id, hash)
-      this.unopened.set(id, { older: table !== this.table, cause })
+      // Past the bound the holder stops at once, as before A35: the memory a wrong master key costs stays
+      // bounded, and a topic re-wrapped but not yet cleaned is read with the old master still given.
+      if (this.unopened.size >= this.maxUnopened) this.failure = new KeyUnwrapError(cause)
+      this.unopened.set(id, table !== this.table)
+      this.unopenedCause = cause
     }
   }
 
   /** A35: read to an end, a value no master opens that is still its id's latest stops the holder; one of the
    *  older part (A34) only once that part is read too (a later older entry may replace it). */
   private failOnUnopened(all: boolean): void {
-    for (const { older, cause } of this.unopened.values())
+    for (const older of this.unopened.values())
       if (!older || all || this.older?.read) {
-        this.failure ??= new KeyUnwrapError(cause)
+        this.failure ??= new KeyUnwrapError(this.unopenedCause)
         return
       }
   }
@@ -248,6 +256,11 @@ export class KeysHolder implements KeySource {
     }
   }
 }
+
+/** A35: copies no master opens that a holder keeps waiting for a later copy of their id: about 30 MB of ids.
+ *  A rotation's old copies are as many as its keys until the cleaner drops them (docs/privacy.md: keep
+ *  PRIVACY_OLD_MASTER_KEY until `rewrap --check` counts none); a stray few are not a reason to stop. */
+export const MAX_UNOPENED = 100_000
 
 /** A34: where the live projector starts reading the keys topic: keys written since the start of the
  *  previous UTC month, less a day for clocks (a record's key is minted when ingest first seals a record of
