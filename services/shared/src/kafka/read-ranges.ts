@@ -28,7 +28,8 @@ export async function readRanges(
   /** May return a promise (a write the read must wait for): the next record comes once it resolves. */
   each: (partition: number, message: KafkaMessage) => void | Promise<void>,
 ): Promise<void> {
-  const left = new Map(ranges.filter((r) => r.end > r.start).map((r) => [r.partition, r]))
+  // Copies: a range's start moves past each record handed over (below).
+  const left = new Map(ranges.filter((r) => r.end > r.start).map((r) => [r.partition, { ...r }]))
   if (left.size === 0) return
   const consumer = kafka.consumer({ groupId: `${groupPrefix}-${randomBytes(6).toString('hex')}` })
   await consumer.connect()
@@ -44,15 +45,29 @@ export async function readRanges(
       consumer.on(consumer.events.END_BATCH_PROCESS, (e: ConsumerEndBatchProcessEvent) => {
         if (e.payload.topic === topic) reached(e.payload.partition, e.payload.lastOffset)
       })
+      // Whole batches, not eachMessage: kafkajs then resolves an offset, heartbeats and checks its commits
+      // for every record, which made a read of the keys topic take three times as long (BENCHMARKS.md,
+      // "Reading the keys topic in batches"). A record before a range's start is skipped, and so is one handed over
+      // already: the seek below lands after the first fetch, which may have read the range's first records.
       consumer
         .run({
           autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            const r = left.get(partition)
-            if (r === undefined || BigInt(message.offset) < r.start) return
-            const wait = each(partition, message)
-            if (wait !== undefined) await wait
-            reached(partition, message.offset)
+          eachBatch: async ({ batch, isRunning, heartbeat }) => {
+            const partition = batch.partition
+            for (const message of batch.messages) {
+              const r = left.get(partition)
+              if (r === undefined || !isRunning()) return
+              const offset = BigInt(message.offset)
+              if (offset < r.start) continue
+              r.start = offset + 1n
+              const wait = each(partition, message)
+              if (wait !== undefined) {
+                await wait
+                // A batch the caller writes for may take seconds: the group must not think this member gone.
+                await heartbeat()
+              }
+              reached(partition, message.offset)
+            }
           },
         })
         .catch(reject)
