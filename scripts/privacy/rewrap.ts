@@ -53,7 +53,8 @@ export async function rewrap(deps: RewrapDeps, o: { check: boolean }): Promise<R
   const left = [...tombstoned].filter(([, state]) => state === 'brought back').map(([id]) => id)
   if (!o.check) s.retombstoned += await send(producer, topic, left.map(tombstone))
 
-  let pending: Array<{ key: string; value: Buffer }> = []
+  // The partition named: kafkajs then skips hashing each key for its partitioner (the topic has one, A15).
+  let pending: Array<{ key: string; value: Buffer; partition: number }> = []
   const flush = async () => {
     const batch = pending
     pending = []
@@ -84,7 +85,7 @@ export async function rewrap(deps: RewrapDeps, o: { check: boolean }): Promise<R
     }
     s.old++
     if (o.check || tombstoned.has(id)) return
-    pending.push({ key: id, value: wrapDataKey(masters.keys[0]!, id, key) })
+    pending.push({ key: id, value: wrapDataKey(masters.keys[0]!, id, key), partition: range.partition })
     if (pending.length >= REWRAP_A_SEND) return flush()
   })
   await flush()
@@ -139,7 +140,11 @@ const keyIdOf = (m: KafkaMessage) => m.key?.toString('utf8') ?? ''
 const tombstone = (key: string) => ({ key, value: null })
 
 /** Writes `messages` with acks=all, REWRAP_A_SEND at a time; how many. */
-async function send(producer: Producer, topic: string, messages: Array<{ key: string; value: Buffer | null }>) {
+async function send(
+  producer: Producer,
+  topic: string,
+  messages: Array<{ key: string; value: Buffer | null; partition?: number }>,
+) {
   for (let i = 0; i < messages.length; i += REWRAP_A_SEND)
     await producer.send({ topic, acks: -1, messages: messages.slice(i, i + REWRAP_A_SEND) })
   return messages.length
