@@ -1,6 +1,9 @@
 // The faults the drill injects, one at a time (docs/reliability.md). Each reports notes (how long a restart or
 // drain took) and problems (a drain that did not finish), which fail the run; the drill measures
 // everything else from the load's answers.
+import { randomBytes } from 'node:crypto'
+import { DEV_MASTER_KEY } from '../../services/shared/src/privacy/crypto/index.js'
+import { rewrapWith } from '../privacy/rewrap-cli.js'
 import type { OwnStack } from './own-stack.js'
 import type { ManagedService } from './services.js'
 
@@ -12,6 +15,7 @@ export const FAULT_NAMES = [
   'kafka-stall',
   'clickhouse-down',
   'registry-down',
+  'master-rotation',
 ] as const
 export type FaultName = (typeof FAULT_NAMES)[number]
 
@@ -21,6 +25,9 @@ export interface FaultContext {
   projector: ManagedService
   stallSeconds: number
   outageSeconds: number
+  /** The services' environment; a fault that changes a setting for good changes it here too (the
+   *  reconciliation and later restarts read it). */
+  env: Record<string, string>
   say(msg: string): void
 }
 
@@ -138,6 +145,38 @@ export const FAULTS: Record<FaultName, Fault> = {
           ? ['projector did not exit within 30 s of SIGTERM (no graceful drain) and was killed']
           : [],
       }
+    },
+  },
+  'master-rotation': {
+    name: 'master-rotation',
+    title: () => 'master key rotated (services restarted with a new one, rewrap)',
+    // A35, docs/privacy.md "Rotating the master key": a new master, the old one kept to open keys and the
+    // pseudonyms kept, each service drained and restarted in turn under load, then every key re-wrapped.
+    async inject({ ingest, projector, env }) {
+      const old = env.PRIVACY_MASTER_KEY || DEV_MASTER_KEY
+      const rotation = {
+        PRIVACY_MASTER_KEY: randomBytes(32).toString('base64'),
+        PRIVACY_OLD_MASTER_KEY: old,
+        PRIVACY_PSEUDONYM_KEY: env.PRIVACY_PSEUDONYM_KEY || old,
+      }
+      Object.assign(env, rotation)
+      const notes: string[] = []
+      const problems: string[] = []
+      for (const service of [ingest, projector]) {
+        service.setEnv(rotation)
+        const drain = await service.signal('SIGTERM', 30_000)
+        const ms = await service.startHealthy()
+        notes.push(`${service.name} restarted with the new master, healthy ${secs(ms)} after its start`)
+        if (drain.forced) problems.push(`${service.name} did not exit within 30 s of SIGTERM and was killed`)
+      }
+      const t0 = Date.now()
+      const s = await rewrapWith({ ...process.env, ...env, LOG_LEVEL: 'error' }, false, () => undefined)
+      notes.push(
+        `rewrap: ${s.rewrapped} keys of the old master written again, ${s.current} of the new one read, in ${secs(Date.now() - t0)}`,
+      )
+      if (s.unopened > 0) problems.push(`rewrap found ${s.unopened} keys no master given opens`)
+      if (s.rewrapped === 0) problems.push('rewrap found no key of the old master: the rotation was not exercised')
+      return { notes, problems }
     },
   },
 }

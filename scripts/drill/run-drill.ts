@@ -161,6 +161,7 @@ export async function runDrill(
       projector,
       stallSeconds: o.stallSeconds,
       outageSeconds: o.outageSeconds,
+      env,
       say,
     }
     for (const name of o.faults) {

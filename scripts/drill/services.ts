@@ -22,10 +22,15 @@ export class ManagedService {
     readonly name: string,
     private readonly root: string,
     private readonly script: string,
-    private readonly env: Record<string, string>,
+    private env: Record<string, string>,
     readonly logFile: string,
     private readonly healthUrl: string,
   ) {}
+
+  /** Settings the next start() gives the process on top of its own (a drill's master key rotation). */
+  setEnv(over: Record<string, string>): void {
+    this.env = { ...this.env, ...over }
+  }
 
   alive(): boolean {
     return !!this.proc && this.proc.exitCode === null && this.proc.signalCode === null

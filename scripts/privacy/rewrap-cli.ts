@@ -39,19 +39,27 @@ export function rewrapReport(s: RewrapSummary, check: boolean): { lines: string[
   return { lines, ok: s.unopened === 0 && (!check || s.old === 0) }
 }
 
-export async function rewrapCommand(a: { check?: boolean }, env = process.env): Promise<number> {
-  const check = a.check === true
+/** The run with the master keys and the keys topic of `env`, as the services read them. */
+export async function rewrapWith(
+  env: Record<string, string | undefined>,
+  check: boolean,
+  note: (line: string) => void,
+): Promise<RewrapSummary> {
   const masters = MasterKeyRing.of(privacyConfig(readEnv({ ...commonSpec, ...privacySpec }, env)))
   const { cfg, kafka, producer, close } = await openAdmin(env)
-  const note = (line: string) => process.stderr.write(`${line}\n`)
   try {
     if (masters.keys.length === 1 && !check)
       note('PRIVACY_OLD_MASTER_KEY is not set: every key the current master opens is counted, none re-wrapped')
-    const s = await rewrap({ kafka, producer, topic: cfg.topics.keys!, masters, note, progressMs: 1000 }, { check })
-    const { lines, ok } = rewrapReport(s, check)
-    console.log(lines.join('\n'))
-    return ok ? 0 : 1
+    return await rewrap({ kafka, producer, topic: cfg.topics.keys!, masters, note, progressMs: 1000 }, { check })
   } finally {
     await close()
   }
+}
+
+export async function rewrapCommand(a: { check?: boolean }, env = process.env): Promise<number> {
+  const check = a.check === true
+  const s = await rewrapWith(env, check, (line) => process.stderr.write(`${line}\n`))
+  const { lines, ok } = rewrapReport(s, check)
+  console.log(lines.join('\n'))
+  return ok ? 0 : 1
 }
