@@ -2,7 +2,8 @@
 // (PRIVACY_OLD_MASTER_KEY) wraps is written again under the same id, wrapped by PRIVACY_MASTER_KEY; the
 // keys topic is compacted (A15), so its cleaner then drops the old copy, and once `check` counts none left
 // the old master opens nothing the broker serves (`check` writes no key: only, while copies are left, the
-// tombstone of no key that rolls the topic's active segment, A17). Three reads of the one partition, none holding the topic:
+// tombstone of no key that rolls the topic's active segment, A17). Three reads of the one partition, none
+// holding the topic:
 // 1. the ids with a tombstone (erased people's keys, expired months: A17, A23), never written again;
 // 2. every key opened and, when an old master opened it, written again (in sends of REWRAP_A_SEND);
 // 3. the records appended meanwhile: an id tombstoned while step 2 ran and re-wrapped after its tombstone
