@@ -62,6 +62,7 @@ export async function createProjectorService(cfg: ProjectorConfig, log: Logger) 
   metrics.erasures(() => erasures.pending())
   metrics.dataKeys(() => keys.holder.size)
   metrics.olderDataKeys(() => keys.holder.readingOlder)
+  metrics.oldMasterDataKeys(() => keys.holder.keysOpenedByOldMaster)
   // U25: the writer marks the hours it wrote; the recount (hourRecount) counts them once closed.
   const writer = createWriter(ch, cfg, metrics, log)
   const options = projectorOptions(cfg, ch, readiness, erasures, keys)

@@ -154,6 +154,7 @@ t.test("erasures: each step's time from its request, failed attempts, requests p
   t.equal(before.get('projector_erasure_attempts_failed_total'), 0)
   t.equal(before.get('projector_data_keys_held'), 0)
   t.equal(before.get('projector_data_keys_older_reading'), 0)
+  t.equal(before.get('projector_data_keys_old_master'), 0)
 
   m.stepDone('projections_purged', 2.5)
   m.stepDone('projections_purged', 75)
@@ -162,6 +163,7 @@ t.test("erasures: each step's time from its request, failed attempts, requests p
   m.erasures(() => ({ projections_purged: 4, history_unreadable: 2, disk_gone: 1 }))
   m.dataKeys(() => 1234)
   m.olderDataKeys(() => true)
+  m.oldMasterDataKeys(() => 17)
   const v = parse(await m.render())
   t.equal(v.get('projector_erasure_step_seconds_count{step="projections_purged"}'), 2)
   t.equal(v.get('projector_erasure_step_seconds_sum{step="projections_purged"}'), 77.5)
@@ -174,4 +176,5 @@ t.test("erasures: each step's time from its request, failed attempts, requests p
   t.equal(v.get('projector_erasures_pending{step="disk_gone"}'), 1)
   t.equal(v.get('projector_data_keys_held'), 1234)
   t.equal(v.get('projector_data_keys_older_reading'), 1, 'older keys still being read (A34)')
+  t.equal(v.get('projector_data_keys_old_master'), 17, 'keys opened with an old master (A35)')
 })

@@ -24,6 +24,7 @@ export class Metrics implements ErasureMetrics {
   private erasuresPending: () => Record<ErasureStep, number> = () => pendingSteps([], false)
   private keysHeld: () => number = () => 0
   private olderKeysReading: () => boolean = () => false
+  private keysOfOldMasters: () => number = () => 0
   private buffer: () => { pendingRows: number; peakPendingRows: number; peakInsertRows: number } = () => ({
     pendingRows: 0,
     peakPendingRows: 0,
@@ -179,6 +180,14 @@ export class Metrics implements ErasureMetrics {
       },
     })
     new Gauge({
+      name: 'projector_data_keys_old_master',
+      help: 'Data keys the keys holder opened with a key of PRIVACY_OLD_MASTER_KEY since its start (A35): 0 after a start once rewrap and the cleaner are done.',
+      registers: [r],
+      collect() {
+        this.set(self.keysOfOldMasters())
+      },
+    })
+    new Gauge({
       name: 'projector_live_subscribers',
       help: 'Clients connected to the /live feed.',
       registers: [r],
@@ -211,6 +220,11 @@ export class Metrics implements ErasureMetrics {
   /** Whether the keys holder is still reading the older keys after a start (A34). */
   olderDataKeys(source: () => boolean) {
     this.olderKeysReading = source
+  }
+
+  /** How many keys the keys holder opened with an old master since its start (A35). */
+  oldMasterDataKeys(source: () => number) {
+    this.keysOfOldMasters = source
   }
 
   stepDone(step: ErasureStep, secondsSinceRequest: number) {

@@ -159,10 +159,17 @@ t.test("A35: a value no master opens stops the holder only if it is still its id
   bounded.apply(rewrapped, 6n)
   await t.rejects(bounded.caughtUp(), KeyUnwrapError, 'one more than the bound: stopped at once (bounded memory)')
 
-  const ring = new KeysHolder(new MasterKeyRing(master, [retired]), async () => 1n, 100)
-  ring.apply([{ id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n }], 1n)
+  const ring = new KeysHolder(new MasterKeyRing(master, [retired]), async () => 2n, 100)
+  ring.apply(
+    [
+      { id: idOf(0), wrapped: wrapDataKey(retired, idOf(0), k0), offset: 0n },
+      { id: idOf(1), wrapped: wrapDataKey(master, idOf(1), k0), offset: 1n },
+    ],
+    2n,
+  )
   await ring.caughtUp()
   t.same(ring.keyFor(idOf(0)), k0, 'with the old master given, its copy opens')
+  t.equal(ring.keysOpenedByOldMaster, 1, 'and is counted (projector_data_keys_old_master); the current one is not')
 })
 
 t.test("A35 with A34: an older part's unopened value waits for that part; the recent part's does not", async (t) => {

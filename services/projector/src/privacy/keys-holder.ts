@@ -69,6 +69,8 @@ export class KeysHolder implements KeySource {
   private readonly unopened = new Map<string, boolean>()
   private unopenedCause: unknown
   private readonly maxUnopened: number
+  /** A35: keys opened with a master of PRIVACY_OLD_MASTER_KEY, for projector_data_keys_old_master. */
+  private openedByOld = 0
   /** A34: when the topic is read from a recent offset first: the keys of the entries below `before`
    *  (applyOlder(), a table of their own, so an id's older entries are applied in order while one with an
    *  entry from `before` on is never touched), the ids tombstoned from `before` on (whose older keys are
@@ -92,6 +94,11 @@ export class KeysHolder implements KeySource {
     this.table = new KeyTable(from.shared ?? false)
     this.base = from.base === undefined ? undefined : KeyTable.over(from.base.image)
     this.position = from.base?.position ?? 0n
+  }
+
+  /** A35: keys this holder opened with an old master since it started. */
+  get keysOpenedByOldMaster(): number {
+    return this.openedByOld
   }
 
   get size(): number {
@@ -224,6 +231,7 @@ export class KeysHolder implements KeySource {
   private store(table: KeyTable, id: string, wrapped: Buffer, hash?: Buffer): void {
     try {
       table.set(id, this.masters.open(id, wrapped), hash)
+      if (this.masters.lastOpener !== 0) this.openedByOld++
     } catch (cause) {
       // An earlier value of the id is not served in its place.
       table.delete(id, hash)
