@@ -52,6 +52,13 @@ const opens = (master: Buffer, id: string, wrapped: Buffer) => {
   }
 }
 
+/** A gauge of the projector's /metrics. */
+async function metric(s: TestServices, name: string): Promise<number> {
+  const text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
+  return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1])
+}
+const oldKeys = (s: TestServices) => metric(s, 'projector_data_keys_old_master')
+
 /** The CLI's output lines and exit code, run with the environment of `s`'s services and `over`. */
 async function cli(s: TestServices, over: Record<string, string>, check: boolean) {
   const out: string[] = []
@@ -86,6 +93,7 @@ t.test(
       ['ada', 'ada', 'bob', 'cy'],
       "the projector opens the old master's keys and the new one's",
     )
+    t.equal(await oldKeys(rotating), 2, "the projector counts ada's and bob's first keys as opened by the old master")
     const ada = personKeyPrefix(old, accountId, 'ada')
     const before = [...(await latestKeys(rotating))].filter(([id, v]) => id.startsWith(ada) && v !== null)
     t.equal(
@@ -182,6 +190,17 @@ t.test(
       ),
       'no record the broker serves opens with the old master',
     )
+
+    t.comment('a projector given both masters again opens no key with the old one: it may be removed')
+    await rotated.ingest!.close()
+    await rotated.projector!.close()
+    const again = await startServices(t, {
+      suffix: first.suffix,
+      ingest: false,
+      env: { ...FAST_KEYS_ENV, ...ROTATING },
+    })
+    await waitUntil(async () => (await metric(again, 'projector_data_keys_held')) >= 5, 30_000, 'the keys read')
+    t.equal(await oldKeys(again), 0, 'projector_data_keys_old_master says the old master is no longer needed')
   },
 )
 
