@@ -9,7 +9,7 @@
 // 3. the records appended meanwhile: an id tombstoned while step 2 ran and re-wrapped after its tombstone
 //    would be a key brought back, so it is tombstoned again.
 import type { Kafka, KafkaMessage, Producer } from '../../services/shared/src/kafka/client.js'
-import { readRanges } from '../../services/shared/src/kafka/read-ranges.js'
+import { type OffsetRange, readRanges, wholeRanges } from '../../services/shared/src/kafka/read-ranges.js'
 import { type MasterKeyRing, wrapDataKey } from '../../services/shared/src/privacy/crypto/index.js'
 import { ROLL_KEY_ID } from '../../services/shared/src/privacy/keys-scan.js'
 
@@ -48,11 +48,10 @@ export async function rewrap(deps: RewrapDeps, o: { check: boolean }): Promise<R
   const started = Date.now()
   const { kafka, producer, topic, masters } = deps
   const range = await partitionRange(kafka, topic)
-  const tombstoned = await tombstonedIds(kafka, topic, range)
+  const tombstoned = await tombstoneStates(kafka, topic, range, 'privacy-rewrap-tombstones')
   const s: RewrapSummary = { records: 0, current: 0, old: 0, rewrapped: 0, unopened: 0, retombstoned: 0, durationMs: 0 }
   // A run before this one that stopped between its steps 2 and 3 left such keys: tombstoned first.
-  const left = [...tombstoned].filter(([, state]) => state === 'brought back').map(([id]) => id)
-  if (!o.check) s.retombstoned += await send(producer, topic, left.map(tombstone))
+  if (!o.check) s.retombstoned += await send(producer, topic, broughtBack(tombstoned).map(tombstone))
 
   // The partition named: kafkajs then skips hashing each key for its partitioner (the topic has one, A15).
   let pending: Array<{ key: string; value: Buffer; partition: number }> = []
@@ -99,21 +98,18 @@ export async function rewrap(deps: RewrapDeps, o: { check: boolean }): Promise<R
 }
 
 /** The keys topic's one partition (A15), from its first record to its end now. */
-async function partitionRange(kafka: Kafka, topic: string) {
-  const admin = kafka.admin()
-  await admin.connect()
-  const offsets = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
-  if (offsets.length !== 1) throw new Error(`${topic} has ${offsets.length} partitions; the keys topic has one (A15)`)
-  const [p] = offsets
-  return { partition: p!.partition, start: BigInt(p!.low), end: BigInt(p!.high) }
+async function partitionRange(kafka: Kafka, topic: string): Promise<OffsetRange> {
+  const ranges = await wholeRanges(kafka, topic)
+  if (ranges.length !== 1) throw new Error(`${topic} has ${ranges.length} partitions; the keys topic has one (A15)`)
+  return ranges[0]!
 }
 
 type TombstoneState = 'tombstoned' | 'brought back'
 
-/** Step 1: each id with a tombstone in the range, and whether a key of it came after its last tombstone. */
-async function tombstonedIds(kafka: Kafka, topic: string, range: { partition: number; start: bigint; end: bigint }) {
+/** Steps 1 and 3: each id with a tombstone in the range, and whether a key of it came after its last one. */
+async function tombstoneStates(kafka: Kafka, topic: string, range: OffsetRange, group: string) {
   const ids = new Map<string, TombstoneState>()
-  await readRanges(kafka, topic, [range], 'privacy-rewrap-tombstones', (_, m) => {
+  await readRanges(kafka, topic, [range], group, (_, m) => {
     if (m.value === null) ids.set(keyIdOf(m), 'tombstoned')
     else if (ids.size > 0) {
       const id = keyIdOf(m)
@@ -127,15 +123,12 @@ async function tombstonedIds(kafka: Kafka, topic: string, range: { partition: nu
  *  again (a key minted meanwhile has an id never tombstoned: A20's fresh generation). */
 async function tombstoneBroughtBack(deps: RewrapDeps, from: bigint): Promise<number> {
   const range = { ...(await partitionRange(deps.kafka, deps.topic)), start: from }
-  const ids = new Map<string, TombstoneState>()
-  await readRanges(deps.kafka, deps.topic, [range], 'privacy-rewrap-since', (_, m) => {
-    const id = keyIdOf(m)
-    if (m.value === null) ids.set(id, 'tombstoned')
-    else if (ids.has(id)) ids.set(id, 'brought back')
-  })
-  const back = [...ids].filter(([, state]) => state === 'brought back').map(([id]) => id)
-  return send(deps.producer, deps.topic, back.map(tombstone))
+  const ids = await tombstoneStates(deps.kafka, deps.topic, range, 'privacy-rewrap-since')
+  return send(deps.producer, deps.topic, broughtBack(ids).map(tombstone))
 }
+
+const broughtBack = (ids: Map<string, TombstoneState>) =>
+  [...ids].filter(([, state]) => state === 'brought back').map(([id]) => id)
 
 const keyIdOf = (m: KafkaMessage) => m.key?.toString('utf8') ?? ''
 const tombstone = (key: string) => ({ key, value: null })

@@ -6,6 +6,7 @@
 import t, { type Test } from 'tap'
 import { startServices, waitUntil, type TestServices } from '../support/harness.js'
 import { readTopic } from '../support/read-topic.js'
+import { metricValue } from '../support/metrics-text.js'
 import { FAST_KEYS_ENV, makeKeysTopicFast } from './keys-topic.js'
 import { loadProjectorConfig } from '../../services/projector/src/config.js'
 import { createLogger } from '../../services/shared/src/log.js'
@@ -54,8 +55,7 @@ const opens = (master: Buffer, id: string, wrapped: Buffer) => {
 
 /** A gauge of the projector's /metrics. */
 async function metric(s: TestServices, name: string): Promise<number> {
-  const text = await (await fetch(`${s.projectorUrl}/metrics`)).text()
-  return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1])
+  return metricValue(await (await fetch(`${s.projectorUrl}/metrics`)).text(), name)
 }
 const oldKeys = (s: TestServices) => metric(s, 'projector_data_keys_old_master')
 

@@ -2,7 +2,7 @@
 // to the end it had when called. The bounded read is the services' own (read-ranges.ts), which ends a
 // partition at its end even when the last offsets are transaction markers no consumer is handed.
 import type { Kafka } from '../../services/shared/src/kafka/client.js'
-import { readRanges } from '../../services/shared/src/kafka/read-ranges.js'
+import { readRanges, wholeRanges } from '../../services/shared/src/kafka/read-ranges.js'
 
 export interface RawRecord {
   partition: number
@@ -12,10 +12,7 @@ export interface RawRecord {
 }
 
 export async function readTopic(kafka: Kafka, topic: string): Promise<RawRecord[]> {
-  const admin = kafka.admin()
-  await admin.connect()
-  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
-  const ranges = ends.map((p) => ({ partition: p.partition, start: BigInt(p.low), end: BigInt(p.high) }))
+  const ranges = await wholeRanges(kafka, topic)
   const out: RawRecord[] = []
   await readRanges(kafka, topic, ranges, 'read', (partition, message) => {
     out.push({ partition, offset: message.offset, key: message.key, value: message.value })

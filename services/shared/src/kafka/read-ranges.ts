@@ -15,6 +15,14 @@ export interface OffsetRange {
   end: bigint
 }
 
+/** Each partition of `topic` from its first record still kept to its end now. */
+export async function wholeRanges(kafka: Kafka, topic: string): Promise<OffsetRange[]> {
+  const admin = kafka.admin()
+  await admin.connect()
+  const ends = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
+  return ends.map((p) => ({ partition: p.partition, start: BigInt(p.low), end: BigInt(p.high) }))
+}
+
 /**
  * Calls `each` for every record of `topic` in `ranges` (empty ranges skipped), in offset order within a
  * partition, and resolves once the record just before each range's end was read. The group's name starts

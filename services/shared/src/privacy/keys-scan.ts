@@ -2,7 +2,7 @@
 // are live and which records are left. Used by the projector's erasure worker (privacy/keys-eraser.ts, A17,
 // A23) and by the drill's check that an erased person's records open for no one.
 import type { Kafka } from '../kafka/client.js'
-import { readRanges } from '../kafka/read-ranges.js'
+import { readRanges, wholeRanges } from '../kafka/read-ranges.js'
 
 /** A key id no data key has (its account is empty): its tombstone is appended to roll the keys topic's
  *  active segment, which the cleaner never takes (the erasure's disk check, A17; the rewrap's check, A35). */
@@ -21,13 +21,10 @@ export interface KeyEntry {
  *  person's, so what a scan holds does not grow with the topic (BENCHMARKS.md, "An erasure at scale"). */
 export async function scanKeys(kafka: Kafka, topic: string, keep?: KeyMatch): Promise<KeyEntry[]> {
   const kept = keep === undefined ? undefined : keyMatcher(keep)
-  const admin = kafka.admin()
-  await admin.connect()
-  const [end] = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect())
-  if (end === undefined || end.high === end.low) return []
+  const [range] = await wholeRanges(kafka, topic)
+  if (range === undefined || range.end === range.start) return []
   // The last record is in the active segment, which the cleaner never takes: it is there to be read.
   const out: KeyEntry[] = []
-  const range = { partition: end.partition, start: BigInt(end.low), end: BigInt(end.high) }
   await readRanges(kafka, topic, [range], 'erasure-keys-scan', (_, message) => {
     const id = message.key?.toString('utf8') ?? ''
     if (kept === undefined || kept(id))
