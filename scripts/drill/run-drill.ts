@@ -270,6 +270,9 @@ export function runEnv(runId: string): Record<string, string> {
     TOPIC_ACCOUNTS: `drill.${runId}.accounts`,
     TOPIC_DLQ: `drill.${runId}.dlq`,
     TOPIC_ERASURES: `drill.${runId}.erasures`,
+    // The master-rotation fault leaves the keys wrapped by a master only that run knew (A35).
+    TOPIC_KEYS: `drill.${runId}.keys`,
+    TOPIC_REFUSALS: `drill.${runId}.refusals`,
     TOPIC_PARTITIONS: '6',
     CLICKHOUSE_DATABASE: `drill_${runId}`,
     PROJECTOR_GROUP_ID: `drill-projector-${runId}`,
