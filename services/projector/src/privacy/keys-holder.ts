@@ -6,7 +6,7 @@
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
 import type { Admin, Consumer, EachBatchPayload, Kafka } from '../../../shared/src/kafka/client.js'
-import { forgetStream, type MasterKeyRing } from '../../../shared/src/privacy/crypto/index.js'
+import { forgetStream, type MasterKeyRing, NONE, NoMasterOpensError } from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { idHash, KeyTable, type KeyTableImage } from './key-table.js'
@@ -41,6 +41,12 @@ export interface KeySource {
   keyFor(id: string): Buffer | undefined
   /** Resolves once every key on the topic now has been read: a key still missing then is gone. */
   caughtUp(): Promise<void>
+}
+
+/** A36: the keys of a batch's entries, by the entry's index: undefined (and NONE) where none was opened. */
+interface OpenedEntries {
+  keys: (Buffer | undefined)[]
+  openers: Int8Array
 }
 
 /** A33: the keys topic read once, to `position`, into shared memory: what each replay thread starts from. */
@@ -130,7 +136,9 @@ export class KeysHolder implements KeySource {
   }
 
   apply(entries: readonly KeyEntry[], next: bigint): void {
-    for (const e of entries) {
+    const opened = this.openEntries(entries, (e) => e.offset >= this.position)
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!
       if (this.failure) break
       // Read already (a base's, A33, or a batch fetched again): applying it again could bring back a
       // value its id has since replaced.
@@ -148,7 +156,7 @@ export class KeysHolder implements KeySource {
       if (e.wrapped === null) {
         this.table.delete(e.id, hash)
         if (this.older?.read === false) this.older.tombstoned.add(e.id)
-      } else this.store(this.table, e.id, e.wrapped, hash)
+      } else this.store(this.table, e.id, opened, i, hash)
     }
     if (next > this.position) this.position = next
     this.settle()
@@ -166,9 +174,12 @@ export class KeysHolder implements KeySource {
   applyOlder(entries: readonly KeyEntry[]): void {
     const older = this.older
     if (older === undefined) return
-    for (const e of entries) {
+    const skipped = (e: KeyEntry) => older.read || e.offset >= older.before || older.tombstoned.has(e.id)
+    const opened = this.openEntries(entries, (e) => !skipped(e))
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!
       if (this.failure) break
-      if (older.read || e.offset >= older.before || older.tombstoned.has(e.id)) continue
+      if (skipped(e)) continue
       if (this.unopened.get(e.id) === false) continue
       // One SHA-256 of the id for both tables.
       const hash = idHash(e.id)
@@ -178,7 +189,7 @@ export class KeysHolder implements KeySource {
       if (held !== undefined) forgetStream(held)
       this.unopened.delete(e.id)
       if (e.wrapped === null) older.table.delete(e.id, hash)
-      else this.store(older.table, e.id, e.wrapped, hash)
+      else this.store(older.table, e.id, opened, i, hash)
     }
   }
 
@@ -228,19 +239,50 @@ export class KeysHolder implements KeySource {
     return this.position >= end && (!all || this.older === undefined || this.older.read)
   }
 
-  private store(table: KeyTable, id: string, wrapped: Buffer, hash?: Buffer): void {
-    try {
-      table.set(id, this.masters.open(id, wrapped), hash)
-      if (this.masters.lastOpener !== 0) this.openedByOld++
-    } catch (cause) {
-      // An earlier value of the id is not served in its place.
-      table.delete(id, hash)
-      // Past the bound the holder stops at once, as before A35: the memory a wrong master key costs stays
-      // bounded, and a topic re-wrapped but not yet cleaned is read with the old master still given.
-      if (this.unopened.size >= this.maxUnopened) this.failure = new KeyUnwrapError(cause)
-      this.unopened.set(id, table !== this.table)
-      this.unopenedCause = cause
+  /** A36: the keys of the entries `wanted` picks, opened together before the entries are applied one by
+   *  one (what opening them one by one cost was mostly each open's set-up). */
+  private openEntries(entries: readonly KeyEntry[], wanted: (e: KeyEntry) => boolean): OpenedEntries {
+    const at: number[] = []
+    const ids: string[] = []
+    const wrapped: Buffer[] = []
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!
+      if (e.wrapped === null || !wanted(e)) continue
+      at.push(i)
+      ids.push(e.id)
+      wrapped.push(e.wrapped)
     }
+    const { keys, openers } = this.masters.openAll(ids, wrapped)
+    const opened: OpenedEntries = { keys: new Array(entries.length), openers: new Int8Array(entries.length).fill(NONE) }
+    for (let j = 0; j < at.length; j++) {
+      opened.keys[at[j]!] = keys[j]
+      opened.openers[at[j]!] = openers[j]!
+    }
+    return opened
+  }
+
+  private store(table: KeyTable, id: string, opened: OpenedEntries, i: number, hash?: Buffer): void {
+    const key = opened.keys[i]
+    let cause: unknown
+    if (key !== undefined)
+      try {
+        table.set(id, key, hash)
+        if (opened.openers[i] !== 0) this.openedByOld++
+        return
+      } catch (err) {
+        // A value that opens to a key of another size (ingest never writes one).
+        cause = err
+      } finally {
+        key.fill(0)
+      }
+    cause ??= new NoMasterOpensError()
+    // An earlier value of the id is not served in its place.
+    table.delete(id, hash)
+    // Past the bound the holder stops at once, as before A35: the memory a wrong master key costs stays
+    // bounded, and a topic re-wrapped but not yet cleaned is read with the old master still given.
+    if (this.unopened.size >= this.maxUnopened) this.failure = new KeyUnwrapError(cause)
+    this.unopened.set(id, table !== this.table)
+    this.unopenedCause = cause
   }
 
   /** A35: read to an end, a value no master opens that is still its id's latest stops the holder; one of the

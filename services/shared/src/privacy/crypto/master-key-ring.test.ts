@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MasterKeyRing } from './master-key-ring.js'
+import { MasterKeyRing, NONE } from './master-key-ring.js'
 import { newDataKey, wrapDataKey } from './data-key.js'
 
 const m1 = Buffer.alloc(32, 1)
@@ -26,4 +26,24 @@ t.test('a key no master opens throws; the id stays bound to the key (AAD)', asyn
   t.throws(() => new MasterKeyRing(m2).open('id', wrapDataKey(m1, 'id', newDataKey())), /unable to authenticate/)
   const k = newDataKey()
   t.same(ring.open('id', wrapDataKey(m1, 'id', k)), k, 'a failure leaves the ring usable')
+})
+
+t.test('A36: openAll opens a batch of keys of both masters, says which opened each, and leaves the rest', async (t) => {
+  const ring = new MasterKeyRing(m2, [m1])
+  const ids = Array.from({ length: 3_000 }, (_, i) => `id-${i}`)
+  const keys = ids.map(() => newDataKey())
+  // Runs of one master, as a topic holds them, then single keys of each and of neither.
+  const masterOf = (i: number) => (i < 1_200 ? m1 : i < 2_500 ? m2 : i % 3 === 0 ? m3 : i % 3 === 1 ? m1 : m2)
+  const wrapped = ids.map((id, i) => wrapDataKey(masterOf(i), id, keys[i]!))
+  const { keys: opened, openers } = ring.openAll(ids, wrapped)
+  let wrong = 0
+  for (let i = 0; i < ids.length; i++) {
+    const m = masterOf(i)
+    const expected = m === m3 ? undefined : keys[i]
+    if (!(expected === undefined ? opened[i] === undefined : opened[i]?.equals(expected))) wrong++
+    if (openers[i] !== (m === m2 ? 0 : m === m1 ? 1 : NONE)) wrong++
+  }
+  t.equal(wrong, 0, 'each key as its master wrapped it, each opener named, none for the third master')
+  t.equal(ring.lastOpener, 0, "the last key it opened (id-2999) was the current master's")
+  t.same(ring.openAll([], []), { keys: [], openers: new Int8Array(0) }, 'an empty batch')
 })
