@@ -6,7 +6,12 @@
 // topic's end as of now, and only then may the key be called gone (erased, or its month expired).
 import { randomUUID } from 'node:crypto'
 import type { Admin, Consumer, EachBatchPayload, Kafka } from '../../../shared/src/kafka/client.js'
-import { forgetStream, type MasterKeyRing, NONE, NoMasterOpensError } from '../../../shared/src/privacy/crypto/index.js'
+import {
+  forgetStream,
+  type MasterKeyRing,
+  NoMasterOpensError,
+  type OpenedKeys,
+} from '../../../shared/src/privacy/crypto/index.js'
 import { CodedError } from '../../../shared/src/errors.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { idHash, KeyTable, type KeyTableImage } from './key-table.js'
@@ -41,12 +46,6 @@ export interface KeySource {
   keyFor(id: string): Buffer | undefined
   /** Resolves once every key on the topic now has been read: a key still missing then is gone. */
   caughtUp(): Promise<void>
-}
-
-/** A36: the keys of a batch's entries, by the entry's index: undefined (and NONE) where none was opened. */
-interface OpenedEntries {
-  keys: (Buffer | undefined)[]
-  openers: Int8Array
 }
 
 /** A33: the keys topic read once, to `position`, into shared memory: what each replay thread starts from. */
@@ -239,29 +238,16 @@ export class KeysHolder implements KeySource {
     return this.position >= end && (!all || this.older === undefined || this.older.read)
   }
 
-  /** A36: the keys of the entries `wanted` picks, opened together before the entries are applied one by
-   *  one (what opening them one by one cost was mostly each open's set-up). */
-  private openEntries(entries: readonly KeyEntry[], wanted: (e: KeyEntry) => boolean): OpenedEntries {
-    const at: number[] = []
-    const ids: string[] = []
-    const wrapped: Buffer[] = []
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!
-      if (e.wrapped === null || !wanted(e)) continue
-      at.push(i)
-      ids.push(e.id)
-      wrapped.push(e.wrapped)
-    }
-    const { keys, openers } = this.masters.openAll(ids, wrapped)
-    const opened: OpenedEntries = { keys: new Array(entries.length), openers: new Int8Array(entries.length).fill(NONE) }
-    for (let j = 0; j < at.length; j++) {
-      opened.keys[at[j]!] = keys[j]
-      opened.openers[at[j]!] = openers[j]!
-    }
-    return opened
+  /** A36: the keys of the entries `wanted` picks, by the entry's index, opened together before the entries
+   *  are applied one by one (what opening them one by one cost was mostly each open's set-up). */
+  private openEntries(entries: readonly KeyEntry[], wanted: (e: KeyEntry) => boolean): OpenedKeys {
+    return this.masters.openAll(
+      entries.map((e) => e.id),
+      entries.map((e) => (wanted(e) ? e.wrapped : null)),
+    )
   }
 
-  private store(table: KeyTable, id: string, opened: OpenedEntries, i: number, hash?: Buffer): void {
+  private store(table: KeyTable, id: string, opened: OpenedKeys, i: number, hash?: Buffer): void {
     const key = opened.keys[i]
     let cause: unknown
     if (key !== undefined)

@@ -79,6 +79,8 @@ export function wrapDataKey(masterKey: Buffer, keyId: string, dataKey: Buffer): 
   return seal(masterKey, dataKey, Buffer.from(keyId, 'utf8'))
 }
 
+/** Node's GCM open of one wrapped key: the reference the batched opener (wrapped-key-opener.ts, A36) is
+ *  tested against. The services open keys through MasterKeyRing. */
 export function unwrapDataKey(masterKey: Buffer, keyId: string, wrapped: Buffer): Buffer {
   return open(masterKey, wrapped, Buffer.from(keyId, 'utf8'))
 }

@@ -20,7 +20,7 @@ export {
 } from './data-key.js'
 export { KeyStream, openStream, forgetStream, isStreamKeyId, STREAM_GENERATION_MARK } from './key-stream.js'
 export { parseMasterKey, DEV_MASTER_KEY } from './master-key.js'
-export { MasterKeyRing, NoMasterOpensError, NONE } from './master-key-ring.js'
+export { MasterKeyRing, NoMasterOpensError, NONE, type OpenedKeys } from './master-key-ring.js'
 export {
   encryptPersonalFields,
   sealPersonalFields,

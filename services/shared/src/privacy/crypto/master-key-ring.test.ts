@@ -46,4 +46,10 @@ t.test('A36: openAll opens a batch of keys of both masters, says which opened ea
   t.equal(wrong, 0, 'each key as its master wrapped it, each opener named, none for the third master')
   t.equal(ring.lastOpener, 0, "the last key it opened (id-2999) was the current master's")
   t.same(ring.openAll([], []), { keys: [], openers: new Int8Array(0) }, 'an empty batch')
+  const k = newDataKey()
+  t.same(
+    ring.openAll(['gone', 'id-b'], [null, wrapDataKey(m1, 'id-b', k)]),
+    { keys: [undefined, k], openers: Int8Array.from([NONE, 1]) },
+    'null (a tombstone) is nothing to open, and the value after it opens',
+  )
 })

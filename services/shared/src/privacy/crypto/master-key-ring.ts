@@ -17,6 +17,12 @@ export class NoMasterOpensError extends Error {
 /** Which master opened each key of openAll(): its index in `keys`, or NONE. */
 export const NONE = -1
 
+/** What openAll() gives for each value it was handed, by the value's index. */
+export interface OpenedKeys {
+  keys: (Buffer | undefined)[]
+  openers: Int8Array
+}
+
 export class MasterKeyRing {
   /** The current master first, then the old ones in the order given. */
   readonly keys: readonly Buffer[]
@@ -40,15 +46,16 @@ export class MasterKeyRing {
 
   /** The data key `wrapped` holds; throws NoMasterOpensError when none of the masters opens it. */
   open(keyId: string, wrapped: Buffer): Buffer {
-    const key = this.openers[this.last]!.open(keyId, wrapped) ?? this.openOthers(keyId, wrapped)
+    const key = this.openAll([keyId], [wrapped]).keys[0]
     if (key === undefined) throw new NoMasterOpensError()
     return key
   }
 
   /** A36: open() of many keys, the masters' AES work done a batch at a time. keys[i] is the data key of
-   *  wrapped[i] for ids[i] (undefined where no master opens it), openers[i] the master that opened it (NONE
-   *  where none did). Each master is tried on the keys the ones before it left, the last opener first. */
-  openAll(ids: readonly string[], wrapped: readonly Buffer[]): { keys: (Buffer | undefined)[]; openers: Int8Array } {
+   *  wrapped[i] for ids[i] (undefined where no master opens it, or wrapped[i] is null: nothing to open),
+   *  openers[i] the master that opened it (NONE where none did). Each master is tried on the keys the ones
+   *  before it left, the last opener first. */
+  openAll(ids: readonly string[], wrapped: readonly (Buffer | null)[]): OpenedKeys {
     const keys: (Buffer | undefined)[] = new Array(ids.length)
     const openers = new Int8Array(ids.length).fill(NONE)
     let leftIds = ids
@@ -64,7 +71,7 @@ export class MasterKeyRing {
         if (out[j] !== undefined) {
           keys[i] = out[j]
           openers[i] = m
-        } else {
+        } else if (leftWrapped[j] !== null) {
           next.ids.push(leftIds[j]!)
           next.wrapped.push(leftWrapped[j]!)
           next.at.push(i)
@@ -81,17 +88,5 @@ export class MasterKeyRing {
         break
       }
     return { keys, openers }
-  }
-
-  private openOthers(keyId: string, wrapped: Buffer): Buffer | undefined {
-    for (let i = 0; i < this.openers.length; i++) {
-      if (i === this.last) continue
-      const key = this.openers[i]!.open(keyId, wrapped)
-      if (key !== undefined) {
-        this.last = i
-        return key
-      }
-    }
-    return undefined
   }
 }

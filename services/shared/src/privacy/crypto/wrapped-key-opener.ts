@@ -99,15 +99,16 @@ export class WrappedKeyOpener {
     return out[0]
   }
 
-  /** out[i]: the data key wrapped[i] holds for ids[i], or undefined when this master did not wrap it. */
-  openAll(ids: readonly string[], wrapped: readonly Buffer[], out: (Buffer | undefined)[]): void {
+  /** out[i]: the data key wrapped[i] holds for ids[i], or undefined when this master did not wrap it (or
+   *  wrapped[i] is null: nothing to open). */
+  openAll(ids: readonly string[], wrapped: readonly (Buffer | null)[], out: (Buffer | undefined)[]): void {
     for (let from = 0; from < ids.length; from += BATCH) {
       const to = Math.min(ids.length, from + BATCH)
       const blocks = this.blocks
       let n = 0
       for (let i = from; i < to; i++) {
-        const w = wrapped[i]!
-        if (w.length !== WRAPPED_BYTES) continue
+        const w = wrapped[i]
+        if (w === null || w.length !== WRAPPED_BYTES) continue
         for (let c = 1; c <= BLOCKS_A_KEY; c++, n += BLOCK) {
           for (let b = 0; b < NONCE_BYTES; b++) blocks[n + b] = w[b]!
           blocks.writeUInt32BE(c, n + NONCE_BYTES)
@@ -116,9 +117,9 @@ export class WrappedKeyOpener {
       const stream = n > 0 ? this.ecb.update(blocks.subarray(0, n)) : blocks
       let at = 0
       for (let i = from; i < to; i++) {
-        const w = wrapped[i]!
-        if (w.length !== WRAPPED_BYTES) {
-          out[i] = openOther(this.master, ids[i]!, w)
+        const w = wrapped[i]
+        if (w === null || w.length !== WRAPPED_BYTES) {
+          out[i] = w === null ? undefined : openOther(this.master, ids[i]!, w)
           continue
         }
         out[i] = this.openOne(ids[i]!, w, stream, at)
