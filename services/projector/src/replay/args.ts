@@ -28,8 +28,10 @@ export const USAGE = `usage: npm run replay -- [options]
   --partition P --from-offset A [--to-offset B]
                                     one partition's offsets A..B inclusive (needs --topic events|identifies)
   --target live|fresh               live: the live tables (idempotent, A5); fresh: a new database
-                                    <db>_replay_<timestamp> with the migrations applied (default live)
-  --database NAME                   with --target fresh: the new database's name
+                                    <db>_replay_<timestamp> with the migrations applied (default live);
+                                    its aggregating views are filled once after the replay (A37)
+  --database NAME                   with --target fresh: the new database's name (a replay into it that
+                                    stopped before filling its views is completed by the next)
   --swap                            with --target fresh: swap the fresh tables in place of the live ones,
                                     then catch up on records that arrived during the replay
   --no-dlq                          count undecodable records instead of sending them to the DLQ again

@@ -16,6 +16,7 @@ import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { REFUSAL_TABLES } from '../refusals/prune.js'
+import { DEFERRED_VIEWS_TABLE } from './deferred-views.js'
 
 /** `<db>_replay_<YYYYMMDDhhmmss>` (UTC). */
 export function freshDatabaseName(live: string, now = new Date()): string {
@@ -69,6 +70,11 @@ export async function swapDatabases(
   assertIdentifier(live)
   assertIdentifier(fresh)
   const [liveTables, freshTables] = await Promise.all([tables(ch, live), tables(ch, fresh)])
+  if (freshTables.some((t) => t.name === DEFERRED_VIEWS_TABLE)) {
+    throw new SwapError(
+      `${fresh} still has views its replay dropped and did not fill (${DEFERRED_VIEWS_TABLE}, A37): replay into it again first`,
+    )
+  }
   const liveData = liveTables.filter(isDataTable).map((t) => t.name)
   const freshData = freshTables.filter(isDataTable).map((t) => t.name)
   if (liveData.join(',') !== freshData.join(',')) {
