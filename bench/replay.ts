@@ -155,9 +155,12 @@ export async function exactCounts(ch: ClickHouseClient, db: string) {
   return { finalRows: Number(row!.n), distinctIds: Number(row!.ids) }
 }
 
+const AFTER_THE_REPLAY = /view statement\(s\) in|hours recounted in/
+
 /**
  * Runs the compiled replay CLI (`npm run replay` without the build check: the bench built dist/)
- * and returns its --json summary; one progress line in five goes to `say`.
+ * and returns its --json summary; one progress line in five goes to `say`, and the lines that time what the
+ * command does after the replay (A37's views, U25's recount).
  */
 export function runReplayCli(
   argv: string[],
@@ -177,7 +180,8 @@ export function runReplayCli(
   proc.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d))
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
     errTail = (errTail + d).slice(-4000)
-    for (const line of d.split('\n')) if (line.startsWith('replay ') && lines++ % 5 === 0) say(line)
+    for (const line of d.split('\n'))
+      if ((line.startsWith('replay ') && lines++ % 5 === 0) || AFTER_THE_REPLAY.test(line)) say(line)
   })
   return new Promise((resolve, reject) => {
     proc.once('error', reject)
