@@ -15,6 +15,11 @@ t.test('a part that cannot start fails the replay, and the other parts are stopp
   const { key } = await s.createKey({ type: 'live' })
   const events = Array.from({ length: 30 }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } }))
   t.equal((await s.post('/v1/events', { sent_at: new Date().toISOString(), events }, { key })).status, 200)
+  // Ingest answers once its transaction is committed (A4); the broker writes the commit markers into the
+  // partitions after that, and until a partition has its marker the plan's end (its committed end) lies
+  // before the records. The live projector reads committed records only: all thirty projected, every
+  // marker is written. (Without this wait the plan once saw one partition of three.)
+  await s.waitForRows(`SELECT 1 FROM ${s.database}.events FINAL`, 30)
   const cfg = loadProjectorConfig(s.env)
   const admin = s.kafka.admin()
   await admin.connect()
