@@ -29,6 +29,8 @@ export interface ViewParts {
   source: string
   /** The view's SELECT, as the server normalized it. */
   select: string
+  /** Where in `select` its one `FROM db.source` ends: a fill's PREWHERE goes there. */
+  fromEnd: number
 }
 
 const NAME = '([A-Za-z_][A-Za-z0-9_]*)'
@@ -49,20 +51,22 @@ export function viewParts(database: string, create: string): ViewParts | undefin
   const froms = [...select.matchAll(FROM)]
   if (froms.length !== 1 || froms[0]![1] !== database) return undefined
   if (/\bJOIN\b|\bPREWHERE\b|\(\s*SELECT\b/i.test(select)) return undefined
-  return { name: head[2]!, target: head[4]!, source: froms[0]![2]!, select }
+  const from = froms[0]!
+  return { name: head[2]!, target: head[4]!, source: from[2]!, select, fromEnd: from.index! + from[0].length }
 }
 
 /** The statement that fills a view's table from one partition of its source, with the view's own SELECT. */
 export function fillStatement(database: string, view: ViewParts, columns: string[], partitionId: string): string {
-  const from = ident(database, view.source).text
   // PREWHERE is ANDed with the SELECT's own WHERE, and the server reads only that partition's parts.
-  const select = view.select.replace(
-    new RegExp(`\\bFROM\\s+${database}\\.${view.source}\\b`),
-    `FROM ${from} PREWHERE _partition_id = '${escapeString(partitionId)}'`,
-  )
+  const { select: q, fromEnd } = view
+  const select = `${q.slice(0, fromEnd)} PREWHERE _partition_id = '${escapeString(partitionId)}'${q.slice(fromEnd)}`
   const cols = columns.map((c) => `\`${assertIdentifier(c)}\``).join(', ')
   return `INSERT INTO ${ident(database, view.target).text} (${cols}) ${select}`
 }
+
+/** A materialized view's statement as system.tables gives it, to create the view again (the swap's and the fill's). */
+export const createViewAgain = (create: string): string =>
+  create.replace(/^CREATE MATERIALIZED VIEW /i, 'CREATE MATERIALIZED VIEW IF NOT EXISTS ')
 
 interface Deferred extends ViewParts {
   create: string
@@ -159,9 +163,7 @@ export class DeferredViews {
         await ch.command({ query: fillStatement(db, v, v.columns, p), clickhouse_settings: FILL_SETTINGS })
         onStep?.(++done, total)
       }
-      await ch.command({
-        query: v.create.replace(/^CREATE MATERIALIZED VIEW /, 'CREATE MATERIALIZED VIEW IF NOT EXISTS '),
-      })
+      await ch.command({ query: createViewAgain(v.create) })
     }
     await ch.command({ query: `DROP TABLE IF EXISTS ${ident(db, DEFERRED_VIEWS_TABLE)}` })
     return done

@@ -16,7 +16,7 @@ import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
 import { REFUSAL_TABLES } from '../refusals/prune.js'
-import { DEFERRED_VIEWS_TABLE } from './deferred-views.js'
+import { createViewAgain, DEFERRED_VIEWS_TABLE } from './deferred-views.js'
 
 /** `<db>_replay_<YYYYMMDDhhmmss>` (UTC). */
 export function freshDatabaseName(live: string, now = new Date()): string {
@@ -106,10 +106,7 @@ export async function swapDatabases(
     ])
     await ch.command({ query: `RENAME TABLE ${renames.join(', ')}` })
   } finally {
-    for (const mv of mvs)
-      await ch.command({
-        query: mv.create_table_query.replace(/^CREATE MATERIALIZED VIEW /i, 'CREATE MATERIALIZED VIEW IF NOT EXISTS '),
-      })
+    for (const mv of mvs) await ch.command({ query: createViewAgain(mv.create_table_query) })
   }
   return { tables: liveData, materializedViews: mvs.map((m) => `${m.db}.${m.name}`) }
 }
