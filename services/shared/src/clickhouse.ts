@@ -29,6 +29,11 @@ export function openClickHouse(
   })
 }
 
+/** A query's rows, each an object (JSONEachRow). */
+export async function queryRows<T>(ch: Pick<ClickHouseClient, 'query'>, query: string): Promise<T[]> {
+  return (await ch.query({ query, format: 'JSONEachRow' })).json<T>()
+}
+
 /** SELECT 1, with the URL (without credentials) in the error when the server does not answer. */
 export async function checkClickHouse(client: ClickHouseClient, url: string): Promise<void> {
   try {

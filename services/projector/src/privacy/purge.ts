@@ -24,6 +24,7 @@ import {
   type MutationPlaces,
 } from '../clickhouse/mutation-places.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { queryRows } from '../../../shared/src/clickhouse.js'
 import { forgetCountedHours, peopleHours } from './purge-counts.js'
 
 export type { ClusterAccess }
@@ -115,7 +116,7 @@ export class PurgeIncompleteError extends AppError {
 
 /** The tables (not views) of `database` that hold a person's rows: by user_id, or in a body's text. */
 export async function personTables(ch: ClickHouseClient, database: string): Promise<PersonTable[]> {
-  const rows = await json<{ table: string; by_user: number }>(
+  const rows = await queryRows<{ table: string; by_user: number }>(
     ch,
     sql`
     SELECT c.table AS table, max(c.name = 'user_id') AS by_user FROM system.columns AS c
@@ -209,7 +210,7 @@ async function countRows(
   for (const { table, holds } of tables) {
     out[table] = 0
     for (const group of groups) {
-      const [row] = await json<{ n: string }>(
+      const [row] = await queryRows<{ n: string }>(
         ch,
         sql`SELECT count() AS n FROM ${where.read(database, table)} WHERE ${ofPeople(group, holds)}`,
       )
@@ -217,8 +218,4 @@ async function countRows(
     }
   }
   return out
-}
-
-async function json<T>(ch: ClickHouseClient, query: string): Promise<T[]> {
-  return (await ch.query({ query, format: 'JSONEachRow' })).json<T>()
 }

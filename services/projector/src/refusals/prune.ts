@@ -3,6 +3,7 @@
 // metadata change, not a mutation.
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ident, raw, sql } from '../../../../schemas/clickhouse/sql.js'
+import { queryRows } from '../../../shared/src/clickhouse.js'
 
 export const REFUSALS_KEEP_DAYS = 7
 export const REFUSAL_TABLES = ['refusals_by_minute', 'refused_samples'] as const
@@ -19,7 +20,7 @@ export async function pruneRefusals(ch: ClickHouseClient, database: string, now:
   for (const table of REFUSAL_TABLES) {
     const query = sql`SELECT DISTINCT partition FROM system.parts
 WHERE database = ${database} AND table = ${table} AND active AND partition < ${keep}`
-    const rows = await (await ch.query({ query, format: 'JSONEachRow' })).json<{ partition: string }>()
+    const rows = await queryRows<{ partition: string }>(ch, query)
     for (const { partition } of rows) {
       if (!/^\d{8}$/.test(partition)) continue
       await ch.command({ query: sql`ALTER TABLE ${ident(database, table)} DROP PARTITION ${raw(partition)}` })

@@ -16,6 +16,7 @@
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { assertIdentifier, escapeString, ident, sql } from '../../../../schemas/clickhouse/sql.js'
 import { TABLES } from '../clickhouse/tables.js'
+import { queryRows } from '../../../shared/src/clickhouse.js'
 
 export const DEFERRED_VIEWS_TABLE = 'replay_deferred_views'
 
@@ -81,10 +82,6 @@ const FILL_SETTINGS: ClickHouseSettings = { max_bytes_before_external_group_by: 
 
 type Ch = Pick<ClickHouseClient, 'command' | 'query' | 'insert'>
 
-async function rows<T>(ch: Ch, query: string): Promise<T[]> {
-  return (await ch.query({ query, format: 'JSONEachRow' })).json<T>()
-}
-
 /** The views of `database` a replay leaves off while it runs, dropped; `fill` fills their tables and creates them again. */
 export class DeferredViews {
   private constructor(
@@ -102,11 +99,11 @@ export class DeferredViews {
     await ch.command({
       query: `CREATE TABLE IF NOT EXISTS ${record} (name String, create_query String, columns Array(String)) ENGINE = MergeTree ORDER BY name`,
     })
-    const left = await rows<{ name: string; create_query: string; columns: string[] }>(
+    const left = await queryRows<{ name: string; create_query: string; columns: string[] }>(
       ch,
       sql`SELECT name, any(create_query) AS create_query, any(columns) AS columns FROM ${record} GROUP BY name ORDER BY name`,
     )
-    const present = await rows<{ name: string; create_table_query: string; columns: string[] }>(
+    const present = await queryRows<{ name: string; create_table_query: string; columns: string[] }>(
       ch,
       sql`SELECT t.name AS name, t.create_table_query AS create_table_query,
             arrayMap(x -> x.2, arraySort(groupArray((c.position, c.name)))) AS columns
@@ -147,7 +144,7 @@ export class DeferredViews {
     const sources = [...new Set(this.views.map((v) => v.source))]
     const partitions = new Map<string, string[]>()
     for (const source of sources) {
-      const ps = await rows<{ p: string }>(
+      const ps = await queryRows<{ p: string }>(
         ch,
         sql`SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = ${db} AND table = ${source} AND active ORDER BY p`,
       )

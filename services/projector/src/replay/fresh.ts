@@ -15,6 +15,7 @@ import type { CommonConfig } from '../../../shared/src/env.js'
 import { applyMigrations } from '../clickhouse/apply-migrations.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { AppError } from '../../../shared/src/errors.js'
+import { queryRows } from '../../../shared/src/clickhouse.js'
 import { REFUSAL_TABLES } from '../refusals/prune.js'
 import { createViewAgain, DEFERRED_VIEWS_TABLE } from './deferred-views.js'
 
@@ -35,13 +36,11 @@ interface TableInfo {
   create_table_query: string
 }
 
-async function tables(ch: ClickHouseClient, db: string): Promise<TableInfo[]> {
-  const rs = await ch.query({
-    query: `SELECT name, engine, create_table_query FROM system.tables WHERE database = '${db}' ORDER BY name`,
-    format: 'JSONEachRow',
-  })
-  return rs.json<TableInfo>()
-}
+const tables = (ch: ClickHouseClient, db: string): Promise<TableInfo[]> =>
+  queryRows<TableInfo>(
+    ch,
+    `SELECT name, engine, create_table_query FROM system.tables WHERE database = '${db}' ORDER BY name`,
+  )
 
 // The refusal tables are their own consumer's (H57), not the event walk's: a replay keeps them as they are.
 const KEEP_IN_PLACE = new Set<string>(['schema_migrations', ...REFUSAL_TABLES])

@@ -14,6 +14,7 @@ import { Gauge, type Registry } from 'prom-client'
 import { ident, raw, sql, type SqlRaw } from '../../../../schemas/clickhouse/sql.js'
 import type { Logger } from '../../../shared/src/log.js'
 import { Periodic } from './periodic.js'
+import { queryRows } from '../../../shared/src/clickhouse.js'
 import type { RetentionRules } from '../../../shared/src/privacy/retention.js'
 import type { MonthKeysLook, MonthKeysShredder } from './month-keys.js'
 import { COUNTS_TABLES, type CountsTable } from '../../../shared/src/rollup/counts-tables.js'
@@ -106,7 +107,8 @@ export class AccountRetention {
     for (const { account_id, cutoff } of cutoffs) {
       for (const { table, expired: where } of tables) {
         const condition = where(account_id, cutoff)
-        const [row] = await this.rows<{ n: string }>(
+        const [row] = await queryRows<{ n: string }>(
+          this.ch,
           sql`SELECT count() AS n FROM ${ident(this.database, table)} WHERE ${condition}`,
         )
         const rows = Number(row?.n ?? 0)
@@ -144,10 +146,6 @@ export class AccountRetention {
   /** Seconds since the last completed run (how stale the deletions may be); 0 before the first. */
   private lagSeconds(): number {
     return this.lastRunAt === undefined ? 0 : Math.max(0, (this.now() - this.lastRunAt) / 1000)
-  }
-
-  private async rows<T>(query: string): Promise<T[]> {
-    return (await this.ch.query({ query, format: 'JSONEachRow' })).json<T>()
   }
 }
 
