@@ -6,7 +6,8 @@
 // fresh` over each, alternating clear and sealed (A B A B) so the machine's load falls on both alike.
 // Standalone against the running stack: STACK_DIR=... npx tsx bench/replay-sealed.ts [records] [persons]
 // (ROUNDS=n rounds of each, WORKERS=1,2 the replay threads to time, each in every round (A30), PROFILE_DIR=dir
-// a CPU profile of each replay, SESSIONS=n the topic's shape: see personOf)
+// a CPU profile of each replay, SESSIONS=n the topic's shape: see personOf; KEEP=1 leaves the topics, and
+// REUSE=<the base it names> replays them again without filling, for builds compared one after the other)
 import { randomBytes } from 'node:crypto'
 import { createProducer, type Producer } from '../services/shared/src/kafka/client.js'
 import type { Codec } from '../schemas/codec.js'
@@ -38,6 +39,10 @@ export interface SealedReplayOptions {
   workers: number[]
   say: (line: string) => void
   profileDir?: string
+  /** Leave the topics for a later run's `reuse` (not deleted after). */
+  keep?: boolean
+  /** Replay the topics a `keep` run left under this TOPIC_EVENTS base instead of filling new ones. */
+  reuse?: string
 }
 
 export interface SealedReplayRun {
@@ -176,7 +181,7 @@ export async function sealedReplayBench(
   log: Logger,
   o: SealedReplayOptions,
 ): Promise<SealedReplayFigures> {
-  const base = env.TOPIC_EVENTS ?? `bench.${randomBytes(4).toString('hex')}.events`
+  const base = o.reuse ?? env.TOPIC_EVENTS ?? `bench.${randomBytes(4).toString('hex')}.events`
   const variant = (name: string) => ({
     ...env,
     TOPIC_EVENTS: `${base}.${name}`,
@@ -189,7 +194,10 @@ export async function sealedReplayBench(
   const brokerPid = kafkaPid(env)
   const runs: SealedReplayRun[] = []
   try {
-    const filled = await fillBoth(envs.clear, envs.sealed, log, o)
+    const filled = o.reuse
+      ? { keys: 0, fill: { clearSec: 0, sealedSec: 0, clearBytes: 0, sealedBytes: 0 } }
+      : await fillBoth(envs.clear, envs.sealed, log, o)
+    if (o.keep) o.say(`replay-sealed: the topics stay for REUSE=${base}`)
     const order = o.workers.flatMap((workers) => (['clear', 'sealed'] as const).map((topic) => ({ topic, workers })))
     for (let round = 0; round < o.rounds; round++) {
       for (const { topic, workers } of order) {
@@ -248,7 +256,7 @@ export async function sealedReplayBench(
     }
   } finally {
     await ch.close()
-    await cleanup(envs, log)
+    if (!o.keep && !o.reuse) await cleanup(envs, log)
   }
 }
 
@@ -307,7 +315,8 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
 }
 
 if (process.argv[1]?.endsWith('replay-sealed.ts')) {
-  const id = randomBytes(4).toString('hex')
+  // A reused base keeps its run's other topics (erasures, accounts, ...): the same id.
+  const id = /^bench\.([^.]+)\./.exec(process.env.REUSE ?? '')?.[1] ?? randomBytes(4).toString('hex')
   const env = {
     ...stackEnv(process.env as Record<string, string>),
     ...benchTopics(id),
@@ -324,6 +333,8 @@ if (process.argv[1]?.endsWith('replay-sealed.ts')) {
     workers: (process.env.WORKERS ?? '1,2').split(',').map(Number),
     say,
     profileDir: process.env.PROFILE_DIR,
+    keep: process.env.KEEP === '1',
+    reuse: process.env.REUSE || undefined,
   })
   process.stdout.write(`${sealedReplayTable(figures).join('\n')}\n`)
 }
