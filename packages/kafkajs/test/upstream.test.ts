@@ -12,8 +12,15 @@ import { src } from './support.js'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(join(root, path))).digest('hex')
 // Edited in place (CHANGES.md): the package's manifest, its exports (the `vendored` marker), its types,
-// and the admin's offset reads (a fix, not a replacement: no upstream copy is kept beside it).
-const EDITED = new Set(['package.json', 'index.js', 'types/index.d.ts', 'src/admin/index.js'])
+// the admin's offset reads and the connection's response buffering (fixes, not replacements: no upstream
+// copy is kept beside them).
+const EDITED = new Set([
+  'package.json',
+  'index.js',
+  'types/index.d.ts',
+  'src/admin/index.js',
+  'src/network/connection.js',
+])
 
 t.test('every npm tarball file is unchanged or kept as its .upstream.js copy', async (t) => {
   const { replaced } = src<{ replaced: readonly string[] }>('../vendored.js')

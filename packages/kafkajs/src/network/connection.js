@@ -513,7 +513,10 @@ module.exports = class Connection {
 
       // Reset the buffered chunks as the rest of the bytes
       const remainderBuffer = decoder.readAll()
-      this.chunks = [remainderBuffer]
+      // Deviation from kafkajs 2.2.4: an empty remainder is not kept, so a chunk that holds one whole
+      // response is decoded where it lies; upstream concatenated it with the empty Buffer left before
+      // it, a copy of every response (see CHANGES.md, "Fixes").
+      this.chunks = remainderBuffer.length > 0 ? [remainderBuffer] : []
       this.bytesBuffered = Buffer.byteLength(remainderBuffer)
       this.bytesNeeded = Decoder.int32Size()
 

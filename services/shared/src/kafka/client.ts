@@ -5,6 +5,7 @@
 import kafkajs, { Kafka, logLevel, type KafkaConfig, type ProducerConfig, type Producer } from 'kafkajs'
 import type { Logger } from '../log.js'
 import type { CommonConfig } from '../env.js'
+import { socketFactoryFor } from './framed-socket.js'
 
 export type {
   Admin,
@@ -69,6 +70,8 @@ export function createKafka(cfg: CommonConfig['kafka'], log: Logger): Kafka {
     // Credentials pass through from config (KAFKA_SSL, KAFKA_SASL_*); none on the local stack.
     ssl: cfg.ssl,
     ...(cfg.sasl ? { sasl: cfg.sasl as KafkaConfig['sasl'] } : {}),
+    // A38: each response read whole into one Buffer; TLS and SASL keep kafkajs's socket.
+    socketFactory: socketFactoryFor(cfg),
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 100, retries: 8 },
     logCreator:
