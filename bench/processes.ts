@@ -5,7 +5,7 @@
 // Every child is stopped on exit and on Ctrl-C.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { createWriteStream, readFileSync } from 'node:fs'
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { createProducer, type Kafka } from '../services/shared/src/kafka/client.js'
@@ -201,6 +201,53 @@ export function busiestRate(samples: ReadonlyArray<{ at: number; busy: number }>
     best = Math.max(best, rate(i, j))
   }
   return best
+}
+
+/** Resident memory of a process and every process under it, in bytes, from /proc (0 once they are gone). */
+export function treeRssBytes(root: number): number {
+  const children = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid)) continue
+    try {
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), pid])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let bytes = 0
+  for (const todo = [root]; todo.length > 0; ) {
+    const pid = todo.pop()!
+    try {
+      bytes += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+    } catch {
+      // gone meanwhile
+    }
+    todo.push(...(children.get(pid) ?? []))
+  }
+  return bytes
+}
+
+/** The highest RSS of a process tree (a command that runs again in a child, as the replay does: A32), sampled
+ *  every `everyMs` once `watch` names its root. */
+export function samplePeakRss(everyMs = 250) {
+  let root: number | undefined
+  let peak = 0
+  const sample = () => {
+    if (root !== undefined) peak = Math.max(peak, treeRssBytes(root))
+  }
+  const timer = setInterval(sample, everyMs)
+  return {
+    watch(pid: number) {
+      root = pid
+      sample()
+    },
+    stop() {
+      clearInterval(timer)
+    },
+    peakMb: () => Math.round(peak / 1e6),
+  }
 }
 
 /** CPU time (user+system) of a process in seconds, from /proc/<pid>/stat. */

@@ -24,6 +24,7 @@ import {
   ensureBuilt,
   reapedChildrenCpuSeconds,
   sampleMachineBusy,
+  samplePeakRss,
   stackEnv,
 } from './processes.js'
 
@@ -62,6 +63,8 @@ export interface SealedReplayRun {
   kafkaUsPerRecord: number | null
   /** Cores the whole machine kept busy on average over the busiest stretch of the replay's length. */
   coresBusy: number
+  /** The replay command's highest RSS, its child (A32) and threads included, sampled every 250 ms. */
+  peakRssMb: number
 }
 
 export interface SealedReplayFigures {
@@ -217,8 +220,14 @@ export async function sealedReplayBench(
         const ch0 = chPid === null ? null : cpuSeconds(chPid)
         const kafka0 = brokerPid === null ? null : cpuSeconds(brokerPid)
         const machineBusy = sampleMachineBusy()
+        const rss = samplePeakRss()
         const t0 = performance.now()
-        const report = await runReplayCli(argv, envs[topic], o.profileDir, o.say).finally(() => machineBusy.stop())
+        const report = await runReplayCli(argv, envs[topic], o.profileDir, o.say, (pid) => rss.watch(pid)).finally(
+          () => {
+            machineBusy.stop()
+            rss.stop()
+          },
+        )
         const commandSec = Math.round((performance.now() - t0) / 100) / 10
         const cpuSec = reapedChildrenCpuSeconds() - cpu0
         const ch1 = chPid === null ? null : cpuSeconds(chPid)
@@ -241,6 +250,7 @@ export async function sealedReplayBench(
           kafkaUsPerRecord:
             kafka0 === null || kafka1 === null ? null : Math.round(((kafka1 - kafka0) * 1e6) / Math.max(1, s.records)),
           coresBusy: Math.round(machineBusy.busiest(s.durationMs) * 100) / 100,
+          peakRssMb: rss.peakMb(),
         })
         o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
       }
@@ -293,6 +303,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
       'ch µs/rec',
       'kafka µs/rec',
       'cores busy',
+      'peak RSS MB',
     ].join('\t'),
     ...f.runs.map((r) =>
       [
@@ -308,6 +319,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
         r.clickhouseUsPerRecord ?? '-',
         r.kafkaUsPerRecord ?? '-',
         r.coresBusy,
+        r.peakRssMb,
       ].join('\t'),
     ),
     `  ${sealed.length > 0 && sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s (${f.defaultWorkers} thread(s), the default)`,

@@ -167,6 +167,8 @@ export function runReplayCli(
   env: Record<string, string>,
   profileDir: string | undefined,
   say: (s: string) => void,
+  /** Told the CLI's pid once it is started (its memory is sampled from it). */
+  onStart?: (pid: number) => void,
 ): Promise<{ database: string; summary: ReplaySummary }> {
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []
   const proc = spawn(
@@ -174,6 +176,7 @@ export function runReplayCli(
     [...nodeArgs, join(ROOT, compiled('services/projector/src/replay/cli.ts')), ...argv],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   )
+  if (proc.pid !== undefined) onStart?.(proc.pid)
   let out = ''
   let errTail = ''
   let lines = 0
