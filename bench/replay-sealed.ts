@@ -178,7 +178,8 @@ async function fillBoth(
   }
 }
 
-/** Runs the sealed-replay bench; the topics it makes are named after `env`'s TOPIC_EVENTS and deleted after. */
+/** Runs the sealed-replay bench; the topics it makes are named after `env`'s TOPIC_EVENTS and deleted after
+ *  (unless `keep` or `reuse`). */
 export async function sealedReplayBench(
   env: Record<string, string>,
   log: Logger,
