@@ -157,8 +157,14 @@ export function rssMiB(pid: number): number | null {
  * cutime+cstime): a CLI's whole CPU once it has exited, which /proc/<pid> no longer shows.
  */
 export function reapedChildrenCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
+  const fields = statFields('self')
   return (Number(fields[13]) + Number(fields[14])) / 100
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces): [0] is the state, [1]
+ *  the parent's pid, [11] and [12] utime and stime, [13] and [14] the reaped children's. Throws once it is gone. */
+function statFields(pid: number | 'self'): string[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
 }
 
 /** CPU time every core of the machine spent busy (not idle, not waiting for I/O) since boot, in seconds
@@ -203,30 +209,26 @@ export function busiestRate(samples: ReadonlyArray<{ at: number; busy: number }>
   return best
 }
 
-/** Resident memory of a process and every process under it, in bytes, from /proc (0 once they are gone). */
-export function treeRssBytes(root: number): number {
+/** Resident memory of a process and every process under it, in MiB, from /proc (0 once they are gone). */
+export function treeRssMiB(root: number): number {
   const children = new Map<number, number[]>()
   for (const name of readdirSync('/proc')) {
     const pid = Number(name)
     if (!Number.isInteger(pid)) continue
     try {
-      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+      const ppid = Number(statFields(pid)[1])
       children.set(ppid, [...(children.get(ppid) ?? []), pid])
     } catch {
       // gone meanwhile
     }
   }
-  let bytes = 0
+  let mib = 0
   for (const todo = [root]; todo.length > 0; ) {
     const pid = todo.pop()!
-    try {
-      bytes += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-    } catch {
-      // gone meanwhile
-    }
+    mib += rssMiB(pid) ?? 0
     todo.push(...(children.get(pid) ?? []))
   }
-  return bytes
+  return mib
 }
 
 /** The highest RSS of a process tree (a command that runs again in a child, as the replay does: A32), sampled
@@ -235,7 +237,7 @@ export function samplePeakRss(everyMs = 250) {
   let root: number | undefined
   let peak = 0
   const sample = () => {
-    if (root !== undefined) peak = Math.max(peak, treeRssBytes(root))
+    if (root !== undefined) peak = Math.max(peak, treeRssMiB(root))
   }
   const timer = setInterval(sample, everyMs)
   return {
@@ -246,14 +248,14 @@ export function samplePeakRss(everyMs = 250) {
     stop() {
       clearInterval(timer)
     },
-    peakMb: () => Math.round(peak / 1e6),
+    peakMiB: () => Math.round(peak),
   }
 }
 
 /** CPU time (user+system) of a process in seconds, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    const fields = statFields(pid)
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return null

@@ -64,7 +64,7 @@ export interface SealedReplayRun {
   /** Cores the whole machine kept busy on average over the busiest stretch of the replay's length. */
   coresBusy: number
   /** The replay command's highest RSS, its child (A32) and threads included, sampled every 250 ms. */
-  peakRssMb: number
+  peakRssMiB: number
 }
 
 export interface SealedReplayFigures {
@@ -251,7 +251,7 @@ export async function sealedReplayBench(
           kafkaUsPerRecord:
             kafka0 === null || kafka1 === null ? null : Math.round(((kafka1 - kafka0) * 1e6) / Math.max(1, s.records)),
           coresBusy: Math.round(machineBusy.busiest(s.durationMs) * 100) / 100,
-          peakRssMb: rss.peakMb(),
+          peakRssMiB: rss.peakMiB(),
         })
         o.say(`replay-sealed ${topic}: ${JSON.stringify(runs.at(-1))}`)
       }
@@ -304,7 +304,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
       'ch µs/rec',
       'kafka µs/rec',
       'cores busy',
-      'peak RSS MB',
+      'peak RSS MiB',
     ].join('\t'),
     ...f.runs.map((r) =>
       [
@@ -320,7 +320,7 @@ export function sealedReplayTable(f: SealedReplayFigures): string[] {
         r.clickhouseUsPerRecord ?? '-',
         r.kafkaUsPerRecord ?? '-',
         r.coresBusy,
-        r.peakRssMb,
+        r.peakRssMiB,
       ].join('\t'),
     ),
     `  ${sealed.length > 0 && sealed.every((r) => r.recordsPerSec >= 80_000) ? 'met ' : 'MISS'} sealed replay >= 80,000 records/s (${f.defaultWorkers} thread(s), the default)`,
