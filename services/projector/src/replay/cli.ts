@@ -15,7 +15,7 @@ import {
   USAGE,
   UsageError,
 } from './index.js'
-import { needsOwnGcProcess, rerunWithOwnGc } from './own-gc.js'
+import { ownProcess, rerunInOwnProcess } from './own-process.js'
 
 async function main(argv: string[]): Promise<number> {
   const cmd = parseReplayArgs(argv)
@@ -26,8 +26,8 @@ async function main(argv: string[]): Promise<number> {
   const cfg = loadProjectorConfig(process.env)
   const log = createLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'replay' })
   const err = (line: string) => process.stderr.write(line + '\n')
-  if (needsOwnGcProcess(requestedThreads(cfg, cmd), availableParallelism(), process.execArgv))
-    return rerunWithOwnGc(argv, err)
+  const own = ownProcess(requestedThreads(cfg, cmd), availableParallelism(), process.execArgv, process.env)
+  if (own) return rerunInOwnProcess(own, argv, err)
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
   const server = metrics ? await serveMetrics(metrics, cfg.host, cmd.metricsPort!) : undefined
   if (server) err(`metrics on http://${cfg.host}:${(server.address() as AddressInfo).port}/metrics`)

@@ -1,8 +1,10 @@
-// A32 against the real stack: a replay whose threads fill the cores runs again in a child started without
-// the garbage collector's helper threads. What its user sees must not change: the same output and exit
-// code, and a SIGTERM to the command stops the replay (the child is never left running on its own).
+// A32 and A39 against the real stack: a replay runs again in a child started with glibc's larger per-thread
+// cache, and, when its threads fill the cores, without the garbage collector's helper threads. What its user
+// sees must not change: the same output and exit code, and a SIGTERM to the command stops the replay (the
+// child is never left running on its own).
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { startServices, type TestServices } from '../support/harness.js'
 import { runCli, type CliRun } from '../support/run-cli.js'
@@ -14,8 +16,9 @@ function replayCli(
   s: TestServices,
   args: string[],
   onLine?: (line: string, kill: (sig: NodeJS.Signals) => void) => void,
+  env: Record<string, string> = s.env,
 ): Promise<CliRun> {
-  return runCli('services/projector/src/replay/cli.ts', args, s.env, (child) =>
+  return runCli('services/projector/src/replay/cli.ts', args, env, (child) =>
     child.stderr.on('data', (d: Buffer) => {
       for (const line of d.toString().split('\n')) if (line) onLine?.(line, (sig) => child.kill(sig))
     }),
@@ -30,9 +33,16 @@ const alive = (pid: number) => {
     return false
   }
 }
-const childPid = (err: string) => Number(/run in process (\d+) without GC helper threads/.exec(err)?.[1] ?? 0)
+const childPid = (err: string) => Number(/replay runs in process (\d+)/.exec(err)?.[1] ?? 0)
+const TCACHE = 'glibc.malloc.tcache_count=16384'
 
-t.test('a replay whose threads fill the cores runs in its own process, and says so', async (t) => {
+/** The GLIBC_TUNABLES a process was started with, read while it runs. */
+function tunablesOf(pid: number): string | undefined {
+  const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
+  return environ.find((v) => v.startsWith('GLIBC_TUNABLES='))?.slice('GLIBC_TUNABLES='.length)
+}
+
+t.test('a replay runs in its own process, started with what it needs, and says so', async (t) => {
   const s = await startServices(t)
   const { key } = await s.createKey({ type: 'live' })
   const events = Array.from({ length: 30 }, (_, i) => ({ type: 'event', event: 'e', user: { id: `u${i}` } }))
@@ -41,19 +51,36 @@ t.test('a replay whose threads fill the cores runs in its own process, and says 
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }).then(() => undefined))
 
   const args = ['--topic', 'events', '--target', 'fresh', '--database', fresh, '--json']
-  const filled = await replayCli(s, [...args, '--workers', String(FILL)])
+  const tunables: string[] = []
+  const started = (line: string) => {
+    if (childPid(line) > 0) tunables.push(tunablesOf(childPid(line)) ?? 'none')
+  }
+  const filled = await replayCli(s, [...args, '--workers', String(FILL)], started)
   t.equal(filled.code, 0, `the replay succeeds${filled.code ? `: ${filled.err.slice(-500)}` : ''}`)
   const pid = childPid(filled.err)
   t.ok(pid > 0, 'it says which process runs the replay')
+  t.match(filled.err, `replay runs in process ${pid} without GC helper threads (A32), with ${TCACHE} (A39)`)
+  t.same(tunables, [TCACHE], 'that process was started with the larger cache')
   t.equal(alive(pid), false, 'that process has ended with the command')
   const summary = JSON.parse(filled.out.trim().split('\n').pop()!).summary
   t.equal(summary.events, 30, 'the child’s summary is the command’s output')
   t.equal((await s.query(`SELECT 1 FROM ${fresh}.events FINAL`)).length, 30)
 
-  const one = await replayCli(s, [...args, '--workers', '1'])
+  const one = await replayCli(s, [...args, '--workers', '1'], started)
   t.equal(one.code, 0)
-  t.equal(childPid(one.err), 0, 'one thread runs in the command’s own process')
+  t.match(
+    one.err,
+    `replay runs in process ${childPid(one.err)} with ${TCACHE} (A39)`,
+    'one thread keeps the GC helpers',
+  )
+  t.same(tunables, [TCACHE, TCACHE])
   t.equal(JSON.parse(one.out.trim().split('\n').pop()!).summary.events, 30)
+
+  const own = { ...s.env, GLIBC_TUNABLES: 'glibc.malloc.tcache_count=7' }
+  const set = await replayCli(s, [...args, '--workers', '1'], started, own)
+  t.equal(set.code, 0)
+  t.equal(childPid(set.err), 0, 'one thread whose tunables set the cache runs in the command’s own process')
+  t.equal(JSON.parse(set.out.trim().split('\n').pop()!).summary.events, 30)
 })
 
 t.test('a SIGTERM to the command stops the replay it started', async (t) => {

@@ -1,0 +1,48 @@
+import t from 'tap'
+import { gcInPartsOnly, ownProcess, SINGLE_THREADED_GC, TCACHE_COUNT, withTcache } from './own-process.js'
+
+const TCACHE = `glibc.malloc.tcache_count=${TCACHE_COUNT}`
+
+t.test('the helpers are turned off only when the replay threads fill the cores', async (t) => {
+  t.equal(gcInPartsOnly(2, 2), true, 'two threads on two cores')
+  t.equal(gcInPartsOnly(4, 2), true, 'more threads than cores')
+  t.equal(gcInPartsOnly(1, 2), false, 'one thread leaves a core to the helpers (measured faster with them)')
+  t.equal(gcInPartsOnly(1, 1), false, 'one thread runs in this process as before')
+  t.equal(gcInPartsOnly(2, 8), false, 'idle cores are the helpers’ to use')
+})
+
+t.test('the per-thread cache is added to the tunables given, unless they set it', async (t) => {
+  t.equal(withTcache(undefined), TCACHE)
+  t.equal(withTcache(''), TCACHE)
+  t.equal(
+    withTcache('glibc.malloc.arena_max=2'),
+    `glibc.malloc.arena_max=2:${TCACHE}`,
+    'an operator’s other tunables kept',
+  )
+  t.equal(withTcache('glibc.malloc.tcache_count=0'), undefined, 'an operator’s count stands')
+  t.equal(withTcache(`glibc.malloc.arena_max=2:${TCACHE}`), undefined)
+  t.equal(
+    withTcache('glibc.malloc.tcache_count_x=1'),
+    `glibc.malloc.tcache_count_x=1:${TCACHE}`,
+    'a name that only starts the same is another tunable',
+  )
+})
+
+t.test('the replay runs again only when this process lacks a setting it needs', async (t) => {
+  const bare = ownProcess(2, 2, ['--import', 'tsx'], { PATH: '/bin' })
+  t.same(bare?.execArgv, [SINGLE_THREADED_GC, '--import', 'tsx'])
+  t.same(bare?.env, { PATH: '/bin', GLIBC_TUNABLES: TCACHE }, 'the rest of the environment is passed on')
+  t.same(bare?.reasons, ['without GC helper threads (A32)', `with ${TCACHE} (A39)`])
+
+  const child = ownProcess(2, 2, bare!.execArgv, bare!.env)
+  t.equal(child, undefined, 'the child does not start another')
+
+  const one = ownProcess(1, 2, [], {})
+  t.same(one?.execArgv, [], 'one thread keeps the GC helpers')
+  t.same(one?.reasons, [`with ${TCACHE} (A39)`], 'but runs with the cache')
+  t.equal(ownProcess(1, 2, [], { GLIBC_TUNABLES: TCACHE }), undefined)
+
+  const flagged = ownProcess(2, 2, [SINGLE_THREADED_GC], {})
+  t.same(flagged?.execArgv, [SINGLE_THREADED_GC], 'the flag is not given twice')
+  t.same(flagged?.reasons, [`with ${TCACHE} (A39)`])
+})
