@@ -26,7 +26,13 @@ async function main(argv: string[]): Promise<number> {
   const cfg = loadProjectorConfig(process.env)
   const log = createLogger(process.env.LOG_LEVEL === 'debug' ? 'debug' : 'warn', { svc: 'replay' })
   const err = (line: string) => process.stderr.write(line + '\n')
-  const own = ownProcess(requestedThreads(cfg, cmd), availableParallelism(), process.execArgv, process.env)
+  const own = ownProcess(
+    requestedThreads(cfg, cmd),
+    availableParallelism(),
+    cfg.privacy.encrypt,
+    process.execArgv,
+    process.env,
+  )
   if (own) return rerunInOwnProcess(own, argv, err)
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
   const server = metrics ? await serveMetrics(metrics, cfg.host, cmd.metricsPort!) : undefined

@@ -6,11 +6,12 @@
 //   more than it saves (BENCHMARKS.md, "The replay's garbage collector when its threads fill the cores"). V8
 //   reads the flag when it makes a heap: set later, it crashed the process's own heap in the middle of a
 //   marking.
-// - A39: glibc's per-thread cache of freed blocks holds more of them. Each sealed record's `decipher.update`
-//   allocates its output and V8's bookkeeping of it (about five small blocks), and a young-generation
-//   collection frees thousands of them at once; past the cache's default 7 a size, glibc merges them into its
-//   bins and the next allocations split them again (BENCHMARKS.md, "The replay's allocator (A39)"). glibc reads
-//   GLIBC_TUNABLES when the process starts.
+// - A39: when records are sealed, glibc's per-thread cache of freed blocks holds more of them. Each sealed
+//   record's `decipher.update` allocates its output and V8's bookkeeping of it (about five small blocks), and
+//   a young-generation collection frees thousands of them at once; past the cache's default 7 a size, glibc
+//   merges them into its bins and the next allocations split them again (BENCHMARKS.md, "The replay's
+//   allocator (A39)"); a replay of records in clear was a little slower with it. glibc reads GLIBC_TUNABLES
+//   when the process starts.
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
 
@@ -40,15 +41,17 @@ export interface OwnProcess {
   reasons: string[]
 }
 
-/** The process the replay must run in, or undefined when this is it (started with both settings it needs). */
+/** The process the replay must run in, or undefined when this is it (started with every setting it needs).
+ *  `sealed`: the deployment seals its records (PRIVACY_ENCRYPT), so the replay opens them. */
 export function ownProcess(
   threads: number,
   cores: number,
+  sealed: boolean,
   execArgv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): OwnProcess | undefined {
   const flag = gcInPartsOnly(threads, cores) && !execArgv.includes(SINGLE_THREADED_GC)
-  const tunables = withTcache(env.GLIBC_TUNABLES)
+  const tunables = sealed ? withTcache(env.GLIBC_TUNABLES) : undefined
   if (!flag && tunables === undefined) return undefined
   return {
     execArgv: flag ? [SINGLE_THREADED_GC, ...execArgv] : [...execArgv],
