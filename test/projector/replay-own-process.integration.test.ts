@@ -36,10 +36,15 @@ const alive = (pid: number) => {
 const childPid = (err: string) => Number(/replay runs in process (\d+)/.exec(err)?.[1] ?? 0)
 const TCACHE = 'glibc.malloc.tcache_count=16384'
 
-/** The GLIBC_TUNABLES a process was started with, read while it runs. */
-function tunablesOf(pid: number): string | undefined {
-  const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
-  return environ.find((v) => v.startsWith('GLIBC_TUNABLES='))?.slice('GLIBC_TUNABLES='.length)
+/** The GLIBC_TUNABLES a process was started with, read while it runs ('none', or 'ended' when it was gone). */
+function tunablesOf(pid: number): string {
+  let environ: string[]
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
+  } catch {
+    return 'ended'
+  }
+  return environ.find((v) => v.startsWith('GLIBC_TUNABLES='))?.slice('GLIBC_TUNABLES='.length) ?? 'none'
 }
 
 t.test('a replay runs in its own process, started with what it needs, and says so', async (t) => {
@@ -53,7 +58,7 @@ t.test('a replay runs in its own process, started with what it needs, and says s
   const args = ['--topic', 'events', '--target', 'fresh', '--database', fresh, '--json']
   const tunables: string[] = []
   const started = (line: string) => {
-    if (childPid(line) > 0) tunables.push(tunablesOf(childPid(line)) ?? 'none')
+    if (childPid(line) > 0) tunables.push(tunablesOf(childPid(line)))
   }
   const filled = await replayCli(s, [...args, '--workers', String(FILL)], started)
   t.equal(filled.code, 0, `the replay succeeds${filled.code ? `: ${filled.err.slice(-500)}` : ''}`)

@@ -1,5 +1,12 @@
 import t from 'tap'
-import { gcInPartsOnly, ownProcess, SINGLE_THREADED_GC, TCACHE_COUNT, withTcache } from './own-process.js'
+import {
+  gcInPartsOnly,
+  OWN_PROCESS_MARK,
+  ownProcess,
+  SINGLE_THREADED_GC,
+  TCACHE_COUNT,
+  withTcache,
+} from './own-process.js'
 
 const TCACHE = `glibc.malloc.tcache_count=${TCACHE_COUNT}`
 
@@ -31,11 +38,20 @@ t.test('the per-thread cache is added to the tunables given, unless they set it'
 t.test('the replay runs again only when this process lacks a setting it needs', async (t) => {
   const bare = ownProcess(2, 2, true, ['--import', 'tsx'], { PATH: '/bin' })
   t.same(bare?.execArgv, [SINGLE_THREADED_GC, '--import', 'tsx'])
-  t.same(bare?.env, { PATH: '/bin', GLIBC_TUNABLES: TCACHE }, 'the rest of the environment is passed on')
+  t.same(
+    bare?.env,
+    { PATH: '/bin', GLIBC_TUNABLES: TCACHE, [OWN_PROCESS_MARK]: '1' },
+    'the rest of the environment is passed on',
+  )
   t.same(bare?.reasons, ['without GC helper threads (A32)', `with ${TCACHE} (A39)`])
 
   const child = ownProcess(2, 2, true, bare!.execArgv, bare!.env)
   t.equal(child, undefined, 'the child does not start another')
+  t.equal(
+    ownProcess(2, 2, true, [], { [OWN_PROCESS_MARK]: '1' }),
+    undefined,
+    'nor does a child that lacks what it was to get: no chain of processes',
+  )
 
   const one = ownProcess(1, 2, true, [], {})
   t.same(one?.execArgv, [], 'one thread keeps the GC helpers')
@@ -49,7 +65,7 @@ t.test('the replay runs again only when this process lacks a setting it needs', 
   const clear = ownProcess(2, 2, false, [], { PATH: '/bin' })
   t.same(
     clear?.env,
-    { PATH: '/bin' },
+    { PATH: '/bin', [OWN_PROCESS_MARK]: '1' },
     'records in clear: the cache as glibc sets it (measured a little slower with ours)',
   )
   t.same(clear?.reasons, ['without GC helper threads (A32)'])

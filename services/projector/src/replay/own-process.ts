@@ -21,6 +21,10 @@ export const SINGLE_THREADED_GC = '--single-threaded-gc'
 export const TCACHE_TUNABLE = 'glibc.malloc.tcache_count'
 export const TCACHE_COUNT = 16_384
 
+/** Set in the child's environment: a child never starts another, whatever it finds (a child that did, for a
+ *  setting it was meant to get and did not, would start one after another without end). */
+export const OWN_PROCESS_MARK = 'REPLAY_OWN_PROCESS'
+
 /** Whether a replay of `threads` parts on `cores` cores should collect its garbage in its own threads. */
 export function gcInPartsOnly(threads: number, cores: number): boolean {
   return threads > 1 && threads >= cores
@@ -50,12 +54,13 @@ export function ownProcess(
   execArgv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): OwnProcess | undefined {
+  if (env[OWN_PROCESS_MARK] === '1') return undefined
   const flag = gcInPartsOnly(threads, cores) && !execArgv.includes(SINGLE_THREADED_GC)
   const tunables = sealed ? withTcache(env.GLIBC_TUNABLES) : undefined
   if (!flag && tunables === undefined) return undefined
   return {
     execArgv: flag ? [SINGLE_THREADED_GC, ...execArgv] : [...execArgv],
-    env: tunables === undefined ? env : { ...env, GLIBC_TUNABLES: tunables },
+    env: { ...env, ...(tunables === undefined ? {} : { GLIBC_TUNABLES: tunables }), [OWN_PROCESS_MARK]: '1' },
     reasons: [
       ...(flag ? ['without GC helper threads (A32)'] : []),
       ...(tunables !== undefined ? [`with ${TCACHE_TUNABLE}=${TCACHE_COUNT} (A39)`] : []),
