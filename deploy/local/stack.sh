@@ -118,6 +118,18 @@ install_redis() {
   say "Redis installed: $(redis-server --version 2>/dev/null | head -n1)"
 }
 
+# A40: a replay over sealed records runs with Debian's jemalloc when it is installed (REPLAY_JEMALLOC=auto);
+# the Dockerfile installs it too. Without it the replay still runs, on glibc's allocator (A39).
+install_jemalloc() {
+  ls /usr/lib/*-linux-gnu/libjemalloc.so.2 >/dev/null 2>&1 && return 0
+  say "installing jemalloc from Debian's libjemalloc2 package (first run only)..."
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  { $sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends libjemalloc2; } \
+    >"$LOGS/install-jemalloc.log" 2>&1 \
+    || fail jemalloc "apt-get install libjemalloc2 failed" "$LOGS/install-jemalloc.log"
+}
+
 # A venv that can be made: Debian's python3 needs python3-venv for ensurepip; the wheel needs 3.9+.
 python_venv_ok() { command -v python3 >/dev/null 2>&1 && python3 -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; }
 need_python_venv() {
@@ -154,6 +166,7 @@ do_install() {
   install_kafka
   install_registry
   install_clickhouse
+  install_jemalloc
   [ "$WITH_REDIS" = 1 ] && install_redis
   return 0
 }

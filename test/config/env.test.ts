@@ -108,3 +108,14 @@ t.test(
     t.equal(loadProjectorConfig({ TEST_RETENTION_DAYS: '30' }).testRetentionDays, 30)
   },
 )
+
+t.test('REPLAY_JEMALLOC (A40): auto by default, off, or a path that exists', async (t) => {
+  t.equal(loadProjectorConfig({}).replayJemalloc, 'auto')
+  t.equal(loadProjectorConfig({ REPLAY_JEMALLOC: 'off' }).replayJemalloc, 'off')
+  t.equal(loadProjectorConfig({ REPLAY_JEMALLOC: process.execPath }).replayJemalloc, process.execPath)
+  t.throws(
+    () => loadProjectorConfig({ REPLAY_JEMALLOC: '/nowhere/libjemalloc.so.2' }),
+    { name: 'ConfigError', message: /REPLAY_JEMALLOC.*names no file/ },
+    'a missing library is refused at start (the loader would only warn)',
+  )
+})

@@ -1,13 +1,15 @@
-// A32 and A39 against the real stack: a replay runs again in a child started with glibc's larger per-thread
-// cache, and, when its threads fill the cores, without the garbage collector's helper threads. What its user
-// sees must not change: the same output and exit code, and a SIGTERM to the command stops the replay (the
-// child is never left running on its own).
+// A32, A39 and A40 against the real stack: a replay over sealed records runs again in a child started with
+// Debian's jemalloc (the stack installs it), or glibc's larger per-thread cache without it, and, when its
+// threads fill the cores, without the garbage collector's helper threads. What its user sees must not change:
+// the same output and exit code, and a SIGTERM to the command stops the replay (the child is never left
+// running on its own).
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { startServices, type TestServices } from '../support/harness.js'
 import { runCli, type CliRun } from '../support/run-cli.js'
+import { JEMALLOC_CONF, jemallocLibrary } from '../../services/projector/src/replay/own-process.js'
 
 const FILL = Math.max(2, availableParallelism())
 
@@ -36,16 +38,24 @@ const alive = (pid: number) => {
 const childPid = (err: string) => Number(/replay runs in process (\d+)/.exec(err)?.[1] ?? 0)
 const TCACHE = 'glibc.malloc.tcache_count=16384'
 
-/** The GLIBC_TUNABLES a process was started with, read while it runs ('none', or 'ended' when it was gone). */
-function tunablesOf(pid: number): string {
+/** What a process runs its allocations with, read while it runs ('ended' when it was gone): the GLIBC_TUNABLES
+ *  and MALLOC_CONF it was started with ('none' when unset), and whether a jemalloc is mapped into it. */
+function allocatorOf(pid: number): string {
   let environ: string[]
+  let maps: string
   try {
     environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
+    maps = readFileSync(`/proc/${pid}/maps`, 'latin1')
   } catch {
     return 'ended'
   }
-  return environ.find((v) => v.startsWith('GLIBC_TUNABLES='))?.slice('GLIBC_TUNABLES='.length) ?? 'none'
+  const env = (name: string) => environ.find((v) => v.startsWith(`${name}=`))?.slice(name.length + 1) ?? 'none'
+  return `tunables ${env('GLIBC_TUNABLES')}, conf ${env('MALLOC_CONF')}, jemalloc ${maps.includes('libjemalloc') ? 'mapped' : 'absent'}`
 }
+const WITH_JEMALLOC = `tunables none, conf ${JEMALLOC_CONF}, jemalloc mapped`
+const WITH_TCACHE = `tunables ${TCACHE}, conf none, jemalloc absent`
+
+const JEMALLOC = jemallocLibrary('auto', existsSync)
 
 t.test('a replay runs in its own process, started with what it needs, and says so', async (t) => {
   const s = await startServices(t)
@@ -56,16 +66,17 @@ t.test('a replay runs in its own process, started with what it needs, and says s
   t.teardown(() => s.ch.command({ query: `DROP DATABASE IF EXISTS ${fresh}` }).then(() => undefined))
 
   const args = ['--topic', 'events', '--target', 'fresh', '--database', fresh, '--json']
-  const tunables: string[] = []
+  t.ok(JEMALLOC, 'the stack installed Debian’s jemalloc')
+  const allocators: string[] = []
   const started = (line: string) => {
-    if (childPid(line) > 0) tunables.push(tunablesOf(childPid(line)))
+    if (childPid(line) > 0) allocators.push(allocatorOf(childPid(line)))
   }
   const filled = await replayCli(s, [...args, '--workers', String(FILL)], started)
   t.equal(filled.code, 0, `the replay succeeds${filled.code ? `: ${filled.err.slice(-500)}` : ''}`)
   const pid = childPid(filled.err)
   t.ok(pid > 0, 'it says which process runs the replay')
-  t.match(filled.err, `replay runs in process ${pid} without GC helper threads (A32), with ${TCACHE} (A39)`)
-  t.same(tunables, [TCACHE], 'that process was started with the larger cache')
+  t.match(filled.err, `replay runs in process ${pid} without GC helper threads (A32), with jemalloc ${JEMALLOC} (A40)`)
+  t.same(allocators, [WITH_JEMALLOC], 'that process runs with jemalloc, its pages never handed back')
   t.equal(alive(pid), false, 'that process has ended with the command')
   const summary = JSON.parse(filled.out.trim().split('\n').pop()!).summary
   t.equal(summary.events, 30, 'the child’s summary is the command’s output')
@@ -75,13 +86,24 @@ t.test('a replay runs in its own process, started with what it needs, and says s
   t.equal(one.code, 0)
   t.match(
     one.err,
-    `replay runs in process ${childPid(one.err)} with ${TCACHE} (A39)`,
+    `replay runs in process ${childPid(one.err)} with jemalloc ${JEMALLOC} (A40)`,
     'one thread keeps the GC helpers',
   )
-  t.same(tunables, [TCACHE, TCACHE])
+  t.same(allocators, [WITH_JEMALLOC, WITH_JEMALLOC])
   t.equal(JSON.parse(one.out.trim().split('\n').pop()!).summary.events, 30)
 
-  const own = { ...s.env, GLIBC_TUNABLES: 'glibc.malloc.tcache_count=7' }
+  const glibc = await replayCli(s, [...args, '--workers', '1'], started, { ...s.env, REPLAY_JEMALLOC: 'off' })
+  t.equal(glibc.code, 0)
+  t.match(glibc.err, `replay runs in process ${childPid(glibc.err)} with ${TCACHE} (A39)`, 'without jemalloc: A39')
+  t.same(allocators, [WITH_JEMALLOC, WITH_JEMALLOC, WITH_TCACHE])
+  t.equal(JSON.parse(glibc.out.trim().split('\n').pop()!).summary.events, 30)
+
+  const preloaded = await replayCli(s, [...args, '--workers', '1'], started, { ...s.env, LD_PRELOAD: JEMALLOC! })
+  t.equal(preloaded.code, 0)
+  t.equal(childPid(preloaded.err), 0, 'one thread with jemalloc preloaded already runs in the command’s own process')
+  t.equal(JSON.parse(preloaded.out.trim().split('\n').pop()!).summary.events, 30)
+
+  const own = { ...s.env, REPLAY_JEMALLOC: 'off', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=7' }
   const set = await replayCli(s, [...args, '--workers', '1'], started, own)
   t.equal(set.code, 0)
   t.equal(childPid(set.err), 0, 'one thread whose tunables set the cache runs in the command’s own process')

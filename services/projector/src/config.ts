@@ -1,4 +1,5 @@
 // The projector's configuration: read once at start from an env object, validated.
+import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import {
   readEnv,
@@ -47,6 +48,8 @@ const spec = {
   PRIVACY_OPEN_CACHE_ENTRIES: v.int(10_000, 2, 100_000_000),
   /** A24: the most keys a replay holds opened (twice the keys on the keys topic, up to this). */
   REPLAY_OPEN_CACHE_ENTRIES: v.int(200_000, 2, 100_000_000),
+  /** A40: the jemalloc a replay over sealed records runs with: `auto` (Debian's, when installed), `off`, or a path. */
+  REPLAY_JEMALLOC: v.str('auto'),
 }
 
 export interface ProjectorConfig extends CommonConfig {
@@ -85,6 +88,8 @@ export interface ProjectorConfig extends CommonConfig {
   openCacheEntries: number
   /** A24: the most keys a replay holds that way (replayOpenEntries: twice the keys on the topic, up to this). */
   replayOpenCacheEntries: number
+  /** A40: `auto`, `off`, or the path of the jemalloc a sealed replay preloads (own-process.ts). */
+  replayJemalloc: string
 }
 
 export function loadProjectorConfig(env: Record<string, string | undefined>): ProjectorConfig {
@@ -104,6 +109,9 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
       'REPLAY_OPEN_CACHE_ENTRIES',
       'must be at least PRIVACY_OPEN_CACHE_ENTRIES (docs/design.md A24)',
     )
+  // A40: a path is checked now; the dynamic loader would only warn and go on without it.
+  if (e.REPLAY_JEMALLOC !== 'auto' && e.REPLAY_JEMALLOC !== 'off' && !existsSync(e.REPLAY_JEMALLOC))
+    throw new ConfigError('REPLAY_JEMALLOC', 'names no file: give the path of libjemalloc.so.2, auto, or off')
   return {
     ...commonConfig(e),
     host: e.PROJECTOR_HOST,
@@ -131,5 +139,6 @@ export function loadProjectorConfig(env: Record<string, string | undefined>): Pr
     hourlyRecountMs: e.HOURLY_RECOUNT_MS,
     openCacheEntries: e.PRIVACY_OPEN_CACHE_ENTRIES,
     replayOpenCacheEntries: e.REPLAY_OPEN_CACHE_ENTRIES,
+    replayJemalloc: e.REPLAY_JEMALLOC,
   }
 }

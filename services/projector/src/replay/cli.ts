@@ -1,5 +1,6 @@
 // npm run replay -- [options]: rebuild the ClickHouse projections from the Kafka topics (A1, A5).
 // See `npm run replay -- --help` and schemas/clickhouse/README.md.
+import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
@@ -15,7 +16,7 @@ import {
   USAGE,
   UsageError,
 } from './index.js'
-import { ownProcess, rerunInOwnProcess } from './own-process.js'
+import { jemallocLibrary, ownProcess, rerunInOwnProcess } from './own-process.js'
 
 async function main(argv: string[]): Promise<number> {
   const cmd = parseReplayArgs(argv)
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
     cfg.privacy.encrypt,
     process.execArgv,
     process.env,
+    jemallocLibrary(cfg.replayJemalloc, existsSync),
   )
   if (own) return rerunInOwnProcess(own, argv, err)
   const metrics = cmd.metricsPort !== undefined ? new Metrics() : undefined
