@@ -39,18 +39,25 @@ const childPid = (err: string) => Number(/replay runs in process (\d+)/.exec(err
 const TCACHE = 'glibc.malloc.tcache_count=16384'
 
 /** What a process runs its allocations with, read while it runs ('ended' when it was gone): the GLIBC_TUNABLES
- *  and MALLOC_CONF it was started with ('none' when unset), and whether a jemalloc is mapped into it. */
-function allocatorOf(pid: number): string {
-  let environ: string[]
-  let maps: string
-  try {
-    environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
-    maps = readFileSync(`/proc/${pid}/maps`, 'latin1')
-  } catch {
-    return 'ended'
+ *  and MALLOC_CONF it was started with ('none' when unset), and whether a jemalloc is mapped into it. The
+ *  dynamic loader maps the preloaded libraries with the C library, before the program runs: a process that
+ *  has not been given a core since its exec is read again until the C library is there. */
+async function allocatorOf(pid: number): Promise<string> {
+  for (let tries = 0; tries < 500; tries++) {
+    let environ: string[]
+    let maps: string
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
+      maps = readFileSync(`/proc/${pid}/maps`, 'latin1')
+    } catch {
+      return 'ended'
+    }
+    const env = (name: string) => environ.find((v) => v.startsWith(`${name}=`))?.slice(name.length + 1) ?? 'none'
+    if (maps.includes('libc.so'))
+      return `tunables ${env('GLIBC_TUNABLES')}, conf ${env('MALLOC_CONF')}, jemalloc ${maps.includes('libjemalloc') ? 'mapped' : 'absent'}`
+    await new Promise((r) => setTimeout(r, 10))
   }
-  const env = (name: string) => environ.find((v) => v.startsWith(`${name}=`))?.slice(name.length + 1) ?? 'none'
-  return `tunables ${env('GLIBC_TUNABLES')}, conf ${env('MALLOC_CONF')}, jemalloc ${maps.includes('libjemalloc') ? 'mapped' : 'absent'}`
+  return 'no C library mapped after 5 s'
 }
 const WITH_JEMALLOC = `tunables none, conf ${JEMALLOC_CONF}, jemalloc mapped`
 const WITH_TCACHE = `tunables ${TCACHE}, conf none, jemalloc absent`
@@ -67,16 +74,17 @@ t.test('a replay runs in its own process, started with what it needs, and says s
 
   const args = ['--topic', 'events', '--target', 'fresh', '--database', fresh, '--json']
   t.ok(JEMALLOC, 'the stack installed Debian’s jemalloc')
-  const allocators: string[] = []
+  const reads: Array<Promise<string>> = []
   const started = (line: string) => {
-    if (childPid(line) > 0) allocators.push(allocatorOf(childPid(line)))
+    if (childPid(line) > 0) reads.push(allocatorOf(childPid(line)))
   }
+  const allocators = () => Promise.all(reads)
   const filled = await replayCli(s, [...args, '--workers', String(FILL)], started)
   t.equal(filled.code, 0, `the replay succeeds${filled.code ? `: ${filled.err.slice(-500)}` : ''}`)
   const pid = childPid(filled.err)
   t.ok(pid > 0, 'it says which process runs the replay')
   t.match(filled.err, `replay runs in process ${pid} without GC helper threads (A32), with jemalloc ${JEMALLOC} (A40)`)
-  t.same(allocators, [WITH_JEMALLOC], 'that process runs with jemalloc, its pages never handed back')
+  t.same(await allocators(), [WITH_JEMALLOC], 'that process runs with jemalloc, its pages never handed back')
   t.equal(alive(pid), false, 'that process has ended with the command')
   const summary = JSON.parse(filled.out.trim().split('\n').pop()!).summary
   t.equal(summary.events, 30, 'the child’s summary is the command’s output')
@@ -89,13 +97,13 @@ t.test('a replay runs in its own process, started with what it needs, and says s
     `replay runs in process ${childPid(one.err)} with jemalloc ${JEMALLOC} (A40)`,
     'one thread keeps the GC helpers',
   )
-  t.same(allocators, [WITH_JEMALLOC, WITH_JEMALLOC])
+  t.same(await allocators(), [WITH_JEMALLOC, WITH_JEMALLOC])
   t.equal(JSON.parse(one.out.trim().split('\n').pop()!).summary.events, 30)
 
   const glibc = await replayCli(s, [...args, '--workers', '1'], started, { ...s.env, REPLAY_JEMALLOC: 'off' })
   t.equal(glibc.code, 0)
   t.match(glibc.err, `replay runs in process ${childPid(glibc.err)} with ${TCACHE} (A39)`, 'without jemalloc: A39')
-  t.same(allocators, [WITH_JEMALLOC, WITH_JEMALLOC, WITH_TCACHE])
+  t.same(await allocators(), [WITH_JEMALLOC, WITH_JEMALLOC, WITH_TCACHE])
   t.equal(JSON.parse(glibc.out.trim().split('\n').pop()!).summary.events, 30)
 
   const preloaded = await replayCli(s, [...args, '--workers', '1'], started, { ...s.env, LD_PRELOAD: JEMALLOC! })

@@ -6,12 +6,12 @@
 //   more than it saves (BENCHMARKS.md, "The replay's garbage collector when its threads fill the cores"). V8
 //   reads the flag when it makes a heap: set later, it crashed the process's own heap in the middle of a
 //   marking.
-// - A39: when records are sealed (and A40's jemalloc is not there), glibc's per-thread cache of freed blocks holds more of them. Each sealed
-//   record's `decipher.update` allocates its output and V8's bookkeeping of it (about five small blocks), and
-//   a young-generation collection frees thousands of them at once; past the cache's default 7 a size, glibc
-//   merges them into its bins and the next allocations split them again (BENCHMARKS.md, "The replay's
-//   allocator (A39)"); a replay of records in clear was a little slower with it. glibc reads GLIBC_TUNABLES
-//   when the process starts.
+// - A39: when records are sealed (and A40's jemalloc is not there), glibc's per-thread cache of freed blocks
+//   holds more of them. Each sealed record's `decipher.update` allocates its output and V8's bookkeeping of it
+//   (about five small blocks), and a young-generation collection frees thousands of them at once; past the
+//   cache's default 7 a size, glibc merges them into its bins and the next allocations split them again
+//   (BENCHMARKS.md, "The replay's allocator (A39)"); a replay of records in clear was a little slower with it.
+//   glibc reads GLIBC_TUNABLES when the process starts.
 // - A40: when records are sealed and Debian's jemalloc is on the machine, the child runs with it instead
 //   (LD_PRELOAD), and it never hands freed pages back to the system (MALLOC_CONF): a replay is a batch that
 //   ends, and every page it gave back it faulted in again for the next fetch, insert or young generation.
