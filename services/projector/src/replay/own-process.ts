@@ -44,8 +44,9 @@ export function jemallocLibrary(
   if (setting === 'off') return undefined
   if (setting !== 'auto') return setting
   const dir = MULTIARCH[arch]
-  const path = dir === undefined ? undefined : `/usr/lib/${dir}/${JEMALLOC_FILE}`
-  return path !== undefined && exists(path) ? path : undefined
+  if (dir === undefined) return undefined
+  const path = `/usr/lib/${dir}/${JEMALLOC_FILE}`
+  return exists(path) ? path : undefined
 }
 
 /** A40: LD_PRELOAD and MALLOC_CONF with `library` preloaded first; undefined when LD_PRELOAD given names a
